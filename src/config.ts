@@ -1,0 +1,62 @@
+import path from 'node:path';
+import { parseDuration } from './delivery/duration';
+
+/**
+ * Every setting Switchyard reads, with its default: the one home of configuration.
+ * The README's configuration table mirrors this list (a test keeps them in step).
+ */
+interface Setting<T> {
+  env: string;
+  default: string;
+  description: string;
+  parse: (raw: string) => T;
+}
+
+const text = (raw: string) => raw;
+const integer = (raw: string) => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`"${raw}" is not a non-negative integer`);
+  return n;
+};
+const duration = (raw: string) => parseDuration(raw);
+const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean);
+
+export const SETTINGS = {
+  port: { env: 'PORT', default: '8080', description: 'Port of the HTTP API (ingestion, admin, health).', parse: integer },
+  host: { env: 'HOST', default: '0.0.0.0', description: 'Address the HTTP API listens on.', parse: text },
+  dataDir: { env: 'DATA_DIR', default: './data', description: 'Folder for the SQLite settings store and the embedded Temporal dev server database.', parse: text },
+  databasePath: { env: 'DATABASE_PATH', default: '', description: 'SQLite file for sources, destinations and regulations (default `$DATA_DIR/switchyard.db`).', parse: text },
+  adminToken: { env: 'ADMIN_TOKEN', default: '', description: 'Bearer token for the admin API. `npm start` generates and prints one when unset; `server.ts` refuses to start without it.', parse: text },
+  logLevel: { env: 'LOG_LEVEL', default: 'info', description: 'pino log level (trace, debug, info, warn, error, silent).', parse: text },
+  temporalAddress: { env: 'TEMPORAL_ADDRESS', default: '127.0.0.1:7233', description: 'Temporal frontend gRPC address.', parse: text },
+  temporalNamespace: { env: 'TEMPORAL_NAMESPACE', default: 'default', description: 'Temporal namespace for delivery workflows.', parse: text },
+  temporalTaskQueue: { env: 'TEMPORAL_TASK_QUEUE', default: 'switchyard-delivery', description: 'Task queue the API starts workflows on and the worker polls.', parse: text },
+  temporalUiPort: { env: 'TEMPORAL_UI_PORT', default: '8233', description: 'Web UI port of the embedded dev server started by `npm start`.', parse: integer },
+  embeddedTemporal: { env: 'EMBEDDED_TEMPORAL', default: 'true', description: '`npm start` starts a Temporal dev server (SQLite under `$DATA_DIR`) unless this is `false`.', parse: (raw: string) => raw !== 'false' },
+  deliveryRetryWindow: { env: 'DELIVERY_RETRY_WINDOW', default: '4h', description: 'Hard deadline, from the first attempt, for retrying a message (seed: 4 hours).', parse: duration },
+  deliveryTimeout: { env: 'DELIVERY_TIMEOUT', default: '5s', description: 'Time a webhook has to answer one attempt (seed: 5 seconds).', parse: duration },
+  deliveryInitialBackoff: { env: 'DELIVERY_INITIAL_BACKOFF', default: '1s', description: 'Wait before the second round of attempts; doubles each round, with jitter.', parse: duration },
+  deliveryMaxBackoff: { env: 'DELIVERY_MAX_BACKOFF', default: '10m', description: 'Longest wait between two rounds of attempts (a `Retry-After` may ask for more, up to the window).', parse: duration },
+  workerMaxConcurrentActivities: { env: 'WORKER_MAX_CONCURRENT_ACTIVITIES', default: '200', description: 'Webhook POSTs one worker runs at once.', parse: integer },
+  workerMaxConcurrentWorkflowTasks: { env: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', default: '100', description: 'Workflow tasks one worker runs at once.', parse: integer },
+  egressAllowlist: { env: 'EGRESS_ALLOWLIST', default: '', description: 'Comma-separated CIDRs that webhooks may reach although they are not public addresses (e.g. `127.0.0.0/8` for local receivers).', parse: list },
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof SETTINGS;
+export type Config = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+
+/** Reads the environment once; a bad value stops start-up with the variable's name and the rule. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const config = {} as Record<string, unknown>;
+  for (const [key, setting] of Object.entries(SETTINGS) as [keyof Settings, Setting<unknown>][]) {
+    const raw = env[setting.env] ?? setting.default;
+    try {
+      config[key] = setting.parse(raw);
+    } catch (err) {
+      throw new Error(`Invalid ${setting.env}: ${(err as Error).message}`);
+    }
+  }
+  const result = { ...(config as Config), ...overrides };
+  if (!result.databasePath) result.databasePath = path.join(result.dataDir, 'switchyard.db');
+  return result;
+}
