@@ -1,0 +1,33 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Store } from '../store/types';
+import type { Deliveries } from './deliveries';
+import { installErrorHandler } from './errors';
+import { adminRoutes } from './admin';
+import { ingestRoutes } from './ingest';
+import { healthRoutes } from './health';
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+  deliveries: Deliveries;
+  logger?: Logger | false;
+}
+
+/** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger || undefined,
+    logger: options.logger ? undefined : false,
+    // Seed limit: a batch request carries at most 500 KB (gzip is measured after inflating).
+    bodyLimit: 500 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  installErrorHandler(app);
+  await app.register(healthRoutes, { deliveries: options.deliveries });
+  await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken });
+  return app;
+}

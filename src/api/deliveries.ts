@@ -1,0 +1,8 @@
+import type { DeliveryInput } from '../delivery/types';
+
+/** What the API needs from Temporal: durable starts of delivery workflows, and readiness. */
+export interface Deliveries {
+  /** Resolves only when Temporal has accepted (or already has) a workflow for every input. */
+  start(inputs: DeliveryInput[]): Promise<void>;
+  health(): Promise<{ temporal: boolean; worker: boolean }>;
+}

@@ -1,0 +1,52 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+/**
+ * Every error reply is `{code, message}`: Segment's clients read `code`, and the message names
+ * the field and the rule so a person can fix the request without reading our source.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string) => new ApiError(400, 'invalid_request', message);
+export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} not found`);
+export const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
+
+/** JSON pointer of an Ajv error as a readable field path: `/webhooks/0/url` → `webhooks[0].url`. */
+function fieldPath(instancePath: string, missing?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (missing) parts.push(missing);
+  return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.statusCode).headers(error.headers).send({ code: error.code, message: error.message });
+    }
+    if (error.validation && error.validation.length > 0) {
+      const first = error.validation[0];
+      const missing = (first.params as { missingProperty?: string }).missingProperty;
+      const field = fieldPath(first.instancePath, missing) || error.validationContext || 'request';
+      const rule = missing ? 'is required' : first.message;
+      return reply.code(400).send({ code: 'invalid_request', message: `${field}: ${rule}` });
+    }
+    const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+      return reply.code(status).send({ code: 'internal_error', message: 'internal error; retry later' });
+    }
+    // Fastify's own 4xx (bad JSON, body too large, unsupported media type) keep their code as ours.
+    return reply.code(status).send({ code: (error.code ?? 'invalid_request').toLowerCase(), message: error.message });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` }),
+  );
+}
