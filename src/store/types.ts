@@ -61,7 +61,10 @@ export interface Store {
     listBySource(sourceId: string): Promise<Destination[]>;
     /** Ids of the enabled destinations with at least one webhook: what a message from this source is delivered to. */
     listEnabledIds(sourceId: string): Promise<string[]>;
-    /** Sources with at least one enabled destination (regulations notify each of them). */
+    /**
+     * Sources with at least one enabled destination that has a webhook, the same test as
+     * listEnabledIds (regulations notify each of them).
+     */
     listSourceIdsWithEnabled(): Promise<string[]>;
   };
   regulations: {

@@ -1,0 +1,30 @@
+import { connectSqlite } from './connection';
+import { destinationStore } from './destinations';
+import { migrateToLatest } from './migrations';
+import { regulationStore } from './regulations';
+import { sourceStore } from './sources';
+import type { Store } from './types';
+
+export type { Destination, DestinationPatch, NewDestination, Regulation, Source, Store, Webhook } from './types';
+
+export interface StoreOptions {
+  /** SQLite file; created (with its folder) when missing. Config: DATABASE_PATH. */
+  databasePath: string;
+}
+
+/** Opens the settings store and brings its schema up to date; every process calls this at start-up. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const db = connectSqlite(options.databasePath);
+  try {
+    await migrateToLatest(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return {
+    sources: sourceStore(db),
+    destinations: destinationStore(db),
+    regulations: regulationStore(db),
+    close: () => db.destroy(),
+  };
+}

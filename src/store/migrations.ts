@@ -1,0 +1,72 @@
+import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import type { Tables } from './tables';
+
+/**
+ * Migrations live in code (not a folder read at run time) so they ship inside the bundle and run
+ * the same from `tsx`, jest and compiled output. Names sort in the order they must run; never
+ * edit one that has shipped, add the next.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_settings': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('sources')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('write_key_hash', 'text', (c) => c.notNull())
+        .addColumn('write_key_hint', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      // Every ingest request looks its source up by this hash.
+      await db.schema.createIndex('sources_write_key_hash').unique().on('sources').column('write_key_hash').execute();
+
+      await db.schema
+        .createTable('destinations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('source_id', 'text', (c) => c.notNull().references('sources.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('shared_secret', 'text')
+        .addColumn('webhooks', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('destinations_source_id').on('destinations').column('source_id').execute();
+
+      await db.schema
+        .createTable('regulations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('regulation_type', 'text', (c) => c.notNull())
+        .addColumn('subject_type', 'text', (c) => c.notNull())
+        .addColumn('subject_ids', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/**
+ * The API and the worker both migrate when they open the store, possibly at the same moment.
+ * Kysely's SQLite adapter takes no migration lock, so the whole run happens inside
+ * BEGIN IMMEDIATE: the second process waits (busy_timeout) for the first, then finds nothing to
+ * do. SQLite DDL is transactional, so a failed migration also leaves nothing half-applied.
+ * (A Postgres store would drop this wrapper: Kysely's Postgres adapter takes an advisory lock.)
+ */
+export async function migrateToLatest(db: Kysely<Tables>): Promise<void> {
+  await db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      const { error, results } = await new Migrator({ db: connection, provider }).migrateToLatest();
+      if (error) {
+        const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'migration table set-up';
+        throw new Error(`store migration failed at ${failed}: ${(error as Error).message ?? error}`, { cause: error });
+      }
+      await sql`commit`.execute(connection);
+    } catch (err) {
+      await sql`rollback`.execute(connection);
+      throw err;
+    }
+  });
+}
