@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -19,8 +19,7 @@ export interface AppOptions {
 /** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: options.logger || undefined,
-    logger: options.logger ? undefined : false,
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     // Seed limit: a batch request carries at most 500 KB (gzip is measured after inflating).
     bodyLimit: 500 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },

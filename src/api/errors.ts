@@ -35,7 +35,8 @@ export function installErrorHandler(app: FastifyInstance): void {
       const first = error.validation[0];
       const missing = (first.params as { missingProperty?: string }).missingProperty;
       const field = fieldPath(first.instancePath, missing) || error.validationContext || 'request';
-      const rule = missing ? 'is required' : first.message;
+      const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
+      const rule = missing ? 'is required' : allowed ? `${first.message}: ${allowed.join(', ')}` : first.message;
       return reply.code(400).send({ code: 'invalid_request', message: `${field}: ${rule}` });
     }
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;

@@ -1,0 +1,30 @@
+import { log } from '@temporalio/activity';
+import type { Agent } from 'undici';
+import { webhookRequestHeaders } from '../delivery/request';
+import type { AttemptRequest, AttemptResult } from '../delivery/types';
+import type { Store } from '../store/types';
+import { postWebhook } from './post-webhook';
+
+/**
+ * Reads the destination at send time — so a new secret, new headers or switching the destination
+ * off take effect on the next attempt — and keeps secrets and header values out of workflow history.
+ */
+export function makeAttemptWebhook(store: Store, agent: Agent) {
+  return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
+    const destination = await store.destinations.get(req.destinationId);
+    if (!destination || !destination.enabled) return { destinationEnabled: false, webhookCount: 0 };
+    const webhookCount = destination.webhooks.length;
+    const webhook = destination.webhooks[req.webhookIndex];
+    if (!webhook) return { destinationEnabled: true, webhookCount };
+
+    const body = JSON.stringify(req.message);
+    const headers = webhookRequestHeaders(webhook.headers, destination.sharedSecret, body);
+    const started = Date.now();
+    const outcome = await postWebhook(agent, webhook.url, headers, body, req.timeoutMs);
+    const durationMs = Date.now() - started;
+    const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId, durationMs, status: 'status' in outcome ? outcome.status : undefined };
+    if (outcome.kind === 'success') log.debug('webhook accepted', fields);
+    else log.warn(`webhook attempt failed: ${outcome.reason}`, { ...fields, outcome: outcome.kind });
+    return { destinationEnabled: true, webhookCount, outcome, durationMs };
+  };
+}

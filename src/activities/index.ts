@@ -1,0 +1,13 @@
+import type { Store } from '../store/types';
+import { makeAttemptWebhook } from './attempt-webhook';
+import { createWebhookAgent } from './post-webhook';
+
+/** The I/O the workflows call, bound to this worker's store and HTTP pool. */
+export function createActivities(store: Store) {
+  const agent = createWebhookAgent();
+  return {
+    attemptWebhook: makeAttemptWebhook(store, agent),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config';
+import { isIntegrationEnabled } from '../delivery/integrations';
+import { toWebhookMessage } from '../delivery/payload';
+import type { CallType, DeliveryInput, DeliveryPolicy } from '../delivery/types';
+import type { Store } from '../store/types';
+import type { Deliveries } from './deliveries';
+import { ApiError, badRequest } from './errors';
+import { acceptGzipBodies } from './gzip';
+import { Accepted, BatchBody, CallBody, ErrorReply } from './ingest-schema';
+import { acceptMessage, messageProblem, type RawMessage } from './message-rules';
+import { authenticateSource } from './write-key';
+
+interface IngestOptions {
+  store: Store;
+  deliveries: Deliveries;
+  config: Config;
+}
+
+const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 503: ErrorReply };
+
+/**
+ * Segment Tracking API: one route per call type plus batch/import. A 200 means Temporal holds a
+ * workflow for every message of the request; otherwise the client gets an error and retries.
+ */
+export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { store, deliveries, config }) => {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  acceptGzipBodies(app);
+  const policy: DeliveryPolicy = {
+    retryWindowMs: config.deliveryRetryWindow,
+    timeoutMs: config.deliveryTimeout,
+    initialBackoffMs: config.deliveryInitialBackoff,
+    maxBackoffMs: config.deliveryMaxBackoff,
+  };
+
+  async function ingest(sourceId: string, calls: { raw: RawMessage; type: CallType }[], inBatch: boolean, batchSentAt?: string): Promise<void> {
+    const receivedAtMs = Date.now();
+    const problems = calls.map(({ raw, type }, i) => messageProblem(raw, type, inBatch ? `batch[${i}].` : ''));
+    const problem = problems.find(Boolean);
+    if (problem) throw badRequest(problem);
+
+    const destinationIds = await store.destinations.listEnabledIds(sourceId);
+    const inputs: DeliveryInput[] = [];
+    for (const { raw, type } of calls) {
+      if (destinationIds.length === 0 || !isIntegrationEnabled(raw.integrations as Record<string, unknown> | undefined)) continue;
+      const message = acceptMessage(raw, type, receivedAtMs, batchSentAt, randomUUID);
+      inputs.push({ sourceId, messageId: message.messageId, type, userId: message.userId, destinationIds, message: toWebhookMessage(message), policy });
+    }
+    try {
+      await deliveries.start(inputs);
+    } catch (err) {
+      app.log.error({ err: (err as Error).message, sourceId }, 'could not start deliveries');
+      throw new ApiError(503, 'temporal_unavailable', 'messages were not accepted: the workflow engine is unavailable; retry later', { 'retry-after': '5' });
+    }
+  }
+
+  for (const type of ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const) {
+    app.post(`/v1/${type}`, { schema: { body: CallBody, response: responses } }, async (request) => {
+      const source = await authenticateSource(request, store);
+      await ingest(source.id, [{ raw: request.body as RawMessage, type }], false);
+      return { success: true as const };
+    });
+  }
+
+  for (const path of ['/v1/batch', '/v1/import']) {
+    app.post(path, { schema: { body: BatchBody, response: responses } }, async (request) => {
+      const source = await authenticateSource(request, store);
+      const { batch, context, integrations, sentAt } = request.body;
+      // Batch-level context and integrations apply to every message; a message's own keys win.
+      const calls = batch.map((m) => ({
+        raw: { ...m, context: { ...context, ...m.context }, integrations: integrations || m.integrations ? { ...integrations, ...m.integrations } : undefined } as RawMessage,
+        type: m.type,
+      }));
+      await ingest(source.id, calls, true, sentAt);
+      return { success: true as const };
+    });
+  }
+};

@@ -1,0 +1,38 @@
+import type { AttemptOutcome } from './types';
+
+/**
+ * Issue rules: 2xx succeeds; 5xx, 408 and 429 can succeed later; 3xx (redirects are never
+ * followed) and every other 4xx will not, so that URL is given up for this message.
+ */
+export function classifyResponse(status: number, retryAfterMs?: number): AttemptOutcome {
+  if (status >= 200 && status < 300) return { kind: 'success', status };
+  if (status >= 500 || status === 408 || status === 429) {
+    return { kind: 'retry', status, reason: `HTTP ${status}`, ...(retryAfterMs !== undefined && { retryAfterMs }) };
+  }
+  if (status >= 300 && status < 400) return { kind: 'permanent', status, reason: `HTTP ${status}: redirects are not followed` };
+  return { kind: 'permanent', status, reason: `HTTP ${status}` };
+}
+
+/** Certificate problems will not fix themselves between retries (seed: self-signed certificates are refused). */
+const TLS_CERT_ERRORS = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+const TIMEOUT_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ABORT_ERR', 'TimeoutError']);
+
+/** Errors raised before a status arrived. `code` is the Node/undici error code; `refusal` a policy refusal (e.g. egress). */
+export function classifyError(code: string | undefined, message: string, timeoutMs: number): AttemptOutcome {
+  if (code && TLS_CERT_ERRORS.has(code)) {
+    return { kind: 'permanent', reason: `TLS certificate rejected (${code}); no request was sent` };
+  }
+  if (code && TIMEOUT_ERRORS.has(code)) {
+    return { kind: 'retry', reason: `timeout: no response within ${timeoutMs}ms` };
+  }
+  return { kind: 'retry', reason: code ? `${code}: ${message}` : message };
+}

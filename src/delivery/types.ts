@@ -1,0 +1,66 @@
+/** Shapes shared by the API, the delivery workflow and its activities. Plain data only: they cross Temporal. */
+
+export const MESSAGE_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
+export type CallType = (typeof MESSAGE_TYPES)[number];
+export type MessageType = CallType | 'delete';
+
+/** The JSON body POSTed to a webhook URL (seed: "Message bodies sent to a webhook URL"). */
+export type OutboundMessage = Record<string, unknown> & { type: MessageType };
+
+/** Timing knobs, fixed per message when it is accepted so a config change never alters a running delivery. */
+export interface DeliveryPolicy {
+  retryWindowMs: number;
+  timeoutMs: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+/** Workflow input: names destinations, never their secrets or headers (those stay in the store). */
+export interface DeliveryInput {
+  sourceId: string;
+  messageId: string;
+  type: MessageType;
+  userId?: string;
+  destinationIds: string[];
+  message: OutboundMessage;
+  policy: DeliveryPolicy;
+}
+
+/** What one POST to one webhook URL came to. */
+export type AttemptOutcome =
+  | { kind: 'success'; status: number }
+  | { kind: 'retry'; status?: number; reason: string; retryAfterMs?: number }
+  | { kind: 'permanent'; status?: number; reason: string };
+
+export interface AttemptRequest {
+  destinationId: string;
+  webhookIndex: number;
+  messageId: string;
+  message: OutboundMessage;
+  timeoutMs: number;
+  round: number;
+}
+
+export interface AttemptResult {
+  /** false when the destination was switched off or deleted since the message was accepted. */
+  destinationEnabled: boolean;
+  webhookCount: number;
+  outcome?: AttemptOutcome;
+  durationMs?: number;
+}
+
+export type DestinationStatus = 'delivered' | 'failed' | 'stopped';
+
+export interface DestinationReport {
+  destinationId: string;
+  status: DestinationStatus;
+  /** Index of the webhook URL that accepted the message. */
+  webhookIndex?: number;
+  rounds: number;
+  reason?: string;
+}
+
+export interface DeliveryReport {
+  messageId: string;
+  destinations: DestinationReport[];
+}

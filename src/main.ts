@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { buildApp } from './api/app';
+import { loadConfig } from './config';
+import { createLogger } from './logger';
+import { loadQuickstart } from './quickstart';
+import { openStore } from './store';
+import { connectClient } from './temporal/connection';
+import { temporalDeliveries } from './temporal/deliveries';
+import { startDevServer } from './temporal/dev-server';
+import { createDeliveryWorker } from './temporal/worker';
+
+/** `npm start`: the whole system on embedded defaults — Temporal dev server, worker and API in one command. */
+async function main(): Promise<void> {
+  // Local receivers are the point of a quick start, so loopback is allowed unless the operator says otherwise.
+  process.env.EGRESS_ALLOWLIST ??= '127.0.0.0/8,::1/128';
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  mkdirSync(config.dataDir, { recursive: true });
+
+  const temporalPort = Number(config.temporalAddress.split(':').pop());
+  const devServer = config.embeddedTemporal
+    ? startDevServer({ port: temporalPort, uiPort: config.temporalUiPort, dbFile: path.join(config.dataDir, 'temporal.db') })
+    : undefined;
+  devServer?.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  devServer?.on('exit', (code) => {
+    logger.error({ code }, 'Temporal dev server exited');
+    process.exit(1);
+  });
+
+  const store = await openStore({ databasePath: config.databasePath });
+  const quickstart = await loadQuickstart(config.dataDir, store, config.adminToken);
+  config.adminToken = quickstart.adminToken;
+  // The first start may build the Temporal CLI from source; allow for it.
+  const client = await connectClient(config.temporalAddress, config.temporalNamespace, 15 * 60_000);
+  const worker = await createDeliveryWorker(config, store, logger);
+  const workerRun = worker.run();
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue), logger });
+  await app.listen({ port: config.port, host: config.host });
+
+  const api = `http://localhost:${config.port}`;
+  console.log(`
+Switchyard is running.
+  Ingestion API   ${api}/v1/{identify,track,page,screen,group,alias,batch}
+  Admin API       ${api}/admin   (Authorization: Bearer ${quickstart.adminToken})
+  Health          ${api}/health
+  Temporal Web UI http://localhost:${config.temporalUiPort}/namespaces/${config.temporalNamespace}/workflows
+  Write key       ${quickstart.writeKey}   (source ${quickstart.sourceId})
+
+Add a webhook destination:
+  curl -s -X POST ${api}/admin/sources/${quickstart.sourceId}/destinations \\
+    -H 'Authorization: Bearer ${quickstart.adminToken}' -H 'Content-Type: application/json' \\
+    -d '{"enabled":true,"sharedSecret":"change-me","webhooks":[{"url":"http://127.0.0.1:9000/hook"}]}'
+Send an event:
+  curl -s -u '${quickstart.writeKey}:' ${api}/v1/track -H 'Content-Type: application/json' \\
+    -d '{"userId":"u1","event":"Order Completed","properties":{"total":42}}'
+`);
+
+  const stop = async () => {
+    await app.close();
+    worker.shutdown();
+    await workerRun;
+    await client.connection.close();
+    await store.close();
+    devServer?.removeAllListeners('exit');
+    devServer?.kill('SIGTERM');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+import { buildApp } from './api/app';
+import { loadConfig } from './config';
+import { createLogger } from './logger';
+import { openStore } from './store';
+import { connectClient } from './temporal/connection';
+import { temporalDeliveries } from './temporal/deliveries';
+
+/** Entry point: the HTTP API. SIGTERM stops accepting, lets in-flight requests finish, then exits. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.adminToken) throw new Error('ADMIN_TOKEN is required (the admin API has no other protection)');
+  const logger = createLogger(config.logLevel, 'switchyard-api');
+  const store = await openStore({ databasePath: config.databasePath });
+  const client = await connectClient(config.temporalAddress, config.temporalNamespace);
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue), logger });
+  await app.listen({ port: config.port, host: config.host });
+  const stop = async () => {
+    await app.close();
+    await client.connection.close();
+    await store.close();
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,58 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Deliveries } from '../api/deliveries';
+import { deliveryWorkflowId } from '../delivery/ids';
+import type { DeliveryInput } from '../delivery/types';
+import { deliverMessage } from '../workflows';
+import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+
+/** Starts in flight at once for one request: enough to hide round trips, few enough to be fair to other requests. */
+const START_CONCURRENCY = 32;
+
+async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await run(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
+export function temporalDeliveries(client: Client, taskQueue: string): Deliveries {
+  async function startOne(input: DeliveryInput): Promise<void> {
+    try {
+      await client.workflow.start(deliverMessage, {
+        taskQueue,
+        workflowId: deliveryWorkflowId(input.sourceId, input.messageId),
+        // A re-sent messageId finds the existing workflow (running or closed) and is not delivered again.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        args: [input],
+        typedSearchAttributes: [
+          { key: SOURCE, value: input.sourceId },
+          { key: DESTINATIONS, value: input.destinationIds },
+          { key: MESSAGE_TYPE, value: input.type },
+          ...(input.userId ? [{ key: USER_ID, value: input.userId }] : []),
+          { key: STATUS, value: 'delivering' },
+        ],
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      throw err;
+    }
+  }
+
+  return {
+    start: (inputs) => inParallel(inputs, START_CONCURRENCY, startOne),
+    async health() {
+      try {
+        const { pollers } = await client.workflowService.describeTaskQueue({
+          namespace: client.options.namespace,
+          // Type unspecified means the workflow task queue, which a polling worker always watches.
+          taskQueue: { name: taskQueue },
+        });
+        return { temporal: true, worker: (pollers ?? []).length > 0 };
+      } catch {
+        return { temporal: false, worker: false };
+      }
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+export interface DevServerOptions {
+  port: number;
+  uiPort?: number;
+  /** SQLite file: deliveries survive a restart of the dev server. */
+  dbFile: string;
+  headless?: boolean;
+  logFile?: string;
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** Starts `temporal server start-dev` through scripts/temporal-dev.sh (which builds the CLI once if needed). */
+export function startDevServer(options: DevServerOptions): ChildProcess {
+  mkdirSync(path.dirname(options.dbFile), { recursive: true });
+  const args = ['--port', String(options.port), '--db-filename', options.dbFile, '--log-level', 'warn'];
+  if (options.headless) args.push('--headless');
+  else if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+  return spawn('bash', [path.join(ROOT, 'scripts/temporal-dev.sh'), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+  });
+}

@@ -1,0 +1,43 @@
+import { NativeConnection, Runtime, Worker, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Store } from '../store/types';
+import { createActivities } from '../activities';
+
+/** Temporal's runtime is process-wide: install it once, routing its logs through our pino logger. */
+let runtimeInstalled = false;
+function installRuntime(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const forward = (level: LogLevel, message: string, meta?: Record<string, unknown>) => {
+    const method = level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
+    logger[method](meta ?? {}, message);
+  };
+  Runtime.install({
+    logger: {
+      log: forward,
+      trace: (m, meta) => forward('TRACE', m, meta),
+      debug: (m, meta) => forward('DEBUG', m, meta),
+      info: (m, meta) => forward('INFO', m, meta),
+      warn: (m, meta) => forward('WARN', m, meta),
+      error: (m, meta) => forward('ERROR', m, meta),
+    },
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+  });
+}
+
+export async function createDeliveryWorker(config: Config, store: Store, logger: Logger): Promise<Worker> {
+  installRuntime(logger);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  return Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.temporalTaskQueue,
+    workflowsPath: require.resolve('../workflows'),
+    activities: createActivities(store),
+    maxConcurrentActivityTaskExecutions: config.workerMaxConcurrentActivities,
+    maxConcurrentWorkflowTaskExecutions: config.workerMaxConcurrentWorkflowTasks,
+    // Deliveries are short; let a SIGTERM'd worker finish in-flight POSTs before handing back.
+    shutdownGraceTime: config.deliveryTimeout + 1_000,
+  });
+}

@@ -1,0 +1,1 @@
+export { deliverMessage } from './deliver-message';

@@ -1,0 +1,17 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Custom search attributes, so operators can find deliveries in the Temporal Web UI
+ * (e.g. `SwitchyardStatus = "retrying" AND SwitchyardSource = "src_..."`).
+ * Registered by scripts/temporal-dev.sh; keep both lists in step (a unit test checks).
+ */
+export const SOURCE = defineSearchAttributeKey('SwitchyardSource', SearchAttributeType.KEYWORD);
+export const DESTINATIONS = defineSearchAttributeKey('SwitchyardDestinations', SearchAttributeType.KEYWORD_LIST);
+export const MESSAGE_TYPE = defineSearchAttributeKey('SwitchyardType', SearchAttributeType.KEYWORD);
+export const USER_ID = defineSearchAttributeKey('SwitchyardUserId', SearchAttributeType.KEYWORD);
+export const STATUS = defineSearchAttributeKey('SwitchyardStatus', SearchAttributeType.KEYWORD);
+
+export const ALL_SEARCH_ATTRIBUTES = [SOURCE, DESTINATIONS, MESSAGE_TYPE, USER_ID, STATUS];
+
+/** Lifecycle of one message's delivery, as shown in SwitchyardStatus. */
+export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';
