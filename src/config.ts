@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseDuration } from './delivery/duration';
+import type { DeliveryPolicy } from './delivery/types';
 
 /**
  * Every setting Switchyard reads, with its default: the one home of configuration.
@@ -59,4 +60,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const result = { ...(config as Config), ...overrides };
   if (!result.databasePath) result.databasePath = path.join(result.dataDir, 'switchyard.db');
   return result;
+}
+
+/** The delivery timing a message is accepted with (carried in its workflow input). */
+export function deliveryPolicy(config: Config): DeliveryPolicy {
+  return {
+    retryWindowMs: config.deliveryRetryWindow,
+    timeoutMs: config.deliveryTimeout,
+    initialBackoffMs: config.deliveryInitialBackoff,
+    maxBackoffMs: config.deliveryMaxBackoff,
+  };
 }

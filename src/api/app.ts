@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import { deliveryPolicy, type Config } from '../config';
 import type { Store } from '../store/types';
 import type { Deliveries } from './deliveries';
 import { installErrorHandler } from './errors';
@@ -22,11 +22,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     // Seed limit: a batch request carries at most 500 KB (gzip is measured after inflating).
     bodyLimit: 500 * 1024,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandler(app);
   await app.register(healthRoutes, { deliveries: options.deliveries });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config });
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config) });
   return app;
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from '../config';
+import { deliveryPolicy, type Config } from '../config';
 import { isIntegrationEnabled } from '../delivery/integrations';
 import { toWebhookMessage } from '../delivery/payload';
-import type { CallType, DeliveryInput, DeliveryPolicy } from '../delivery/types';
+import type { CallType, DeliveryInput } from '../delivery/types';
 import type { Store } from '../store/types';
 import type { Deliveries } from './deliveries';
 import { ApiError, badRequest } from './errors';
@@ -28,12 +28,7 @@ const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 503: ErrorR
 export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { store, deliveries, config }) => {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   acceptGzipBodies(app);
-  const policy: DeliveryPolicy = {
-    retryWindowMs: config.deliveryRetryWindow,
-    timeoutMs: config.deliveryTimeout,
-    initialBackoffMs: config.deliveryInitialBackoff,
-    maxBackoffMs: config.deliveryMaxBackoff,
-  };
+  const policy = deliveryPolicy(config);
 
   async function ingest(sourceId: string, calls: { raw: RawMessage; type: CallType }[], inBatch: boolean, batchSentAt?: string): Promise<void> {
     const receivedAtMs = Date.now();

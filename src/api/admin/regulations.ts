@@ -1,0 +1,66 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { toDeleteMessage } from '../../delivery/payload';
+import type { DeliveryInput, DeliveryPolicy } from '../../delivery/types';
+import type { Store } from '../../store/types';
+import type { Deliveries } from '../deliveries';
+import { ApiError, notFound } from '../errors';
+import { errorReplies, IdParams } from './schemas';
+
+const RegulationBody = Type.Object(
+  {
+    regulationType: Type.Literal('DELETE'),
+    subjectType: Type.Literal('USER_ID'),
+    subjectIds: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 1000, uniqueItems: true }),
+  },
+  { additionalProperties: false },
+);
+
+const RegulationView = Type.Object({
+  id: Type.String(),
+  regulationType: Type.Literal('DELETE'),
+  subjectType: Type.Literal('USER_ID'),
+  subjectIds: Type.Array(Type.String()),
+  /** Delete notifications started: one per (source with an enabled destination, user). */
+  notifications: Type.Optional(Type.Integer()),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+/**
+ * Seed, Events: a deletion request forwards one `delete` notification per affected source that has
+ * the destination enabled, so the receiver can start its own automations.
+ */
+export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy }> = async (app, { store, deliveries, policy }) => {
+  app.post('/regulations', { schema: { body: RegulationBody, response: { 201: RegulationView, 503: errorReplies[400], ...errorReplies } } }, async (request, reply) => {
+    const regulation = await store.regulations.create(request.body);
+    const sourceIds = await store.destinations.listSourceIdsWithEnabled();
+    const inputs: DeliveryInput[] = [];
+    for (const sourceId of sourceIds) {
+      const destinationIds = await store.destinations.listEnabledIds(sourceId);
+      for (const userId of regulation.subjectIds) {
+        inputs.push({
+          sourceId,
+          // Derived from the regulation, so a retried start cannot notify twice.
+          messageId: `${regulation.id}:${userId}`,
+          type: 'delete',
+          userId,
+          destinationIds,
+          message: toDeleteMessage(userId, regulation.createdAt),
+          policy,
+        });
+      }
+    }
+    try {
+      await deliveries.start(inputs);
+    } catch {
+      throw new ApiError(503, 'temporal_unavailable', `regulation ${regulation.id} was recorded but its notifications could not be started; retry later`, { 'retry-after': '5' });
+    }
+    return reply.code(201).send({ ...regulation, notifications: inputs.length });
+  });
+
+  app.get('/regulations/:id', { schema: { params: IdParams, response: { 200: RegulationView, ...errorReplies } } }, async (request) => {
+    const regulation = await store.regulations.get(request.params.id);
+    if (!regulation) throw notFound(`regulation ${request.params.id}`);
+    return regulation;
+  });
+};

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { startDevServer } from '../../src/temporal/dev-server';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+/** A real Temporal dev server on its own port and SQLite file, logging to a file of the test run. */
+export async function startTemporal(port: number, dbFile: string, logFile: string): Promise<ChildProcess> {
+  const server = startDevServer({ port, dbFile, headless: true });
+  const log = createWriteStream(logFile, { flags: 'a' });
+  server.stdout?.pipe(log);
+  server.stderr?.pipe(log);
+  await waitFor(async () => {
+    const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 1_000 });
+    try {
+      await connection.workflowService.getSystemInfo({});
+    } finally {
+      await connection.close();
+    }
+  }, 15 * 60_000, () => server.exitCode !== null && `Temporal dev server exited with ${server.exitCode}; see ${logFile}`);
+  return server;
+}
+
+/** A real worker process (src/worker.ts) with the given environment. */
+export function spawnWorker(env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+  const worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = createWriteStream(logFile, { flags: 'a' });
+  worker.stdout?.pipe(log);
+  worker.stderr?.pipe(log);
+  return worker;
+}
+
+/** Resolves once a worker polls the task queue (its workflow bundle is built by then). */
+export async function waitForPoller(address: string, namespace: string, taskQueue: string, process?: ChildProcess): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    await waitFor(async () => {
+      const { pollers } = await connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue } });
+      if (!pollers || pollers.length === 0) throw new Error(`no poller on ${taskQueue}`);
+    }, 180_000, () => process !== undefined && process.exitCode !== null && `worker exited with ${process.exitCode}`);
+  } finally {
+    await connection.close();
+  }
+}
+
+export async function stopProcess(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Polls `check` until it stops throwing; `fatal` may end the wait early with a reason. */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs: number, fatal?: () => string | false): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const reason = fatal?.();
+    if (reason) throw new Error(reason);
+    try {
+      return await check();
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs}ms: ${(last as Error)?.message ?? last}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

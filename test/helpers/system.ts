@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/api/app';
+import { loadConfig, type Config } from '../../src/config';
+import { deliveryWorkflowId } from '../../src/delivery/ids';
+import type { DeliveryReport } from '../../src/delivery/types';
+import { openStore } from '../../src/store';
+import type { NewDestination, Store } from '../../src/store/types';
+import { connectClient } from '../../src/temporal/connection';
+import { temporalDeliveries } from '../../src/temporal/deliveries';
+import { ROOT } from './processes';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+
+/** Short windows so retry behaviour shows in seconds, not hours. */
+export const FAST_DELIVERY: Partial<Config> = {
+  deliveryRetryWindow: 20_000,
+  deliveryTimeout: 2_000,
+  deliveryInitialBackoff: 200,
+  deliveryMaxBackoff: 1_000,
+};
+
+export interface TestSystem {
+  app: FastifyInstance;
+  store: Store;
+  client: Client;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** The real API (in-process, driven with inject) on the run's real Temporal server and store; the worker is the run's worker process. */
+export async function startSystem(overrides: Partial<Config> = {}): Promise<TestSystem> {
+  const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
+  const store = await openStore({ databasePath: config.databasePath });
+  const client = await connectClient(config.temporalAddress, config.temporalNamespace);
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue) });
+  await app.ready();
+  return {
+    app,
+    store,
+    client,
+    config,
+    async close() {
+      await app.close();
+      await client.connection.close();
+      await store.close();
+    },
+  };
+}
+
+/** A source with one destination; returns the write key for the ingestion API. */
+export async function sourceWithDestination(store: Store, destination: Partial<NewDestination> & Pick<NewDestination, 'webhooks'>) {
+  const { source, writeKey } = await store.sources.create(`test ${expect.getState().currentTestName ?? ''}`.slice(0, 200));
+  const created = await store.destinations.create(source.id, { enabled: true, ...destination });
+  return { source, writeKey, destination: created };
+}
+
+export const basicAuth = (writeKey: string) => `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`;
+
+/** POSTs one call to the ingestion API and expects 200. */
+export async function send(app: FastifyInstance, writeKey: string, type: string, body: Record<string, unknown>) {
+  const response = await app.inject({ method: 'POST', url: `/v1/${type}`, headers: { authorization: basicAuth(writeKey) }, payload: body });
+  if (response.statusCode !== 200) throw new Error(`/v1/${type} answered ${response.statusCode}: ${response.body}`);
+  return response;
+}
+
+export type DeliveryResult = { ok: true; report: DeliveryReport } | { ok: false; message: string; report?: DeliveryReport };
+
+/** Waits for a message's delivery workflow to close and returns how it ended. */
+export async function deliveryResult(client: Client, sourceId: string, messageId: string): Promise<DeliveryResult> {
+  const handle = client.workflow.getHandle(deliveryWorkflowId(sourceId, messageId));
+  try {
+    return { ok: true, report: (await handle.result()) as DeliveryReport };
+  } catch (err) {
+    if (!(err instanceof WorkflowFailedError)) throw err;
+    const cause = err.cause as { message?: string; details?: unknown[] } | undefined;
+    return { ok: false, message: cause?.message ?? err.message, report: cause?.details?.[0] as DeliveryReport | undefined };
+  }
+}
+
+const run = promisify(execFile);
+
+/** Payloads in `--output json` are base64: decode every `data` field so a search sees their contents. */
+function withDecodedPayloads(json: string): string {
+  const decoded: string[] = [];
+  JSON.parse(json, (key, value) => {
+    if (key === 'data' && typeof value === 'string') decoded.push(Buffer.from(value, 'base64').toString('utf8'));
+    return value;
+  });
+  return `${json}\n${decoded.join('\n')}`;
+}
+
+/** `temporal workflow show` for a workflow, payloads decoded: what anyone with Web UI access can read in history. */
+export async function workflowHistoryText(workflowId: string): Promise<string> {
+  const { stdout: cli } = await run('bash', [`${ROOT}/scripts/temporal-dev.sh`, 'ensure']);
+  const { stdout } = await run(cli.trim(), ['workflow', 'show', '--workflow-id', workflowId, '--address', process.env.TEMPORAL_ADDRESS!, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  return withDecodedPayloads(stdout);
+}
