@@ -34,9 +34,11 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error.validation && error.validation.length > 0) {
       const first = error.validation[0];
       const missing = (first.params as { missingProperty?: string }).missingProperty;
-      const field = fieldPath(first.instancePath, missing) || error.validationContext || 'request';
+      // Ajv reports an unknown property at its parent object; name the property itself.
+      const extra = (first.params as { additionalProperty?: string }).additionalProperty;
+      const field = fieldPath(first.instancePath, missing ?? extra) || error.validationContext || 'request';
       const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
-      const rule = missing ? 'is required' : allowed ? `${first.message}: ${allowed.join(', ')}` : first.message;
+      const rule = missing ? 'is required' : extra ? 'is not a known field' : allowed ? `${first.message}: ${allowed.join(', ')}` : first.message;
       return reply.code(400).send({ code: 'invalid_request', message: `${field}: ${rule}` });
     }
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
