@@ -1,0 +1,105 @@
+import { createHmac } from 'node:crypto';
+import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../../src/workflows/search-attributes';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { deliveryResult, send, sourceWithDestination, startSystem, workflowHistoryText, type TestSystem } from '../helpers/system';
+
+let system: TestSystem;
+let receiver: Receiver;
+beforeAll(async () => {
+  system = await startSystem();
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await system.close();
+});
+beforeEach(() => receiver.requests.splice(0));
+
+/** Sends one call and returns the single request the receiver got for it. */
+async function deliverOne(writeKey: string, sourceId: string, type: string, body: Record<string, unknown>) {
+  await send(system.app, writeKey, type, body);
+  const result = await deliveryResult(system.client, sourceId, body.messageId as string);
+  expect(result).toMatchObject({ ok: true });
+  const requests = receiver.requests.filter((r) => JSON.parse(r.body).messageId === body.messageId);
+  expect(requests).toHaveLength(1);
+  return requests[0];
+}
+
+describe('the request sent to a webhook URL', () => {
+  it('is signed with X-Signature that a receiver verifies with the documented recipe', async () => {
+    const { source, writeKey } = await sourceWithDestination(system.store, { sharedSecret: 'sh4red-s3cret', webhooks: [{ url: receiver.url, headers: {} }] });
+    const request = await deliverOne(writeKey, source.id, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'sig-1', properties: { total: 5, note: 'héllo ✓' } });
+    // Recipe (README): HMAC-SHA1 over the parsed body re-serialized as JSON, lowercase hex.
+    const expected = createHmac('sha1', 'sh4red-s3cret').update(JSON.stringify(JSON.parse(request.body)), 'utf8').digest('hex');
+    expect(request.headers['x-signature']).toBe(expected);
+    expect(request.headers['x-signature']).toMatch(/^[0-9a-f]{40}$/);
+    // The bytes on the wire are exactly JSON.stringify of the parsed body.
+    expect(request.body).toBe(JSON.stringify(JSON.parse(request.body)));
+  });
+
+  it('carries no X-Signature when the destination has no shared secret', async () => {
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    const request = await deliverOne(writeKey, source.id, 'identify', { userId: 'u2', messageId: 'nosig-1', traits: { plan: 'pro' } });
+    expect(request.headers['x-signature']).toBeUndefined();
+  });
+
+  it('is a POST with Content-Type application/json, User-Agent Switchyard/1.0 and the static headers', async () => {
+    const { source, writeKey } = await sourceWithDestination(system.store, {
+      webhooks: [{ url: `${receiver.url}?team=a`, headers: { 'X-Team': 'analytics', Authorization: 'Bearer hook-token-123' } }],
+    });
+    const request = await deliverOne(writeKey, source.id, 'page', { userId: 'u3', messageId: 'hdr-1', properties: { path: '/' } });
+    expect(request.method).toBe('POST');
+    expect(request.path).toBe('/hook?team=a');
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['user-agent']).toBe('Switchyard/1.0');
+    expect(request.headers['x-team']).toBe('analytics');
+    expect(request.headers.authorization).toBe('Bearer hook-token-123');
+  });
+
+  it('keeps the shared secret and header values out of workflow history', async () => {
+    const { source, writeKey } = await sourceWithDestination(system.store, {
+      sharedSecret: 'never-in-history-secret',
+      webhooks: [{ url: receiver.url, headers: { 'X-Api-Key': 'never-in-history-header' } }],
+    });
+    await deliverOne(writeKey, source.id, 'track', { userId: 'u4', event: 'Signed Up', messageId: 'hist-1' });
+    const history = await workflowHistoryText(deliveryWorkflowId(source.id, 'hist-1'));
+    expect(history).toContain('Signed Up'); // the decoded payloads are really searched
+    expect(history).not.toContain('never-in-history-secret');
+    expect(history).not.toContain('never-in-history-header');
+    expect(history).not.toContain(writeKey);
+  });
+
+  it('is findable in Temporal by source, type, user and status search attributes', async () => {
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    await deliverOne(writeKey, source.id, 'track', { userId: 'u5', event: 'Viewed', messageId: 'sa-1' });
+    const description = await system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'sa-1')).describe();
+    const attrs = description.typedSearchAttributes;
+    expect([attrs.get(SOURCE), attrs.get(MESSAGE_TYPE), attrs.get(USER_ID), attrs.get(STATUS)]).toEqual([source.id, 'track', 'u5', 'delivered']);
+    const found = await system.client.workflow.count(`SwitchyardSource = "${source.id}" AND SwitchyardStatus = "delivered"`);
+    expect(found.count).toBe(1);
+  });
+});
+
+describe('the body of every message type (seed: Message bodies)', () => {
+  const context = { device: { model: 'Pixel', type: 'android' }, os: { name: 'Android', version: '14' }, app: { build: '7', name: 'Shop', version: '1.2' }, ip: '203.0.113.9' };
+  const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
+    ['page', { userId: 'u', name: 'Home', properties: { path: '/', referrer: '', title: 'Home', url: 'https://x.test/' } }, { properties: { path: '/', referrer: '', title: 'Home', url: 'https://x.test/' } }],
+    ['screen', { userId: 'u', name: 'Checkout', context }, { name: 'Checkout', context }],
+    ['identify', { userId: 'u', traits: { email: 'a@b.test', plan: 'Premium' } }, { traits: { email: 'a@b.test', plan: 'Premium' } }],
+    ['track', { userId: 'u', event: 'Order Completed', properties: { total: 42 } }, { event: 'Order Completed', properties: { total: 42 } }],
+    ['group', { userId: 'u', groupId: 'g1', traits: { name: 'Acme' } }, { groupId: 'g1', traits: { name: 'Acme' } }],
+    ['alias', { userId: 'new-id', previousId: 'old-id' }, { 'Previous ID': 'old-id', 'User ID': 'new-id', previousId: 'old-id', userId: 'new-id' }],
+  ];
+
+  it.each(cases)('%s', async (type, call, expected) => {
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    const messageId = `shape-${type}`;
+    const request = await deliverOne(writeKey, source.id, type, { ...call, messageId, timestamp: '2026-03-01T10:00:00Z' });
+    const body = JSON.parse(request.body);
+    expect(body).toMatchObject({ version: 1, type, messageId, timestamp: '2026-03-01T10:00:00.000Z', ...expected });
+    expect(body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(typeof body.context).toBe('object');
+    if (type !== 'alias') expect(body.userId).toBe('u');
+  });
+});
