@@ -27,6 +27,8 @@ export interface Receiver {
   respond(responder: Responder): void;
   /** Resolves when at least `count` requests have arrived. */
   waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** Resolves with the first request whose JSON body has this messageId. */
+  waitForMessage(messageId: string, timeoutMs?: number): Promise<ReceivedRequest>;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,18 @@ function serve(server: http.Server | https.Server, scheme: 'http' | 'https'): Pr
             });
           }
           return requests;
+        },
+        async waitForMessage(messageId, timeoutMs = 30_000) {
+          const until = Date.now() + timeoutMs;
+          for (;;) {
+            const found = requests.find((r) => (JSON.parse(r.body) as { messageId?: string }).messageId === messageId);
+            if (found) return found;
+            if (Date.now() > until) throw new Error(`message ${messageId} did not reach ${scheme}://127.0.0.1:${port}`);
+            await new Promise<void>((wake) => {
+              waiters.push(wake);
+              setTimeout(wake, 200);
+            });
+          }
         },
         close: () =>
           new Promise((done) => {
