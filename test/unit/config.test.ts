@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { deliveryPolicy, loadConfig, SETTINGS } from '../../src/config';
+import { formatDuration, parseDuration } from '../../src/delivery/duration';
+import { ALL_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+describe('parseDuration', () => {
+  it.each([['500ms', 500], ['5s', 5_000], ['10m', 600_000], ['4h', 14_400_000], ['1d', 86_400_000], ['1.5s', 1_500], ['250', 250]])('%s → %i ms', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+  it.each(['', 'soon', '5 hours', '-1s', '1w'])('rejects %j with an example of what works', (text) => {
+    expect(() => parseDuration(text)).toThrow(/is not a duration \(use e\.g\. 500ms, 5s, 10m, 4h, 1d\)/);
+  });
+  it('formats back', () => {
+    expect([formatDuration(14_400_000), formatDuration(5_000), formatDuration(1_500)]).toEqual(['4h', '5s', '1500ms']);
+  });
+});
+
+describe('loadConfig', () => {
+  it('has the seed values as defaults: 4 h retry window, 5 s response deadline', () => {
+    const config = loadConfig({});
+    expect(deliveryPolicy(config)).toEqual({ retryWindowMs: 4 * 3_600_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 600_000 });
+    expect(config.port).toBe(8080);
+    expect(config.databasePath).toBe(path.join('data', 'switchyard.db'));
+  });
+
+  it('names the variable and the rule when a value is bad', () => {
+    expect(() => loadConfig({ DELIVERY_RETRY_WINDOW: 'forever' })).toThrow('Invalid DELIVERY_RETRY_WINDOW: "forever" is not a duration');
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow('Invalid PORT: "eighty" is not a non-negative integer');
+  });
+});
+
+describe('documentation and scripts stay in step with the code', () => {
+  it('the README configuration table lists every env var with its default', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    for (const setting of Object.values(SETTINGS)) {
+      const row = readme.split('\n').find((line) => line.startsWith(`| \`${setting.env}\``));
+      expect(row ?? `missing README row for ${setting.env}`).toContain(setting.default ? `\`${setting.default}\`` : '|');
+    }
+  });
+
+  it('scripts/temporal-dev.sh registers every search attribute the workflows use', () => {
+    const script = readFileSync(path.join(ROOT, 'scripts/temporal-dev.sh'), 'utf8');
+    for (const key of ALL_SEARCH_ATTRIBUTES) {
+      const type = { KEYWORD: 'Keyword', KEYWORD_LIST: 'KeywordList' }[key.type as string];
+      expect(script).toContain(`--search-attribute ${key.name}=${type}`);
+    }
+  });
+});
