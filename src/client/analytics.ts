@@ -196,12 +196,15 @@ export class Analytics {
     return { ok: true, messageId: message.messageId };
   }
 
-  /** Reports a refused call: returned now, to callback and listeners on the next tick (never inside the call). */
+  /**
+   * Reports a refused call: returned now, and to callback and listeners on a microtask, so never
+   * inside the call, yet before a `flush()` awaited right after it resolves.
+   */
   private refuse(error: AnalyticsError, message: Message | undefined, callback?: DeliveryCallback): EnqueueResult {
     if (error.code !== 'queue_full') this.log.warn(error.message, { code: error.code });
     else if (this.refusedWhileFull++ === 0) this.log.warn(`${error.message}; further refusals are counted until there is room`, { code: error.code });
     if (callback || this.listeners.has('failed')) {
-      process.nextTick(() => {
+      queueMicrotask(() => {
         if (callback) this.runCallback(callback, error);
         this.listeners.emit('failed', error, message ? [message] : []);
       });
