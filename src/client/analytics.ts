@@ -75,7 +75,7 @@ export class Analytics {
   /** `flush()`/`close()` asked for every message up to this sequence number to be sent now. */
   private flushThrough = 0;
   private waiters: Waiter[] = [];
-  private pumping = false;
+  private senderRunning = false;
   private flushTimer?: NodeJS.Timeout;
   private flushTimerDue = false;
   private backoffTimer?: NodeJS.Timeout;
@@ -84,6 +84,7 @@ export class Analytics {
   private readonly shutdown = new AbortController();
   /** Calls refused since the queue filled up, for one warning per episode instead of one per call. */
   private refusedWhileFull = 0;
+  private refusedAfterClose = 0;
 
   constructor(options: AnalyticsOptions) {
     this.options = resolveOptions(options);
@@ -147,7 +148,7 @@ export class Analytics {
     this.backoffTimer?.ref();
     this.log.debug('flush requested', { messages: this.pending });
     const done = new Promise<FlushResult>((resolve) => this.waiters.push({ upTo, result: { delivered: 0, failed: 0 }, resolve }));
-    this.kick();
+    this.wakeSender();
     return done;
   }
 
@@ -192,7 +193,7 @@ export class Analytics {
     this.queue.push({ seq: this.nextSeq++, messageId: message.messageId, json: encoded.value.json, bytes: encoded.value.bytes, callback, settled: false });
     this.log.debug('queued', { type, messageId: message.messageId, bytes: encoded.value.bytes, queued: this.queue.length });
     this.armFlushTimer();
-    if (this.flushReason()) this.kick();
+    if (this.flushReason()) this.wakeSender();
     return { ok: true, messageId: message.messageId };
   }
 
@@ -201,8 +202,15 @@ export class Analytics {
    * inside the call, yet before a `flush()` awaited right after it resolves.
    */
   private refuse(error: AnalyticsError, message: Message | undefined, callback?: DeliveryCallback): EnqueueResult {
-    if (error.code !== 'queue_full') this.log.warn(error.message, { code: error.code });
-    else if (this.refusedWhileFull++ === 0) this.log.warn(`${error.message}; further refusals are counted until there is room`, { code: error.code });
+    if (error.code === 'queue_full') {
+      if (this.refusedWhileFull++ === 0) this.log.warn(`${error.message}; further refusals are counted until there is room`, { code: error.code });
+    } else if (error.code === 'client_closed') {
+      // Code that keeps calling after shutdown would otherwise fill the log; the first says it all.
+      if (this.refusedAfterClose++ === 0) this.log.warn(`${error.message}; later calls after close() are refused without a warning`, { code: error.code });
+      else this.log.debug(error.message, { code: error.code });
+    } else {
+      this.log.warn(error.message, { code: error.code });
+    }
     if (callback || this.listeners.has('failed')) {
       queueMicrotask(() => {
         if (callback) this.runCallback(callback, error);
@@ -223,14 +231,14 @@ export class Analytics {
   }
 
   /** Starts the background sender on the next microtask, so a burst of calls fills the batch first. */
-  private kick(): void {
-    if (this.pumping) return;
-    this.pumping = true;
-    queueMicrotask(() => void this.pump());
+  private wakeSender(): void {
+    if (this.senderRunning) return;
+    this.senderRunning = true;
+    queueMicrotask(() => void this.runSender());
   }
 
   /** The only sender: one batch at a time, so a struggling server sees one request, not a stampede. */
-  private async pump(): Promise<void> {
+  private async runSender(): Promise<void> {
     try {
       for (let reason = this.flushReason(); reason; reason = this.flushReason()) {
         const batch = this.queue.take(this.options.flushAt, MAX_BATCH_BYTES);
@@ -242,7 +250,7 @@ export class Analytics {
     } catch (err) {
       this.log.error('unexpected error in the background sender; please report it', { error: errorText(err) });
     } finally {
-      this.pumping = false;
+      this.senderRunning = false;
     }
   }
 
@@ -326,7 +334,7 @@ export class Analytics {
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       this.flushTimerDue = true;
-      this.kick();
+      this.wakeSender();
     }, this.options.flushAfter);
     this.flushTimer.unref();
   }

@@ -83,7 +83,7 @@ export function resolveOptions(options: AnalyticsOptions): ResolvedOptions {
   check('maxRetries', maxRetries, 'must be an integer of at least 0', isInteger(maxRetries, 0));
   check('backoff.initial', backoff.initial, 'must be a positive number of milliseconds', isDuration(backoff.initial));
   check('backoff.max', backoff.max, 'must be a number of milliseconds no smaller than backoff.initial', isDuration(backoff.max) && backoff.max >= backoff.initial);
-  check('maxQueueSize', maxQueueSize, 'must be an integer of at least 1', isInteger(maxQueueSize, 1));
+  check('maxQueueSize', maxQueueSize, `must be an integer of at least flushAt (${flushAt}), or no batch would ever fill`, isInteger(maxQueueSize, flushAt));
 
   // `{endpoint}/v1/batch`, keeping any path prefix a reverse proxy adds.
   const base = url!.href.replace(/\/+$/, '');

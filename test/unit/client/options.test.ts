@@ -34,6 +34,7 @@ describe('resolveOptions', () => {
     [{ maxRetries: -1 }, /maxRetries/],
     [{ backoff: { initial: 100, max: 50 } }, /backoff.max: must be a number of milliseconds no smaller than backoff.initial/],
     [{ maxQueueSize: 0 }, /maxQueueSize/],
+    [{ flushAt: 50, maxQueueSize: 49 }, 'Analytics option maxQueueSize: must be an integer of at least flushAt (50), or no batch would ever fill, got 49'],
   ])('refuses %p naming the option', (override, message) => {
     expect(() => resolveOptions({ ...required, ...override } as never)).toThrow(message);
   });
