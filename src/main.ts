@@ -58,7 +58,8 @@ Send an event:
 
   const stop = async () => {
     await app.close();
-    worker.shutdown();
+    // Temporal's runtime also reacts to SIGINT/SIGTERM and may already be draining the worker.
+    if (worker.getState() === 'RUNNING') worker.shutdown();
     await workerRun;
     await client.connection.close();
     await store.close();
