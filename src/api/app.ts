@@ -1,3 +1,4 @@
+import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
@@ -25,6 +26,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandler(app);
+  // Every route's JSON schema validates requests and serializes replies; together they are the API document.
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Switchyard', version: '1.0.0', description: 'Segment-compatible ingestion and webhook destination admin API' },
+      components: {
+        securitySchemes: {
+          writeKey: { type: 'http', scheme: 'basic', description: 'Write key as username, empty password' },
+          adminToken: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes, { deliveries: options.deliveries });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config });
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config) });

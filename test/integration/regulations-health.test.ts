@@ -80,3 +80,16 @@ describe('GET /health', () => {
     }
   });
 });
+
+describe('GET /openapi.json', () => {
+  it('documents every route from the schemas that validate it', async () => {
+    const response = await system.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json();
+    expect(document.openapi).toMatch(/^3\./);
+    for (const route of ['/v1/track', '/v1/batch', '/admin/sources', '/admin/destinations/{id}', '/admin/regulations', '/health']) {
+      expect(Object.keys(document.paths)).toContain(route);
+    }
+    expect(document.paths['/v1/track'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('event');
+  });
+});
