@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseDuration } from './delivery/duration';
+import { parseAllowlist } from './delivery/egress';
 import type { DeliveryPolicy } from './delivery/types';
 
 /**
@@ -21,6 +22,11 @@ const integer = (raw: string) => {
 };
 const duration = (raw: string) => parseDuration(raw);
 const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean);
+const cidrs = (raw: string) => {
+  const entries = list(raw);
+  parseAllowlist(entries);
+  return entries;
+};
 
 export const SETTINGS = {
   port: { env: 'PORT', default: '8080', description: 'Port of the HTTP API (ingestion, admin, health).', parse: integer },
@@ -40,7 +46,7 @@ export const SETTINGS = {
   deliveryMaxBackoff: { env: 'DELIVERY_MAX_BACKOFF', default: '10m', description: 'Longest wait between two rounds of attempts (a `Retry-After` may ask for more, up to the window).', parse: duration },
   workerMaxConcurrentActivities: { env: 'WORKER_MAX_CONCURRENT_ACTIVITIES', default: '200', description: 'Webhook POSTs one worker runs at once.', parse: integer },
   workerMaxConcurrentWorkflowTasks: { env: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', default: '100', description: 'Workflow tasks one worker runs at once.', parse: integer },
-  egressAllowlist: { env: 'EGRESS_ALLOWLIST', default: '', description: 'Comma-separated CIDRs that webhooks may reach although they are not public addresses (e.g. `127.0.0.0/8` for local receivers).', parse: list },
+  egressAllowlist: { env: 'EGRESS_ALLOWLIST', default: '', description: 'Comma-separated CIDRs that webhooks may reach although they are not public addresses (e.g. `127.0.0.0/8` for local receivers). Every other loopback, private, link-local (incl. 169.254.169.254), CGNAT, unique-local, IPv4-mapped or otherwise non-global address is refused at connection time.', parse: cidrs },
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;

@@ -1,18 +1,24 @@
 import { Agent, request } from 'undici';
+import type { Cidr } from '../delivery/egress';
 import { classifyError, classifyResponse } from '../delivery/outcome';
 import { parseRetryAfter } from '../delivery/retry-after';
 import type { AttemptOutcome } from '../delivery/types';
+import { egressConnector } from './egress-connector';
 
-/** Response bodies are not used; read at most this much so a chatty receiver cannot hold memory. */
-const RESPONSE_BODY_CAP = 64 * 1024;
+/**
+ * Response bodies are not used: at most this much is read and dropped, then the connection is cut,
+ * so a receiver that streams an endless body holds neither memory nor the attempt.
+ */
+export const RESPONSE_BODY_CAP = 8 * 1024;
 
 /**
  * One keep-alive pool per origin (undici's Agent keeps a pool per origin), shared by all attempts
- * in this worker. Certificates are verified (seed: self-signed endpoints are refused) and
+ * in this worker. Every new connection goes through the egress check (resolve, check, connect to
+ * the checked address). Certificates are verified (seed: self-signed endpoints are refused) and
  * redirects are never followed (undici's `request` does not follow them).
  */
-export function createWebhookAgent(): Agent {
-  return new Agent({ keepAliveTimeout: 10_000, connect: { rejectUnauthorized: true } });
+export function createWebhookAgent(egressAllowlist: Cidr[]): Agent {
+  return new Agent({ keepAliveTimeout: 10_000, connect: egressConnector(egressAllowlist, { rejectUnauthorized: true }) });
 }
 
 export async function postWebhook(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptOutcome> {

@@ -1,3 +1,4 @@
+import { EGRESS_REFUSED } from './egress';
 import type { AttemptOutcome } from './types';
 
 /**
@@ -28,6 +29,8 @@ const TIMEOUT_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT
 
 /** Errors raised before a status arrived. `code` is the Node/undici error code; `refusal` a policy refusal (e.g. egress). */
 export function classifyError(code: string | undefined, message: string, timeoutMs: number): AttemptOutcome {
+  // The address a URL points at is a setting, not a passing fault: retrying would only knock again.
+  if (code === EGRESS_REFUSED) return { kind: 'permanent', reason: message };
   if (code && TLS_CERT_ERRORS.has(code)) {
     return { kind: 'permanent', reason: `TLS certificate rejected (${code}); no request was sent` };
   }

@@ -34,7 +34,7 @@ export async function createDeliveryWorker(config: Config, store: Store, logger:
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
     workflowsPath: require.resolve('../workflows'),
-    activities: createActivities(store),
+    activities: createActivities(store, config),
     maxConcurrentActivityTaskExecutions: config.workerMaxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.workerMaxConcurrentWorkflowTasks,
     // Deliveries are short; let a SIGTERM'd worker finish in-flight POSTs before handing back.
