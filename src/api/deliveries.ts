@@ -5,4 +5,6 @@ export interface Deliveries {
   /** Resolves only when Temporal has accepted (or already has) a workflow for every input. */
   start(inputs: DeliveryInput[]): Promise<void>;
   health(): Promise<{ temporal: boolean; worker: boolean }>;
+  /** Deletes the closed delivery workflows of these users (their events live in workflow history). Returns how many. */
+  forgetUsers(userIds: string[]): Promise<number>;
 }

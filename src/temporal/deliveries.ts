@@ -40,8 +40,30 @@ export function temporalDeliveries(client: Client, taskQueue: string): Deliverie
     }
   }
 
+  /** Visibility query string literal: quotes and backslashes escaped. */
+  const literal = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+
+  async function forgetUser(userId: string): Promise<number> {
+    // Running deliveries finish first; delete notifications stay as the record that the user was notified.
+    const query = `${USER_ID.name} = ${literal(userId)} AND ${MESSAGE_TYPE.name} != "delete" AND ExecutionStatus != "Running"`;
+    let deleted = 0;
+    for await (const execution of client.workflow.list({ query })) {
+      await client.workflowService.deleteWorkflowExecution({
+        namespace: client.options.namespace,
+        workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
+      });
+      deleted++;
+    }
+    return deleted;
+  }
+
   return {
     start: (inputs) => inParallel(inputs, START_CONCURRENCY, startOne),
+    async forgetUsers(userIds) {
+      let deleted = 0;
+      await inParallel(userIds, 4, async (userId) => void (deleted += await forgetUser(userId)));
+      return deleted;
+    },
     async health() {
       try {
         const { pollers } = await client.workflowService.describeTaskQueue({

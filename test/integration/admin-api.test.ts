@@ -19,6 +19,9 @@ const noDeliveries: Deliveries = {
   start: async () => {
     throw new Error('admin CRUD must not start deliveries');
   },
+  forgetUsers: async () => {
+    throw new Error('admin CRUD must not delete deliveries');
+  },
   health: async () => {
     throw new Error('admin CRUD must not ask for health');
   },
@@ -193,6 +196,7 @@ describe('destinations', () => {
       name: 'CRM',
       enabled: true,
       sharedSecretSet: true,
+      signingSecretSet: false,
       webhooks: [
         { url: 'https://crm.example.com/in', headerNames: ['X-Api-Key'] },
         { url: 'http://backup.example.com/', headerNames: [] },

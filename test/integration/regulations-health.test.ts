@@ -1,5 +1,7 @@
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, deliveryResult, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { waitFor } from '../helpers/processes';
+import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, workflowHistoryText, type TestSystem } from '../helpers/system';
 
 let system: TestSystem;
 let receivers: Receiver[];
@@ -44,6 +46,38 @@ describe('DELETE regulations (seed: Events, delete)', () => {
     expect(signed.headers['x-signature']).toMatch(/^[0-9a-f]{40}$/);
     expect(off.requests).toHaveLength(0);
   });
+
+  it("deletes the user's finished delivery workflows from Temporal, and no one else's", async () => {
+    const [receiver] = receivers;
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    await send(system.app, writeKey, 'track', { userId: 'forget-me', event: 'Private', messageId: 'forget-1' });
+    await send(system.app, writeKey, 'track', { userId: 'keep-me', event: 'Kept', messageId: 'keep-1' });
+    await deliveryResult(system.client, source.id, 'forget-1');
+    await deliveryResult(system.client, source.id, 'keep-1');
+    const exists = (messageId: string) => system.client.workflow.getHandle(deliveryWorkflowId(source.id, messageId)).describe().then(() => true, () => false);
+    expect(await exists('forget-1')).toBe(true);
+
+    // Visibility is eventually consistent: the regulation finds what the index shows.
+    await waitFor(async () => {
+      const { count } = await system.client.workflow.count('SwitchyardUserId = "forget-me"');
+      if (count < 1) throw new Error('not indexed yet');
+    }, 10_000);
+    const response = await system.app.inject({
+      method: 'POST',
+      url: '/admin/regulations',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['forget-me'] },
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().deliveriesDeleted).toBe(1);
+    // Temporal deletes asynchronously (about 30-60 s on the dev server).
+    await waitFor(async () => {
+      if (await exists('forget-1')) throw new Error('still there');
+    }, 120_000);
+    expect(await exists('keep-1')).toBe(true);
+    const history = await workflowHistoryText(deliveryWorkflowId(source.id, `${response.json().id}:forget-me`));
+    expect(history).toContain('"type":"delete"');
+  }, 180_000);
 
   it('validates the regulation: 400 naming the field', async () => {
     const response = await system.app.inject({

@@ -23,6 +23,8 @@ const RegulationView = Type.Object({
   subjectIds: Type.Array(Type.String()),
   /** Delete notifications started: one per (source with an enabled destination, user). */
   notifications: Type.Optional(Type.Integer()),
+  /** Finished delivery workflows of these users deleted from Temporal (their events were in the history). */
+  deliveriesDeleted: Type.Optional(Type.Integer()),
   createdAt: Type.String({ format: 'date-time' }),
 });
 
@@ -55,7 +57,13 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     } catch {
       throw new ApiError(503, 'temporal_unavailable', `regulation ${regulation.id} was recorded but its notifications could not be started; retry later`, { 'retry-after': '5' });
     }
-    return reply.code(201).send({ ...regulation, notifications: inputs.length });
+    let deliveriesDeleted: number;
+    try {
+      deliveriesDeleted = await deliveries.forgetUsers(regulation.subjectIds);
+    } catch {
+      throw new ApiError(503, 'temporal_unavailable', `regulation ${regulation.id} was recorded and its notifications started, but deleting delivery history failed; retry later`, { 'retry-after': '5' });
+    }
+    return reply.code(201).send({ ...regulation, notifications: inputs.length, deliveriesDeleted });
   });
 
   app.get('/regulations/:id', { schema: { params: IdParams, response: { 200: RegulationView, ...errorReplies } } }, async (request) => {
