@@ -14,6 +14,10 @@ afterAll(async () => {
   await system.close();
 });
 
+const postRegulation = (payload: Record<string, unknown>, headers: Record<string, string> = { authorization: `Bearer ${ADMIN_TOKEN}` }) =>
+  system.app.inject({ method: 'POST', url: '/admin/regulations', headers, payload });
+const deleteUsers = (subjectIds: string[]) => postRegulation({ regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds });
+
 describe('DELETE regulations (seed: Events, delete)', () => {
   it('forwards one delete notification per user to each source with an enabled destination, and none to disabled ones', async () => {
     const [a, b, off] = receivers;
@@ -21,12 +25,7 @@ describe('DELETE regulations (seed: Events, delete)', () => {
     const sourceB = await sourceWithDestination(system.store, { webhooks: [{ url: b.url, headers: {} }] });
     await sourceWithDestination(system.store, { enabled: false, webhooks: [{ url: off.url, headers: {} }] });
 
-    const response = await system.app.inject({
-      method: 'POST',
-      url: '/admin/regulations',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['gone-1', 'gone-2'] },
-    });
+    const response = await deleteUsers(['gone-1', 'gone-2']);
     expect(response.statusCode).toBe(201);
     const regulation = response.json();
     expect(regulation).toMatchObject({ id: expect.stringMatching(/^reg_/), subjectIds: ['gone-1', 'gone-2'] });
@@ -62,12 +61,7 @@ describe('DELETE regulations (seed: Events, delete)', () => {
       const { count } = await system.client.workflow.count('SwitchyardUserId = "forget-me"');
       if (count < 1) throw new Error('not indexed yet');
     }, 10_000);
-    const response = await system.app.inject({
-      method: 'POST',
-      url: '/admin/regulations',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['forget-me'] },
-    });
+    const response = await deleteUsers(['forget-me']);
     expect(response.statusCode).toBe(201);
     expect(response.json().deliveriesDeleted).toBe(1);
     // Temporal deletes asynchronously (about 30-60 s on the dev server).
@@ -80,18 +74,13 @@ describe('DELETE regulations (seed: Events, delete)', () => {
   }, 180_000);
 
   it('validates the regulation: 400 naming the field', async () => {
-    const response = await system.app.inject({
-      method: 'POST',
-      url: '/admin/regulations',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      payload: { regulationType: 'SUPPRESS', subjectType: 'USER_ID', subjectIds: ['x'] },
-    });
+    const response = await postRegulation({ regulationType: 'SUPPRESS', subjectType: 'USER_ID', subjectIds: ['x'] });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^regulationType:/) });
   });
 
   it('needs the admin token', async () => {
-    const response = await system.app.inject({ method: 'POST', url: '/admin/regulations', payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['x'] } });
+    const response = await postRegulation({ regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['x'] }, {});
     expect(response.statusCode).toBe(401);
   });
 });
