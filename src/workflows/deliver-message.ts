@@ -32,25 +32,27 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
 
-  async function attempt(destinationId: string, webhookIndex: number, round: number): Promise<AttemptResult> {
+  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number): Promise<AttemptResult> {
     try {
       return await attemptWebhook({ destinationId, webhookIndex, round, messageId: input.messageId, message: input.message, timeoutMs: policy.timeoutMs });
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       const outcome: AttemptOutcome = { kind: 'retry', reason: `attempt lost: ${err.cause?.message ?? err.message}` };
-      return { destinationEnabled: true, webhookCount: webhookIndex + 1, outcome };
+      // The lost attempt could not say how many URLs there are now; keep the last known count.
+      return { destinationEnabled: true, webhookCount: knownCount, outcome };
     }
   }
 
   async function deliverTo(destinationId: string): Promise<DestinationReport> {
     const givenUp = new Set<number>();
+    // Learned from the first attempt's answer; the store may change it between rounds.
+    let webhookCount = 1;
     for (let round = 1; ; round++) {
-      let webhookCount = 1;
       let retryAfterMs: number | undefined;
       const reasons: string[] = [];
       for (let index = 0; index < webhookCount; index++) {
         if (givenUp.has(index)) continue;
-        const result = await attempt(destinationId, index, round);
+        const result = await attempt(destinationId, index, round, webhookCount);
         if (!result.destinationEnabled) return { destinationId, status: 'stopped', rounds: round, reason: 'destination switched off or deleted' };
         webhookCount = result.webhookCount;
         const outcome = result.outcome;
