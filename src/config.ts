@@ -47,6 +47,7 @@ export const SETTINGS = {
   workerMaxConcurrentActivities: { env: 'WORKER_MAX_CONCURRENT_ACTIVITIES', default: '200', description: 'Webhook POSTs one worker runs at once.', parse: integer },
   workerMaxConcurrentWorkflowTasks: { env: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', default: '100', description: 'Workflow tasks one worker runs at once.', parse: integer },
   egressAllowlist: { env: 'EGRESS_ALLOWLIST', default: '', description: 'Comma-separated CIDRs that webhooks may reach although they are not public addresses (e.g. `127.0.0.0/8` for local receivers). Every other loopback, private, link-local (incl. 169.254.169.254), CGNAT, unique-local, IPv4-mapped or otherwise non-global address is refused at connection time.', parse: cidrs },
+  signingSecretOverlap: { env: 'SIGNING_SECRET_OVERLAP', default: '24h', description: 'After a destination\'s Standard Webhooks `signingSecret` is replaced, how long the previous secret keeps signing too (receivers may verify with either). A PATCH may set its own `signingSecretOverlap`.', parse: duration },
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;

@@ -1,6 +1,7 @@
 import { log } from '@temporalio/activity';
 import type { Agent } from 'undici';
 import { webhookRequestHeaders } from '../delivery/request';
+import { activeSigningSecrets, standardWebhookId } from '../delivery/standard-webhooks';
 import type { AttemptRequest, AttemptResult } from '../delivery/types';
 import type { Store } from '../store/types';
 import { postWebhook } from './post-webhook';
@@ -16,15 +17,27 @@ export function makeAttemptWebhook(store: Store, agent: Agent) {
     const webhookCount = destination.webhooks.length;
     const webhook = destination.webhooks[req.webhookIndex];
     if (!webhook) return { destinationEnabled: true, webhookCount };
+    const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId };
+    if (webhook.disabled) {
+      return { destinationEnabled: true, webhookCount, outcome: { kind: 'permanent', reason: `webhook switched off (${webhook.disabled.at}): ${webhook.disabled.reason}` } };
+    }
 
     const body = JSON.stringify(req.message);
-    const headers = webhookRequestHeaders(webhook.headers, destination.sharedSecret, body);
     const started = Date.now();
+    const headers = webhookRequestHeaders(webhook.headers, destination.sharedSecret, body, {
+      secrets: activeSigningSecrets(destination.signing, started),
+      id: standardWebhookId(req.messageId),
+      timestampSeconds: Math.floor(started / 1000),
+    });
     const outcome = await postWebhook(agent, webhook.url, headers, body, req.timeoutMs);
     const durationMs = Date.now() - started;
-    const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId, durationMs, status: 'status' in outcome ? outcome.status : undefined };
-    if (outcome.kind === 'success') log.debug('webhook accepted', fields);
-    else log.warn(`webhook attempt failed: ${outcome.reason}`, { ...fields, outcome: outcome.kind });
+    const logged = { ...fields, durationMs, status: 'status' in outcome ? outcome.status : undefined };
+    if (outcome.kind === 'success') log.debug('webhook accepted', logged);
+    else log.warn(`webhook attempt failed: ${outcome.reason}`, { ...logged, outcome: outcome.kind });
+    if (outcome.kind === 'permanent' && outcome.disablesWebhook) {
+      const reason = `answered HTTP ${outcome.status} Gone to message ${req.messageId}`;
+      if (await store.destinations.disableWebhook(req.destinationId, webhook.url, reason)) log.warn('webhook URL switched off', { ...fields, reason });
+    }
     return { destinationEnabled: true, webhookCount, outcome, durationMs };
   };
 }

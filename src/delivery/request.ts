@@ -1,4 +1,5 @@
 import { signBody } from './signature';
+import { standardWebhookHeaders } from './standard-webhooks';
 
 export const USER_AGENT = 'Switchyard/1.0';
 
@@ -6,12 +7,18 @@ export const USER_AGENT = 'Switchyard/1.0';
  * Headers of one webhook request (seed: Endpoints). The webhook's static headers go first so the
  * ones Switchyard owns — content type, product token, signature — cannot be overridden by them.
  */
-export function webhookRequestHeaders(staticHeaders: Record<string, string>, sharedSecret: string | null, body: string): Record<string, string> {
+export function webhookRequestHeaders(
+  staticHeaders: Record<string, string>,
+  sharedSecret: string | null,
+  body: string,
+  standard?: { secrets: string[]; id: string; timestampSeconds: number },
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(staticHeaders)) headers[name.toLowerCase()] = value;
   headers['content-type'] = 'application/json';
   headers['user-agent'] = USER_AGENT;
-  delete headers['x-signature'];
+  for (const owned of ['x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']) delete headers[owned];
   if (sharedSecret) headers['x-signature'] = signBody(sharedSecret, body);
+  if (standard && standard.secrets.length > 0) Object.assign(headers, standardWebhookHeaders(standard.secrets, standard.id, standard.timestampSeconds, body));
   return headers;
 }

@@ -30,7 +30,7 @@ export interface DeliveryInput {
 export type AttemptOutcome =
   | { kind: 'success'; status: number }
   | { kind: 'retry'; status?: number; reason: string; retryAfterMs?: number }
-  | { kind: 'permanent'; status?: number; reason: string };
+  | { kind: 'permanent'; status?: number; reason: string; disablesWebhook?: boolean };
 
 export interface AttemptRequest {
   destinationId: string;

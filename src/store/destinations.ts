@@ -1,19 +1,36 @@
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { newId } from './ids';
 import type { DestinationRow, Tables } from './tables';
-import type { Destination, Store, Webhook } from './types';
+import type { Destination, DestinationPatch, Store, Webhook, WebhookDisablement, WebhookSetting } from './types';
 
 /** The integration's name in the seed; used when a destination is created without one. */
 const DEFAULT_NAME = 'Webhooks';
 
-function toDestination(row: Selectable<DestinationRow>): Destination {
+/** The reason recorded when an operator switches a URL off through the admin API. */
+export const SWITCHED_OFF_BY_OPERATOR = 'switched off through the admin API';
+
+/** Disabled URLs of some destinations: destination id → url → why. */
+type Disabled = Map<string, Map<string, WebhookDisablement>>;
+
+function toDestination(row: Selectable<DestinationRow>, disabled: Disabled): Destination {
+  const off = disabled.get(row.id);
+  const webhooks = (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => {
+    const disablement = off?.get(webhook.url);
+    return disablement ? { ...webhook, disabled: disablement } : webhook;
+  });
   return {
     id: row.id,
     sourceId: row.source_id,
     name: row.name,
     enabled: row.enabled === 1,
     sharedSecret: row.shared_secret,
-    webhooks: JSON.parse(row.webhooks) as Webhook[],
+    signing: row.signing_secret
+      ? {
+          current: row.signing_secret,
+          ...(row.previous_signing_secret && row.previous_signing_secret_until && { previous: { secret: row.previous_signing_secret, until: row.previous_signing_secret_until } }),
+        }
+      : null,
+    webhooks,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -28,9 +45,81 @@ function storedWebhooks(webhooks: Webhook[]): string {
   return JSON.stringify(webhooks.map(({ url, headers }) => ({ url, headers: headers ?? {} })));
 }
 
-/** Nothing is delivered through a destination without a URL, however it is switched. */
-function isDeliverable(row: Pick<DestinationRow, 'enabled' | 'webhooks'>): boolean {
-  return row.enabled === 1 && (JSON.parse(row.webhooks) as unknown[]).length > 0;
+/** Nothing is delivered through a destination without a URL that is switched on, however it is switched. */
+function isDeliverable(row: Pick<DestinationRow, 'id' | 'enabled' | 'webhooks'>, disabled: Disabled): boolean {
+  const off = disabled.get(row.id);
+  return row.enabled === 1 && (JSON.parse(row.webhooks) as Webhook[]).some((webhook) => !off?.has(webhook.url));
+}
+
+async function disabledOf(db: Kysely<Tables>, destinationIds: string[]): Promise<Disabled> {
+  const disabled: Disabled = new Map();
+  if (destinationIds.length === 0) return disabled;
+  const rows = await db.selectFrom('disabled_webhooks').selectAll().where('destination_id', 'in', destinationIds).execute();
+  for (const row of rows) {
+    if (!disabled.has(row.destination_id)) disabled.set(row.destination_id, new Map());
+    disabled.get(row.destination_id)!.set(row.url, { reason: row.reason, at: row.disabled_at });
+  }
+  return disabled;
+}
+
+/**
+ * Applies the `enabled` of each configured webhook and forgets the state of URLs no longer listed.
+ * An entry without `enabled` keeps its URL's state, so re-sending the list does not undo a 410.
+ */
+async function applyWebhookSettings(db: Kysely<Tables>, destinationId: string, webhooks: WebhookSetting[], now: string): Promise<void> {
+  const urls = webhooks.map((w) => w.url);
+  let forget = db.deleteFrom('disabled_webhooks').where('destination_id', '=', destinationId);
+  if (urls.length > 0) forget = forget.where('url', 'not in', urls);
+  await forget.execute();
+  for (const { url, enabled } of webhooks) {
+    if (enabled === true) {
+      await db.deleteFrom('disabled_webhooks').where('destination_id', '=', destinationId).where('url', '=', url).execute();
+    } else if (enabled === false) {
+      await db
+        .insertInto('disabled_webhooks')
+        .values({ destination_id: destinationId, url, reason: SWITCHED_OFF_BY_OPERATOR, disabled_at: now })
+        .onConflict((c) => c.columns(['destination_id', 'url']).doNothing())
+        .execute();
+    }
+  }
+}
+
+/**
+ * A new signing secret replaces the current one; the replaced one keeps signing for the overlap,
+ * so receivers can move to the new secret without rejecting a single request.
+ */
+function signingChanges(current: Pick<DestinationRow, 'signing_secret'>, patch: DestinationPatch, now: Date): Updateable<DestinationRow> {
+  if (patch.signingSecret === undefined) return {};
+  const next = storedSecret(patch.signingSecret);
+  if (next === current.signing_secret) return {};
+  const overlapMs = patch.signingSecretOverlapMs ?? 0;
+  if (next === null || current.signing_secret === null || overlapMs <= 0) {
+    return { signing_secret: next, previous_signing_secret: null, previous_signing_secret_until: null };
+  }
+  return {
+    signing_secret: next,
+    previous_signing_secret: current.signing_secret,
+    previous_signing_secret_until: new Date(now.getTime() + overlapMs).toISOString(),
+  };
+}
+
+/**
+ * The API and the worker write this file from two processes. BEGIN IMMEDIATE takes the write lock
+ * up front (waiting busy_timeout for it), where a deferred transaction that reads and then writes
+ * would fail at once if the other process wrote in between.
+ */
+async function writeTransaction<T>(db: Kysely<Tables>, run: (db: Kysely<Tables>) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      const result = await run(connection);
+      await sql`commit`.execute(connection);
+      return result;
+    } catch (err) {
+      await sql`rollback`.execute(connection);
+      throw err;
+    }
+  });
 }
 
 export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
@@ -46,29 +135,36 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         webhooks: storedWebhooks(input.webhooks),
         created_at: now,
         updated_at: now,
+        signing_secret: storedSecret(input.signingSecret),
+        previous_signing_secret: null,
+        previous_signing_secret_until: null,
       };
-      await db.insertInto('destinations').values(row).execute();
-      return toDestination(row);
+      return writeTransaction(db, async (trx) => {
+        await trx.insertInto('destinations').values(row).execute();
+        await applyWebhookSettings(trx, row.id, input.webhooks, now);
+        return toDestination(row, await disabledOf(trx, [row.id]));
+      });
     },
 
     async get(id) {
       const row = await db.selectFrom('destinations').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && toDestination(row);
+      return row && toDestination(row, await disabledOf(db, [row.id]));
     },
 
     async update(id, patch) {
-      const changes: Updateable<DestinationRow> = { updated_at: new Date().toISOString() };
-      if (patch.name !== undefined) changes.name = patch.name;
-      if (patch.enabled !== undefined) changes.enabled = patch.enabled ? 1 : 0;
-      if (patch.sharedSecret !== undefined) changes.shared_secret = storedSecret(patch.sharedSecret);
-      if (patch.webhooks !== undefined) changes.webhooks = storedWebhooks(patch.webhooks);
-      const row = await db
-        .updateTable('destinations')
-        .set(changes)
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
-      return row && toDestination(row);
+      return writeTransaction(db, async (trx) => {
+        const current = await trx.selectFrom('destinations').selectAll().where('id', '=', id).executeTakeFirst();
+        if (!current) return undefined;
+        const now = new Date();
+        const changes: Updateable<DestinationRow> = { updated_at: now.toISOString(), ...signingChanges(current, patch, now) };
+        if (patch.name !== undefined) changes.name = patch.name;
+        if (patch.enabled !== undefined) changes.enabled = patch.enabled ? 1 : 0;
+        if (patch.sharedSecret !== undefined) changes.shared_secret = storedSecret(patch.sharedSecret);
+        if (patch.webhooks !== undefined) changes.webhooks = storedWebhooks(patch.webhooks);
+        const row = await trx.updateTable('destinations').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+        if (patch.webhooks !== undefined) await applyWebhookSettings(trx, id, patch.webhooks, now.toISOString());
+        return toDestination(row, await disabledOf(trx, [id]));
+      });
     },
 
     async delete(id) {
@@ -84,7 +180,8 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map(toDestination);
+      const disabled = await disabledOf(db, rows.map((row) => row.id));
+      return rows.map((row) => toDestination(row, disabled));
     },
 
     async listEnabledIds(sourceId) {
@@ -96,17 +193,32 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.filter(isDeliverable).map((row) => row.id);
+      const disabled = await disabledOf(db, rows.map((row) => row.id));
+      return rows.filter((row) => isDeliverable(row, disabled)).map((row) => row.id);
     },
 
     async listSourceIdsWithEnabled() {
       const rows = await db
         .selectFrom('destinations')
-        .select(['source_id', 'enabled', 'webhooks'])
+        .select(['id', 'source_id', 'enabled', 'webhooks'])
         .where('enabled', '=', 1)
         .orderBy('source_id')
         .execute();
-      return [...new Set(rows.filter(isDeliverable).map((row) => row.source_id))];
+      const disabled = await disabledOf(db, rows.map((row) => row.id));
+      return [...new Set(rows.filter((row) => isDeliverable(row, disabled)).map((row) => row.source_id))];
+    },
+
+    async disableWebhook(id, url, reason) {
+      return writeTransaction(db, async (trx) => {
+        const row = await trx.selectFrom('destinations').select('webhooks').where('id', '=', id).executeTakeFirst();
+        if (!row || !(JSON.parse(row.webhooks) as Webhook[]).some((webhook) => webhook.url === url)) return false;
+        await trx
+          .insertInto('disabled_webhooks')
+          .values({ destination_id: id, url, reason, disabled_at: new Date().toISOString() })
+          .onConflict((c) => c.columns(['destination_id', 'url']).doNothing())
+          .execute();
+        return true;
+      });
     },
   };
 }

@@ -43,6 +43,23 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  // Per-webhook state the delivery side writes (a 410 Gone switches a URL off, with the reason),
+  // and the Standard Webhooks signing secret with the previous one kept for a rotation overlap.
+  '0002_delivery_safety': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('disabled_webhooks')
+        .addColumn('destination_id', 'text', (c) => c.notNull().references('destinations.id').onDelete('cascade'))
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('disabled_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('disabled_webhooks_pk', ['destination_id', 'url'])
+        .execute();
+      await db.schema.alterTable('destinations').addColumn('signing_secret', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('previous_signing_secret', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('previous_signing_secret_until', 'text').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

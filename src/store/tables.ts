@@ -24,6 +24,19 @@ export interface DestinationRow {
   webhooks: string;
   created_at: string;
   updated_at: string;
+  /** Standard Webhooks secret (`whsec_…`); null when the destination does not sign that way. */
+  signing_secret: string | null;
+  /** The secret before the last rotation, still used to sign until `previous_signing_secret_until`. */
+  previous_signing_secret: string | null;
+  previous_signing_secret_until: string | null;
+}
+
+/** A webhook URL of a destination that is switched off (e.g. it answered 410 Gone), and why. */
+export interface DisabledWebhookRow {
+  destination_id: string;
+  url: string;
+  reason: string;
+  disabled_at: string;
 }
 
 export interface RegulationRow {
@@ -38,5 +51,6 @@ export interface RegulationRow {
 export interface Tables {
   sources: SourceRow;
   destinations: DestinationRow;
+  disabled_webhooks: DisabledWebhookRow;
   regulations: RegulationRow;
 }

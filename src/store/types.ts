@@ -14,6 +14,28 @@ export interface Webhook {
   headers: Record<string, string>;
 }
 
+/** Why and when one webhook URL was switched off; nothing is sent to it until it is switched back on. */
+export interface WebhookDisablement {
+  reason: string;
+  at: string;
+}
+
+export interface DestinationWebhook extends Webhook {
+  /** Present while the URL is switched off (a 410 Gone answer, or an operator). */
+  disabled?: WebhookDisablement;
+}
+
+/** A webhook as configured: `enabled` true switches a disabled URL back on, false switches it off; absent keeps its state. */
+export interface WebhookSetting extends Webhook {
+  enabled?: boolean;
+}
+
+/** Standard Webhooks signing: the current secret, and the one before a rotation while its overlap lasts. */
+export interface SigningSecrets {
+  current: string;
+  previous?: { secret: string; until: string };
+}
+
 export interface Destination {
   id: string;
   sourceId: string;
@@ -21,7 +43,9 @@ export interface Destination {
   enabled: boolean;
   /** Seed: when set, every request carries X-Signature. Never leaves the store except to sign. */
   sharedSecret: string | null;
-  webhooks: Webhook[];
+  /** When set, every request also carries Standard Webhooks headers. Never leaves the store except to sign. */
+  signing: SigningSecrets | null;
+  webhooks: DestinationWebhook[];
   createdAt: string;
   updatedAt: string;
 }
@@ -30,10 +54,15 @@ export interface NewDestination {
   name?: string;
   enabled: boolean;
   sharedSecret?: string | null;
-  webhooks: Webhook[];
+  /** Standard Webhooks secret (`whsec_` + base64); null or "" switches that signing off. */
+  signingSecret?: string | null;
+  webhooks: WebhookSetting[];
 }
 
-export type DestinationPatch = Partial<NewDestination>;
+export type DestinationPatch = Partial<NewDestination> & {
+  /** How long the replaced signing secret keeps signing after `signingSecret` changes (ms). */
+  signingSecretOverlapMs?: number;
+};
 
 export interface Regulation {
   id: string;
@@ -66,6 +95,11 @@ export interface Store {
      * listEnabledIds (regulations notify each of them).
      */
     listSourceIdsWithEnabled(): Promise<string[]>;
+    /**
+     * Switches one webhook URL off with a reason (e.g. it answered 410 Gone). Keeps the first
+     * reason if it is already off; false when the destination no longer has that URL.
+     */
+    disableWebhook(id: string, url: string, reason: string): Promise<boolean>;
   };
   regulations: {
     create(input: Omit<Regulation, 'id' | 'createdAt'>): Promise<Regulation>;

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Destination, Store, Webhook } from '../../store/types';
+import { parseDuration } from '../../delivery/duration';
+import { signingSecretRule } from '../../delivery/standard-webhooks';
+import type { Destination, DestinationPatch, Store, WebhookSetting } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import { seedLimitMessages } from './schema-errors';
 import { errorReplies, IdParams } from './schemas';
@@ -15,6 +17,11 @@ const WebhookBody = Type.Object(
         description: 'Static headers added to every request to this URL. Values are write-only.',
       }),
     ),
+    enabled: Type.Optional(
+      Type.Boolean({
+        description: 'true switches a URL back on after a 410 Gone (or after false); false switches it off. Absent keeps its state.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -24,11 +31,25 @@ const Enabled = Type.Boolean({ description: 'The on/off switch: only enabled des
 const SharedSecret = Type.Union([Type.String({ maxLength: 1024 }), Type.Null()], {
   description: 'When set, every request carries X-Signature. Write-only; null or "" clears it.',
 });
+const SigningSecret = Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+  description:
+    'Standard Webhooks secret (`whsec_` + base64 of 24-64 random bytes). When set, every request also carries webhook-id, webhook-timestamp and webhook-signature. Write-only; null or "" switches it off. Setting a new one rotates: the previous secret keeps signing (both signatures are sent) for the overlap.',
+});
+const SigningSecretOverlap = Type.String({
+  maxLength: 20,
+  description: 'On rotation, how long the previous signing secret keeps signing, e.g. `1h` (default SIGNING_SECRET_OVERLAP).',
+});
 const webhookList = (description: string) => Type.Array(WebhookBody, { maxItems: MAX_WEBHOOKS, description });
 const WEBHOOKS_DOC = 'Tried in order for each message until one accepts it.';
 
 const CreateDestinationBody = Type.Object(
-  { name: Type.Optional(Name), enabled: Enabled, sharedSecret: Type.Optional(SharedSecret), webhooks: webhookList(WEBHOOKS_DOC) },
+  {
+    name: Type.Optional(Name),
+    enabled: Enabled,
+    sharedSecret: Type.Optional(SharedSecret),
+    signingSecret: Type.Optional(SigningSecret),
+    webhooks: webhookList(WEBHOOKS_DOC),
+  },
   { additionalProperties: false },
 );
 
@@ -37,6 +58,8 @@ const PatchDestinationBody = Type.Object(
     name: Type.Optional(Name),
     enabled: Type.Optional(Enabled),
     sharedSecret: Type.Optional(SharedSecret),
+    signingSecret: Type.Optional(SigningSecret),
+    signingSecretOverlap: Type.Optional(SigningSecretOverlap),
     webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Replaces the whole list, headers included.`)),
   },
   { additionalProperties: false },
@@ -49,7 +72,22 @@ const DestinationView = Type.Object({
   name: Type.String(),
   enabled: Type.Boolean(),
   sharedSecretSet: Type.Boolean(),
-  webhooks: Type.Array(Type.Object({ url: Type.String(), headerNames: Type.Array(Type.String()) })),
+  signingSecretSet: Type.Boolean({ description: 'Whether requests carry Standard Webhooks signatures.' }),
+  previousSigningSecretUntil: Type.Optional(
+    Type.String({ format: 'date-time', description: 'During a rotation overlap: until when the previous secret also signs.' }),
+  ),
+  webhooks: Type.Array(
+    Type.Object({
+      url: Type.String(),
+      headerNames: Type.Array(Type.String()),
+      disabled: Type.Optional(
+        Type.Object(
+          { reason: Type.String(), at: Type.String({ format: 'date-time' }) },
+          { description: 'Present while the URL is switched off (it answered 410 Gone, or an operator switched it off): nothing is sent to it.' },
+        ),
+      ),
+    }),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -63,21 +101,38 @@ function toDestinationView(destination: Destination): Static<typeof DestinationV
     name: destination.name,
     enabled: destination.enabled,
     sharedSecretSet: destination.sharedSecret !== null,
-    webhooks: destination.webhooks.map(({ url, headers }) => ({ url, headerNames: Object.keys(headers) })),
+    signingSecretSet: destination.signing !== null,
+    ...(destination.signing?.previous && Date.parse(destination.signing.previous.until) > Date.now() && { previousSigningSecretUntil: destination.signing.previous.until }),
+    webhooks: destination.webhooks.map(({ url, headers, disabled }) => ({ url, headerNames: Object.keys(headers), ...(disabled && { disabled }) })),
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,
   };
 }
 
 /** Applies the seed rules the schema cannot express, and fills in the optional headers. */
-function acceptedWebhooks(webhooks: WebhookInput[]): Webhook[] {
+function acceptedWebhooks(webhooks: (WebhookInput & { enabled?: boolean })[]): WebhookSetting[] {
   const violation = findWebhookViolation(webhooks);
   if (violation) throw badRequest(violationMessage(violation));
-  return webhooks.map(({ url, headers }) => ({ url, headers: headers ?? {} }));
+  return webhooks.map(({ url, headers, enabled }) => ({ url, headers: headers ?? {}, ...(enabled !== undefined && { enabled }) }));
+}
+
+/** The value itself is never echoed: error replies end up in logs. */
+function acceptedSigningSecret(secret: string | null | undefined): void {
+  const rule = secret ? signingSecretRule(secret) : undefined;
+  if (rule) throw badRequest(`signingSecret: ${rule}`);
+}
+
+function overlapMs(overlap: string | undefined, defaultMs: number): number {
+  if (overlap === undefined) return defaultMs;
+  try {
+    return parseDuration(overlap);
+  } catch (err) {
+    throw badRequest(`signingSecretOverlap: ${(err as Error).message}`);
+  }
 }
 
 /** Destinations: where a source's events are POSTed (the seed's Webhooks destination settings). */
-export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; signingSecretOverlapMs: number }> = async (app, { store, signingSecretOverlapMs }) => {
   app.setSchemaErrorFormatter(seedLimitMessages);
 
   app.post(
@@ -87,6 +142,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = as
       const { sourceId } = request.params;
       if (!(await store.sources.get(sourceId))) throw notFound(`source ${sourceId}`);
       const webhooks = acceptedWebhooks(request.body.webhooks);
+      acceptedSigningSecret(request.body.signingSecret);
       const destination = await store.destinations.create(sourceId, { ...request.body, webhooks });
       return reply.code(201).send(toDestinationView(destination));
     },
@@ -117,8 +173,10 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = as
     '/destinations/:id',
     { schema: { params: IdParams, body: PatchDestinationBody, response: { 200: DestinationView, ...errorReplies } } },
     async (request) => {
-      const { webhooks, ...rest } = request.body;
-      const patch = webhooks === undefined ? rest : { ...rest, webhooks: acceptedWebhooks(webhooks) };
+      const { webhooks, signingSecretOverlap, ...rest } = request.body;
+      acceptedSigningSecret(rest.signingSecret);
+      const patch: DestinationPatch = { ...rest, signingSecretOverlapMs: overlapMs(signingSecretOverlap, signingSecretOverlapMs) };
+      if (webhooks !== undefined) patch.webhooks = acceptedWebhooks(webhooks);
       const destination = await store.destinations.update(request.params.id, patch);
       if (!destination) throw notFound(`destination ${request.params.id}`);
       return toDestinationView(destination);

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { SETTINGS } from '../../config';
 import type { Store } from '../../store/types';
 import type { DeliveryPolicy } from '../../delivery/types';
 import type { Deliveries } from '../deliveries';
@@ -13,16 +14,18 @@ export interface AdminOptions {
   adminToken: string;
   /** Timing for the delete notifications regulations send. */
   policy: DeliveryPolicy;
+  /** How long a rotated-out Standard Webhooks secret keeps signing (SIGNING_SECRET_OVERLAP; its default when absent). */
+  signingSecretOverlapMs?: number;
 }
 
 /**
  * The admin API, one plugin per resource. The token check is a hook on this plugin's context,
  * so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, policy }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, policy, signingSecretOverlapMs }) => {
   app.addHook('onRequest', requireAdminToken(adminToken));
   await app.register(sourceRoutes, { store });
-  await app.register(destinationRoutes, { store });
+  await app.register(destinationRoutes, { store, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
 
   await app.register(regulationRoutes, { store, deliveries, policy });
 };
