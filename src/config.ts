@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseDuration } from './delivery/duration';
+import { parseCron } from './personas/cron';
 import { parseAllowlist } from './delivery/egress';
 import type { DeliveryPolicy } from './delivery/types';
 
@@ -18,6 +19,10 @@ const text = (raw: string) => raw;
 const integer = (raw: string) => {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`"${raw}" is not a non-negative integer`);
+  return n;
+};
+const between = (n: number, min: number, max: number) => {
+  if (n < min || n > max) throw new Error(`${n} is not between ${min} and ${max}`);
   return n;
 };
 const duration = (raw: string) => parseDuration(raw);
@@ -44,6 +49,8 @@ export const SETTINGS = {
   deliveryTimeout: { env: 'DELIVERY_TIMEOUT', default: '5s', description: 'Time a webhook has to answer one attempt (seed: 5 seconds).', parse: duration },
   deliveryInitialBackoff: { env: 'DELIVERY_INITIAL_BACKOFF', default: '1s', description: 'Wait before the second round of attempts; doubles each round, with jitter.', parse: duration },
   deliveryMaxBackoff: { env: 'DELIVERY_MAX_BACKOFF', default: '10m', description: 'Longest wait between two rounds of attempts (a `Retry-After` may ask for more, up to the window).', parse: duration },
+  personasSyncSchedule: { env: 'PERSONAS_SYNC_SCHEDULE', default: '*/15 * * * *', description: 'Cron expression (UTC) of the Temporal Schedule of an audience or computed trait created without a `schedule`.', parse: parseCron },
+  personasSyncPageSize: { env: 'PERSONAS_SYNC_PAGE_SIZE', default: '500', description: 'Changed profiles one Personas sync activity reads and starts identify deliveries for (the worker\'s setting).', parse: (raw: string) => between(integer(raw), 1, 10_000) },
   workerMaxConcurrentActivities: { env: 'WORKER_MAX_CONCURRENT_ACTIVITIES', default: '200', description: 'Webhook POSTs one worker runs at once.', parse: integer },
   workerMaxConcurrentWorkflowTasks: { env: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', default: '100', description: 'Workflow tasks one worker runs at once.', parse: integer },
   egressAllowlist: { env: 'EGRESS_ALLOWLIST', default: '', description: 'Comma-separated CIDRs that webhooks may reach although they are not public addresses (e.g. `127.0.0.0/8` for local receivers). Every other loopback, private, link-local (incl. 169.254.169.254), CGNAT, unique-local, IPv4-mapped or otherwise non-global address is refused at connection time.', parse: cidrs },
@@ -70,7 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 }
 
 /** The delivery timing a message is accepted with (carried in its workflow input). */
-export function deliveryPolicy(config: Config): DeliveryPolicy {
+export function deliveryPolicy(config: Pick<Config, 'deliveryRetryWindow' | 'deliveryTimeout' | 'deliveryInitialBackoff' | 'deliveryMaxBackoff'>): DeliveryPolicy {
   return {
     retryWindowMs: config.deliveryRetryWindow,
     timeoutMs: config.deliveryTimeout,

@@ -1,6 +1,7 @@
 import { connectSqlite } from './connection';
 import { destinationStore } from './destinations';
 import { migrateToLatest } from './migrations';
+import { personasStore } from './personas';
 import { regulationStore } from './regulations';
 import { sourceStore } from './sources';
 import type { Store } from './types';
@@ -25,6 +26,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sources: sourceStore(db),
     destinations: destinationStore(db),
     regulations: regulationStore(db),
+    personas: personasStore(db),
     close: () => db.destroy(),
   };
 }

@@ -1,4 +1,5 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { personasMigration } from './personas-migration';
 import type { Tables } from './tables';
 
 /**
@@ -60,6 +61,8 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('destinations').addColumn('previous_signing_secret_until', 'text').execute();
     },
   },
+  // Profiles, audiences, computed traits and their sync snapshots (src/store/personas-migration.ts).
+  '0003_personas': personasMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

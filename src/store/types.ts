@@ -1,3 +1,5 @@
+import type { PersonasStore } from './personas-types';
+
 /** Domain records as the rest of Switchyard sees them (the SQL shape stays inside src/store). */
 
 export interface Source {
@@ -105,5 +107,7 @@ export interface Store {
     create(input: Omit<Regulation, 'id' | 'createdAt'>): Promise<Regulation>;
     get(id: string): Promise<Regulation | undefined>;
   };
+  /** Profiles, audiences and computed traits (see personas-types.ts). */
+  personas: PersonasStore;
   close(): Promise<void>;
 }

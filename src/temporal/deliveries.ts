@@ -9,7 +9,7 @@ import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflow
 /** Starts in flight at once for one request: enough to hide round trips, few enough to be fair to other requests. */
 const START_CONCURRENCY = 32;
 
-async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+export async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) await run(items[next++]);
@@ -17,28 +17,34 @@ async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promis
   await Promise.all(lanes);
 }
 
-export function temporalDeliveries(client: Client, taskQueue: string): Deliveries {
-  async function startOne(input: DeliveryInput): Promise<void> {
-    try {
-      await client.workflow.start(deliverMessage, {
-        taskQueue,
-        workflowId: deliveryWorkflowId(input.sourceId, input.messageId),
-        // A re-sent messageId finds the existing workflow (running or closed) and is not delivered again.
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        args: [input],
-        typedSearchAttributes: [
-          { key: SOURCE, value: input.sourceId },
-          { key: DESTINATIONS, value: input.destinationIds },
-          { key: MESSAGE_TYPE, value: input.type },
-          ...(input.userId ? [{ key: USER_ID, value: input.userId }] : []),
-          { key: STATUS, value: 'delivering' },
-        ],
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      throw err;
-    }
+/**
+ * Starts one message's delivery workflow. Resolves false when Temporal already has it: a re-sent
+ * messageId finds the existing workflow (running or closed) and is not delivered again.
+ */
+export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput): Promise<boolean> {
+  try {
+    await client.workflow.start(deliverMessage, {
+      taskQueue,
+      workflowId: deliveryWorkflowId(input.sourceId, input.messageId),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [input],
+      typedSearchAttributes: [
+        { key: SOURCE, value: input.sourceId },
+        { key: DESTINATIONS, value: input.destinationIds },
+        { key: MESSAGE_TYPE, value: input.type },
+        ...(input.userId ? [{ key: USER_ID, value: input.userId }] : []),
+        { key: STATUS, value: 'delivering' },
+      ],
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
   }
+}
+
+export function temporalDeliveries(client: Client, taskQueue: string): Deliveries {
+  const startOne = async (input: DeliveryInput) => void (await startDeliveryWorkflow(client, taskQueue, input));
 
   /** Visibility query string literal: quotes and backslashes escaped. */
   const literal = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;

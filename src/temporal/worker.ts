@@ -1,3 +1,4 @@
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -29,12 +30,14 @@ function installRuntime(logger: Logger): void {
 export async function createDeliveryWorker(config: Config, store: Store, logger: Logger): Promise<Worker> {
   installRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  // Personas sync activities start delivery workflows through an ordinary client (connected on first use).
+  const client = new Client({ connection: Connection.lazy({ address: config.temporalAddress }), namespace: config.temporalNamespace });
   return Worker.create({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
     workflowsPath: require.resolve('../workflows'),
-    activities: createActivities(store, config),
+    activities: createActivities(store, config, client),
     maxConcurrentActivityTaskExecutions: config.workerMaxConcurrentActivities,
     maxConcurrentWorkflowTaskExecutions: config.workerMaxConcurrentWorkflowTasks,
     // Deliveries are short; let a SIGTERM'd worker finish in-flight POSTs before handing back.

@@ -1,1 +1,3 @@
 export { deliverMessage } from './deliver-message';
+export { syncAudience } from './sync-audience';
+export { syncComputedTrait } from './sync-computed-trait';

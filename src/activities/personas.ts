@@ -1,0 +1,94 @@
+import { Context, log } from '@temporalio/activity';
+import { ScheduleNotFoundError, type Client } from '@temporalio/client';
+import { deliveryPolicy, type Config } from '../config';
+import { toWebhookMessage } from '../delivery/payload';
+import type { DeliveryInput } from '../delivery/types';
+import { toPersonasIdentify } from '../personas/messages';
+import { personasScheduleId } from '../personas/temporal-ids';
+import type { ComputationRef } from '../personas/types';
+import type { Store } from '../store/types';
+import { inParallel, startDeliveryWorkflow } from '../temporal/deliveries';
+
+/** Delivery starts in flight at once from one page: bounded fan-out against the Temporal frontend. */
+const START_CONCURRENCY = 32;
+
+export type PersonasConfig = Pick<Config, 'temporalTaskQueue' | 'personasSyncPageSize' | 'deliveryRetryWindow' | 'deliveryTimeout' | 'deliveryInitialBackoff' | 'deliveryMaxBackoff'>;
+
+export type PrepareResult =
+  | { status: 'gone' | 'no_destinations' }
+  | { status: 'ready'; version: number; changes: number; reused: boolean };
+
+export interface PageRequest {
+  computation: ComputationRef;
+  version: number;
+  /** Profile id of the last change of the previous page. */
+  after?: string;
+}
+
+export type PageResult =
+  | { status: 'gone' | 'superseded' | 'no_destinations' }
+  | { status: 'started'; started: number; existing: number; next?: string };
+
+/**
+ * The I/O of a Personas sync. Each step can be repeated without effect beyond the first run: the
+ * changes of a version are frozen in the store, message ids are derived from them, and Temporal
+ * refuses a second delivery workflow with the same id.
+ */
+export function makePersonasActivities(store: Store, config: PersonasConfig, client: Client) {
+  const policy = deliveryPolicy(config);
+
+  return {
+    /** Freezes the changes of the next snapshot version, or returns the pending one an earlier run left. */
+    async preparePersonasSync(computation: ComputationRef): Promise<PrepareResult> {
+      const definition = computation.kind === 'audience' ? await store.personas.audiences.get(computation.id) : await store.personas.computedTraits.get(computation.id);
+      if (!definition) return { status: 'gone' };
+      // Nothing can be delivered: keep the snapshot as it is, so the first sync after a destination
+      // is switched on still sends every member (seed, Personas rule 3).
+      if ((await store.destinations.listEnabledIds(definition.sourceId)).length === 0) return { status: 'no_destinations' };
+      const prepared = await store.personas.sync.prepare(computation, Date.now());
+      if (prepared.status === 'gone') return prepared;
+      log.info('personas sync prepared', { computationId: computation.id, version: prepared.version, changes: prepared.changes, reused: prepared.reused });
+      return { status: 'ready', version: prepared.version, changes: prepared.changes, reused: prepared.reused };
+    },
+
+    /** One page of changes → one identify delivery workflow each, through the normal delivery path. */
+    async startPersonasDeliveries(request: PageRequest): Promise<PageResult> {
+      const { computation, version } = request;
+      const page = await store.personas.sync.changes(computation, version, request.after, config.personasSyncPageSize);
+      if (page.status !== 'pending') return { status: page.status };
+      const destinationIds = await store.destinations.listEnabledIds(page.sourceId);
+      if (destinationIds.length === 0) return { status: 'no_destinations' };
+
+      const synced = { kind: computation.kind, id: computation.id, key: page.key, version, computedAt: page.computedAt };
+      const inputs: DeliveryInput[] = page.changes.map((change) => {
+        const message = toPersonasIdentify(synced, change);
+        return { sourceId: page.sourceId, messageId: message.messageId, type: 'identify', userId: message.userId, destinationIds, message: toWebhookMessage(message), policy };
+      });
+      let started = 0;
+      let existing = 0;
+      await inParallel(inputs, START_CONCURRENCY, async (input) => {
+        if (await startDeliveryWorkflow(client, config.temporalTaskQueue, input)) started++;
+        else existing++;
+        Context.current().heartbeat(started + existing);
+      });
+      const last = page.changes.at(-1);
+      const full = page.changes.length === config.personasSyncPageSize;
+      return { status: 'started', started, existing, ...(full && last ? { next: last.profileId } : {}) };
+    },
+
+    /** The changes become the snapshot: the next sync sends only what differs from them. */
+    async commitPersonasSync(request: { computation: ComputationRef; version: number }) {
+      return store.personas.sync.commit(request.computation, request.version);
+    },
+
+    /** A schedule whose audience or computed trait is gone (e.g. its source was deleted) removes itself. */
+    async retirePersonasSchedule(computation: ComputationRef): Promise<void> {
+      try {
+        await client.schedule.getHandle(personasScheduleId(computation)).delete();
+        log.info('personas schedule of a deleted definition removed', { computationId: computation.id });
+      } catch (err) {
+        if (!(err instanceof ScheduleNotFoundError)) throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import { sql, type Kysely } from 'kysely';
+import type { ProfileUpdate } from '../personas/profile-updates';
+import type { PersonasTables } from './personas-tables';
+import type { ProfileStore } from './personas-types';
+import type { Tables } from './tables';
+import { writeTransaction } from './write-transaction';
+
+type Db = Kysely<Tables & PersonasTables>;
+
+/** Rows per multi-row INSERT: far below SQLite's bound-parameter limit at 7 columns a row. */
+const ROWS_PER_INSERT = 500;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The (from → to) id links a request makes, in order: alias calls, and anonymous ids seen with a user id. */
+function links(updates: ProfileUpdate[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (const u of updates) {
+    if (u.type === 'alias') out.push([u.previousId, u.userId]);
+    else if (u.userId && u.anonymousId && u.userId !== u.anonymousId) out.push([u.anonymousId, u.userId]);
+  }
+  return out;
+}
+
+function mentionedIds(updates: ProfileUpdate[]): string[] {
+  const ids = new Set<string>();
+  for (const u of updates) {
+    for (const id of u.type === 'alias' ? [u.previousId, u.userId] : [u.userId, u.anonymousId]) if (id) ids.add(id);
+  }
+  return [...ids];
+}
+
+/** Alias ids → the profile they belong to; ids with no alias row are their own profile. */
+async function resolveIds(db: Db, sourceId: string, ids: string[]): Promise<Map<string, string>> {
+  const resolved = new Map<string, string>();
+  for (const part of chunks(ids, ROWS_PER_INSERT)) {
+    const rows = await db.selectFrom('profile_aliases').select(['alias_id', 'profile_id']).where('source_id', '=', sourceId).where('alias_id', 'in', part).execute();
+    for (const row of rows) resolved.set(row.alias_id, row.profile_id);
+  }
+  return resolved;
+}
+
+/**
+ * Makes `from` and everything it stands for part of `to`'s profile: events and aliases move over,
+ * traits merge (the surviving profile's own traits win), and the old profile row goes. A later sync
+ * sees the old profile leave and the merged one (possibly) join, and says so to the receivers.
+ */
+async function link(db: Db, sourceId: string, from: string, to: string, resolved: Map<string, string>, now: string): Promise<void> {
+  const target = resolved.get(to) ?? to;
+  const merged = resolved.get(from) ?? from;
+  if (merged !== target) {
+    await db
+      .insertInto('profiles')
+      .values({ source_id: sourceId, profile_id: target, user_id: target, traits: '{}', created_at: now, updated_at: now })
+      .onConflict((oc) => oc.columns(['source_id', 'profile_id']).doNothing())
+      .execute();
+    const old = await db.selectFrom('profiles').select('traits').where('source_id', '=', sourceId).where('profile_id', '=', merged).executeTakeFirst();
+    if (old) {
+      await db
+        .updateTable('profiles')
+        .set({ traits: sql<string>`json_patch(${old.traits}, traits)`, updated_at: now })
+        .where('source_id', '=', sourceId)
+        .where('profile_id', '=', target)
+        .execute();
+      await db.deleteFrom('profiles').where('source_id', '=', sourceId).where('profile_id', '=', merged).execute();
+    }
+    await db.updateTable('profile_events').set({ profile_id: target }).where('profile_id', '=', merged).where('source_id', '=', sourceId).execute();
+    await db.updateTable('profile_aliases').set({ profile_id: target }).where('profile_id', '=', merged).where('source_id', '=', sourceId).execute();
+    for (const [alias, profile] of resolved) if (profile === merged) resolved.set(alias, target);
+    resolved.set(merged, target);
+  }
+  const aliases = [...new Set([from, merged])].filter((id) => id !== target);
+  if (aliases.length > 0) {
+    await db
+      .insertInto('profile_aliases')
+      .values(aliases.map((alias_id) => ({ source_id: sourceId, alias_id, profile_id: target })))
+      .onConflict((oc) => oc.columns(['source_id', 'alias_id']).doUpdateSet({ profile_id: target }))
+      .execute();
+  }
+  resolved.set(from, target);
+}
+
+export function profileStore(base: Kysely<Tables>): ProfileStore {
+  const db: Db = base.withTables<PersonasTables>();
+
+  return {
+    async record(sourceId, updates) {
+      if (updates.length === 0) return;
+      await writeTransaction(db, async (trx) => {
+        const now = new Date().toISOString();
+        const resolved = await resolveIds(trx, sourceId, mentionedIds(updates));
+        for (const [from, to] of links(updates)) await link(trx, sourceId, from, to, resolved, now);
+
+        const profileOf = (u: { userId?: string; anonymousId?: string }) => {
+          const id = (u.userId ?? u.anonymousId)!;
+          return resolved.get(id) ?? id;
+        };
+        // Identify rows carry traits, track rows make sure the profile exists: one upsert, in call order.
+        const profiles = updates.flatMap((u) =>
+          u.type === 'alias'
+            ? []
+            : [{ source_id: sourceId, profile_id: profileOf(u), user_id: u.userId ? profileOf(u) : null, traits: JSON.stringify(u.type === 'identify' ? u.traits : {}), created_at: now, updated_at: now }],
+        );
+        for (const part of chunks(profiles, ROWS_PER_INSERT)) {
+          await trx
+            .insertInto('profiles')
+            .values(part)
+            .onConflict((oc) =>
+              oc.columns(['source_id', 'profile_id']).doUpdateSet({
+                // RFC 7396 merge: new traits win, nested objects merge, a trait set to null is removed.
+                traits: sql<string>`json_patch(profiles.traits, excluded.traits)`,
+                user_id: sql<string | null>`coalesce(profiles.user_id, excluded.user_id)`,
+                updated_at: now,
+              }),
+            )
+            .execute();
+        }
+
+        const events = updates.flatMap((u) =>
+          u.type === 'track'
+            ? [{ source_id: sourceId, profile_id: profileOf(u), message_id: u.messageId, event: u.event, properties: JSON.stringify(u.properties), timestamp: u.timestamp }]
+            : [],
+        );
+        for (const part of chunks(events, ROWS_PER_INSERT)) {
+          // A re-sent call (same messageId) is already recorded: count it once.
+          await trx.insertInto('profile_events').values(part).onConflict((oc) => oc.doNothing()).execute();
+        }
+      });
+    },
+
+    async get(sourceId, id) {
+      const alias = await db.selectFrom('profile_aliases').select('profile_id').where('source_id', '=', sourceId).where('alias_id', '=', id).executeTakeFirst();
+      const profileId = alias?.profile_id ?? id;
+      const row = await db.selectFrom('profiles').selectAll().where('source_id', '=', sourceId).where('profile_id', '=', profileId).executeTakeFirst();
+      if (!row) return undefined;
+      const aliases = await db.selectFrom('profile_aliases').select('alias_id').where('profile_id', '=', profileId).where('source_id', '=', sourceId).orderBy('alias_id').execute();
+      const { count } = await db
+        .selectFrom('profile_events')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('profile_id', '=', profileId)
+        .where('source_id', '=', sourceId)
+        .executeTakeFirstOrThrow();
+      return {
+        sourceId,
+        profileId,
+        userId: row.user_id,
+        traits: JSON.parse(row.traits) as Record<string, unknown>,
+        aliases: aliases.map((a) => a.alias_id),
+        eventCount: Number(count),
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      };
+    },
+
+    async forgetUsers(userIds) {
+      return writeTransaction(db, async (trx) => {
+        let removed = 0;
+        for (const userId of userIds) {
+          // Every source's profile this user id is, or was merged into.
+          const owners = await trx
+            .selectFrom('profile_aliases')
+            .select(['source_id', 'profile_id'])
+            .where('alias_id', '=', userId)
+            .union(trx.selectFrom('profiles').select(['source_id', 'profile_id']).where((eb) => eb.or([eb('profile_id', '=', userId), eb('user_id', '=', userId)])))
+            .execute();
+          for (const { source_id, profile_id } of owners) {
+            await trx.deleteFrom('profile_events').where('profile_id', '=', profile_id).where('source_id', '=', source_id).execute();
+            await trx.deleteFrom('profile_aliases').where('profile_id', '=', profile_id).where('source_id', '=', source_id).execute();
+            // The snapshot and any pending changes go too: no later sync sends anything about this person.
+            await trx.deleteFrom('personas_snapshots').where('profile_id', '=', profile_id).where('source_id', '=', source_id).execute();
+            await trx.deleteFrom('personas_changes').where('profile_id', '=', profile_id).where('source_id', '=', source_id).execute();
+            const result = await trx.deleteFrom('profiles').where('source_id', '=', source_id).where('profile_id', '=', profile_id).executeTakeFirst();
+            removed += Number(result.numDeletedRows);
+          }
+          await trx.deleteFrom('profile_aliases').where('alias_id', '=', userId).execute();
+        }
+        return removed;
+      });
+    },
+  };
+}
