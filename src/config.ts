@@ -55,6 +55,8 @@ export const SETTINGS = {
   workerMaxConcurrentWorkflowTasks: { env: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', default: '100', description: 'Workflow tasks one worker runs at once.', parse: integer },
   egressAllowlist: { env: 'EGRESS_ALLOWLIST', default: '', description: 'Comma-separated CIDRs that webhooks may reach although they are not public addresses (e.g. `127.0.0.0/8` for local receivers). Every other loopback, private, link-local (incl. 169.254.169.254), CGNAT, unique-local, IPv4-mapped or otherwise non-global address is refused at connection time.', parse: cidrs },
   signingSecretOverlap: { env: 'SIGNING_SECRET_OVERLAP', default: '24h', description: 'After a destination\'s Standard Webhooks `signingSecret` is replaced, how long the previous secret keeps signing too (receivers may verify with either). A PATCH may set its own `signingSecretOverlap`.', parse: duration },
+  ingestRateLimit: { env: 'INGEST_RATE_LIMIT', default: '500', description: 'Ingestion requests one write key may make per `INGEST_RATE_WINDOW`, per API process; beyond it the API answers 429 with Retry-After. `0` switches the limit off.', parse: integer },
+  ingestRateWindow: { env: 'INGEST_RATE_WINDOW', default: '1s', description: 'The window `INGEST_RATE_LIMIT` counts over.', parse: duration },
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;

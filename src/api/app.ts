@@ -6,6 +6,7 @@ import { deliveryPolicy, type Config } from '../config';
 import type { Store } from '../store/types';
 import type { Deliveries } from './deliveries';
 import { installErrorHandler } from './errors';
+import { installJsonBodyParser, replyToClientError } from './json-body';
 import { adminRoutes } from './admin';
 import { ingestRoutes } from './ingest';
 import { healthRoutes } from './health';
@@ -24,8 +25,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Seed limit: a batch request carries at most 500 KB (gzip is measured after inflating).
     bodyLimit: 500 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
+    clientErrorHandler: replyToClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandler(app);
+  installJsonBodyParser(app);
   // Every route's JSON schema validates requests and serializes replies; together they are the API document.
   await app.register(swagger, {
     openapi: {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deliveryPolicy, type Config } from '../config';
@@ -11,7 +12,9 @@ import { ApiError, badRequest } from './errors';
 import { acceptGzipBodies } from './gzip';
 import { Accepted, BatchBody, CallBody, ErrorReply } from './ingest-schema';
 import { acceptMessage, messageProblem, type RawMessage } from './message-rules';
-import { authenticateSource } from './write-key';
+import { hashWriteKey } from '../store/write-keys';
+import { formatDuration } from '../delivery/duration';
+import { authenticateSource, writeKeyOf } from './write-key';
 
 interface IngestOptions {
   store: Store;
@@ -19,7 +22,7 @@ interface IngestOptions {
   config: Config;
 }
 
-const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 503: ErrorReply };
+const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 429: ErrorReply, 503: ErrorReply };
 
 /**
  * Segment Tracking API: one route per call type plus batch/import. A 200 means Temporal holds a
@@ -29,6 +32,23 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   acceptGzipBodies(app);
   const policy = deliveryPolicy(config);
+
+  // One bucket per write key (its hash, the same key the store looks sources up by), so a noisy
+  // source gets 429s while the others carry on. Counted after the body is parsed (a write key may
+  // be in it) and before validation, so a flood of invalid requests is limited too.
+  if (config.ingestRateLimit > 0) {
+    await app.register(rateLimit, {
+      max: config.ingestRateLimit,
+      timeWindow: config.ingestRateWindow,
+      hook: 'preValidation',
+      keyGenerator: (request) => {
+        const writeKey = writeKeyOf(request);
+        return writeKey ? `write-key:${hashWriteKey(writeKey)}` : `address:${request.ip}`;
+      },
+      errorResponseBuilder: (_request, context) =>
+        new ApiError(429, 'rate_limited', `too many requests for this write key (at most ${context.max} per ${formatDuration(config.ingestRateWindow)}); retry in ${context.after}`),
+    });
+  }
 
   async function ingest(sourceId: string, calls: { raw: RawMessage; type: CallType }[], inBatch: boolean, batchSentAt?: string): Promise<void> {
     const receivedAtMs = Date.now();
