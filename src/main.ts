@@ -7,6 +7,7 @@ import { loadQuickstart } from './quickstart';
 import { openStore } from './store';
 import { connectClient } from './temporal/connection';
 import { temporalDeliveries } from './temporal/deliveries';
+import { temporalSyncSchedules } from './temporal/personas-schedules';
 import { startDevServer } from './temporal/dev-server';
 import { createDeliveryWorker } from './temporal/worker';
 
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   const client = await connectClient(config.temporalAddress, config.temporalNamespace, 15 * 60_000);
   const worker = await createDeliveryWorker(config, store, logger);
   const workerRun = worker.run();
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue), logger });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), logger });
   await app.listen({ port: config.port, host: config.host });
 
   const api = `http://localhost:${config.port}`;

@@ -4,6 +4,7 @@ import { createLogger } from './logger';
 import { openStore } from './store';
 import { connectClient } from './temporal/connection';
 import { temporalDeliveries } from './temporal/deliveries';
+import { temporalSyncSchedules } from './temporal/personas-schedules';
 
 /** Entry point: the HTTP API. SIGTERM stops accepting, lets in-flight requests finish, then exits. */
 async function main(): Promise<void> {
@@ -12,7 +13,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, 'switchyard-api');
   const store = await openStore({ databasePath: config.databasePath });
   const client = await connectClient(config.temporalAddress, config.temporalNamespace);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue), logger });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), logger });
   await app.listen({ port: config.port, host: config.host });
   const stop = async () => {
     await app.close();

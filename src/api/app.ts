@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { deliveryPolicy, type Config } from '../config';
 import type { Store } from '../store/types';
 import type { Deliveries } from './deliveries';
+import type { SyncSchedules } from './personas-schedules';
 import { installErrorHandler } from './errors';
 import { installJsonBodyParser, replyToClientError } from './json-body';
 import { adminRoutes } from './admin';
@@ -15,6 +16,8 @@ export interface AppOptions {
   config: Config;
   store: Store;
   deliveries: Deliveries;
+  /** Temporal Schedules of audiences and computed traits (the Personas admin routes need it). */
+  schedules?: SyncSchedules;
   logger?: Logger | false;
 }
 
@@ -44,6 +47,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes, { deliveries: options.deliveries });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config });
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule } });
   return app;
 }

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deliveryPolicy, type Config } from '../config';
 import { isIntegrationEnabled } from '../delivery/integrations';
 import { toWebhookMessage } from '../delivery/payload';
+import { profileUpdates } from '../personas/profile-updates';
 import type { CallType, DeliveryInput } from '../delivery/types';
 import type { Store } from '../store/types';
 import type { Deliveries } from './deliveries';
@@ -56,6 +57,8 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
     const problem = problems.find(Boolean);
     if (problem) throw badRequest(problem);
 
+    // Personas profiles: traits, events and aliases of the whole request in one SQLite transaction.
+    await store.personas.profiles.record(sourceId, profileUpdates(calls, receivedAtMs, batchSentAt));
     const destinationIds = await store.destinations.listEnabledIds(sourceId);
     const inputs: DeliveryInput[] = [];
     for (const { raw, type } of calls) {

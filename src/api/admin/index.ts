@@ -3,6 +3,9 @@ import { SETTINGS } from '../../config';
 import type { Store } from '../../store/types';
 import type { DeliveryPolicy } from '../../delivery/types';
 import type { Deliveries } from '../deliveries';
+import type { SyncSchedules } from '../personas-schedules';
+import { audienceRoutes } from './audiences';
+import { computedTraitRoutes } from './computed-traits';
 import { requireAdminToken } from './auth';
 import { destinationRoutes } from './destinations';
 import { regulationRoutes } from './regulations';
@@ -16,16 +19,22 @@ export interface AdminOptions {
   policy: DeliveryPolicy;
   /** How long a rotated-out Standard Webhooks secret keeps signing (SIGNING_SECRET_OVERLAP; its default when absent). */
   signingSecretOverlapMs?: number;
+  /** Audiences and computed traits need Temporal Schedules; without this port their routes are not served. */
+  personas?: { schedules: SyncSchedules; defaultSchedule: string };
 }
 
 /**
  * The admin API, one plugin per resource. The token check is a hook on this plugin's context,
  * so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, policy, signingSecretOverlapMs }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, policy, signingSecretOverlapMs, personas }) => {
   app.addHook('onRequest', requireAdminToken(adminToken));
   await app.register(sourceRoutes, { store });
   await app.register(destinationRoutes, { store, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
 
   await app.register(regulationRoutes, { store, deliveries, policy });
+  if (personas) {
+    await app.register(audienceRoutes, { store, ...personas });
+    await app.register(computedTraitRoutes, { store, ...personas });
+  }
 };

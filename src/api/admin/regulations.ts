@@ -35,6 +35,8 @@ const RegulationView = Type.Object({
 export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy }> = async (app, { store, deliveries, policy }) => {
   app.post('/regulations', { schema: { body: RegulationBody, response: { 201: RegulationView, 503: errorReplies[400], ...errorReplies } } }, async (request, reply) => {
     const regulation = await store.regulations.create(request.body);
+    // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
+    await store.personas.profiles.forgetUsers(regulation.subjectIds);
     const sourceIds = await store.destinations.listSourceIdsWithEnabled();
     const inputs: DeliveryInput[] = [];
     for (const sourceId of sourceIds) {
