@@ -12,7 +12,7 @@ import { inParallel, startDeliveryWorkflow } from '../temporal/deliveries';
 /** Delivery starts in flight at once from one page: bounded fan-out against the Temporal frontend. */
 const START_CONCURRENCY = 32;
 
-export type PersonasConfig = Pick<Config, 'temporalTaskQueue' | 'personasSyncPageSize' | 'deliveryRetryWindow' | 'deliveryTimeout' | 'deliveryInitialBackoff' | 'deliveryMaxBackoff'>;
+export type PersonasConfig = Pick<Config, 'temporalTaskQueue' | 'personasSyncPageSize' | 'deliveryRetryWindow' | 'deliveryTimeout' | 'deliveryInitialBackoff' | 'deliveryMaxBackoff' | 'deliveryFirstAttemptLocal'>;
 
 export type PrepareResult =
   | { status: 'gone' | 'no_destinations' }
@@ -54,13 +54,15 @@ export function makePersonasActivities(store: Store, config: PersonasConfig, cli
     /** One page of changes → one identify delivery workflow each, through the normal delivery path. */
     async startPersonasDeliveries(request: PageRequest): Promise<PageResult> {
       const { computation, version } = request;
-      const page = await store.personas.sync.changes(computation, version, request.after, config.personasSyncPageSize);
+      // One row more than a page: whether it is there says if another page follows.
+      const page = await store.personas.sync.changes(computation, version, request.after, config.personasSyncPageSize + 1);
       if (page.status !== 'pending') return { status: page.status };
+      const changes = page.changes.slice(0, config.personasSyncPageSize);
       const destinationIds = await store.destinations.listEnabledIds(page.sourceId);
       if (destinationIds.length === 0) return { status: 'no_destinations' };
 
       const synced = { kind: computation.kind, id: computation.id, key: page.key, version, computedAt: page.computedAt };
-      const inputs: DeliveryInput[] = page.changes.map((change) => {
+      const inputs: DeliveryInput[] = changes.map((change) => {
         const message = toPersonasIdentify(synced, change);
         return { sourceId: page.sourceId, messageId: message.messageId, type: 'identify', userId: message.userId, destinationIds, message: toWebhookMessage(message), policy };
       });
@@ -71,9 +73,8 @@ export function makePersonasActivities(store: Store, config: PersonasConfig, cli
         else existing++;
         Context.current().heartbeat(started + existing);
       });
-      const last = page.changes.at(-1);
-      const full = page.changes.length === config.personasSyncPageSize;
-      return { status: 'started', started, existing, ...(full && last ? { next: last.profileId } : {}) };
+      const more = page.changes.length > changes.length;
+      return { status: 'started', started, existing, ...(more ? { next: changes.at(-1)!.profileId } : {}) };
     },
 
     /** The changes become the snapshot: the next sync sends only what differs from them. */

@@ -1,0 +1,47 @@
+import { profileUpdates } from '../../src/personas/profile-updates';
+
+const received = Date.parse('2026-03-01T10:00:10.000Z');
+
+describe('what an accepted call changes in the profiles', () => {
+  it('identify merges traits, track records the event, alias links ids; page, screen and group change nothing', () => {
+    const updates = profileUpdates(
+      [
+        { type: 'identify', raw: { userId: 'u1', anonymousId: 'a1', traits: { plan: 'pro' } } },
+        { type: 'track', raw: { userId: 42, event: 'Order Completed', properties: { total: 5 }, messageId: 'm1', timestamp: '2026-03-01T09:00:00Z' } },
+        { type: 'alias', raw: { userId: 'u2', previousId: 'u1' } },
+        { type: 'page', raw: { userId: 'u1', name: 'Home' } },
+        { type: 'screen', raw: { userId: 'u1', name: 'Home' } },
+        { type: 'group', raw: { userId: 'u1', groupId: 'g' } },
+      ],
+      received,
+    );
+    expect(updates).toEqual([
+      { type: 'identify', userId: 'u1', anonymousId: 'a1', traits: { plan: 'pro' } },
+      { type: 'track', userId: '42', anonymousId: undefined, messageId: 'm1', event: 'Order Completed', properties: { total: 5 }, timestamp: '2026-03-01T09:00:00.000Z' },
+      { type: 'alias', userId: 'u2', previousId: 'u1' },
+    ]);
+  });
+
+  it('stamps an event with the same corrected timestamp the delivery uses (client clock skew)', () => {
+    // The client's clock is 1 minute fast: sentAt - timestamp is trusted, its absolute time is not.
+    const [track] = profileUpdates([{ type: 'track', raw: { userId: 'u', event: 'E', messageId: 'm', timestamp: '2026-03-01T10:00:50.000Z', sentAt: '2026-03-01T10:01:10.000Z' } }], received);
+    expect(track).toMatchObject({ timestamp: '2026-03-01T09:59:50.000Z' });
+    const [inBatch] = profileUpdates([{ type: 'track', raw: { userId: 'u', event: 'E', messageId: 'm', timestamp: '2026-03-01T10:00:50.000Z' } }], received, '2026-03-01T10:01:10.000Z');
+    expect(inBatch).toMatchObject({ timestamp: '2026-03-01T09:59:50.000Z' });
+  });
+
+  it('gives a track call without messageId an id from its content, so the same call re-sent is recorded once', () => {
+    const call = { type: 'track' as const, raw: { userId: 'u', event: 'E', properties: { a: 1 }, timestamp: '2026-03-01T09:00:00Z' } };
+    const [first] = profileUpdates([call], received);
+    const [again] = profileUpdates([call], received + 5_000);
+    const [other] = profileUpdates([{ ...call, raw: { ...call.raw, properties: { a: 2 } } }], received);
+    expect(first).toMatchObject({ messageId: expect.stringMatching(/^sha1:[0-9a-f]{40}$/) });
+    expect((again as { messageId: string }).messageId).toBe((first as { messageId: string }).messageId);
+    expect((other as { messageId: string }).messageId).not.toBe((first as { messageId: string }).messageId);
+  });
+
+  it('reads missing or non-object traits and properties as empty', () => {
+    expect(profileUpdates([{ type: 'identify', raw: { userId: 'u', traits: ['x'] } }], received)).toEqual([{ type: 'identify', userId: 'u', anonymousId: undefined, traits: {} }]);
+    expect(profileUpdates([{ type: 'track', raw: { anonymousId: 'a', event: 'E', messageId: 'm' } }], received)[0]).toMatchObject({ properties: {}, timestamp: '2026-03-01T10:00:10.000Z' });
+  });
+});
