@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { freePort } from './ports';
+import { ROOT, spawnWorker, startTemporal, stopProcess, waitFor, waitForPoller } from './processes';
+
+/**
+ * Processes a fault test owns — its own Temporal dev server, worker or API — so it can kill them
+ * without touching the run's shared ones. Each lives under its own folder of the test run.
+ */
+
+export function faultDir(name: string): string {
+  const dir = path.join(process.env.SWITCHYARD_TEST_DIR ?? path.join(ROOT, '.test-data', `faults-${process.pid}`), `${name}-${process.pid}-${Date.now()}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export interface OwnWorker {
+  process: ChildProcess;
+  logFile: string;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<number | string>;
+}
+
+/** A real worker process (src/worker.ts) with `env` over the run's environment; resolves once it polls. */
+export async function startOwnWorker(env: NodeJS.ProcessEnv, logFile: string): Promise<OwnWorker> {
+  const child = spawnWorker(env, logFile);
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const address = env.TEMPORAL_ADDRESS ?? process.env.TEMPORAL_ADDRESS!;
+  await waitForPoller(address, env.TEMPORAL_NAMESPACE ?? process.env.TEMPORAL_NAMESPACE ?? 'default', env.TEMPORAL_TASK_QUEUE!, child);
+  return { process: child, logFile, exited };
+}
+
+export interface OwnApi {
+  process: ChildProcess;
+  url: string;
+  logFile: string;
+  exited: Promise<number | string>;
+}
+
+/** A real API process (src/server.ts) on its own port; resolves once it answers. */
+export async function startOwnApi(env: NodeJS.ProcessEnv, logFile: string, port?: number): Promise<OwnApi> {
+  const listen = port ?? (await freePort());
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(listen), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = createWriteStream(logFile, { flags: 'a' });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const url = `http://127.0.0.1:${listen}`;
+  await waitFor(
+    async () => {
+      const res = await fetch(`${url}/openapi.json`);
+      if (!res.ok) throw new Error(`API answered ${res.status}`);
+    },
+    120_000,
+    () => child.exitCode !== null && `API exited with ${child.exitCode}; see ${logFile}`,
+  );
+  return { process: child, url, logFile, exited };
+}
+
+export interface OwnTemporal {
+  address: string;
+  port: number;
+  dbFile: string;
+  logFile: string;
+  process: ChildProcess;
+}
+
+/** A Temporal dev server of the test's own, on its own port and SQLite file. */
+export async function startOwnTemporal(dir: string, port?: number): Promise<OwnTemporal> {
+  const listen = port ?? (await freePort());
+  const dbFile = path.join(dir, 'temporal.db');
+  const logFile = path.join(dir, 'temporal.log');
+  const child = await startTemporal(listen, dbFile, logFile);
+  return { address: `127.0.0.1:${listen}`, port: listen, dbFile, logFile, process: child };
+}
+
+export { stopProcess };
+
+/** The p-th percentile (0-100) of some numbers, nearest-rank. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function readLog(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
