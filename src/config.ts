@@ -25,7 +25,16 @@ const between = (n: number, min: number, max: number) => {
   if (n < min || n > max) throw new Error(`${n} is not between ${min} and ${max}`);
   return n;
 };
+const positiveInteger = (raw: string) => {
+  const n = integer(raw);
+  if (n < 1) throw new Error(`"${raw}" is not a positive integer`);
+  return n;
+};
 const duration = (raw: string) => parseDuration(raw);
+const boolean = (raw: string) => {
+  if (raw !== 'true' && raw !== 'false') throw new Error(`"${raw}" is not true or false`);
+  return raw === 'true';
+};
 const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean);
 const cidrs = (raw: string) => {
   const entries = list(raw);
@@ -49,12 +58,14 @@ export const SETTINGS = {
   deliveryTimeout: { env: 'DELIVERY_TIMEOUT', default: '5s', description: 'Time a webhook has to answer one attempt (seed: 5 seconds).', parse: duration },
   deliveryInitialBackoff: { env: 'DELIVERY_INITIAL_BACKOFF', default: '1s', description: 'Wait before the second round of attempts; doubles each round, with jitter.', parse: duration },
   deliveryMaxBackoff: { env: 'DELIVERY_MAX_BACKOFF', default: '10m', description: 'Longest wait between two rounds of attempts (a `Retry-After` may ask for more, up to the window).', parse: duration },
+  deliveryFirstAttemptLocal: { env: 'DELIVERY_FIRST_ATTEMPT_LOCAL', default: 'true', description: 'Run the first attempt of a message to each destination as a Temporal local activity inside the workflow task (about half the Temporal server work per delivered message; later attempts are regular activities). `false` makes every attempt a regular activity.', parse: boolean },
   personasSyncSchedule: { env: 'PERSONAS_SYNC_SCHEDULE', default: '*/15 * * * *', description: 'Cron expression (UTC) of the Temporal Schedule of an audience or computed trait created without a `schedule`.', parse: parseCron },
   personasSyncPageSize: { env: 'PERSONAS_SYNC_PAGE_SIZE', default: '500', description: 'Changed profiles one Personas sync activity reads and starts identify deliveries for (the worker\'s setting).', parse: (raw: string) => between(integer(raw), 1, 10_000) },
-  workerMaxConcurrentActivities: { env: 'WORKER_MAX_CONCURRENT_ACTIVITIES', default: '200', description: 'Webhook POSTs one worker runs at once.', parse: integer },
+  workerMaxConcurrentActivities: { env: 'WORKER_MAX_CONCURRENT_ACTIVITIES', default: '200', description: 'Webhook POSTs one worker runs at once (first attempts, run as local activities, get as many slots again).', parse: integer },
   workerMaxConcurrentWorkflowTasks: { env: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', default: '100', description: 'Workflow tasks one worker runs at once.', parse: integer },
   egressAllowlist: { env: 'EGRESS_ALLOWLIST', default: '', description: 'Comma-separated CIDRs that webhooks may reach although they are not public addresses (e.g. `127.0.0.0/8` for local receivers). Every other loopback, private, link-local (incl. 169.254.169.254), CGNAT, unique-local, IPv4-mapped or otherwise non-global address is refused at connection time.', parse: cidrs },
   signingSecretOverlap: { env: 'SIGNING_SECRET_OVERLAP', default: '24h', description: 'After a destination\'s Standard Webhooks `signingSecret` is replaced, how long the previous secret keeps signing too (receivers may verify with either). A PATCH may set its own `signingSecretOverlap`.', parse: duration },
+  ingestStartConcurrency: { env: 'INGEST_START_CONCURRENCY', default: '32', description: 'Workflow starts one ingestion request keeps in flight at once (a `/v1/batch` of 100 messages is 100 starts; Temporal has no batch start).', parse: positiveInteger },
   ingestRateLimit: { env: 'INGEST_RATE_LIMIT', default: '500', description: 'Ingestion requests one write key may make per `INGEST_RATE_WINDOW`, per API process; beyond it the API answers 429 with Retry-After. `0` switches the limit off.', parse: integer },
   ingestRateWindow: { env: 'INGEST_RATE_WINDOW', default: '1s', description: 'The window `INGEST_RATE_LIMIT` counts over.', parse: duration },
 } satisfies Record<string, Setting<unknown>>;
@@ -79,11 +90,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 }
 
 /** The delivery timing a message is accepted with (carried in its workflow input). */
-export function deliveryPolicy(config: Pick<Config, 'deliveryRetryWindow' | 'deliveryTimeout' | 'deliveryInitialBackoff' | 'deliveryMaxBackoff'>): DeliveryPolicy {
+export function deliveryPolicy(config: Pick<Config, 'deliveryRetryWindow' | 'deliveryTimeout' | 'deliveryInitialBackoff' | 'deliveryMaxBackoff' | 'deliveryFirstAttemptLocal'>): DeliveryPolicy {
   return {
     retryWindowMs: config.deliveryRetryWindow,
     timeoutMs: config.deliveryTimeout,
     initialBackoffMs: config.deliveryInitialBackoff,
     maxBackoffMs: config.deliveryMaxBackoff,
+    firstAttemptLocal: config.deliveryFirstAttemptLocal,
   };
 }

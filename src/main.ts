@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const client = await connectClient(config.temporalAddress, config.temporalNamespace, 15 * 60_000);
   const worker = await createDeliveryWorker(config, store, logger);
   const workerRun = worker.run();
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), logger });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue, config.ingestStartConcurrency), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), logger });
   await app.listen({ port: config.port, host: config.host });
 
   const api = `http://localhost:${config.port}`;

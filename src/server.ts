@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, 'switchyard-api');
   const store = await openStore({ databasePath: config.databasePath });
   const client = await connectClient(config.temporalAddress, config.temporalNamespace);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), logger });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue, config.ingestStartConcurrency), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), logger });
   await app.listen({ port: config.port, host: config.host });
   const stop = async () => {
     await app.close();

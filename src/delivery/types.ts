@@ -13,6 +13,11 @@ export interface DeliveryPolicy {
   timeoutMs: number;
   initialBackoffMs: number;
   maxBackoffMs: number;
+  /**
+   * The first attempt to each destination runs as a local activity (see deliverMessage). Optional so
+   * that workflows accepted before it existed replay their original shape: regular activities only.
+   */
+  firstAttemptLocal?: boolean;
 }
 
 /** Workflow input: names destinations, never their secrets or headers (those stay in the store). */

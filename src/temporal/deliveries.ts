@@ -6,9 +6,6 @@ import type { DeliveryInput } from '../delivery/types';
 import { deliverMessage } from '../workflows';
 import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 
-/** Starts in flight at once for one request: enough to hide round trips, few enough to be fair to other requests. */
-const START_CONCURRENCY = 32;
-
 export async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -43,7 +40,11 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
   }
 }
 
-export function temporalDeliveries(client: Client, taskQueue: string): Deliveries {
+/**
+ * `startConcurrency`: starts in flight at once for one request (INGEST_START_CONCURRENCY), enough to
+ * hide round trips, few enough to be fair to other requests.
+ */
+export function temporalDeliveries(client: Client, taskQueue: string, startConcurrency: number): Deliveries {
   const startOne = async (input: DeliveryInput) => void (await startDeliveryWorkflow(client, taskQueue, input));
 
   /** Visibility query string literal: quotes and backslashes escaped. */
@@ -64,7 +65,7 @@ export function temporalDeliveries(client: Client, taskQueue: string): Deliverie
   }
 
   return {
-    start: (inputs) => inParallel(inputs, START_CONCURRENCY, startOne),
+    start: (inputs) => inParallel(inputs, startConcurrency, startOne),
     async forgetUsers(userIds) {
       let deleted = 0;
       await inParallel(userIds, 4, async (userId) => void (deleted += await forgetUser(userId)));

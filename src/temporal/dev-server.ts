@@ -9,6 +9,8 @@ export interface DevServerOptions {
   dbFile: string;
   headless?: boolean;
   logFile?: string;
+  /** More `temporal server start-dev` flags (e.g. `--dynamic-config-value`), after the defaults. */
+  extraArgs?: string[];
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -19,6 +21,7 @@ export function startDevServer(options: DevServerOptions): ChildProcess {
   const args = ['--port', String(options.port), '--db-filename', options.dbFile, '--log-level', 'warn'];
   if (options.headless) args.push('--headless');
   else if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+  args.push(...(options.extraArgs ?? []));
   return spawn('bash', [path.join(ROOT, 'scripts/temporal-dev.sh'), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: ROOT,

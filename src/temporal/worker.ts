@@ -27,6 +27,18 @@ function installRuntime(logger: Logger): void {
   });
 }
 
+/**
+ * How much one worker runs at once. The bench's bare-Temporal reference worker uses the same, so the
+ * two are compared on equal terms. Local activities (first attempts) get as many slots as activities.
+ */
+export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities' | 'workerMaxConcurrentWorkflowTasks'>) {
+  return {
+    maxConcurrentActivityTaskExecutions: config.workerMaxConcurrentActivities,
+    maxConcurrentLocalActivityExecutions: config.workerMaxConcurrentActivities,
+    maxConcurrentWorkflowTaskExecutions: config.workerMaxConcurrentWorkflowTasks,
+  };
+}
+
 export async function createDeliveryWorker(config: Config, store: Store, logger: Logger): Promise<Worker> {
   installRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
@@ -38,8 +50,7 @@ export async function createDeliveryWorker(config: Config, store: Store, logger:
     taskQueue: config.temporalTaskQueue,
     workflowsPath: require.resolve('../workflows'),
     activities: createActivities(store, config, client),
-    maxConcurrentActivityTaskExecutions: config.workerMaxConcurrentActivities,
-    maxConcurrentWorkflowTaskExecutions: config.workerMaxConcurrentWorkflowTasks,
+    ...workerTuning(config),
     // Deliveries are short; let a SIGTERM'd worker finish in-flight POSTs before handing back.
     shutdownGraceTime: config.deliveryTimeout + 1_000,
   });

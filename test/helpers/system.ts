@@ -36,7 +36,7 @@ export async function startSystem(overrides: Partial<Config> = {}): Promise<Test
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
   const store = await openStore({ databasePath: config.databasePath });
   const client = await connectClient(config.temporalAddress, config.temporalNamespace);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue, config.ingestStartConcurrency), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
   await app.ready();
   return {
     app,

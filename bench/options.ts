@@ -1,0 +1,135 @@
+import { SYSTEMS, type SystemName } from './phase';
+
+export interface BenchOptions {
+  messages: number[];
+  concurrency: number;
+  batchSize: number;
+  fanout: number;
+  repeats: number;
+  warmup: number;
+  systems: SystemName[];
+  outDir: string;
+  label: string;
+  keepData: boolean;
+  quick: boolean;
+  /** Extra `temporal server start-dev` flags, after scripts/temporal-dev.sh's own. */
+  temporalFlags: string[];
+}
+
+export const USAGE = `npm run bench -- [options]
+
+  --quick               1,000 messages, one repeat, short warm-up (what the harness test runs)
+  -n, --messages LIST   message counts to run, e.g. 10000 or 1000,10000,100000 or 10k,100k (default 10000)
+  -c, --concurrency C   sender lanes, each with one batch in flight (default 8)
+  -b, --batch B         messages per batch: one POST /v1/batch for Switchyard (default 100)
+      --fanout S        messages of one batch in flight at once: the API's workflow starts per
+                        request (INGEST_START_CONCURRENCY, default 32), and the same for the references
+  -r, --repeats R       runs of each (N, system), order rotated between repeats (default 1)
+      --warmup W        unmeasured messages per system before the first run (default 1000; --quick 200)
+      --systems LIST    any of raw,bare,switchyard (default all three)
+      --label TEXT      appended to the result file names and stored in the results
+      --out-dir DIR     where results go (default bench/results)
+      --keep-data       keep the run's Temporal data folder under .bench-data/
+      --temporal-flags "FLAGS"   more \`temporal server start-dev\` flags for the bench's server, e.g.
+                        "--sqlite-pragma synchronous=normal --dynamic-config-value K=V"
+
+Server and worker settings come from the environment, as for Switchyard itself
+(e.g. WORKER_MAX_CONCURRENT_ACTIVITIES=400 npm run bench); both workers get the same ones.`;
+
+function count(text: string, name: string): number {
+  const match = /^(\d+(?:\.\d+)?)(k)?$/i.exec(text.trim());
+  const value = match ? Number(match[1]) * (match[2] ? 1_000 : 1) : NaN;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: "${text}" is not a positive whole number`);
+  return value;
+}
+
+export function parseOptions(argv: string[], defaultFanout: number): BenchOptions {
+  const options: BenchOptions = {
+    messages: [10_000],
+    concurrency: 8,
+    batchSize: 100,
+    fanout: defaultFanout,
+    repeats: 1,
+    warmup: 1_000,
+    systems: [...SYSTEMS],
+    outDir: 'bench/results',
+    label: '',
+    keepData: false,
+    quick: false,
+    temporalFlags: [],
+  };
+  let warmupGiven = false;
+  let messagesGiven = false;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${flag} needs a value`);
+      return next;
+    };
+    switch (flag) {
+      case '--quick':
+        options.quick = true;
+        break;
+      case '-n':
+      case '--messages':
+        options.messages = value().split(',').map((n) => count(n, flag));
+        messagesGiven = true;
+        break;
+      case '-c':
+      case '--concurrency':
+        options.concurrency = count(value(), flag);
+        break;
+      case '-b':
+      case '--batch':
+        options.batchSize = count(value(), flag);
+        break;
+      case '--fanout':
+        options.fanout = count(value(), flag);
+        break;
+      case '-r':
+      case '--repeats':
+        options.repeats = count(value(), flag);
+        break;
+      case '--warmup':
+        options.warmup = Number(value());
+        if (!Number.isInteger(options.warmup) || options.warmup < 0) throw new Error('--warmup: must be a whole number');
+        warmupGiven = true;
+        break;
+      case '--systems':
+        options.systems = value()
+          .split(',')
+          .map((s) => s.trim())
+          .map((s) => {
+            if (!(SYSTEMS as readonly string[]).includes(s)) throw new Error(`--systems: "${s}" is not one of ${SYSTEMS.join(', ')}`);
+            return s as SystemName;
+          });
+        break;
+      case '--label':
+        options.label = value().replace(/[^\w.-]+/g, '-');
+        break;
+      case '--out-dir':
+        options.outDir = value();
+        break;
+      case '--temporal-flags':
+        options.temporalFlags.push(...value().split(/\s+/).filter(Boolean));
+        break;
+      case '--keep-data':
+        options.keepData = true;
+        break;
+      case '-h':
+      case '--help':
+        throw new HelpRequested();
+      default:
+        throw new Error(`unknown option ${flag}`);
+    }
+  }
+  if (options.quick) {
+    if (!messagesGiven) options.messages = [1_000];
+    if (!warmupGiven) options.warmup = 200;
+  }
+  if (options.batchSize > 500) throw new Error('--batch: at most 500 (a /v1/batch request is limited to 500 KB)');
+  return options;
+}
+
+export class HelpRequested extends Error {}

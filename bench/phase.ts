@@ -1,0 +1,314 @@
+import { existsSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { Pool } from 'undici';
+import { deliveryWorkflowId } from '../src/delivery/ids';
+import { folderBytes, ProcessMeter } from './proc';
+import { percentiles, round, type Percentiles } from './stats';
+import type { BenchStack, Receipt } from './system';
+
+/** The three things measured side by side. */
+export const SYSTEMS = ['raw', 'bare', 'switchyard'] as const;
+export type SystemName = (typeof SYSTEMS)[number];
+
+export const SYSTEM_TITLES: Record<SystemName, string> = {
+  raw: 'raw ceiling (undici → receiver)',
+  bare: 'bare Temporal (no-op activity)',
+  switchyard: 'Switchyard (API → workflow → webhook)',
+};
+
+export interface Load {
+  messages: number;
+  /** Sender lanes; each has one batch in flight at a time. */
+  concurrency: number;
+  /** Messages per batch: one /v1/batch request for Switchyard. */
+  batchSize: number;
+  /** Messages of one batch in flight at once (the API's workflow starts per request). */
+  fanout: number;
+}
+
+export interface PhaseResult {
+  system: SystemName;
+  messages: number;
+  repeat: number;
+  startedAt: string;
+  loadAverage: { before: number[]; after: number[] };
+  ingest: { messagesPerSecond: number; ackLatencyMs: Percentiles; batches: number; retries: number };
+  endToEnd: { messagesPerSecond: number; latencyMs: Percentiles };
+  delivered: number;
+  duplicates: number;
+  /** TCP connections the receiver accepted during the phase (keep-alive: a handful, not one per message). */
+  receiverConnections: number;
+  missing: number;
+  durationSeconds: number;
+  /** Over every phase so far on this task queue: still running, and closed other than Completed. */
+  workflows?: { running: number; notCompleted: number };
+  cost: {
+    cpuSeconds: Record<string, number>;
+    cpuSecondsPer1000: Record<string, number>;
+    peakRssMb: Record<string, number>;
+    historyEventsPerMessage: number | null;
+    dataGrowthKbPer1000: number | null;
+  };
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await run(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
+/** Receipts of the current phase, by messageId: first arrival time and how many came again. */
+class ReceiptBook {
+  prefix = '\u0000';
+  readonly firstSeen = new Map<string, number>();
+  duplicates = 0;
+  strays = 0;
+
+  expect(prefix: string): void {
+    this.prefix = prefix;
+    this.firstSeen.clear();
+    this.duplicates = 0;
+  }
+
+  accept = (receipts: Receipt[]) => {
+    for (const [id, at] of receipts) {
+      if (!id.startsWith(this.prefix)) this.strays++;
+      else if (this.firstSeen.has(id)) this.duplicates++;
+      else this.firstSeen.set(id, at);
+    }
+  };
+}
+
+/** A sample of `count` items spread evenly over the list. */
+function spreadSample<T>(items: T[], count: number): T[] {
+  if (items.length <= count) return items;
+  return Array.from({ length: count }, (_, i) => items[Math.floor((i * items.length) / count)]);
+}
+
+export interface PhaseRunner {
+  run(system: SystemName, load: Load, repeat: number, options?: { warmup?: boolean }): Promise<PhaseResult>;
+  close(): Promise<void>;
+}
+
+export function phaseRunner(stack: BenchStack, runId: string, progress: (line: string, final?: boolean) => void): PhaseRunner {
+  const book = new ReceiptBook();
+  stack.onReceipts(book.accept);
+  const apiPool = new Pool(stack.switchyard.apiUrl, { connections: 256, keepAliveTimeout: 60_000 });
+  const receiverUrl = new URL(stack.receiverUrl);
+  const receiverPool = new Pool(receiverUrl.origin, { connections: 1024, keepAliveTimeout: 60_000 });
+  const authorization = `Basic ${Buffer.from(`${stack.switchyard.writeKey}:`).toString('base64')}`;
+  let phaseNumber = 0;
+
+  const track = (messageId: string, i: number) => ({
+    type: 'track',
+    messageId,
+    userId: `user-${i % 997}`,
+    event: 'Order Completed',
+    properties: { orderId: `order-${i}`, total: 42.5, currency: 'EUR', items: 3 },
+    context: { library: { name: 'switchyard-bench', version: '1' } },
+    timestamp: new Date().toISOString(),
+  });
+
+  /** Sends one batch; resolves when every message of it is acknowledged. Returns retries needed. */
+  const senders: Record<SystemName, (ids: string[], first: number, fanout: number) => Promise<number>> = {
+    async switchyard(ids, first) {
+      const body = JSON.stringify({ batch: ids.map((id, k) => track(id, first + k)), sentAt: new Date().toISOString() });
+      // A Segment client retries 429/5xx; bounded here so a broken API ends the bench instead of looping.
+      for (let attempt = 0; ; attempt++) {
+        const response = await apiPool.request({ method: 'POST', path: '/v1/batch', headers: { authorization, 'content-type': 'application/json' }, body });
+        const text = await response.body.text();
+        if (response.statusCode === 200) return attempt;
+        if (attempt >= 5 || (response.statusCode !== 429 && response.statusCode < 500)) throw new Error(`/v1/batch answered ${response.statusCode}: ${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+      }
+    },
+    async bare(ids, _first, fanout) {
+      await inParallel(ids, fanout, async (id) => {
+        await stack.client.workflow.start('benchNoop', { taskQueue: stack.bare.taskQueue, workflowId: `bench:${id}`, args: [id] });
+      });
+      return 0;
+    },
+    async raw(ids, first, fanout) {
+      await inParallel(ids.map((id, k) => [id, first + k] as const), fanout, async ([id, i]) => {
+        const body = JSON.stringify({ version: 1, ...track(id, i), receivedAt: new Date().toISOString() });
+        const response = await receiverPool.request({ method: 'POST', path: receiverUrl.pathname, headers: { 'content-type': 'application/json' }, body });
+        await response.body.dump();
+        if (response.statusCode !== 200) throw new Error(`receiver answered ${response.statusCode}`);
+      });
+      return 0;
+    },
+  };
+
+  /** SQLite in WAL mode holds recent writes in the -wal file; fold them in so file sizes compare. */
+  function checkpointedDataBytes(): number {
+    const temporalDb = path.join(stack.dir, 'temporal.db');
+    if (existsSync(`${temporalDb}-wal`)) {
+      const db = new Database(temporalDb, { fileMustExist: true });
+      try {
+        db.pragma('busy_timeout = 5000');
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // Busy: the size then includes the WAL, which is what is on disk.
+      } finally {
+        db.close();
+      }
+    }
+    return folderBytes(stack.dir) - logBytes();
+  }
+
+  function logBytes(): number {
+    let total = 0;
+    for (const name of ['temporal.log', 'receiver.log', 'worker.log', 'api.log', 'bare-worker.log']) {
+      try {
+        total += statSync(path.join(stack.dir, name)).size;
+      } catch {
+        // not there
+      }
+    }
+    return total;
+  }
+
+  async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
+    const queue = system === 'bare' ? stack.bare.taskQueue : stack.switchyard.taskQueue;
+    const count = async (status: string) => (await stack.client.workflow.count(`TaskQueue = "${queue}" AND ExecutionStatus = "${status}"`)).count;
+    const closedOtherwise = (await stack.client.workflow.count(`TaskQueue = "${queue}" AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
+    return { running: await count('Running'), notCompleted: closedOtherwise };
+  }
+
+  async function waitUntil(check: () => boolean | Promise<boolean>, deadline: number): Promise<boolean> {
+    while (!(await check())) {
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return true;
+  }
+
+  async function run(system: SystemName, load: Load, repeat: number, { warmup = false } = {}): Promise<PhaseResult> {
+    const { messages, concurrency, batchSize, fanout } = load;
+    phaseNumber++;
+    const prefix = `${runId}-${phaseNumber}-`;
+    const ids = Array.from({ length: messages }, (_, i) => `${prefix}${i}`);
+    const batches: { ids: string[]; first: number }[] = [];
+    for (let first = 0; first < messages; first += batchSize) batches.push({ ids: ids.slice(first, first + batchSize), first });
+    const batchSentAt = new Float64Array(batches.length);
+    const ackLatencies: number[] = [];
+    let acked = 0;
+    let retries = 0;
+    let lastAck = 0;
+    // Bounded: generous for a slow, busy box (5 messages/s), never endless.
+    const deadline = Date.now() + 300_000 + messages * 200;
+
+    book.expect(prefix);
+    const connectionsBefore = stack.receiverConnections();
+    const dataBefore = system === 'raw' ? 0 : checkpointedDataBytes();
+    const meter = new ProcessMeter(stack.pids);
+    const loadBefore = os.loadavg().map((l) => round(l, 2));
+    const label = `${warmup ? 'warm-up ' : ''}${system} n=${messages}${warmup ? '' : ` #${repeat}`}`;
+    const started = now();
+    const ticker = setInterval(() => {
+      const seconds = (now() - started) / 1000;
+      progress(`  ${label}  acked ${acked}/${messages}  delivered ${book.firstSeen.size}  ${Math.round(book.firstSeen.size / seconds)} msg/s  ${seconds.toFixed(0)}s`);
+    }, 1000);
+    meter.start();
+    try {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, batches.length) }, async () => {
+          while (next < batches.length) {
+            const index = next++;
+            const batch = batches[index];
+            batchSentAt[index] = now();
+            retries += await senders[system](batch.ids, batch.first, fanout);
+            lastAck = now();
+            ackLatencies.push(lastAck - batchSentAt[index]);
+            acked += batch.ids.length;
+          }
+        }),
+      );
+      await waitUntil(() => book.firstSeen.size >= messages, deadline);
+    } finally {
+      clearInterval(ticker);
+    }
+    const cost = meter.stop();
+    let lastReceipt = started;
+    for (const at of book.firstSeen.values()) lastReceipt = Math.max(lastReceipt, at);
+    const latencies = new Float64Array(book.firstSeen.size);
+    let k = 0;
+    for (const [id, at] of book.firstSeen) latencies[k++] = at - batchSentAt[Math.floor(Number(id.slice(prefix.length)) / batchSize)];
+
+    let workflows: PhaseResult['workflows'];
+    let historyEventsPerMessage: number | null = null;
+    if (system !== 'raw') {
+      // History and data size are read once the workflows have closed (the last task comes after the receipt).
+      await waitUntil(async () => (await workflowCounts(system))!.running === 0, Date.now() + 60_000);
+      workflows = await workflowCounts(system);
+      const sample = spreadSample(ids, 50);
+      const lengths = await Promise.all(
+        sample.map(async (id) => {
+          const workflowId = system === 'bare' ? `bench:${id}` : deliveryWorkflowId(stack.switchyard.sourceId, id);
+          return (await stack.client.workflow.getHandle(workflowId).describe()).historyLength;
+        }),
+      );
+      historyEventsPerMessage = lengths.reduce((a, b) => a + b, 0) / lengths.length;
+    }
+    const dataGrowth = system === 'raw' ? null : checkpointedDataBytes() - dataBefore;
+    const delivered = book.firstSeen.size;
+    const per1000 = (value: number) => round((value / messages) * 1000, 3);
+    const totalCpu = Object.values(cost.cpuSeconds).reduce((a, b) => a + b, 0);
+    const result: PhaseResult = {
+      system,
+      messages,
+      repeat,
+      startedAt: new Date(started).toISOString(),
+      loadAverage: { before: loadBefore, after: os.loadavg().map((l) => round(l, 2)) },
+      ingest: {
+        messagesPerSecond: round(messages / ((lastAck - started) / 1000)),
+        ackLatencyMs: mapValues(percentiles(ackLatencies), (v) => round(v, 2)),
+        batches: batches.length,
+        retries,
+      },
+      endToEnd: {
+        messagesPerSecond: round(delivered / ((lastReceipt - started) / 1000)),
+        latencyMs: mapValues(percentiles(latencies), (v) => round(v, 2)),
+      },
+      delivered,
+      duplicates: book.duplicates,
+      receiverConnections: stack.receiverConnections() - connectionsBefore,
+      missing: messages - delivered,
+      durationSeconds: round((now() - started) / 1000, 2),
+      workflows,
+      cost: {
+        cpuSeconds: mapValues(cost.cpuSeconds, (v) => round(v, 2)),
+        cpuSecondsPer1000: { ...mapValues(cost.cpuSeconds, per1000), total: per1000(totalCpu) },
+        peakRssMb: mapValues(cost.peakRssMb, (v) => round(v, 0)),
+        historyEventsPerMessage: historyEventsPerMessage === null ? null : round(historyEventsPerMessage, 2),
+        dataGrowthKbPer1000: dataGrowth === null ? null : round(dataGrowth / 1024 / messages * 1000, 1),
+      },
+    };
+    progress(
+      `  ${label}  ${delivered}/${messages} delivered in ${result.durationSeconds}s: ${result.endToEnd.messagesPerSecond} msg/s end to end, p99 ${result.endToEnd.latencyMs.p99} ms` +
+        (result.missing ? `  (${result.missing} MISSING)` : ''),
+      true,
+    );
+    return result;
+  }
+
+  return {
+    run,
+    async close() {
+      await apiPool.close();
+      await receiverPool.close();
+    },
+  };
+}
+
+function mapValues<T extends object, V>(object: T, f: (value: T[keyof T]) => V): { [K in keyof T]: V } {
+  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, f(value as T[keyof T])])) as { [K in keyof T]: V };
+}

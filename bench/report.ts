@@ -1,0 +1,161 @@
+import type { PhaseResult, SystemName } from './phase';
+import { SYSTEM_TITLES, SYSTEMS } from './phase';
+import { round, spread, type Spread } from './stats';
+
+/** One (N, system) cell over its repeats. */
+export interface Summary {
+  system: SystemName;
+  messages: number;
+  repeats: number;
+  endToEndMessagesPerSecond: Spread;
+  ingestMessagesPerSecond: Spread;
+  ackLatencyMs: { p50: number; p95: number; p99: number };
+  endToEndLatencyMs: { p50: number; p95: number; p99: number; p99Spread: Spread };
+  cpuSecondsPer1000: number;
+  peakRssMb: { worker?: number; api?: number; bareWorker?: number; temporal: number };
+  historyEventsPerMessage: number | null;
+  dataGrowthKbPer1000: number | null;
+  delivered: number;
+  sent: number;
+  duplicates: number;
+}
+
+export interface Ratio {
+  messages: number;
+  /** Switchyard end-to-end throughput (median) over bare Temporal's / the raw ceiling's. */
+  switchyardVsBare: number | null;
+  switchyardVsRaw: number | null;
+  bareVsRaw: number | null;
+  /** p99 end-to-end latency, Switchyard over bare Temporal. */
+  p99VsBare: number | null;
+}
+
+const median = (values: number[]) => spread(values).median;
+
+export function summarize(results: PhaseResult[]): Summary[] {
+  const cells = new Map<string, PhaseResult[]>();
+  for (const result of results) {
+    const key = `${result.messages}:${result.system}`;
+    cells.set(key, [...(cells.get(key) ?? []), result]);
+  }
+  return [...cells.values()]
+    .map((runs) => {
+      const { system, messages } = runs[0];
+      const rss = (role: string) => (runs[0].cost.peakRssMb[role] === undefined ? undefined : Math.max(...runs.map((r) => r.cost.peakRssMb[role])));
+      const events = runs.map((r) => r.cost.historyEventsPerMessage).filter((v): v is number => v !== null);
+      const growth = runs.map((r) => r.cost.dataGrowthKbPer1000).filter((v): v is number => v !== null);
+      return {
+        system,
+        messages,
+        repeats: runs.length,
+        endToEndMessagesPerSecond: spread(runs.map((r) => r.endToEnd.messagesPerSecond)),
+        ingestMessagesPerSecond: spread(runs.map((r) => r.ingest.messagesPerSecond)),
+        ackLatencyMs: { p50: median(runs.map((r) => r.ingest.ackLatencyMs.p50)), p95: median(runs.map((r) => r.ingest.ackLatencyMs.p95)), p99: median(runs.map((r) => r.ingest.ackLatencyMs.p99)) },
+        endToEndLatencyMs: {
+          p50: median(runs.map((r) => r.endToEnd.latencyMs.p50)),
+          p95: median(runs.map((r) => r.endToEnd.latencyMs.p95)),
+          p99: median(runs.map((r) => r.endToEnd.latencyMs.p99)),
+          p99Spread: spread(runs.map((r) => r.endToEnd.latencyMs.p99)),
+        },
+        cpuSecondsPer1000: round(median(runs.map((r) => r.cost.cpuSecondsPer1000.total)), 2),
+        peakRssMb: { worker: system === 'switchyard' ? rss('worker') : undefined, api: system === 'switchyard' ? rss('api') : undefined, bareWorker: system === 'bare' ? rss('bareWorker') : undefined, temporal: rss('temporal') ?? 0 },
+        historyEventsPerMessage: events.length ? median(events) : null,
+        dataGrowthKbPer1000: growth.length ? round(median(growth), 1) : null,
+        delivered: runs.reduce((a, r) => a + r.delivered, 0),
+        sent: runs.reduce((a, r) => a + r.messages, 0),
+        duplicates: runs.reduce((a, r) => a + r.duplicates, 0),
+      };
+    })
+    .sort((a, b) => a.messages - b.messages || SYSTEMS.indexOf(a.system) - SYSTEMS.indexOf(b.system));
+}
+
+export function ratios(summaries: Summary[]): Ratio[] {
+  const sizes = [...new Set(summaries.map((s) => s.messages))];
+  return sizes.map((messages) => {
+    const of = (system: SystemName) => summaries.find((s) => s.messages === messages && s.system === system);
+    const [raw, bare, sy] = [of('raw'), of('bare'), of('switchyard')];
+    const ratio = (a?: number, b?: number) => (a !== undefined && b ? round(a / b, 3) : null);
+    return {
+      messages,
+      switchyardVsBare: ratio(sy?.endToEndMessagesPerSecond.median, bare?.endToEndMessagesPerSecond.median),
+      switchyardVsRaw: ratio(sy?.endToEndMessagesPerSecond.median, raw?.endToEndMessagesPerSecond.median),
+      bareVsRaw: ratio(bare?.endToEndMessagesPerSecond.median, raw?.endToEndMessagesPerSecond.median),
+      p99VsBare: ratio(sy?.endToEndLatencyMs.p99, bare?.endToEndLatencyMs.p99),
+    };
+  });
+}
+
+const fmt = (value: number | null | undefined, digits = 0) => (value === null || value === undefined || !Number.isFinite(value) ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const fmtSpread = (s: Spread, digits = 0) => (s.min === s.max ? fmt(s.median, digits) : `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`);
+
+export function markdownTable(summaries: Summary[], ratioRows: Ratio[]): string {
+  const lines = [
+    '| N | system | end-to-end msg/s | vs bare | vs raw | ingest msg/s | ack p50 / p95 / p99 ms | end-to-end p50 / p95 / p99 ms | CPU s per 1k msgs | peak RSS MB | history events / msg | data KB per 1k |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const s of summaries) {
+    const r = ratioRows.find((x) => x.messages === s.messages);
+    const vsBare = s.system === 'switchyard' ? r?.switchyardVsBare : s.system === 'bare' ? 1 : null;
+    const vsRaw = s.system === 'switchyard' ? r?.switchyardVsRaw : s.system === 'bare' ? r?.bareVsRaw : 1;
+    const rss =
+      s.system === 'switchyard' ? `worker ${fmt(s.peakRssMb.worker)}, API ${fmt(s.peakRssMb.api)}, Temporal ${fmt(s.peakRssMb.temporal)}` : s.system === 'bare' ? `worker ${fmt(s.peakRssMb.bareWorker)}, Temporal ${fmt(s.peakRssMb.temporal)}` : '–';
+    lines.push(
+      `| ${fmt(s.messages)} | ${s.system} | ${fmtSpread(s.endToEndMessagesPerSecond)} | ${vsBare === null || vsBare === undefined ? '–' : `${fmt(vsBare, 2)}×`} | ${vsRaw === null || vsRaw === undefined ? '–' : `${fmt(vsRaw, 3)}×`} | ${fmtSpread(s.ingestMessagesPerSecond)} | ${fmt(s.ackLatencyMs.p50, 1)} / ${fmt(s.ackLatencyMs.p95, 1)} / ${fmt(s.ackLatencyMs.p99, 1)} | ${fmt(s.endToEndLatencyMs.p50, 1)} / ${fmt(s.endToEndLatencyMs.p95, 1)} / ${fmt(s.endToEndLatencyMs.p99, 1)} | ${fmt(s.cpuSecondsPer1000, 2)} | ${rss} | ${fmt(s.historyEventsPerMessage, 1)} | ${fmt(s.dataGrowthKbPer1000)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', switchyard: '#f59e0b' };
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A grouped bar chart on a log scale, one group per N, min–max whiskers over the repeats. */
+function panel(x0: number, title: string, unit: string, summaries: Summary[], value: (s: Summary) => Spread, width: number, height: number): string {
+  const sizes = [...new Set(summaries.map((s) => s.messages))];
+  const values = summaries.flatMap((s) => [value(s).min, value(s).max]).filter((v) => v > 0);
+  const lo = 10 ** Math.floor(Math.log10(Math.min(...values)));
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(...values)));
+  const top = 50;
+  const bottom = height - 50;
+  const left = x0 + 60;
+  const right = x0 + width - 10;
+  const y = (v: number) => bottom - ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (bottom - top);
+  const parts = [`<text x="${x0 + width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="bold">${escapeXml(title)}</text>`];
+  for (let tick = lo; tick <= hi; tick *= 10) {
+    parts.push(`<line x1="${left}" x2="${right}" y1="${y(tick)}" y2="${y(tick)}" stroke="#e5e7eb"/>`);
+    parts.push(`<text x="${left - 6}" y="${y(tick) + 4}" text-anchor="end" font-size="11">${fmt(tick)}</text>`);
+  }
+  parts.push(`<text x="${x0 + 14}" y="${(top + bottom) / 2}" font-size="11" transform="rotate(-90 ${x0 + 14} ${(top + bottom) / 2})" text-anchor="middle">${escapeXml(unit)} (log scale)</text>`);
+  const groupWidth = (right - left) / sizes.length;
+  const barWidth = Math.min(48, (groupWidth - 20) / SYSTEMS.length);
+  sizes.forEach((messages, g) => {
+    const center = left + groupWidth * (g + 0.5);
+    SYSTEMS.forEach((system, k) => {
+      const cell = summaries.find((s) => s.messages === messages && s.system === system);
+      if (!cell) return;
+      const v = value(cell);
+      const bx = center + (k - SYSTEMS.length / 2) * barWidth;
+      parts.push(`<rect x="${bx + 2}" y="${y(v.median)}" width="${barWidth - 4}" height="${bottom - y(v.median)}" fill="${COLORS[system]}"><title>${escapeXml(`${system}, N=${messages}: ${fmt(v.median, 1)} ${unit}`)}</title></rect>`);
+      if (v.max > v.min) parts.push(`<line x1="${bx + barWidth / 2}" x2="${bx + barWidth / 2}" y1="${y(v.min)}" y2="${y(v.max)}" stroke="#111" stroke-width="1.5"/>`);
+      parts.push(`<text x="${bx + barWidth / 2}" y="${y(v.median) - 4}" text-anchor="middle" font-size="10">${fmt(v.median, v.median < 10 ? 1 : 0)}</text>`);
+    });
+    parts.push(`<text x="${center}" y="${bottom + 18}" text-anchor="middle" font-size="12">N = ${fmt(messages)}</text>`);
+  });
+  parts.push(`<line x1="${left}" x2="${right}" y1="${bottom}" y2="${bottom}" stroke="#111"/>`);
+  return parts.join('\n');
+}
+
+export function svgChart(summaries: Summary[], subtitle: string): string {
+  const width = 1000;
+  const height = 420;
+  const half = width / 2;
+  const legend = SYSTEMS.map((system, k) => `<rect x="${60 + k * 300}" y="${height - 22}" width="14" height="14" fill="${COLORS[system]}"/><text x="${80 + k * 300}" y="${height - 10}" font-size="12">${escapeXml(SYSTEM_TITLES[system])}</text>`).join('\n');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height + 20}" viewBox="0 0 ${width} ${height + 20}" font-family="system-ui, sans-serif">
+<rect width="100%" height="100%" fill="white"/>
+${panel(0, 'End-to-end throughput (higher is better)', 'messages/s', summaries, (s) => s.endToEndMessagesPerSecond, half, height)}
+${panel(half, 'p99 end-to-end latency (lower is better)', 'ms', summaries, (s) => s.endToEndLatencyMs.p99Spread, half, height)}
+${legend}
+<text x="${width / 2}" y="${height + 12}" text-anchor="middle" font-size="11" fill="#555">${escapeXml(subtitle)}</text>
+</svg>
+`;
+}

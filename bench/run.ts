@@ -1,0 +1,160 @@
+import { execSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, SETTINGS } from '../src/config';
+import { ROOT } from '../test/helpers/processes';
+import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options';
+import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
+import { markdownTable, ratios, summarize, svgChart } from './report';
+import { startStack } from './system';
+
+/**
+ * `npm run bench`: Switchyard end to end, side by side with bare Temporal and the raw HTTP ceiling,
+ * on one fresh Temporal dev server. See docs/performance.md for what each figure means.
+ */
+const stderrIsTty = process.stderr.isTTY;
+let tickerLines = 0;
+function progress(line: string, final = false): void {
+  if (stderrIsTty) {
+    process.stderr.write(`\r\x1b[K${line}${final ? '\n' : ''}`);
+  } else if (final || tickerLines++ % 5 === 0) {
+    process.stderr.write(`${line}\n`);
+  }
+}
+const log = (line: string) => progress(line, true);
+
+function shell(command: string): string {
+  try {
+    return execSync(command, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Switchyard's settings as the bench's processes see them: only those set in the environment. */
+function settingsFromEnvironment(): Record<string, string> {
+  return Object.fromEntries(Object.values(SETTINGS).flatMap((s) => (process.env[s.env] === undefined ? [] : [[s.env, process.env[s.env]!]])));
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2), loadConfig().ingestStartConcurrency);
+  } catch (err) {
+    if (err instanceof HelpRequested) {
+      console.log(USAGE);
+      return 0;
+    }
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+
+  const startedAt = new Date();
+  const stamp = startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  const runId = `b${startedAt.getTime().toString(36)}`;
+  const dataDir = path.join(ROOT, '.bench-data', stamp);
+  const uptimeBefore = shell('uptime');
+  log(`Switchyard bench ${stamp}: N=${options.messages.join(',')}, concurrency ${options.concurrency} × batch ${options.batchSize} (fan-out ${options.fanout}), ${options.repeats} repeat(s), systems ${options.systems.join(', ')}`);
+  log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${uptimeBefore}`);
+
+  const stack = await startStack(dataDir, log, { temporalFlags: options.temporalFlags, fanout: options.fanout });
+  const runner = phaseRunner(stack, runId, progress);
+  const results: PhaseResult[] = [];
+  const stop = async () => {
+    await runner.close();
+    await stack.stop();
+  };
+  const interrupt = () => {
+    log('interrupted: stopping the bench processes');
+    void stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    const base = { concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout };
+    if (options.warmup > 0) {
+      log(`warm-up: ${options.warmup} messages per system (JIT, connection pools, workflow caches; not measured)`);
+      for (const system of options.systems) await runner.run(system, { ...base, messages: options.warmup }, 0, { warmup: true });
+    }
+    for (const messages of options.messages) {
+      for (let repeat = 1; repeat <= options.repeats; repeat++) {
+        // Rotating the order spreads whatever drifts during a run (data size, other load) over the systems.
+        const shift = (repeat - 1) % options.systems.length;
+        const order = [...options.systems.slice(shift), ...options.systems.slice(0, shift)];
+        for (const system of order) results.push(await runner.run(system, { ...base, messages }, repeat));
+      }
+    }
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+    await stop();
+  }
+
+  const summaries = summarize(results);
+  const ratioRows = ratios(summaries);
+  const uptimeAfter = shell('uptime');
+  const table = markdownTable(summaries, ratioRows);
+  const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
+  const report = {
+    schema: 1,
+    label: options.label || undefined,
+    command,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model,
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      uptimeBefore,
+      uptimeAfter,
+    },
+    code: { commit: shell('git rev-parse --short HEAD'), uncommittedChanges: shell('git status --porcelain -- src bench scripts package.json') !== '' },
+    options: { messages: options.messages, concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, repeats: options.repeats, warmup: options.warmup, systems: options.systems, temporalFlags: options.temporalFlags },
+    settings: { ...settingsFromEnvironment(), ...stack.settings },
+    definitions: {
+      raw: SYSTEM_TITLES.raw,
+      bare: SYSTEM_TITLES.bare,
+      switchyard: SYSTEM_TITLES.switchyard,
+      endToEnd: 'first batch sent → last message seen by the receiver (bare: by the no-op activity); latency per message from its batch being sent',
+      ingest: 'first batch sent → last batch acknowledged (Switchyard: 200 from /v1/batch; bare: every start returned; raw: every POST answered); ack latency per batch',
+      cpuSecondsPer1000: 'user+system CPU of every bench process during the phase (sender, receiver, Temporal, API, worker, bare worker), per 1,000 messages',
+      peakRssMb: 'highest resident memory sampled every 200 ms during the phase',
+      historyEventsPerMessage: 'Temporal history length, averaged over 50 workflows of the phase',
+      dataGrowthKbPer1000: 'growth of the run folder (Temporal SQLite after a WAL checkpoint, Switchyard store), per 1,000 messages',
+    },
+    summaries,
+    ratios: ratioRows,
+    results,
+  };
+
+  mkdirSync(options.outDir, { recursive: true });
+  const stem = path.join(options.outDir, `${stamp}${options.label ? `-${options.label}` : ''}`);
+  writeFileSync(`${stem}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(`${stem}.svg`, svgChart(summaries, `${command} · ${os.cpus().length} CPUs · load before: ${uptimeBefore.replace(/.*load average: /, '')}`));
+  writeFileSync(`${stem}.md`, `${table}\n`);
+  if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
+
+  console.log(`\n${table}\n`);
+  for (const r of ratioRows) {
+    if (r.switchyardVsBare !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsBare}× bare Temporal, ${r.switchyardVsRaw ?? '–'}× the raw ceiling (end-to-end throughput, medians)`);
+  }
+  console.log(`\nresults: ${path.relative(process.cwd(), `${stem}.json`)}  chart: ${path.relative(process.cwd(), `${stem}.svg`)}`);
+  console.log(`load: before "${uptimeBefore}", after "${uptimeAfter}"`);
+  const incomplete = results.filter((r) => r.missing > 0);
+  if (incomplete.length > 0) {
+    console.error(`NOT EVERY MESSAGE ARRIVED: ${incomplete.map((r) => `${r.system} n=${r.messages} #${r.repeat} missing ${r.missing}`).join('; ')}`);
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
