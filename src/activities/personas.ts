@@ -12,7 +12,8 @@ import { inParallel, startDeliveryWorkflow } from '../temporal/deliveries';
 /** Delivery starts in flight at once from one page: bounded fan-out against the Temporal frontend. */
 const START_CONCURRENCY = 32;
 
-export type PersonasConfig = Pick<Config, 'temporalTaskQueue' | 'personasSyncPageSize' | 'deliveryRetryWindow' | 'deliveryTimeout' | 'deliveryInitialBackoff' | 'deliveryMaxBackoff' | 'deliveryFirstAttemptLocal'>;
+/** Sync messages get this worker's delivery policy: the same env vars the API uses for ingested calls. */
+export type PersonasConfig = Pick<Config, 'temporalTaskQueue' | 'personasSyncPageSize'> & Parameters<typeof deliveryPolicy>[0];
 
 export type PrepareResult =
   | { status: 'gone' | 'no_destinations' }
