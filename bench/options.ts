@@ -14,6 +14,8 @@ export interface BenchOptions {
   quick: boolean;
   /** Extra `temporal server start-dev` flags, after scripts/temporal-dev.sh's own. */
   temporalFlags: string[];
+  /** Write V8 CPU profiles of the API and workers next to the results. */
+  profile: boolean;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -30,6 +32,8 @@ export const USAGE = `npm run bench -- [options]
       --label TEXT      appended to the result file names and stored in the results
       --out-dir DIR     where results go (default bench/results)
       --keep-data       keep the run's Temporal data folder under .bench-data/
+      --profile         write V8 CPU profiles of the API, worker and bare worker (<results>-profiles/,
+                        open in Chrome DevTools) and print each one's top functions
       --temporal-flags "FLAGS"   more \`temporal server start-dev\` flags for the bench's server, e.g.
                         "--sqlite-pragma synchronous=normal --dynamic-config-value K=V"
 
@@ -57,6 +61,7 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
     keepData: false,
     quick: false,
     temporalFlags: [],
+    profile: false,
   };
   let warmupGiven = false;
   let messagesGiven = false;
@@ -113,6 +118,9 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
         break;
       case '--temporal-flags':
         options.temporalFlags.push(...value().split(/\s+/).filter(Boolean));
+        break;
+      case '--profile':
+        options.profile = true;
         break;
       case '--keep-data':
         options.keepData = true;

@@ -1,11 +1,12 @@
 import { execSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, SETTINGS } from '../src/config';
 import { ROOT } from '../test/helpers/processes';
 import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options';
 import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
+import { topFunctions } from './profile';
 import { markdownTable, ratios, summarize, svgChart } from './report';
 import { startStack } from './system';
 
@@ -58,7 +59,9 @@ async function main(): Promise<number> {
   log(`Switchyard bench ${stamp}: N=${options.messages.join(',')}, concurrency ${options.concurrency} × batch ${options.batchSize} (fan-out ${options.fanout}), ${options.repeats} repeat(s), systems ${options.systems.join(', ')}`);
   log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${uptimeBefore}`);
 
-  const stack = await startStack(dataDir, log, { temporalFlags: options.temporalFlags, fanout: options.fanout });
+  const stem = path.join(options.outDir, `${stamp}${options.label ? `-${options.label}` : ''}`);
+  const cpuProfileDir = options.profile ? path.resolve(`${stem}-profiles`) : undefined;
+  const stack = await startStack(dataDir, log, { temporalFlags: options.temporalFlags, fanout: options.fanout, cpuProfileDir });
   const runner = phaseRunner(stack, runId, progress);
   const results: PhaseResult[] = [];
   const stop = async () => {
@@ -67,6 +70,8 @@ async function main(): Promise<number> {
   };
   const interrupt = () => {
     log('interrupted: stopping the bench processes');
+    // A child that does not stop in time is killed on exit (see startStack).
+    setTimeout(() => process.exit(130), 20_000).unref();
     void stop().finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupt);
@@ -131,7 +136,6 @@ async function main(): Promise<number> {
   };
 
   mkdirSync(options.outDir, { recursive: true });
-  const stem = path.join(options.outDir, `${stamp}${options.label ? `-${options.label}` : ''}`);
   writeFileSync(`${stem}.json`, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(`${stem}.svg`, svgChart(summaries, `${command} · ${os.cpus().length} CPUs · load before: ${uptimeBefore.replace(/.*load average: /, '')}`));
   writeFileSync(`${stem}.md`, `${table}\n`);
@@ -143,6 +147,11 @@ async function main(): Promise<number> {
   }
   console.log(`\nresults: ${path.relative(process.cwd(), `${stem}.json`)}  chart: ${path.relative(process.cwd(), `${stem}.svg`)}`);
   console.log(`load: before "${uptimeBefore}", after "${uptimeAfter}"`);
+  if (cpuProfileDir) {
+    for (const file of readdirSync(cpuProfileDir).filter((f) => f.endsWith('.cpuprofile'))) {
+      console.log(`\n${path.relative(process.cwd(), path.join(cpuProfileDir, file))}, self time:\n${topFunctions(path.join(cpuProfileDir, file)).join('\n')}`);
+    }
+  }
   const incomplete = results.filter((r) => r.missing > 0);
   if (incomplete.length > 0) {
     console.error(`NOT EVERY MESSAGE ARRIVED: ${incomplete.map((r) => `${r.system} n=${r.messages} #${r.repeat} missing ${r.missing}`).join('; ')}`);

@@ -37,9 +37,9 @@ function logTo(file: string): number {
 }
 
 /** A Node child running a TypeScript file through tsx (as the Dockerfile runs Switchyard), with an IPC channel. */
-function spawnTs(file: string, env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+function spawnTs(file: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): ChildProcess {
   const log = logTo(logFile);
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, file)], {
+  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, file)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log, 'ipc'],
@@ -61,6 +61,8 @@ export interface StackOptions {
   temporalFlags: string[];
   /** Workflow starts the API keeps in flight per request (INGEST_START_CONCURRENCY). */
   fanout: number;
+  /** Folder for V8 CPU profiles of the API, the worker and the bare worker (written when they stop). */
+  cpuProfileDir?: string;
 }
 
 export async function startStack(dir: string, log: (line: string) => void, options: StackOptions): Promise<BenchStack> {
@@ -73,11 +75,17 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     if (message.receipts) for (const listener of listeners) listener(message.receipts);
   };
   let client: Client | undefined;
+  // Whatever ends the bench (an error, Ctrl-C, a hung child), none of its processes outlive it.
+  const killAll = () => {
+    for (const [, child] of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
 
   async function stop(): Promise<void> {
     await client?.connection.close().catch(() => undefined);
     // Clients of Temporal first, the server last.
     for (const [, child] of [...children].reverse()) await stopProcess(child, 'SIGTERM', 15_000);
+    process.off('exit', killAll);
   }
 
   try {
@@ -128,15 +136,16 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     };
     log('Switchyard worker and API (separate processes)');
     const workerLog = path.join(dir, 'worker.log');
-    const worker = spawnTs('src/worker.ts', switchyardEnv, workerLog);
+    const profile = (name: string) => (options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir, '--cpu-prof-name', `${name}.cpuprofile`] : []);
+    const worker = spawnTs('src/worker.ts', switchyardEnv, workerLog, profile('worker'));
     children.push(['worker', worker]);
     const apiLog = path.join(dir, 'api.log');
-    const api = spawnTs('src/server.ts', switchyardEnv, apiLog);
+    const api = spawnTs('src/server.ts', switchyardEnv, apiLog, profile('api'));
     children.push(['api', api]);
 
     const bareEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-bare' };
     const bareLog = path.join(dir, 'bare-worker.log');
-    const bare = spawnTs('bench/bare/worker.ts', bareEnv, bareLog);
+    const bare = spawnTs('bench/bare/worker.ts', bareEnv, bareLog, profile('bare-worker'));
     children.push(['bareWorker', bare]);
     bare.on('message', forward);
 

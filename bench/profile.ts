@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+}
+
+/** The functions a V8 CPU profile spent most of its samples in (self time), as "share function file:line". */
+export function topFunctions(file: string, count = 12): string[] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  for (const sample of profile.samples) {
+    const frame = byId.get(sample)?.callFrame;
+    if (!frame) continue;
+    const where = frame.url ? ` ${frame.url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*?\/(src|bench)\//, '$1/')}:${frame.lineNumber + 1}` : '';
+    const key = `${frame.functionName || '(anonymous)'}${where}`;
+    self.set(key, (self.get(key) ?? 0) + 1);
+  }
+  const total = profile.samples.length || 1;
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([key, samples]) => `${((100 * samples) / total).toFixed(1).padStart(5)}%  ${key}`);
+}
