@@ -68,6 +68,8 @@ export const SETTINGS = {
   ingestStartConcurrency: { env: 'INGEST_START_CONCURRENCY', default: '32', description: 'Workflow starts one ingestion request keeps in flight at once (a `/v1/batch` of 100 messages is 100 starts; Temporal has no batch start).', parse: positiveInteger },
   ingestRateLimit: { env: 'INGEST_RATE_LIMIT', default: '500', description: 'Ingestion requests one write key may make per `INGEST_RATE_WINDOW`, per API process; beyond it the API answers 429 with Retry-After. `0` switches the limit off.', parse: integer },
   ingestRateWindow: { env: 'INGEST_RATE_WINDOW', default: '1s', description: 'The window `INGEST_RATE_LIMIT` counts over.', parse: duration },
+  workerMaxInFlightPerWebhook: { env: 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', default: '20', description: 'Attempts to one webhook URL of one destination a worker runs at once; more come back at once as retryable ("webhook busy") so a hanging or slow receiver holds at most this many of the worker\'s activity slots. `0` means no cap.', parse: integer },
+  ingestStartTimeout: { env: 'INGEST_START_TIMEOUT', default: '10s', description: 'How long an ingestion request waits for Temporal to accept its workflow starts before answering 503 (retryable; re-sending the same messageIds is safe).', parse: duration },
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;

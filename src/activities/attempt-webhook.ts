@@ -1,27 +1,29 @@
-import { log } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { Agent } from 'undici';
 import { webhookRequestHeaders } from '../delivery/request';
 import { activeSigningSecrets, standardWebhookId } from '../delivery/standard-webhooks';
-import type { AttemptRequest, AttemptResult } from '../delivery/types';
-import type { Store } from '../store/types';
+import type { AttemptOutcome, AttemptRequest, AttemptResult } from '../delivery/types';
+import type { Destination, DestinationWebhook, Store } from '../store/types';
+import type { WebhookTraffic } from './webhook-traffic';
 import { postWebhook } from './post-webhook';
 
 /**
  * Reads the destination at send time — so a new secret, new headers or switching the destination
  * off take effect on the next attempt — and keeps secrets and header values out of workflow history.
  */
-export function makeAttemptWebhook(store: Store, agent: Agent) {
-  return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
-    const destination = await store.destinations.get(req.destinationId);
-    if (!destination || !destination.enabled) return { destinationEnabled: false, webhookCount: 0 };
-    const webhookCount = destination.webhooks.length;
-    const webhook = destination.webhooks[req.webhookIndex];
-    if (!webhook) return { destinationEnabled: true, webhookCount };
-    const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId };
-    if (webhook.disabled) {
-      return { destinationEnabled: true, webhookCount, outcome: { kind: 'permanent', reason: `webhook switched off (${webhook.disabled.at}): ${webhook.disabled.reason}` } };
-    }
+/** Whether this attempt runs as a local activity (inside the workflow task) rather than a regular one. */
+function runningLocally(): boolean {
+  try {
+    return Context.current().info.isLocal;
+  } catch {
+    return false;
+  }
+}
 
+export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic) {
+  /** One signed POST; a 410 Gone also switches the URL off in the store. */
+  async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
+    const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId };
     const body = JSON.stringify(req.message);
     const started = Date.now();
     const headers = webhookRequestHeaders(webhook.headers, destination.sharedSecret, body, {
@@ -38,6 +40,34 @@ export function makeAttemptWebhook(store: Store, agent: Agent) {
       const reason = `answered HTTP ${outcome.status} Gone to message ${req.messageId}`;
       if (await store.destinations.disableWebhook(req.destinationId, webhook.url, reason)) log.warn('webhook URL switched off', { ...fields, reason });
     }
-    return { destinationEnabled: true, webhookCount, outcome, durationMs };
+    return { outcome, durationMs };
+  }
+
+  return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
+    const destination = await store.destinations.get(req.destinationId);
+    if (!destination || !destination.enabled) return { destinationEnabled: false, webhookCount: 0 };
+    const webhookCount = destination.webhooks.length;
+    const webhook = destination.webhooks[req.webhookIndex];
+    if (!webhook) return { destinationEnabled: true, webhookCount };
+    if (webhook.disabled) {
+      return { destinationEnabled: true, webhookCount, outcome: { kind: 'permanent', reason: `webhook switched off (${webhook.disabled.at}): ${webhook.disabled.reason}` } };
+    }
+
+    // Keyed by destination and URL: one customer's hanging endpoint cannot use up another's share,
+    // even when both point at the same host.
+    const key = `${req.destinationId} ${webhook.url}`;
+    if (runningLocally() && !traffic.answersFast(key, Date.now())) return { destinationEnabled: true, webhookCount, deferred: true };
+    const finish = traffic.tryStart(key, Date.now());
+    if (!finish) {
+      const reason = `webhook busy: ${traffic.maxInFlight} attempts to it already in flight in this worker (WORKER_MAX_IN_FLIGHT_PER_WEBHOOK)`;
+      // A slot frees within one delivery timeout; asking again sooner would only add Temporal work.
+      return { destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason, retryAfterMs: req.timeoutMs } };
+    }
+    const started = Date.now();
+    try {
+      return { destinationEnabled: true, webhookCount, ...(await send(req, destination, webhook)) };
+    } finally {
+      finish(Date.now() - started);
+    }
   };
 }

@@ -8,6 +8,7 @@ import type { Deliveries } from './deliveries';
 import type { SyncSchedules } from './personas-schedules';
 import { installErrorHandler } from './errors';
 import { installJsonBodyParser, replyToClientError } from './json-body';
+import { closeConnectionsWhileDraining } from './drain';
 import { adminRoutes } from './admin';
 import { ingestRoutes } from './ingest';
 import { healthRoutes } from './health';
@@ -32,6 +33,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandler(app);
   installJsonBodyParser(app);
+  closeConnectionsWhileDraining(app);
   // Every route's JSON schema validates requests and serializes replies; together they are the API document.
   await app.register(swagger, {
     openapi: {

@@ -34,6 +34,21 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
   acceptGzipBodies(app);
   const policy = deliveryPolicy(config);
 
+  /**
+   * While Temporal is unreachable the client library keeps retrying a start for tens of seconds;
+   * the sender should hear 503 long before its own timeout instead. Starts still running at the
+   * deadline may yet succeed: the sender's retry finds those workflows by id and nothing is
+   * delivered twice.
+   */
+  function withinStartTimeout(starting: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`workflow starts not confirmed within ${formatDuration(config.ingestStartTimeout)}`)), config.ingestStartTimeout);
+    });
+    starting.catch(() => undefined);
+    return Promise.race([starting, deadline]).finally(() => clearTimeout(timer));
+  }
+
   // One bucket per write key (its hash, the same key the store looks sources up by), so a noisy
   // source gets 429s while the others carry on. Counted after the body is parsed (a write key may
   // be in it) and before validation, so a flood of invalid requests is limited too.
@@ -67,7 +82,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
       inputs.push({ sourceId, messageId: message.messageId, type, userId: message.userId, destinationIds, message: toWebhookMessage(message), policy });
     }
     try {
-      await deliveries.start(inputs);
+      await withinStartTimeout(deliveries.start(inputs));
     } catch (err) {
       app.log.error({ err: (err as Error).message, sourceId }, 'could not start deliveries');
       throw new ApiError(503, 'temporal_unavailable', 'messages were not accepted: the workflow engine is unavailable; retry later', { 'retry-after': '5' });

@@ -52,6 +52,12 @@ export interface AttemptResult {
   webhookCount: number;
   outcome?: AttemptOutcome;
   durationMs?: number;
+  /**
+   * Nothing was sent: this was a local attempt and the worker does not know the webhook to answer
+   * fast, so the workflow makes the same attempt as a regular activity (a hanging local activity
+   * would hold its workflow task, and with it the worker's intake of new workflows).
+   */
+  deferred?: boolean;
 }
 
 export type DestinationStatus = 'delivered' | 'failed' | 'stopped';

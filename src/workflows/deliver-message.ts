@@ -42,9 +42,13 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
 
   async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number): Promise<AttemptResult> {
     const firstAttempt = round === 1 && webhookIndex === 0;
-    const run = firstAttempt && policy.firstAttemptLocal ? attemptWebhookLocally : attemptWebhook;
+    const request = { destinationId, webhookIndex, round, messageId: input.messageId, message: input.message, timeoutMs: policy.timeoutMs };
     try {
-      return await run({ destinationId, webhookIndex, round, messageId: input.messageId, message: input.message, timeoutMs: policy.timeoutMs });
+      if (firstAttempt && policy.firstAttemptLocal) {
+        const local = await attemptWebhookLocally(request);
+        if (!local.deferred) return local;
+      }
+      return await attemptWebhook(request);
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       const outcome: AttemptOutcome = { kind: 'retry', reason: `attempt lost: ${err.cause?.message ?? err.message}` };

@@ -1,0 +1,89 @@
+/**
+ * The fault scenarios of test/integration/faults.test.ts and isolation.test.ts at full size, on a
+ * Temporal dev server, worker and API processes of this script's own. Prints each scenario's
+ * figures as JSON; docs/reliability.md records a run.
+ *
+ *   npx tsx scripts/faults.ts                       all scenarios, full size
+ *   npx tsx scripts/faults.ts worker-kill --messages 5000
+ *   npx tsx scripts/faults.ts isolation --minutes 3
+ *
+ * Scenarios: worker-kill, api-kill, temporal-restart, isolation.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { faultDir, startOwnTemporal, startOwnWorker, stopProcess } from '../test/helpers/faults';
+import { ROOT } from '../test/helpers/processes';
+import { apiKillScenario, isolationScenario, temporalRestartScenario, workerKillScenario } from '../test/helpers/scenarios';
+
+const SCENARIOS = ['worker-kill', 'api-kill', 'temporal-restart', 'isolation'] as const;
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? Number(process.argv[at + 1]) : fallback;
+}
+
+const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+
+async function main(): Promise<void> {
+  const chosen = process.argv.slice(2).filter((a) => (SCENARIOS as readonly string[]).includes(a));
+  const run = chosen.length > 0 ? chosen : [...SCENARIOS];
+
+  // The same environment the jest global setup gives the tests: one dev server, one store, one
+  // worker on the default task queue (the api-kill scenario's API starts workflows there).
+  const dir = path.join(ROOT, '.test-data', `faults-script-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  Object.assign(process.env, {
+    SWITCHYARD_TEST_DIR: dir,
+    DATA_DIR: dir,
+    DATABASE_PATH: path.join(dir, 'switchyard.db'),
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE: 'faults-base',
+    EGRESS_ALLOWLIST: '127.0.0.0/8,::1/128',
+    LOG_LEVEL: 'info',
+  });
+  const temporal = await startOwnTemporal(dir);
+  process.env.TEMPORAL_ADDRESS = temporal.address;
+  const children: ChildProcess[] = [temporal.process];
+  try {
+    const base = await startOwnWorker({}, path.join(dir, 'base-worker.log'));
+    children.push(base.process);
+    const results: Record<string, unknown> = {};
+    for (const scenario of run) {
+      log(`scenario ${scenario}`);
+      const started = Date.now();
+      if (scenario === 'worker-kill') results[scenario] = await workerKillScenario({ messages: option('messages', 5_000), dir: faultDir('worker-kill'), log });
+      if (scenario === 'api-kill') results[scenario] = await apiKillScenario({ batches: option('batches', 300), batchSize: 10, dir: faultDir('api-kill'), log });
+      if (scenario === 'temporal-restart') results[scenario] = await temporalRestartScenario({ messages: option('restart-messages', 2_000), dir: faultDir('temporal-restart'), log });
+      if (scenario === 'isolation') {
+        const minutes = option('minutes', 3);
+        results[scenario] = await isolationScenario({
+          dir: faultDir('isolation'),
+          // The defaults of WORKER_MAX_CONCURRENT_ACTIVITIES/…_WORKFLOW_TASKS and WORKER_MAX_IN_FLIGHT_PER_WEBHOOK
+          // would need a hundred misbehaving destinations to show anything; scaled down in proportion.
+          slots: 20,
+          perWebhook: 4,
+          timeoutMs: 5_000,
+          healthyMessages: Math.round((minutes * 60_000) / 200),
+          healthyGapMs: 200,
+          badBurst: 20,
+          badGapMs: 5_000,
+          log,
+        });
+      }
+      log(`scenario ${scenario} done in ${Math.round((Date.now() - started) / 1000)} s`);
+      console.log(JSON.stringify({ scenario, figures: results[scenario] }));
+    }
+  } finally {
+    for (const child of children.reverse()) await stopProcess(child);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
