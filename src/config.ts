@@ -61,6 +61,7 @@ export const SETTINGS = {
   deliveryFirstAttemptLocal: { env: 'DELIVERY_FIRST_ATTEMPT_LOCAL', default: 'true', description: 'Run the first attempt of a message to each destination as a Temporal local activity inside the workflow task (about half the Temporal server work per delivered message; later attempts are regular activities). `false` makes every attempt a regular activity.', parse: boolean },
   personasSyncSchedule: { env: 'PERSONAS_SYNC_SCHEDULE', default: '*/15 * * * *', description: 'Cron expression (UTC) of the Temporal Schedule of an audience or computed trait created without a `schedule`.', parse: parseCron },
   personasSyncPageSize: { env: 'PERSONAS_SYNC_PAGE_SIZE', default: '500', description: 'Changed profiles one Personas sync activity reads and starts identify deliveries for (the worker\'s setting).', parse: (raw: string) => between(integer(raw), 1, 10_000) },
+  personasDeliveryTaskQueue: { env: 'PERSONAS_DELIVERY_TASK_QUEUE', default: '', description: 'Task queue of the identify deliveries Personas syncs start (default `$TEMPORAL_TASK_QUEUE-personas`). The worker polls it beside `TEMPORAL_TASK_QUEUE` with its own slots, so a large sync never delays the delivery of ingested calls nor waits behind its own deliveries.', parse: text },
   workerMaxConcurrentActivities: { env: 'WORKER_MAX_CONCURRENT_ACTIVITIES', default: '200', description: 'Webhook POSTs one worker runs at once (first attempts, run as local activities, get as many slots again).', parse: integer },
   workerMaxConcurrentWorkflowTasks: { env: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', default: '100', description: 'Workflow tasks one worker runs at once.', parse: integer },
   egressAllowlist: { env: 'EGRESS_ALLOWLIST', default: '', description: 'Comma-separated CIDRs that webhooks may reach although they are not public addresses (e.g. `127.0.0.0/8` for local receivers). Every other loopback, private, link-local (incl. 169.254.169.254), CGNAT, unique-local, IPv4-mapped or otherwise non-global address is refused at connection time.', parse: cidrs },
@@ -88,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const result = { ...(config as Config), ...overrides };
   if (!result.databasePath) result.databasePath = path.join(result.dataDir, 'switchyard.db');
+  if (!result.personasDeliveryTaskQueue) result.personasDeliveryTaskQueue = `${result.temporalTaskQueue}-personas`;
   return result;
 }
 

@@ -9,7 +9,7 @@ import { connectClient } from './temporal/connection';
 import { temporalDeliveries } from './temporal/deliveries';
 import { temporalSyncSchedules } from './temporal/personas-schedules';
 import { startDevServer } from './temporal/dev-server';
-import { createDeliveryWorker } from './temporal/worker';
+import { createDeliveryWorker, createPersonasDeliveryWorker } from './temporal/worker';
 
 /** `npm start`: the whole system on embedded defaults — Temporal dev server, worker and API in one command. */
 async function main(): Promise<void> {
@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   // The first start may build the Temporal CLI from source; allow for it.
   const client = await connectClient(config.temporalAddress, config.temporalNamespace, 15 * 60_000);
   const worker = await createDeliveryWorker(config, store, logger);
-  const workerRun = worker.run();
+  const personasWorker = await createPersonasDeliveryWorker(config, store, logger);
+  const workerRun = Promise.all([worker.run(), personasWorker.run()]);
   const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue, config.ingestStartConcurrency), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), logger });
   await app.listen({ port: config.port, host: config.host });
 
@@ -60,7 +61,7 @@ Send an event:
   const stop = async () => {
     await app.close();
     // Temporal's runtime also reacts to SIGINT/SIGTERM and may already be draining the worker.
-    if (worker.getState() === 'RUNNING') worker.shutdown();
+    for (const w of [worker, personasWorker]) if (w.getState() === 'RUNNING') w.shutdown();
     await workerRun;
     await client.connection.close();
     await store.close();

@@ -13,7 +13,7 @@ import { inParallel, startDeliveryWorkflow } from '../temporal/deliveries';
 const START_CONCURRENCY = 32;
 
 /** Sync messages get this worker's delivery policy: the same env vars the API uses for ingested calls. */
-export type PersonasConfig = Pick<Config, 'temporalTaskQueue' | 'personasSyncPageSize'> & Parameters<typeof deliveryPolicy>[0];
+export type PersonasConfig = Pick<Config, 'personasDeliveryTaskQueue' | 'personasSyncPageSize'> & Parameters<typeof deliveryPolicy>[0];
 
 export type PrepareResult =
   | { status: 'gone' | 'no_destinations' }
@@ -70,7 +70,8 @@ export function makePersonasActivities(store: Store, config: PersonasConfig, cli
       let started = 0;
       let existing = 0;
       await inParallel(inputs, START_CONCURRENCY, async (input) => {
-        if (await startDeliveryWorkflow(client, config.temporalTaskQueue, input)) started++;
+        // Their own task queue: a large sync neither delays ingested calls' deliveries nor waits behind its own.
+        if (await startDeliveryWorkflow(client, config.personasDeliveryTaskQueue, input)) started++;
         else existing++;
         Context.current().heartbeat(started + existing);
       });

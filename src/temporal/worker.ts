@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, Worker, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Store } from '../store/types';
@@ -39,7 +39,11 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
   };
 }
 
-export async function createDeliveryWorker(config: Config, store: Store, logger: Logger): Promise<Worker> {
+/** The workers of one process run the same workflow code: bundle it once. */
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const workflowBundle = () => (bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') }));
+
+export async function createDeliveryWorker(config: Config, store: Store, logger: Logger, taskQueue = config.temporalTaskQueue): Promise<Worker> {
   installRuntime(logger);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   // Personas sync activities start delivery workflows through an ordinary client (connected on first use).
@@ -47,11 +51,20 @@ export async function createDeliveryWorker(config: Config, store: Store, logger:
   return Worker.create({
     connection,
     namespace: config.temporalNamespace,
-    taskQueue: config.temporalTaskQueue,
-    workflowsPath: require.resolve('../workflows'),
+    taskQueue,
+    workflowBundle: await workflowBundle(),
     activities: createActivities(store, config, client),
     ...workerTuning(config),
     // Deliveries are short; let a SIGTERM'd worker finish in-flight POSTs before handing back.
     shutdownGraceTime: config.deliveryTimeout + 1_000,
   });
+}
+
+/**
+ * The same delivery worker on PERSONAS_DELIVERY_TASK_QUEUE, where Personas syncs start their
+ * identify deliveries: its own pollers and slots, so a 100,000-member first sync neither delays the
+ * deliveries of ingested calls nor starves the sync's own workflow tasks on TEMPORAL_TASK_QUEUE.
+ */
+export function createPersonasDeliveryWorker(config: Config, store: Store, logger: Logger): Promise<Worker> {
+  return createDeliveryWorker(config, store, logger, config.personasDeliveryTaskQueue);
 }

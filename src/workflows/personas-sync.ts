@@ -13,8 +13,8 @@ import type { ComputationRef } from '../personas/types';
  *   commit   → only now do the changes become the snapshot the next sync compares with
  *
  * A crash anywhere before commit reruns the same version with the same ids, so Temporal refuses
- * the deliveries already started: at least once, and no duplicates. The history holds three events
- * per page of up to PERSONAS_SYNC_PAGE_SIZE changes, and the workflow continues as new every
+ * the deliveries already started: at least once, and no duplicates. The history holds about six
+ * events per page of up to PERSONAS_SYNC_PAGE_SIZE changes, and the workflow continues as new every
  * PAGES_PER_RUN pages, so an audience of any size stays far below history limits.
  */
 
@@ -50,7 +50,7 @@ export interface PersonasSyncReport {
   runs: number;
 }
 
-/** Pages per workflow run before continuing as new: about 300 history events per run. */
+/** Pages per workflow run before continuing as new: about 600 history events per run (six per page). */
 export const PAGES_PER_RUN = 100;
 
 const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 };
