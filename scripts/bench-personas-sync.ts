@@ -75,17 +75,18 @@ async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: numbe
 }
 
 const children: ChildProcess[] = [];
+const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
 
 /** Interrupted (Ctrl-C, a job stopped): take the server and the worker down too, they would outlive us. */
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     for (const child of children) child.kill('SIGKILL');
+    if (!KEEP) rmSync(dir, { recursive: true, force: true });
     process.exit(130);
   });
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const receiver = http.createServer();
   try {
     const port = await freePort();

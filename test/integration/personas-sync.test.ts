@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { ScheduleNotFoundError } from '@temporalio/client';
+import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { admin, createDefinition, expectMessages, ingestBatch, NEVER, syncNow, valuesByUser } from '../helpers/personas';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
@@ -45,6 +46,9 @@ describe('audience sync (seed: Personas rules)', () => {
     expect(message.body.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     // Same signing as every other message of the source (seed: Authentication).
     expect(message.request.headers['x-signature']).toBe(createHmac('sha1', 'personas-secret').update(message.request.body, 'utf8').digest('hex'));
+    // The same delivery workflow as an ingested call's, on the Personas delivery task queue.
+    const delivery = await system.client.workflow.getHandle(deliveryWorkflowId(source.id, message.body.messageId)).describe();
+    expect({ type: delivery.type, taskQueue: delivery.taskQueue }).toEqual({ type: 'deliverMessage', taskQueue: `${system.config.temporalTaskQueue}-personas` });
   });
 
   it('sends every member when the audience is created, without being asked', async () => {
