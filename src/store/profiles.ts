@@ -52,6 +52,8 @@ async function resolveIds(db: Db, sourceId: string, ids: string[]): Promise<Map<
 async function link(db: Db, sourceId: string, from: string, to: string, resolved: Map<string, string>, now: string): Promise<void> {
   const target = resolved.get(to) ?? to;
   const merged = resolved.get(from) ?? from;
+  // Already one person (the usual case: every call after a login carries both ids): nothing to write.
+  if (from === target || (merged === target && resolved.has(from))) return;
   if (merged !== target) {
     await db
       .insertInto('profiles')
