@@ -12,6 +12,8 @@ export interface BenchOptions {
   label: string;
   keepData: boolean;
   quick: boolean;
+  /** Messages per second offered; undefined sends as fast as batches are acknowledged. */
+  rate: number | undefined;
   /** Extra `temporal server start-dev` flags, after scripts/temporal-dev.sh's own. */
   temporalFlags: string[];
   /** Write V8 CPU profiles of the API and workers next to the results. */
@@ -22,7 +24,11 @@ export const USAGE = `npm run bench -- [options]
 
   --quick               1,000 messages, one repeat, short warm-up (what the harness test runs)
   -n, --messages LIST   message counts to run, e.g. 10000 or 1000,10000,100000 or 10k,100k (default 10000)
-  -c, --concurrency C   sender lanes, each with one batch in flight (default 8)
+  -c, --concurrency C   sender lanes, each with one batch in flight (default 2: with the fan-out,
+                        64 messages in flight, which saturates one dev server without queueing
+                        starts for longer than the API's start timeout)
+      --rate R          offer at most R messages/s (batches paced evenly) instead of as fast as
+                        acknowledged: latency at a load the system sustains, not the backlog
   -b, --batch B         messages per batch: one POST /v1/batch for Switchyard (default 100)
       --fanout S        messages of one batch in flight at once: the API's workflow starts per
                         request (INGEST_START_CONCURRENCY, default 32), and the same for the references
@@ -50,7 +56,8 @@ function count(text: string, name: string): number {
 export function parseOptions(argv: string[], defaultFanout: number): BenchOptions {
   const options: BenchOptions = {
     messages: [10_000],
-    concurrency: 8,
+    concurrency: 2,
+    rate: undefined,
     batchSize: 100,
     fanout: defaultFanout,
     repeats: 1,
@@ -88,6 +95,9 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
       case '-b':
       case '--batch':
         options.batchSize = count(value(), flag);
+        break;
+      case '--rate':
+        options.rate = count(value(), flag);
         break;
       case '--fanout':
         options.fanout = count(value(), flag);

@@ -27,6 +27,8 @@ export interface Load {
   batchSize: number;
   /** Messages of one batch in flight at once (the API's workflow starts per request). */
   fanout: number;
+  /** Messages per second offered (batches paced evenly); undefined: as fast as acknowledged. */
+  rate?: number;
 }
 
 export interface PhaseResult {
@@ -36,6 +38,8 @@ export interface PhaseResult {
   startedAt: string;
   loadAverage: { before: number[]; after: number[] };
   ingest: { messagesPerSecond: number; ackLatencyMs: Percentiles; batches: number; retries: number };
+  /** Messages per second offered, when paced (--rate). */
+  offeredRate?: number;
   endToEnd: { messagesPerSecond: number; latencyMs: Percentiles };
   delivered: number;
   duplicates: number;
@@ -224,6 +228,10 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
           while (next < batches.length) {
             const index = next++;
             const batch = batches[index];
+            if (load.rate) {
+              const due = started + (batch.first / load.rate) * 1000;
+              if (due > now()) await new Promise((resolve) => setTimeout(resolve, due - now()));
+            }
             batchSentAt[index] = now();
             retries += await senders[system](batch.ids, batch.first, fanout);
             lastAck = now();
@@ -268,6 +276,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
       repeat,
       startedAt: new Date(started).toISOString(),
       loadAverage: { before: loadBefore, after: os.loadavg().map((l) => round(l, 2)) },
+      offeredRate: load.rate,
       ingest: {
         messagesPerSecond: round(messages / ((lastAck - started) / 1000)),
         ackLatencyMs: mapValues(percentiles(ackLatencies), (v) => round(v, 2)),

@@ -77,10 +77,10 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    const base = { concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout };
+    const base = { concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, rate: options.rate };
     if (options.warmup > 0) {
       log(`warm-up: ${options.warmup} messages per system (JIT, connection pools, workflow caches; not measured)`);
-      for (const system of options.systems) await runner.run(system, { ...base, messages: options.warmup }, 0, { warmup: true });
+      for (const system of options.systems) await runner.run(system, { ...base, rate: undefined, messages: options.warmup }, 0, { warmup: true });
     }
     for (const messages of options.messages) {
       for (let repeat = 1; repeat <= options.repeats; repeat++) {
@@ -117,7 +117,7 @@ async function main(): Promise<number> {
       uptimeAfter,
     },
     code: { commit: shell('git rev-parse --short HEAD'), uncommittedChanges: shell('git status --porcelain -- src bench scripts package.json') !== '' },
-    options: { messages: options.messages, concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, repeats: options.repeats, warmup: options.warmup, systems: options.systems, temporalFlags: options.temporalFlags },
+    options: { messages: options.messages, rate: options.rate, concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, repeats: options.repeats, warmup: options.warmup, systems: options.systems, temporalFlags: options.temporalFlags },
     settings: { ...settingsFromEnvironment(), ...stack.settings },
     definitions: {
       raw: SYSTEM_TITLES.raw,

@@ -130,6 +130,9 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       // The bench is one write key sending as fast as it can; the per-key limit is raised, not removed.
       INGEST_RATE_LIMIT: process.env.INGEST_RATE_LIMIT ?? '100000',
       INGEST_START_CONCURRENCY: String(options.fanout),
+      // Starts queue behind a saturated dev server; the bench measures that queue instead of
+      // answering 503 after the default 10 s (its re-sent batches would be extra work).
+      INGEST_START_TIMEOUT: process.env.INGEST_START_TIMEOUT ?? '60s',
       // One destination takes every message here; its per-URL cap is raised to the worker's activity
       // slots so the bench measures delivery, not the cap (docs/performance.md measures the cap).
       WORKER_MAX_IN_FLIGHT_PER_WEBHOOK: process.env.WORKER_MAX_IN_FLIGHT_PER_WEBHOOK ?? String(loadConfig().workerMaxConcurrentActivities),
@@ -182,7 +185,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])) },
       onReceipts: (listener) => void listeners.push(listener),
       receiverConnections: () => receiverConnections,
-      settings: Object.fromEntries(['LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_START_CONCURRENCY', 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', 'EGRESS_ALLOWLIST'].map((key) => [key, switchyardEnv[key as keyof typeof switchyardEnv]])),
+      settings: Object.fromEntries(['LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_START_CONCURRENCY', 'INGEST_START_TIMEOUT', 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', 'EGRESS_ALLOWLIST'].map((key) => [key, switchyardEnv[key as keyof typeof switchyardEnv]])),
       stop,
     };
   } catch (err) {

@@ -27,7 +27,7 @@ export async function startOwnWorker(env: NodeJS.ProcessEnv, logFile: string): P
   const child = spawnWorker(env, logFile);
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const address = env.TEMPORAL_ADDRESS ?? process.env.TEMPORAL_ADDRESS!;
-  await waitForPoller(address, env.TEMPORAL_NAMESPACE ?? process.env.TEMPORAL_NAMESPACE ?? 'default', env.TEMPORAL_TASK_QUEUE!, child);
+  await waitForPoller(address, env.TEMPORAL_NAMESPACE ?? process.env.TEMPORAL_NAMESPACE ?? 'default', env.TEMPORAL_TASK_QUEUE ?? process.env.TEMPORAL_TASK_QUEUE!, child);
   return { process: child, logFile, exited };
 }
 

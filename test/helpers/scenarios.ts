@@ -295,7 +295,10 @@ export async function temporalRestartScenario(options: { messages: number; dir: 
         }
       }
     })();
-    await sleep(2_000);
+    // Back only once the client has been refused at least once, so its retry is what gets through.
+    await waitFor(() => {
+      if (retriesUntilAccepted === 0) throw new Error('no refused attempt yet');
+    }, 120_000);
     temporal = await startOwnTemporal(options.dir, temporal.port);
     const secondsDown = (Date.now() - downAt) / 1000;
     log(`Temporal restarted after ${secondsDown.toFixed(1)} s`);
