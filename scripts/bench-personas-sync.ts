@@ -33,7 +33,7 @@ const arg = (name: string, fallback: string) => {
 const PROFILES = Number(arg('profiles', '100000'));
 const PAGE_SIZE = arg('page-size', '500');
 const KEEP = process.argv.includes('--keep');
-/** file: the dev server as `npm start` runs it; wal: the same file with WAL and synchronous=NORMAL; memory: no file. */
+/** file: the dev server as `npm start` runs it (WAL, synchronous=FULL); wal: the same with synchronous=NORMAL; memory: no file. */
 const TEMPORAL = arg('temporal', 'file');
 /** delivered: also wait until the receiver has every identify call; commit: stop when the sync committed. */
 const UNTIL = arg('until', 'delivered');
