@@ -20,6 +20,8 @@ bench=(npm run bench -- -n 1000 --warmup 300)
 both=("${bench[@]}" --systems bare,switchyard)
 
 # Where a message's Temporal work goes.
+run combined-eager         "${both[@]}" --combined
+run combined-not-eager     INGEST_EAGER_START=false "${both[@]}" --combined
 run first-attempt-local    DELIVERY_FIRST_ATTEMPT_LOCAL=true  "${both[@]}"
 run first-attempt-activity DELIVERY_FIRST_ATTEMPT_LOCAL=false "${both[@]}"
 # The dev server's default is off, as in first-attempt-local.
@@ -34,7 +36,6 @@ if [ -x .tools/bin/temporal-multishard ]; then
   run shards-4 TEMPORAL_CLI=.tools/bin/temporal-multishard TEMPORAL_DEV_HISTORY_SHARDS=4 "${both[@]}"
 fi
 # Worker slots (workflow tasks; activities and local activities).
-run wft-slots-10           WORKER_MAX_CONCURRENT_WORKFLOW_TASKS=10  "${both[@]}"
 run wft-slots-400          WORKER_MAX_CONCURRENT_WORKFLOW_TASKS=400 "${both[@]}"
 run activity-slots-20      WORKER_MAX_CONCURRENT_ACTIVITIES=20      "${both[@]}"
 # How the API fans out one batch's workflow starts.

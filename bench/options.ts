@@ -16,6 +16,8 @@ export interface BenchOptions {
   rate: number | undefined;
   /** Extra `temporal server start-dev` flags, after scripts/temporal-dev.sh's own. */
   temporalFlags: string[];
+  /** Switchyard as `npm start` runs it: API and worker in one process, workflow starts eager. */
+  combined: boolean;
   /** Write V8 CPU profiles of the API and workers next to the results. */
   profile: boolean;
 }
@@ -38,6 +40,8 @@ export const USAGE = `npm run bench -- [options]
       --label TEXT      appended to the result file names and stored in the results
       --out-dir DIR     where results go (default bench/results)
       --keep-data       keep the run's Temporal data folder under .bench-data/
+      --combined        run Switchyard's API and worker in one process as npm start does (src/main.ts
+                        on the bench's dev server), where workflow starts are eager (INGEST_EAGER_START)
       --profile         write V8 CPU profiles of the API, worker and bare worker (<results>-profiles/,
                         open in Chrome DevTools) and print each one's top functions
       --temporal-flags "FLAGS"   more \`temporal server start-dev\` flags for the bench's server, e.g.
@@ -68,6 +72,7 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
     keepData: false,
     quick: false,
     temporalFlags: [],
+    combined: false,
     profile: false,
   };
   let warmupGiven = false;
@@ -128,6 +133,9 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
         break;
       case '--temporal-flags':
         options.temporalFlags.push(...value().split(/\s+/).filter(Boolean));
+        break;
+      case '--combined':
+        options.combined = true;
         break;
       case '--profile':
         options.profile = true;

@@ -61,7 +61,7 @@ async function main(): Promise<number> {
 
   const stem = path.join(options.outDir, `${stamp}${options.label ? `-${options.label}` : ''}`);
   const cpuProfileDir = options.profile ? path.resolve(`${stem}-profiles`) : undefined;
-  const stack = await startStack(dataDir, log, { temporalFlags: options.temporalFlags, fanout: options.fanout, cpuProfileDir });
+  const stack = await startStack(dataDir, log, { temporalFlags: options.temporalFlags, fanout: options.fanout, cpuProfileDir, combined: options.combined });
   const runner = phaseRunner(stack, runId, progress);
   const results: PhaseResult[] = [];
   const stop = async () => {
@@ -117,7 +117,7 @@ async function main(): Promise<number> {
       uptimeAfter,
     },
     code: { commit: shell('git rev-parse --short HEAD'), uncommittedChanges: shell('git status --porcelain -- src bench scripts package.json') !== '' },
-    options: { messages: options.messages, rate: options.rate, concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, repeats: options.repeats, warmup: options.warmup, systems: options.systems, temporalFlags: options.temporalFlags },
+    options: { messages: options.messages, combined: options.combined, rate: options.rate, concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, repeats: options.repeats, warmup: options.warmup, systems: options.systems, temporalFlags: options.temporalFlags },
     settings: { ...settingsFromEnvironment(), ...stack.settings },
     definitions: {
       raw: SYSTEM_TITLES.raw,

@@ -63,6 +63,8 @@ export interface StackOptions {
   fanout: number;
   /** Folder for V8 CPU profiles of the API, the worker and the bare worker (written when they stop). */
   cpuProfileDir?: string;
+  /** API and worker in one process (src/main.ts), as `npm start` runs them. */
+  combined?: boolean;
 }
 
 export async function startStack(dir: string, log: (line: string) => void, options: StackOptions): Promise<BenchStack> {
@@ -137,14 +139,23 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       // slots so the bench measures delivery, not the cap (docs/performance.md measures the cap).
       WORKER_MAX_IN_FLIGHT_PER_WEBHOOK: process.env.WORKER_MAX_IN_FLIGHT_PER_WEBHOOK ?? String(loadConfig().workerMaxConcurrentActivities),
     };
-    log('Switchyard worker and API (separate processes)');
-    const workerLog = path.join(dir, 'worker.log');
     const profile = (name: string) => (options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir, '--cpu-prof-name', `${name}.cpuprofile`] : []);
-    const worker = spawnTs('src/worker.ts', switchyardEnv, workerLog, profile('worker'));
-    children.push(['worker', worker]);
-    const apiLog = path.join(dir, 'api.log');
-    const api = spawnTs('src/server.ts', switchyardEnv, apiLog, profile('api'));
-    children.push(['api', api]);
+    const workerLog = path.join(dir, 'worker.log');
+    const apiLog = options.combined ? workerLog : path.join(dir, 'api.log');
+    let worker: ChildProcess;
+    let api: ChildProcess;
+    if (options.combined) {
+      log('Switchyard worker and API in one process (src/main.ts, eager workflow starts)');
+      // Metered as the worker; its CPU and memory include the API's.
+      worker = api = spawnTs('src/main.ts', { ...switchyardEnv, EMBEDDED_TEMPORAL: 'false' }, workerLog, profile('worker'));
+      children.push(['worker', worker]);
+    } else {
+      log('Switchyard worker and API (separate processes)');
+      worker = spawnTs('src/worker.ts', switchyardEnv, workerLog, profile('worker'));
+      children.push(['worker', worker]);
+      api = spawnTs('src/server.ts', switchyardEnv, apiLog, profile('api'));
+      children.push(['api', api]);
+    }
 
     const bareEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-bare' };
     const bareLog = path.join(dir, 'bare-worker.log');

@@ -9,7 +9,8 @@ import { connectClient } from './temporal/connection';
 import { temporalDeliveries } from './temporal/deliveries';
 import { temporalSyncSchedules } from './temporal/personas-schedules';
 import { startDevServer } from './temporal/dev-server';
-import { createDeliveryWorker, createPersonasDeliveryWorker } from './temporal/worker';
+import { Client } from '@temporalio/client';
+import { connectWorker, createDeliveryWorker, createPersonasDeliveryWorker } from './temporal/worker';
 
 /** `npm start`: the whole system on embedded defaults — Temporal dev server, worker and API in one command. */
 async function main(): Promise<void> {
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
   const devServer = config.embeddedTemporal
     ? startDevServer({ port: temporalPort, uiPort: config.temporalUiPort, dbFile: path.join(config.dataDir, 'temporal.db') })
     : undefined;
+  // Its banner (server, Web UI and metrics addresses) and its warnings are the operator's to see.
+  devServer?.stdout?.on('data', (chunk: Buffer) => process.stdout.write(chunk));
   devServer?.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
   devServer?.on('exit', (code) => {
     logger.error({ code }, 'Temporal dev server exited');
@@ -34,10 +37,15 @@ async function main(): Promise<void> {
   config.adminToken = quickstart.adminToken;
   // The first start may build the Temporal CLI from source; allow for it.
   const client = await connectClient(config.temporalAddress, config.temporalNamespace, 15 * 60_000);
-  const worker = await createDeliveryWorker(config, store, logger);
-  const personasWorker = await createPersonasDeliveryWorker(config, store, logger);
+  const workerConnection = await connectWorker(config, logger);
+  const worker = await createDeliveryWorker(config, store, logger, config.temporalTaskQueue, workerConnection);
+  const personasWorker = await createPersonasDeliveryWorker(config, store, logger, workerConnection);
   const workerRun = Promise.all([worker.run(), personasWorker.run()]);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue, config.ingestStartConcurrency), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), logger });
+  // Eager starts need the client on the worker's own connection: Temporal then hands the first
+  // workflow task back in the start reply, and a message's first attempt runs without a task queue trip.
+  const starter = config.ingestEagerStart ? new Client({ connection: workerConnection, namespace: config.temporalNamespace }) : client;
+  const deliveries = temporalDeliveries(starter, config.temporalTaskQueue, config.ingestStartConcurrency, config.ingestEagerStart);
+  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(client, config.temporalTaskQueue), logger });
   await app.listen({ port: config.port, host: config.host });
 
   const api = `http://localhost:${config.port}`;
@@ -64,6 +72,7 @@ Send an event:
     for (const w of [worker, personasWorker]) if (w.getState() === 'RUNNING') w.shutdown();
     await workerRun;
     await client.connection.close();
+    await workerConnection.close();
     await store.close();
     devServer?.removeAllListeners('exit');
     devServer?.kill('SIGTERM');

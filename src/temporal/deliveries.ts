@@ -18,10 +18,13 @@ export async function inParallel<T>(items: T[], limit: number, run: (item: T) =>
  * Starts one message's delivery workflow. Resolves false when Temporal already has it: a re-sent
  * messageId finds the existing workflow (running or closed) and is not delivered again.
  */
-export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput): Promise<boolean> {
+export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput, eager = false): Promise<boolean> {
   try {
     await client.workflow.start(deliverMessage, {
       taskQueue,
+      // Needs a worker on `taskQueue` sharing the client's NativeConnection; Temporal falls back to
+      // the task queue when that worker has no free slot.
+      requestEagerStart: eager,
       workflowId: deliveryWorkflowId(input.sourceId, input.messageId),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       args: [input],
@@ -42,10 +45,10 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
 
 /**
  * `startConcurrency`: starts in flight at once for one request (INGEST_START_CONCURRENCY), enough to
- * hide round trips, few enough to be fair to other requests.
+ * hide round trips, few enough to be fair to other requests. `eagerStart`: see INGEST_EAGER_START.
  */
-export function temporalDeliveries(client: Client, taskQueue: string, startConcurrency: number): Deliveries {
-  const startOne = async (input: DeliveryInput) => void (await startDeliveryWorkflow(client, taskQueue, input));
+export function temporalDeliveries(client: Client, taskQueue: string, startConcurrency: number, eagerStart = false): Deliveries {
+  const startOne = async (input: DeliveryInput) => void (await startDeliveryWorkflow(client, taskQueue, input, eagerStart));
 
   /** Visibility query string literal: quotes and backslashes escaped. */
   const literal = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;

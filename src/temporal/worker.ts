@@ -1,28 +1,33 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type LogLevel, type Logger as TemporalLogger, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Store } from '../store/types';
 import { createActivities } from '../activities';
+
+/** Temporal's logger interface over our pino logger, so its lines follow LOG_LEVEL. */
+function temporalLogger(logger: Logger): TemporalLogger {
+  const forward = (level: LogLevel, message: string, meta?: Record<string, unknown>) => {
+    const method = level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
+    logger[method](meta ?? {}, message);
+  };
+  return {
+    log: forward,
+    trace: (m, meta) => forward('TRACE', m, meta),
+    debug: (m, meta) => forward('DEBUG', m, meta),
+    info: (m, meta) => forward('INFO', m, meta),
+    warn: (m, meta) => forward('WARN', m, meta),
+    error: (m, meta) => forward('ERROR', m, meta),
+  };
+}
 
 /** Temporal's runtime is process-wide: install it once, routing its logs through our pino logger. */
 let runtimeInstalled = false;
 function installRuntime(logger: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const forward = (level: LogLevel, message: string, meta?: Record<string, unknown>) => {
-    const method = level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
-    logger[method](meta ?? {}, message);
-  };
   Runtime.install({
-    logger: {
-      log: forward,
-      trace: (m, meta) => forward('TRACE', m, meta),
-      debug: (m, meta) => forward('DEBUG', m, meta),
-      info: (m, meta) => forward('INFO', m, meta),
-      warn: (m, meta) => forward('WARN', m, meta),
-      error: (m, meta) => forward('ERROR', m, meta),
-    },
+    logger: temporalLogger(logger),
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
   });
 }
@@ -41,18 +46,23 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
 
 /** The workers of one process run the same workflow code: bundle it once. */
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-const workflowBundle = () => (bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows') }));
+const workflowBundle = (logger: Logger) => (bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: temporalLogger(logger) }));
 
-export async function createDeliveryWorker(config: Config, store: Store, logger: Logger, taskQueue = config.temporalTaskQueue): Promise<Worker> {
+/** A worker's connection; a Client built on it can start workflows eagerly on that worker. */
+export function connectWorker(config: Pick<Config, 'temporalAddress'>, logger: Logger): Promise<NativeConnection> {
   installRuntime(logger);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  return NativeConnection.connect({ address: config.temporalAddress });
+}
+
+export async function createDeliveryWorker(config: Config, store: Store, logger: Logger, taskQueue = config.temporalTaskQueue, connection?: NativeConnection): Promise<Worker> {
+  connection ??= await connectWorker(config, logger);
   // Personas sync activities start delivery workflows through an ordinary client (connected on first use).
   const client = new Client({ connection: Connection.lazy({ address: config.temporalAddress }), namespace: config.temporalNamespace });
   return Worker.create({
     connection,
     namespace: config.temporalNamespace,
     taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await workflowBundle(logger),
     activities: createActivities(store, config, client),
     ...workerTuning(config),
     // Deliveries are short; let a SIGTERM'd worker finish in-flight POSTs before handing back.
@@ -65,6 +75,6 @@ export async function createDeliveryWorker(config: Config, store: Store, logger:
  * identify deliveries: its own pollers and slots, so a 100,000-member first sync neither delays the
  * deliveries of ingested calls nor starves the sync's own workflow tasks on TEMPORAL_TASK_QUEUE.
  */
-export function createPersonasDeliveryWorker(config: Config, store: Store, logger: Logger): Promise<Worker> {
-  return createDeliveryWorker(config, store, logger, config.personasDeliveryTaskQueue);
+export function createPersonasDeliveryWorker(config: Config, store: Store, logger: Logger, connection?: NativeConnection): Promise<Worker> {
+  return createDeliveryWorker(config, store, logger, config.personasDeliveryTaskQueue, connection);
 }

@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+import { verifySignature } from '../../src/delivery/signature';
+import { freePort } from '../helpers/ports';
+import { ROOT, stopProcess, waitFor } from '../helpers/processes';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { basicAuth } from '../helpers/system';
+
+/**
+ * `npm start` as a user runs it: its own Temporal dev server, worker and API in one process, on an
+ * empty data folder, printing what the quick start needs; a message sent with the printed write key
+ * reaches a webhook, its workflow started eagerly (the first workflow task came back in the start reply).
+ */
+interface Started {
+  process: ChildProcess;
+  output: () => string;
+  banner: { adminToken: string; writeKey: string; sourceId: string; api: string; metrics: string };
+}
+
+async function npmStart(dataDir: string, ports: { api: number; temporal: number; ui: number }): Promise<Started> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(ports.api), TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`, TEMPORAL_UI_PORT: String(ports.ui), LOG_LEVEL: 'warn' };
+  // What a fresh shell has: nothing from the test run's own setup.
+  for (const name of ['DATABASE_PATH', 'TEMPORAL_TASK_QUEUE', 'ADMIN_TOKEN', 'EGRESS_ALLOWLIST']) delete env[name];
+  // Its own process group, so a failed test can take the embedded dev server down with it.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const banner = await waitFor(() => {
+    const field = (pattern: RegExp) => pattern.exec(output)?.[1];
+    const found = {
+      adminToken: field(/Authorization: Bearer ([\w-]+)\)/),
+      writeKey: field(/Write key\s+(\S+)/),
+      sourceId: field(/\(source (\S+)\)/),
+      api: field(/Health\s+(http:\/\/\S+)\/health/),
+      metrics: field(/Metrics:\s+(http:\/\/\S+)/),
+    };
+    if (!output.includes('Switchyard is running.') || Object.values(found).some((v) => !v)) throw new Error(`not started yet:\n${output}`);
+    return found as Started['banner'];
+  }, 180_000, () => child.exitCode !== null && `npm start exited with ${child.exitCode}:\n${output}`);
+  return { process: child, output: () => output, banner };
+}
+
+/** A Prometheus counter's total over all its label sets; 0 when the server never recorded it. */
+async function counter(metricsUrl: string, name: string): Promise<number> {
+  const text = await (await request(metricsUrl)).body.text();
+  const line = new RegExp(`^${name}(?:_total)?(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'gm');
+  return [...text.matchAll(line)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+describe('npm start (quick start)', () => {
+  let dataDir: string;
+  let receiver: Receiver;
+  let started: Started | undefined;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-quickstart-'));
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    const pid = started?.process.pid;
+    await stopProcess(started?.process, 'SIGTERM', 30_000);
+    if (pid) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    }
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints a write key and admin token that work, delivers signed with eager workflow starts, stops cleanly and keeps its keys', async () => {
+    const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
+    started = await npmStart(dataDir, ports);
+    const { adminToken, writeKey, sourceId, api, metrics } = started.banner;
+    expect(started.output()).toContain(`Temporal Web UI http://localhost:${ports.ui}/namespaces/default/workflows`);
+
+    const destination = await request(`${api}/admin/sources/${sourceId}/destinations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: true, sharedSecret: 'quickstart-secret', webhooks: [{ url: receiver.url }] }),
+    });
+    expect(destination.statusCode).toBe(201);
+    await destination.body.dump();
+
+    const eagerBefore = await counter(metrics, 'workflow_eager_execution');
+    const deniedBefore = await counter(metrics, 'workflow_eager_execution_denied');
+    const messageIds = ['qs-1', 'qs-2', 'qs-3'];
+    for (const messageId of messageIds) {
+      const sent = await request(`${api}/v1/track`, {
+        method: 'POST',
+        headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ messageId, userId: 'u1', event: 'Order Completed', properties: { total: 42 } }),
+      });
+      expect(sent.statusCode).toBe(200);
+      await sent.body.dump();
+    }
+    for (const messageId of messageIds) {
+      const received = await receiver.waitForMessage(messageId, 60_000);
+      expect(verifySignature('quickstart-secret', received.body, String(received.headers['x-signature']))).toBe(true);
+    }
+    // Every start asked for eager execution and Temporal granted at least one (a start finding the
+    // worker's slots busy is denied and goes through the task queue, which is allowed). The server
+    // publishes its counters periodically, hence the wait.
+    await waitFor(async () => {
+      const eager = (await counter(metrics, 'workflow_eager_execution')) - eagerBefore;
+      if (eager !== messageIds.length) throw new Error(`${eager} eager starts counted so far`);
+    }, 30_000);
+    expect((await counter(metrics, 'workflow_eager_execution_denied')) - deniedBefore).toBeLessThan(messageIds.length);
+
+    started.process.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => started!.process.once('exit', resolve));
+    expect(code).toBe(0);
+    // The embedded dev server went with it: its port is free again.
+    await waitFor(async () => {
+      const probe = await fetch(`${metrics}`).then(() => 'up', () => 'down');
+      if (probe === 'up') throw new Error('dev server still answering');
+    }, 30_000);
+
+    // A restart on the same folder prints the same write key (keys are stored hashed: the folder's
+    // quickstart.json is the only copy) and finds the same Temporal data.
+    started = await npmStart(dataDir, { ...ports, api: await freePort() });
+    expect(started.banner.writeKey).toBe(writeKey);
+    expect(started.banner.sourceId).toBe(sourceId);
+  }, 360_000);
+});
