@@ -12,6 +12,7 @@ import { connectClient } from '../../src/temporal/connection';
 import { temporalDeliveries } from '../../src/temporal/deliveries';
 import { temporalSyncSchedules } from '../../src/temporal/personas-schedules';
 import { ROOT } from './processes';
+import { startReceiver, type Receiver } from './receiver';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 
@@ -49,6 +50,24 @@ export async function startSystem(overrides: Partial<Config> = {}): Promise<Test
       await store.close();
     },
   };
+}
+
+/**
+ * A test file's system and receiver: started before its tests (handed to `ready`), closed after
+ * them together with any receivers the file collects in `alsoClose`.
+ */
+export function useSystem(ready: (system: TestSystem, receiver: Receiver) => void, options: { overrides?: Partial<Config>; alsoClose?: Receiver[] } = {}): void {
+  let system: TestSystem | undefined;
+  let receiver: Receiver | undefined;
+  beforeAll(async () => {
+    system = await startSystem(options.overrides);
+    receiver = await startReceiver();
+    ready(system, receiver);
+  });
+  afterAll(async () => {
+    await Promise.all([receiver, ...(options.alsoClose ?? [])].map((r) => r?.close()));
+    await system?.close();
+  });
 }
 
 /** A source with one destination; returns the write key for the ingestion API. */

@@ -1,18 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../../src/workflows/search-attributes';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { deliveryResult, send, sourceWithDestination, startSystem, workflowHistoryText, type TestSystem } from '../helpers/system';
+import type { Receiver } from '../helpers/receiver';
+import { deliveryResult, send, sourceWithDestination, workflowHistoryText, type TestSystem, useSystem } from '../helpers/system';
 
 let system: TestSystem;
 let receiver: Receiver;
-beforeAll(async () => {
-  system = await startSystem();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-  await system.close();
+useSystem((s, r) => {
+  system = s;
+  receiver = r;
 });
 beforeEach(() => receiver.requests.splice(0));
 

@@ -1,15 +1,9 @@
 import { startReceiver, startSelfSignedReceiver, type Receiver } from '../helpers/receiver';
-import { deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import { deliveryResult, send, sourceWithDestination, startSystem, type TestSystem, useSystem } from '../helpers/system';
 
 let system: TestSystem;
 const receivers: Receiver[] = [];
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await system.close();
-});
+useSystem((s) => (system = s), { alsoClose: receivers });
 
 async function receiver(status: number | ((n: number) => number) = 200): Promise<Receiver> {
   const r = await startReceiver((_req, n) => ({ status: typeof status === 'number' ? status : status(n) }));

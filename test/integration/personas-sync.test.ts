@@ -2,18 +2,14 @@ import { createHmac } from 'node:crypto';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { admin, createDefinition, expectMessages, ingestBatch, NEVER, syncNow, valuesByUser } from '../helpers/personas';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import type { Receiver } from '../helpers/receiver';
+import { sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
 let system: TestSystem;
 let receiver: Receiver;
-beforeAll(async () => {
-  system = await startSystem();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-  await system.close();
+useSystem((s, r) => {
+  system = s;
+  receiver = r;
 });
 
 const DAY = 86_400_000;

@@ -1,19 +1,18 @@
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { basicAuth, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import type { Receiver } from '../helpers/receiver';
+import { basicAuth, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
 const WINDOW_MS = 3_000;
 const LIMIT = 5;
 
 let system: TestSystem;
 let receiver: Receiver;
-beforeAll(async () => {
-  system = await startSystem({ ingestRateLimit: LIMIT, ingestRateWindow: WINDOW_MS });
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-  await system.close();
-});
+useSystem(
+  (s, r) => {
+    system = s;
+    receiver = r;
+  },
+  { overrides: { ingestRateLimit: LIMIT, ingestRateWindow: WINDOW_MS } },
+);
 
 const track = (writeKey: string, messageId: string, via: 'basic' | 'body' = 'basic') =>
   system.app.inject({

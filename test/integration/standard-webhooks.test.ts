@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import type { ReceivedRequest, Receiver } from '../helpers/receiver';
+import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
 let system: TestSystem;
 let receiver: Receiver;
-beforeAll(async () => {
-  system = await startSystem();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-  await system.close();
+useSystem((s, r) => {
+  system = s;
+  receiver = r;
 });
 beforeEach(() => receiver.respond(() => ({ status: 200 })));
 

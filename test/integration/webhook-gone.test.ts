@@ -1,15 +1,9 @@
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
 let system: TestSystem;
 const receivers: Receiver[] = [];
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await system.close();
-});
+useSystem((s) => (system = s), { alsoClose: receivers });
 
 async function receiver(status: number): Promise<Receiver> {
   const r = await startReceiver(() => ({ status }));
