@@ -56,6 +56,8 @@ async function main(): Promise<number> {
   const runId = `b${startedAt.getTime().toString(36)}`;
   const dataDir = path.join(ROOT, '.bench-data', stamp);
   const uptimeBefore = shell('uptime');
+  // The code measured is the code at the start: a commit made while a long run goes on is not it.
+  const code = { commit: shell('git rev-parse --short HEAD'), uncommittedChanges: shell('git status --porcelain -- src bench scripts package.json') !== '' };
   log(`Switchyard bench ${stamp}: N=${options.messages.join(',')}, concurrency ${options.concurrency} × batch ${options.batchSize} (fan-out ${options.fanout}), ${options.repeats} repeat(s), systems ${options.systems.join(', ')}`);
   log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${uptimeBefore}`);
 
@@ -116,7 +118,7 @@ async function main(): Promise<number> {
       uptimeBefore,
       uptimeAfter,
     },
-    code: { commit: shell('git rev-parse --short HEAD'), uncommittedChanges: shell('git status --porcelain -- src bench scripts package.json') !== '' },
+    code,
     options: { messages: options.messages, combined: options.combined, rate: options.rate, concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, repeats: options.repeats, warmup: options.warmup, systems: options.systems, temporalFlags: options.temporalFlags },
     settings: { ...settingsFromEnvironment(), ...stack.settings },
     definitions: {
