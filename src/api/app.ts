@@ -47,6 +47,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Runs after the server has stopped taking requests and those in flight have finished.
+  app.addHook('onClose', () => options.deliveries.drain());
   await app.register(healthRoutes, { deliveries: options.deliveries });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config });
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule } });

@@ -36,17 +36,19 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
 
   /**
    * While Temporal is unreachable the client library keeps retrying a start for tens of seconds;
-   * the sender should hear 503 long before its own timeout instead. Starts still running at the
-   * deadline may yet succeed: the sender's retry finds those workflows by id and nothing is
-   * delivered twice.
+   * the sender should hear 503 long before its own timeout instead. Past the deadline no call is
+   * retried and no new start begins; one that landed in time is found by id on the sender's retry,
+   * so nothing is delivered twice.
    */
-  function withinStartTimeout(starting: Promise<void>): Promise<void> {
+  function withinStartTimeout(start: (deadline: number) => Promise<void>): Promise<void> {
+    const starting = start(Date.now() + config.ingestStartTimeout);
+    starting.catch(() => undefined);
+    // The client may be between retries at the deadline; the sender hears 503 on time regardless.
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
+    const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`workflow starts not confirmed within ${formatDuration(config.ingestStartTimeout)}`)), config.ingestStartTimeout);
     });
-    starting.catch(() => undefined);
-    return Promise.race([starting, deadline]).finally(() => clearTimeout(timer));
+    return Promise.race([starting, timedOut]).finally(() => clearTimeout(timer));
   }
 
   // One bucket per write key (its hash, the same key the store looks sources up by), so a noisy
@@ -82,7 +84,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
       inputs.push({ sourceId, messageId: message.messageId, type, userId: message.userId, destinationIds, message: toWebhookMessage(message), policy });
     }
     try {
-      await withinStartTimeout(deliveries.start(inputs));
+      await withinStartTimeout((deadline) => deliveries.start(inputs, deadline));
     } catch (err) {
       app.log.error({ err: (err as Error).message, sourceId }, 'could not start deliveries');
       throw new ApiError(503, 'temporal_unavailable', 'messages were not accepted: the workflow engine is unavailable; retry later', { 'retry-after': '5' });

@@ -6,12 +6,27 @@ import type { DeliveryInput } from '../delivery/types';
 import { deliverMessage } from '../workflows';
 import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 
+const HEALTH_DEADLINE_MS = 3_000;
+
+/**
+ * Runs `run` on every item, `limit` at a time. After a failure no new item starts, and it rejects
+ * only once every lane has stopped, so nothing keeps running behind its caller's back.
+ */
 export async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await run(items[next++]);
+    while (!failed && next < items.length) {
+      try {
+        await run(items[next++]);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
   });
-  await Promise.all(lanes);
+  const rejected = (await Promise.allSettled(lanes)).find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
+  if (rejected) throw rejected.reason;
 }
 
 /**
@@ -67,20 +82,39 @@ export function temporalDeliveries(client: Client, taskQueue: string, startConcu
     return deleted;
   }
 
+  // Calls the API stopped waiting for (a start past its deadline, between the client's retries) are
+  // awaited before the connection closes: a retry timer firing on a closed channel throws.
+  const underWay = new Set<Promise<unknown>>();
+  function tracked<T>(call: Promise<T>): Promise<T> {
+    underWay.add(call);
+    void call.finally(() => underWay.delete(call)).catch(() => undefined);
+    return call;
+  }
+
   return {
-    start: (inputs) => inParallel(inputs, startConcurrency, startOne),
-    async forgetUsers(userIds) {
+    start: (inputs, deadline) => {
+      const startAll = () => inParallel(inputs, startConcurrency, startOne);
+      return tracked(deadline === undefined ? startAll() : client.withDeadline(deadline, startAll));
+    },
+    async drain() {
+      while (underWay.size > 0) await Promise.allSettled([...underWay]);
+    },
+    forgetUsers(userIds) {
       let deleted = 0;
-      await inParallel(userIds, 4, async (userId) => void (deleted += await forgetUser(userId)));
-      return deleted;
+      return tracked(inParallel(userIds, 4, async (userId) => void (deleted += await forgetUser(userId))).then(() => deleted));
     },
     async health() {
       try {
-        const { pollers } = await client.workflowService.describeTaskQueue({
-          namespace: client.options.namespace,
-          // Type unspecified means the workflow task queue, which a polling worker always watches.
-          taskQueue: { name: taskQueue },
-        });
+        // A down server would otherwise be retried for half a minute; a probe wants an answer now.
+        const { pollers } = await tracked(
+          client.withDeadline(Date.now() + HEALTH_DEADLINE_MS, () =>
+            client.workflowService.describeTaskQueue({
+              namespace: client.options.namespace,
+              // Type unspecified means the workflow task queue, which a polling worker always watches.
+              taskQueue: { name: taskQueue },
+            }),
+          ),
+        );
         return { temporal: true, worker: (pollers ?? []).length > 0 };
       } catch {
         return { temporal: false, worker: false };

@@ -25,6 +25,7 @@ const noDeliveries: Deliveries = {
   health: async () => {
     throw new Error('admin CRUD must not ask for health');
   },
+  drain: async () => undefined,
 };
 
 const policy: DeliveryPolicy = { retryWindowMs: 60_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 10_000 };
