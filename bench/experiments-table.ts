@@ -25,7 +25,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
     const worker = r.system === 'bare' ? cpu.bareWorker : cpu.worker;
     const ratio = bare && r.system === 'switchyard' ? (r.endToEnd.messagesPerSecond / bare.endToEnd.messagesPerSecond).toFixed(2) : '';
     rows.push(
-      `| ${label} | ${r.system} | ${r.endToEnd.messagesPerSecond} | ${ratio} | ${Math.round(r.endToEnd.latencyMs.p50)} | ${r.ingest.messagesPerSecond} | ${cpu.temporal} | ${worker} | ${r.system === 'switchyard' ? cpu.api : ''} | ${r.cost.historyEventsPerMessage ?? ''} | ${r.loadAverage.before[0]} |`,
+      `| ${label} | ${r.system} | ${r.endToEnd.messagesPerSecond} | ${ratio} | ${Math.round(r.endToEnd.latencyMs.p50)} | ${r.ingest.messagesPerSecond} | ${cpu.temporal} | ${worker} | ${r.system === 'switchyard' ? (cpu.api ?? 'in worker') : ''} | ${r.cost.historyEventsPerMessage ?? ''} | ${r.loadAverage.before[0]} |`,
     );
   }
 }
