@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Client } from '@temporalio/client';
 import { buildApp } from './api/app';
 import { loadConfig } from './config';
 import { createLogger } from './logger';
@@ -9,7 +10,6 @@ import { connectClient } from './temporal/connection';
 import { temporalDeliveries } from './temporal/deliveries';
 import { temporalSyncSchedules } from './temporal/personas-schedules';
 import { startDevServer } from './temporal/dev-server';
-import { Client } from '@temporalio/client';
 import { connectWorker, createDeliveryWorker, createPersonasDeliveryWorker } from './temporal/worker';
 
 /** `npm start`: the whole system on embedded defaults — Temporal dev server, worker and API in one command. */

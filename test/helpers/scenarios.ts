@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { startReceiver, type Receiver } from './receiver';
 import { percentile, sleep, startOwnApi, startOwnTemporal, startOwnWorker, stopProcess, type OwnApi, type OwnTemporal, type OwnWorker } from './faults';
-import { basicAuth, startSystem, type TestSystem } from './system';
+import { basicAuth, postTrackBatch, startSystem, trackBatch, type TestSystem } from './system';
 import { waitFor } from './processes';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 
@@ -60,15 +60,13 @@ async function sourceFor(system: TestSystem, receiver: { url: string }, name: st
   return { sourceId: source.id, writeKey };
 }
 
-const batchOf = (ids: string[]) => ({ batch: ids.map((messageId) => ({ type: 'track', userId: 'u', event: 'Fault', messageId })) });
-
 /**
  * Posts a batch until it is accepted, as Segment's clients do: a 503 (Temporal slow to confirm the
  * starts, on a loaded machine) is retried, and re-sending the same messageIds is safe.
  */
 async function sendUntilAccepted(system: TestSystem, writeKey: string, ids: string[]): Promise<number> {
   for (let retries = 0; ; retries++) {
-    const res = await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: batchOf(ids) });
+    const res = await postTrackBatch(system.app, writeKey, ids);
     if (res.statusCode === 200) return retries;
     if (res.statusCode !== 503 || retries > 60) throw new Error(`batch answered ${res.statusCode}: ${res.body}`);
     await sleep(1_000);
@@ -190,7 +188,7 @@ export async function apiKillScenario(options: { batches: number; batchSize: num
         const res = await fetch(`${api!.url}/v1/batch`, {
           method: 'POST',
           headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
-          body: JSON.stringify(batchOf(ids)),
+          body: JSON.stringify(trackBatch(ids)),
           signal: AbortSignal.timeout(10_000),
         });
         if (res.status !== 200) return false;
@@ -265,7 +263,7 @@ export async function temporalRestartScenario(options: { messages: number; dir: 
   try {
     worker = await startOwnWorker(env, path.join(options.dir, 'worker.log'));
     const { writeKey, sourceId } = await sourceFor(system, receiver, 'temporal restart');
-    const send = (ids: string[]) => system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: batchOf(ids) });
+    const send = (ids: string[]) => postTrackBatch(system.app, writeKey, ids);
     const half = Math.floor(options.messages / 2);
     const before = Array.from({ length: half }, (_, i) => `tr-before-${i}`);
     const after = Array.from({ length: options.messages - half }, (_, i) => `tr-after-${i}`);
@@ -448,7 +446,7 @@ export async function isolationScenario(options: {
     const sent: Record<string, number> = {};
     const sendBad = async (name: string, writeKey: string, count: number) => {
       const ids = Array.from({ length: count }, () => `${name}-${(sent[name] = (sent[name] ?? 0) + 1)}`);
-      await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: batchOf(ids) });
+      await postTrackBatch(system.app, writeKey, ids);
     };
     const badSources: [string, string][] = [];
     for (const [name, receiver] of Object.entries(bad)) {

@@ -79,6 +79,13 @@ export async function sourceWithDestination(store: Store, destination: Partial<N
 
 export const basicAuth = (writeKey: string) => `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`;
 
+/** A `/v1/batch` body of one track call per messageId. */
+export const trackBatch = (messageIds: string[]) => ({ batch: messageIds.map((messageId) => ({ type: 'track', userId: 'u', event: 'Test', messageId })) });
+
+/** POSTs a batch of track calls to the ingestion API, whatever it answers. */
+export const postTrackBatch = (app: FastifyInstance, writeKey: string, messageIds: string[]) =>
+  app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: trackBatch(messageIds) });
+
 /** POSTs one call to the ingestion API and expects 200. */
 export async function send(app: FastifyInstance, writeKey: string, type: string, body: Record<string, unknown>) {
   const response = await app.inject({ method: 'POST', url: `/v1/${type}`, headers: { authorization: basicAuth(writeKey) }, payload: body });

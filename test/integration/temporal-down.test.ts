@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { faultDir, sleep, startOwnTemporal, stopProcess, type OwnTemporal } from '../helpers/faults';
-import { basicAuth, startSystem, type TestSystem } from '../helpers/system';
+import { postTrackBatch, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
  * The API against a Temporal server that has gone away: a 503 at the start deadline means the
@@ -33,21 +33,18 @@ async function closeSystem(): Promise<void> {
   await open?.close();
 }
 
-async function openSystem(): Promise<{ system: TestSystem; writeKey: string; sourceId: string }> {
+async function openSystem(): Promise<{ api: TestSystem; writeKey: string; sourceId: string }> {
   system = await startSystem({ temporalAddress: temporal.address, temporalTaskQueue: `temporal-down-${process.pid}`, ingestStartTimeout: START_TIMEOUT_MS, ingestRateLimit: 0 });
-  const { source, writeKey } = await system.store.sources.create('temporal down');
-  await system.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] });
-  return { system, writeKey, sourceId: source.id };
+  const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] });
+  return { api: system, writeKey, sourceId: source.id };
 }
 
-const batchOf = (ids: string[]) => ({ batch: ids.map((messageId) => ({ type: 'track', userId: 'u', event: 'Down', messageId })) });
-
 it('answers 503 at the start deadline and starts none of those messages once Temporal is back', async () => {
-  const { system, writeKey, sourceId } = await openSystem();
+  const { api, writeKey, sourceId } = await openSystem();
   await stopProcess(temporal.process, 'SIGTERM', 30_000);
 
   const ids = Array.from({ length: 20 }, (_, i) => `down-${i}`);
-  const res = await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: batchOf(ids) });
+  const res = await postTrackBatch(api.app, writeKey, ids);
   expect(res.statusCode).toBe(503);
   expect(res.json()).toMatchObject({ code: 'temporal_unavailable' });
   expect(res.headers['retry-after']).toBe('5');
@@ -56,21 +53,21 @@ it('answers 503 at the start deadline and starts none of those messages once Tem
   temporal = await startOwnTemporal(dir, temporal.port);
   await sleep(CLIENT_RETRY_BUDGET_MS);
   for (const id of ids) {
-    await expect(system.client.workflow.getHandle(deliveryWorkflowId(sourceId, id)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await expect(api.client.workflow.getHandle(deliveryWorkflowId(sourceId, id)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   }
   // The sender's retry is what gets them in.
-  const retry = await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: batchOf(ids) });
+  const retry = await postTrackBatch(api.app, writeKey, ids);
   expect(retry.statusCode).toBe(200);
   await closeSystem();
 }, 300_000);
 
 it('closes cleanly while refused starts are between client retries (no retry fires on a closed connection)', async () => {
-  const { system, writeKey } = await openSystem();
+  const { api, writeKey } = await openSystem();
   await stopProcess(temporal.process, 'SIGTERM', 30_000);
-  const health = await system.app.inject({ method: 'GET', url: '/health' });
+  const health = await api.app.inject({ method: 'GET', url: '/health' });
   expect(health.statusCode).toBe(503);
   expect(health.json()).toMatchObject({ temporal: false });
-  const res = await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: batchOf(['closing-1', 'closing-2']) });
+  const res = await postTrackBatch(api.app, writeKey, ['closing-1', 'closing-2']);
   expect(res.statusCode).toBe(503);
   await closeSystem();
   // A retry timer left behind would now throw "Channel has been shut down" and fail this test.
