@@ -71,6 +71,8 @@ export const SETTINGS = {
   ingestRateLimit: { env: 'INGEST_RATE_LIMIT', default: '500', description: 'Ingestion requests one write key may make per `INGEST_RATE_WINDOW`, per API process; beyond it the API answers 429 with Retry-After. `0` switches the limit off.', parse: integer },
   ingestRateWindow: { env: 'INGEST_RATE_WINDOW', default: '1s', description: 'The window `INGEST_RATE_LIMIT` counts over.', parse: duration },
   workerMaxInFlightPerWebhook: { env: 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', default: '20', description: 'Attempts to one webhook URL of one destination a worker runs at once; more come back at once as retryable ("webhook busy") so a hanging or slow receiver holds at most this many of the worker\'s activity slots. `0` means no cap.', parse: integer },
+  httpHeadersTimeout: { env: 'HTTP_HEADERS_TIMEOUT', default: '10s', description: 'Time a client has to send a request\'s headers (slowloris defence); past it the API answers 408 and closes the connection.', parse: duration },
+  httpRequestTimeout: { env: 'HTTP_REQUEST_TIMEOUT', default: '30s', description: 'Time a client has to send a whole request, body included (at least `HTTP_HEADERS_TIMEOUT`); past it the API answers 408. `0` switches it off.', parse: duration },
   ingestStartTimeout: { env: 'INGEST_START_TIMEOUT', default: '10s', description: 'How long an ingestion request waits for Temporal to accept its workflow starts before answering 503 (retryable; re-sending the same messageIds is safe).', parse: duration },
 } satisfies Record<string, Setting<unknown>>;
 
@@ -89,6 +91,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     }
   }
   const result = { ...(config as Config), ...overrides };
+  if (result.httpRequestTimeout > 0 && result.httpHeadersTimeout > result.httpRequestTimeout) {
+    throw new Error('Invalid HTTP_HEADERS_TIMEOUT: it must not be longer than HTTP_REQUEST_TIMEOUT');
+  }
   if (!result.databasePath) result.databasePath = path.join(result.dataDir, 'switchyard.db');
   if (!result.personasDeliveryTaskQueue) result.personasDeliveryTaskQueue = `${result.temporalTaskQueue}-personas`;
   return result;

@@ -30,6 +30,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 500 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
     clientErrorHandler: replyToClientError,
+    // Node checks these deadlines every connectionsCheckingInterval: once a second keeps a 408 close to its deadline.
+    requestTimeout: options.config.httpRequestTimeout,
+    http: { headersTimeout: options.config.httpHeadersTimeout, requestTimeout: options.config.httpRequestTimeout, connectionsCheckingInterval: 1_000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
   installErrorHandler(app);
   installJsonBodyParser(app);

@@ -29,6 +29,8 @@ describe('loadConfig', () => {
   it('names the variable and the rule when a value is bad', () => {
     expect(() => loadConfig({ DELIVERY_RETRY_WINDOW: 'forever' })).toThrow('Invalid DELIVERY_RETRY_WINDOW: "forever" is not a duration');
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow('Invalid PORT: "eighty" is not a non-negative integer');
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT: '40s', HTTP_REQUEST_TIMEOUT: '30s' })).toThrow('Invalid HTTP_HEADERS_TIMEOUT: it must not be longer than HTTP_REQUEST_TIMEOUT');
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT: '40s', HTTP_REQUEST_TIMEOUT: '0' }).httpHeadersTimeout).toBe(40_000);
   });
 });
 
