@@ -25,10 +25,16 @@ function parse(text: string, elapsedMs: number): RawReply {
   };
 }
 
+function replyComplete(text: string): boolean {
+  const end = text.indexOf('\r\n\r\n');
+  const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, Math.max(end, 0)))?.[1];
+  return end >= 0 && length !== undefined && Buffer.byteLength(text.slice(end + 4), 'latin1') >= Number(length);
+}
+
 /**
  * One HTTP exchange on a fresh socket, written as raw bytes (what Node's parser sees before
- * Fastify runs): the pieces are written `gapMs` apart, then the reply is read until the server
- * closes. Rejects if nothing closes the connection within `timeoutMs`.
+ * Fastify runs): the pieces are written `gapMs` apart, then the reply is read until it is complete
+ * or the server closes. Rejects if nothing closes the connection within `timeoutMs`.
  */
 export function rawExchange(port: number, pieces: Array<Buffer | string>, options: { gapMs?: number; timeoutMs?: number } = {}): Promise<RawReply> {
   const { gapMs = 0, timeoutMs = 10_000 } = options;
@@ -37,7 +43,11 @@ export function rawExchange(port: number, pieces: Array<Buffer | string>, option
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     const done = () => resolve(parse(Buffer.concat(chunks).toString('latin1'), Date.now() - started));
-    socket.on('data', (c) => chunks.push(c));
+    socket.on('data', (c) => {
+      chunks.push(c);
+      // A complete reply ends the exchange even if the server keeps the connection alive.
+      if (replyComplete(Buffer.concat(chunks).toString('latin1'))) socket.destroy();
+    });
     socket.on('end', done);
     socket.on('close', done);
     socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? done() : reject(err)));

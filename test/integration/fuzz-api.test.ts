@@ -406,6 +406,7 @@ describe('fuzzing at the HTTP level (real socket)', () => {
     fc.string({ maxLength: 200 }).map((s) => ({ label: 'bad request line', bytes: Buffer.from(`${s.replace(/[\r\n]/g, '')} /v1/track HTTP/9.9\r\nHost: x\r\n\r\n`) })),
     fc.constantFrom(
       { label: 'blank lines only', bytes: Buffer.from('\r\r\n\r\n') },
+      { label: 'keep-alive request to no route', bytes: Buffer.from('GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n') },
       { label: 'header without colon', bytes: Buffer.from('POST /v1/track HTTP/1.1\r\nHost: x\r\nBroken header\r\n\r\n') },
       { label: 'bad content-length', bytes: Buffer.from('POST /v1/track HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n{}') },
       { label: 'two content-lengths', bytes: Buffer.from('POST /v1/track HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}') },
