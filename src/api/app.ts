@@ -30,7 +30,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 500 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
     clientErrorHandler: replyToClientError,
-    // Node checks these deadlines every connectionsCheckingInterval: once a second keeps a 408 close to its deadline.
+    // Slowloris defence. Fastify sets requestTimeout once the server exists; createServer needs it too, to accept
+    // headersTimeout beside it. Node checks both every connectionsCheckingInterval: once a second keeps a 408 near its deadline.
     requestTimeout: options.config.httpRequestTimeout,
     http: { headersTimeout: options.config.httpHeadersTimeout, requestTimeout: options.config.httpRequestTimeout, connectionsCheckingInterval: 1_000 },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -12,23 +12,25 @@ export interface RawReply {
   elapsedMs: number;
 }
 
+/** The reply's head and what follows it, once the head is complete. */
+function split(text: string): { head: string; body: string } | undefined {
+  const end = text.indexOf('\r\n\r\n');
+  return end < 0 ? undefined : { head: text.slice(0, end), body: text.slice(end + 4) };
+}
+
+const header = (head: string, name: string) => new RegExp(`\\r\\n${name}: ([^\\r]+)`, 'i').exec(head)?.[1];
+
 function parse(text: string, elapsedMs: number): RawReply {
   const status = /^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1];
-  const end = text.indexOf('\r\n\r\n');
-  const head = end < 0 ? text : text.slice(0, end);
-  return {
-    text,
-    status: status === undefined ? undefined : Number(status),
-    contentType: /\r\ncontent-type: ([^\r]+)/i.exec(head)?.[1],
-    body: end < 0 ? '' : text.slice(end + 4),
-    elapsedMs,
-  };
+  const { head, body } = split(text) ?? { head: text, body: '' };
+  return { text, status: status === undefined ? undefined : Number(status), contentType: header(head, 'content-type'), body, elapsedMs };
 }
 
 function replyComplete(text: string): boolean {
-  const end = text.indexOf('\r\n\r\n');
-  const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, Math.max(end, 0)))?.[1];
-  return end >= 0 && length !== undefined && Buffer.byteLength(text.slice(end + 4), 'latin1') >= Number(length);
+  const reply = split(text);
+  if (!reply) return false;
+  const length = header(reply.head, 'content-length');
+  return length !== undefined && Buffer.byteLength(reply.body, 'latin1') >= Number(length);
 }
 
 /**

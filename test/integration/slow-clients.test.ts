@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
-import { rawExchange } from '../helpers/raw-http';
+import { rawExchange, type RawReply } from '../helpers/raw-http';
 import { basicAuth, deliveryResult, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 
@@ -43,7 +43,7 @@ async function expectNoWorkflow(messageId: string): Promise<void> {
   await expect(system.client.workflow.getHandle(deliveryWorkflowId(sourceId, messageId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
 }
 
-function expectTimeoutReply(reply: Awaited<ReturnType<typeof rawExchange>>, after: number): void {
+function expectTimeoutReply(reply: RawReply, after: number): void {
   expect(reply.status).toBe(408);
   expect(reply.contentType).toMatch(/^application\/json/);
   expect(JSON.parse(reply.body)).toEqual({ code: 'request_timeout', message: expect.any(String) });
