@@ -2,7 +2,7 @@
  * Measures the first sync of a large audience end to end, on the real pieces: a Temporal dev server
  * (SQLite file), one worker process (src/worker.ts), the SQLite store and a local HTTP receiver.
  *
- *   npx tsx scripts/bench-personas-sync.ts [--profiles 100000] [--page-size 500]
+ *   npx tsx scripts/bench-personas-first-sync.ts [--profiles 100000] [--page-size 500]
  *       [--temporal file|wal|memory] [--until delivered|commit] [--keep]
  *
  * Seeds N profiles through the same store call ingestion uses (an identify and two tracks each),
@@ -20,9 +20,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { acceptCalls } from '../src/messages/accept-calls';
 import { profileUpdates } from '../src/personas/profile-updates';
 import { openStore } from '../src/store';
-import { temporalSyncSchedules } from '../src/temporal/personas-schedules';
+import { temporalSyncSchedules } from '../src/temporal/temporal-sync-schedules';
 import type { PersonasSyncReport } from '../src/workflows/personas-sync';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -119,10 +120,12 @@ async function main(): Promise<void> {
       const calls = [];
       for (let i = from; i < Math.min(from + SEED_BATCH, PROFILES); i++) {
         const userId = `user-${String(i).padStart(7, '0')}`;
-        calls.push({ type: 'identify' as const, raw: { userId, traits: { plan: i % 2 ? 'pro' : 'free', n: i } } });
-        for (const k of [1, 2]) calls.push({ type: 'track' as const, raw: { userId, event: 'Order Completed', properties: { total: (i % 97) + k }, messageId: `${userId}-${k}` } });
+        calls.push({ type: 'identify' as const, fields: { userId, traits: { plan: i % 2 ? 'pro' : 'free', n: i } } });
+        for (const k of [1, 2]) calls.push({ type: 'track' as const, fields: { userId, event: 'Order Completed', properties: { total: (i % 97) + k }, messageId: `${userId}-${k}` } });
       }
-      await store.personas.profiles.record(source.id, profileUpdates(calls, Date.now()));
+      const acceptance = acceptCalls(calls, { receivedAtMs: Date.now() });
+      if ('problem' in acceptance) throw new Error(acceptance.problem);
+      await store.personas.profiles.record(source.id, profileUpdates(acceptance.accepted.map((a) => a.message)));
     }
     const seedMs = Date.now() - seedStarted;
     console.error(`seeded ${PROFILES} profiles in ${seconds(seedMs)}`);

@@ -1,23 +1,19 @@
 import { loadConfig } from './config';
+import { Lifecycle, runMain } from './lifecycle';
 import { createLogger } from './logger';
 import { openStore } from './store';
-import { createDeliveryWorker, createPersonasDeliveryWorker } from './temporal/worker';
+import { startWorkers } from './temporal/workers';
 
-/** Entry point: one delivery worker. SIGTERM/SIGINT finish in-flight attempts, then exit. */
-async function main(): Promise<void> {
+/** Entry point: one delivery worker process. SIGTERM/SIGINT finish in-flight attempts, then exit. */
+runMain(async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'switchyard-worker');
-  const store = await openStore({ databasePath: config.databasePath });
-  const worker = await createDeliveryWorker(config, store, logger);
-  const personasWorker = await createPersonasDeliveryWorker(config, store, logger);
+  const lifecycle = new Lifecycle(logger);
+  const store = lifecycle.opened('store', await openStore({ databasePath: config.databasePath }), (s) => s.close());
+  const workers = lifecycle.opened('workers', await startWorkers(config, store, logger), (w) => w.close());
   logger.info({ taskQueue: config.temporalTaskQueue, personasTaskQueue: config.personasDeliveryTaskQueue, temporal: config.temporalAddress }, 'worker polling');
-  // Temporal's runtime drains both on SIGTERM/SIGINT.
-  await Promise.all([worker.run(), personasWorker.run()]);
-  await store.close();
+  // Temporal's runtime drains both workers on SIGTERM/SIGINT; then everything closes.
+  await workers.run;
+  await lifecycle.stop();
   logger.info('worker stopped');
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
 });

@@ -1,6 +1,6 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../../src/config';
-import { workerTuning } from '../../src/temporal/worker';
+import { workerTuning } from '../../src/temporal/workers';
 import { bareActivities, ran } from './activities';
 
 /**

@@ -1,6 +1,6 @@
-import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { parseAllowlist } from '../delivery/egress';
+import type { StartDelivery, SyncSchedules } from '../ports';
 import type { Store } from '../store/types';
 import { makeAttemptWebhook } from './attempt-webhook';
 import { WebhookTraffic } from './webhook-traffic';
@@ -13,13 +13,19 @@ import { createWebhookAgent } from './post-webhook';
  */
 const LOCAL_ATTEMPT_BUDGET_MS = 1_000;
 
-/** The I/O the workflows call, bound to this worker's store and HTTP pool. */
-export function createActivities(store: Store, config: Pick<Config, 'egressAllowlist' | 'workerMaxInFlightPerWebhook'> & PersonasConfig, client: Client) {
+/**
+ * The I/O the workflows call, bound to this worker's store and HTTP pool. Personas syncs start
+ * delivery workflows and retire their schedules through `temporal`, ports the worker wires to Temporal.
+ */
+export function createActivities(
+  store: Store,
+  config: Pick<Config, 'egressAllowlist' | 'workerMaxInFlightPerWebhook'> & PersonasConfig,
+  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'> },
+) {
   const agent = createWebhookAgent(parseAllowlist(config.egressAllowlist));
   return {
     attemptWebhook: makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS)),
-    // Personas syncs start delivery workflows themselves, so they get a Temporal client.
-    ...makePersonasActivities(store, config, client),
+    ...makePersonasActivities(store, config, temporal),
   };
 }
 

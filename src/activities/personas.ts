@@ -1,13 +1,11 @@
 import { Context, log } from '@temporalio/activity';
-import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import { deliveryPolicy, type Config } from '../config';
-import { toWebhookMessage } from '../delivery/payload';
-import type { DeliveryInput } from '../delivery/types';
+import { inParallel } from '../in-parallel';
+import { deliveryPlanner, outgoing } from '../messages/plan-deliveries';
 import { toPersonasIdentify } from '../personas/messages';
-import { personasScheduleId } from '../personas/temporal-ids';
 import type { ComputationRef } from '../personas/types';
+import type { StartDelivery, SyncSchedules } from '../ports';
 import type { Store } from '../store/types';
-import { inParallel, startDeliveryWorkflow } from '../temporal/deliveries';
 
 /** Delivery starts in flight at once from one page: bounded fan-out against the Temporal frontend. */
 const START_CONCURRENCY = 32;
@@ -35,8 +33,8 @@ export type PageResult =
  * changes of a version are frozen in the store, message ids are derived from them, and Temporal
  * refuses a second delivery workflow with the same id.
  */
-export function makePersonasActivities(store: Store, config: PersonasConfig, client: Client) {
-  const policy = deliveryPolicy(config);
+export function makePersonasActivities(store: Store, config: PersonasConfig, temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'> }) {
+  const planDeliveries = deliveryPlanner(store.destinations, deliveryPolicy(config));
 
   return {
     /** Freezes the changes of the next snapshot version, or returns the pending one an earlier run left. */
@@ -59,19 +57,14 @@ export function makePersonasActivities(store: Store, config: PersonasConfig, cli
       const page = await store.personas.sync.changes(computation, version, request.after, config.personasSyncPageSize + 1);
       if (page.status !== 'pending') return { status: page.status };
       const changes = page.changes.slice(0, config.personasSyncPageSize);
-      const destinationIds = await store.destinations.listEnabledIds(page.sourceId);
-      if (destinationIds.length === 0) return { status: 'no_destinations' };
-
       const synced = { kind: computation.kind, id: computation.id, key: page.key, version, computedAt: page.computedAt };
-      const inputs: DeliveryInput[] = changes.map((change) => {
-        const message = toPersonasIdentify(synced, change);
-        return { sourceId: page.sourceId, messageId: message.messageId, type: 'identify', userId: message.userId, destinationIds, message: toWebhookMessage(message), policy };
-      });
+      const plan = await planDeliveries(page.sourceId, changes.map((change) => outgoing(toPersonasIdentify(synced, change))));
+      if (plan.status === 'no_destinations') return { status: 'no_destinations' };
       let started = 0;
       let existing = 0;
-      await inParallel(inputs, START_CONCURRENCY, async (input) => {
+      await inParallel(plan.inputs, START_CONCURRENCY, async (input) => {
         // Their own task queue: a large sync neither delays ingested calls' deliveries nor waits behind its own.
-        if (await startDeliveryWorkflow(client, config.personasDeliveryTaskQueue, input)) started++;
+        if (await temporal.startDelivery(input, config.personasDeliveryTaskQueue)) started++;
         else existing++;
         Context.current().heartbeat(started + existing);
       });
@@ -86,12 +79,8 @@ export function makePersonasActivities(store: Store, config: PersonasConfig, cli
 
     /** A schedule whose audience or computed trait is gone (e.g. its source was deleted) removes itself. */
     async retirePersonasSchedule(computation: ComputationRef): Promise<void> {
-      try {
-        await client.schedule.getHandle(personasScheduleId(computation)).delete();
-        log.info('personas schedule of a deleted definition removed', { computationId: computation.id });
-      } catch (err) {
-        if (!(err instanceof ScheduleNotFoundError)) throw err;
-      }
+      await temporal.schedules.delete(computation);
+      log.info('personas schedule of a deleted definition removed', { computationId: computation.id });
     },
   };
 }

@@ -4,14 +4,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import { deliveryPolicy, type Config } from '../config';
 import type { Store } from '../store/types';
-import type { Deliveries } from './deliveries';
-import type { SyncSchedules } from './personas-schedules';
+import type { Deliveries } from '../ports';
+import type { SyncSchedules } from '../ports';
 import { installErrorHandler } from './errors';
 import { installJsonBodyParser, replyToClientError } from './json-body';
 import { closeConnectionsWhileDraining } from './drain';
 import { adminRoutes } from './admin';
 import { ingestRoutes } from './ingest';
 import { healthRoutes } from './health';
+import { MAX_BATCH_BYTES } from '../messages/call-rules';
 
 export interface AppOptions {
   config: Config;
@@ -27,7 +28,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     // Seed limit: a batch request carries at most 500 KB (gzip is measured after inflating).
-    bodyLimit: 500 * 1024,
+    bodyLimit: MAX_BATCH_BYTES,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
     clientErrorHandler: replyToClientError,
     // Slowloris defence. Fastify sets requestTimeout once the server exists; createServer needs it too, to accept

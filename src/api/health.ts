@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Deliveries } from './deliveries';
+import type { Deliveries } from '../ports';
 
 const Health = Type.Object({ status: Type.String(), temporal: Type.Boolean(), worker: Type.Boolean() });
 

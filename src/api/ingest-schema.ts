@@ -5,7 +5,7 @@ import { MESSAGE_TYPES, type CallType } from '../delivery/types';
 const Id = Type.Unsafe<string | number>({ type: ['string', 'number'], maxLength: 256 });
 const FreeObject = Type.Object({}, { additionalProperties: true });
 
-/** The JSON shape of one call; cross-field rules (userId or anonymousId, …) live in message-rules.ts. */
+/** The JSON shape of one call; cross-field rules (userId or anonymousId, …) live in src/messages/call-rules.ts. */
 const messageFields = {
   messageId: Type.Optional(Type.Unsafe<string | number>({ type: ['string', 'number'], maxLength: 200 })),
   userId: Type.Optional(Type.Union([Id, Type.Null()])),

@@ -1,7 +1,7 @@
-import type { CallType, OutboundMessage } from './types';
+import type { CallType, MessageBody } from './types';
 
 /** A call as accepted by the ingestion API: validated, with messageId, receivedAt and corrected timestamp filled. */
-export interface AcceptedMessage {
+export interface Message {
   type: CallType;
   messageId: string;
   userId?: string;
@@ -23,7 +23,7 @@ function compact(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
 
-const TYPE_FIELDS: Record<CallType, (m: AcceptedMessage) => Record<string, unknown>> = {
+const TYPE_FIELDS: Record<CallType, (m: Message) => Record<string, unknown>> = {
   page: (m) => ({ name: m.name, category: m.category, properties: m.properties ?? {} }),
   screen: (m) => ({ name: m.name, category: m.category, properties: m.properties ?? {} }),
   identify: (m) => ({ traits: m.traits ?? {} }),
@@ -35,7 +35,7 @@ const TYPE_FIELDS: Record<CallType, (m: AcceptedMessage) => Record<string, unkno
 };
 
 /** Seed, "Message bodies sent to a webhook URL": version 1, the common fields, then the type's own. */
-export function toWebhookMessage(m: AcceptedMessage): OutboundMessage {
+export function messageBody(m: Message): MessageBody {
   return compact({
     version: 1,
     type: m.type,
@@ -46,10 +46,10 @@ export function toWebhookMessage(m: AcceptedMessage): OutboundMessage {
     receivedAt: m.receivedAt,
     context: m.context,
     ...TYPE_FIELDS[m.type](m),
-  }) as OutboundMessage;
+  }) as MessageBody;
 }
 
 /** Seed: a delete notification carries only type, userId and timestamp (and no version). */
-export function toDeleteMessage(userId: string, timestamp: string): OutboundMessage {
+export function toDeleteMessage(userId: string, timestamp: string): MessageBody {
   return { type: 'delete', userId, timestamp };
 }

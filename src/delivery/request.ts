@@ -4,7 +4,22 @@ import { standardWebhookHeaders } from './standard-webhooks';
 export const USER_AGENT = 'Switchyard/1.0';
 
 /**
- * Headers of one webhook request (seed: Endpoints). The webhook's static headers go first so the
+ * Headers every request to a webhook sets itself: a static header of one of these names would break
+ * signing or framing, so configuration refuses them (webhook-rules.ts) and a request drops them.
+ */
+export const HEADERS_SET_BY_SWITCHYARD: ReadonlySet<string> = new Set([
+  'content-type',
+  'content-length',
+  'user-agent',
+  'host',
+  'x-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]);
+
+/**
+ * Headers of one webhook request (seed: Endpoints, i.e. webhook URLs). The webhook's static headers go first so the
  * ones Switchyard owns — content type, product token, signature — cannot be overridden by them.
  */
 export function webhookRequestHeaders(
@@ -14,10 +29,11 @@ export function webhookRequestHeaders(
   standard?: { secrets: string[]; id: string; timestampSeconds: number },
 ): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(staticHeaders)) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(staticHeaders)) {
+    if (!HEADERS_SET_BY_SWITCHYARD.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+  }
   headers['content-type'] = 'application/json';
   headers['user-agent'] = USER_AGENT;
-  for (const owned of ['x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']) delete headers[owned];
   if (sharedSecret) headers['x-signature'] = signBody(sharedSecret, body);
   if (standard && standard.secrets.length > 0) Object.assign(headers, standardWebhookHeaders(standard.secrets, standard.id, standard.timestampSeconds, body));
   return headers;

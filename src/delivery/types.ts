@@ -5,7 +5,7 @@ export type CallType = (typeof MESSAGE_TYPES)[number];
 export type MessageType = CallType | 'delete';
 
 /** The JSON body POSTed to a webhook URL (seed: "Message bodies sent to a webhook URL"). */
-export type OutboundMessage = Record<string, unknown> & { type: MessageType };
+export type MessageBody = Record<string, unknown> & { type: MessageType };
 
 /** Timing knobs, fixed per message when it is accepted so a config change never alters a running delivery. */
 export interface DeliveryPolicy {
@@ -27,7 +27,7 @@ export interface DeliveryInput {
   type: MessageType;
   userId?: string;
   destinationIds: string[];
-  message: OutboundMessage;
+  message: MessageBody;
   policy: DeliveryPolicy;
 }
 
@@ -41,7 +41,7 @@ export interface AttemptRequest {
   destinationId: string;
   webhookIndex: number;
   messageId: string;
-  message: OutboundMessage;
+  message: MessageBody;
   timeoutMs: number;
   round: number;
 }

@@ -1,7 +1,9 @@
+import { HEADERS_SET_BY_SWITCHYARD } from './request';
+
 /**
  * The seed's rules for a destination's webhook list, as pure decisions. The route schemas carry
  * the same limits (so they show in the API doc); these checks cover what JSON Schema cannot say
- * well, and hold for any caller, not only HTTP.
+ * well, and hold for any caller, not only HTTP (the admin API is one).
  */
 
 /** Seed limits: up to 5 webhook URLs per destination, up to 5 static headers per webhook. */
@@ -11,17 +13,6 @@ export const MAX_HEADERS = 5;
 export const TOO_MANY_WEBHOOKS = `at most ${MAX_WEBHOOKS} webhook URLs per destination`;
 export const TOO_MANY_HEADERS = `at most ${MAX_HEADERS} static headers per webhook`;
 
-/** Headers every delivery sets itself; a static header with one of these names would break signing or framing. */
-const SET_BY_SWITCHYARD = new Set([
-  'content-type',
-  'content-length',
-  'user-agent',
-  'host',
-  'x-signature',
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-]);
 
 /** Connection-level headers undici refuses to send, so a webhook carrying one could never be delivered. */
 const SET_BY_HTTP_CLIENT = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer']);
@@ -65,7 +56,7 @@ export function webhookUrlRule(url: string): string | undefined {
 export function headerNameRule(name: string): string | undefined {
   if (!HTTP_TOKEN.test(name)) return `${JSON.stringify(name)} is not a valid HTTP header name`;
   const lower = name.toLowerCase();
-  if (SET_BY_SWITCHYARD.has(lower)) return `"${name}" is set by Switchyard and cannot be overridden`;
+  if (HEADERS_SET_BY_SWITCHYARD.has(lower)) return `"${name}" is set by Switchyard and cannot be overridden`;
   if (SET_BY_HTTP_CLIENT.has(lower)) return `"${name}" is managed by the HTTP connection and cannot be set`;
   return undefined;
 }

@@ -1,4 +1,4 @@
-import type { AcceptedMessage } from '../delivery/payload';
+import type { Message } from '../delivery/payload';
 import { personasMessageId } from './message-ids';
 import type { ComputationKind } from './types';
 
@@ -26,7 +26,7 @@ export interface ProfileChange {
  * audience). `context.personas` tells a receiver which computation sent it, in the keys Segment uses.
  * Everything here is derived from its inputs, so a rerun of the same version builds the same bytes.
  */
-export function toPersonasIdentify(computation: SyncedComputation, change: ProfileChange): AcceptedMessage {
+export function toPersonasIdentify(computation: SyncedComputation, change: ProfileChange): Message {
   return {
     type: 'identify',
     messageId: personasMessageId(computation.id, computation.version, change.profileId),

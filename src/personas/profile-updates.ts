@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-import { correctTimestamp } from '../delivery/timestamps';
-import type { CallType } from '../delivery/types';
+import type { Message } from '../delivery/payload';
 
 /**
  * What an accepted call changes in the profiles (issue 5, "Profiles"): identify merges traits,
@@ -13,34 +11,21 @@ export type ProfileUpdate =
   | { type: 'track'; userId?: string; anonymousId?: string; messageId: string; event: string; properties: Record<string, unknown>; timestamp: string }
   | { type: 'alias'; userId: string; previousId: string };
 
-type RawCall = { raw: Record<string, unknown>; type: CallType };
-
-const asId = (value: unknown) => (value === undefined || value === null || value === '' ? undefined : String(value));
 const asObject = (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
 /**
- * A track call without a messageId still gets a stable id, from its content, so the same call
- * re-sent after a lost answer counts once (two identical events in the same millisecond count once
- * too, which is the lesser error). Segment's libraries always send a messageId.
+ * The profile side of accepted messages. A track event keeps its message's id and corrected
+ * timestamp, the same ones its delivery carries, so a re-sent message counts once.
  */
-function contentId(call: Record<string, unknown>, timestamp: string): string {
-  return `sha1:${createHash('sha1').update(JSON.stringify([call.userId, call.anonymousId, call.event, timestamp, call.properties ?? null])).digest('hex')}`;
-}
-
-/** The profile side of validated calls; `receivedAtMs` and `batchSentAt` correct timestamps as delivery does. */
-export function profileUpdates(calls: RawCall[], receivedAtMs: number, batchSentAt?: string): ProfileUpdate[] {
+export function profileUpdates(messages: Message[]): ProfileUpdate[] {
   const updates: ProfileUpdate[] = [];
-  for (const { raw, type } of calls) {
-    const userId = asId(raw.userId);
-    const anonymousId = asId(raw.anonymousId);
+  for (const { type, userId, anonymousId, ...message } of messages) {
     if (type === 'identify') {
-      updates.push({ type, userId, anonymousId, traits: asObject(raw.traits) });
+      updates.push({ type, userId, anonymousId, traits: asObject(message.traits) });
     } else if (type === 'track') {
-      const timestamp = correctTimestamp(receivedAtMs, (raw.timestamp ?? raw.originalTimestamp) as string | undefined, (raw.sentAt as string | undefined) ?? batchSentAt);
-      const messageId = asId(raw.messageId) ?? contentId(raw, timestamp);
-      updates.push({ type, userId, anonymousId, messageId, event: String(raw.event), properties: asObject(raw.properties), timestamp });
-    } else if (type === 'alias' && userId && asId(raw.previousId)) {
-      updates.push({ type, userId, previousId: asId(raw.previousId)! });
+      updates.push({ type, userId, anonymousId, messageId: message.messageId, event: String(message.event), properties: asObject(message.properties), timestamp: message.timestamp });
+    } else if (type === 'alias' && userId && message.previousId) {
+      updates.push({ type, userId, previousId: message.previousId });
     }
   }
   return updates;

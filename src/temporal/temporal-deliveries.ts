@@ -1,62 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { Deliveries } from '../api/deliveries';
-import { deliveryWorkflowId } from '../delivery/ids';
+import type { Client } from '@temporalio/client';
 import type { DeliveryInput } from '../delivery/types';
-import { deliverMessage } from '../workflows';
-import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+import { inParallel } from '../in-parallel';
+import type { Deliveries } from '../ports';
+import { MESSAGE_TYPE, USER_ID } from '../workflows/search-attributes';
+import { startDeliveryWorkflow } from './start-delivery';
 
 const HEALTH_DEADLINE_MS = 3_000;
-
-/**
- * Runs `run` on every item, `limit` at a time. After a failure no new item starts, and it rejects
- * only once every lane has stopped, so nothing keeps running behind its caller's back.
- */
-export async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (!failed && next < items.length) {
-      try {
-        await run(items[next++]);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  });
-  const rejected = (await Promise.allSettled(lanes)).find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
-  if (rejected) throw rejected.reason;
-}
-
-/**
- * Starts one message's delivery workflow. Resolves false when Temporal already has it: a re-sent
- * messageId finds the existing workflow (running or closed) and is not delivered again.
- */
-export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput, eager = false): Promise<boolean> {
-  try {
-    await client.workflow.start(deliverMessage, {
-      taskQueue,
-      // Needs a worker on `taskQueue` sharing the client's NativeConnection; Temporal falls back to
-      // the task queue when that worker has no free slot.
-      requestEagerStart: eager,
-      workflowId: deliveryWorkflowId(input.sourceId, input.messageId),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [input],
-      typedSearchAttributes: [
-        { key: SOURCE, value: input.sourceId },
-        { key: DESTINATIONS, value: input.destinationIds },
-        { key: MESSAGE_TYPE, value: input.type },
-        ...(input.userId ? [{ key: USER_ID, value: input.userId }] : []),
-        { key: STATUS, value: 'delivering' },
-      ],
-    });
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
-    throw err;
-  }
-}
 
 /**
  * `startConcurrency`: starts in flight at once for one request (INGEST_START_CONCURRENCY), enough to

@@ -1,13 +1,15 @@
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleUpdateOptions } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
-import type { ScheduledSync, SyncSchedules } from '../api/personas-schedules';
+import type { ScheduledSync, SyncSchedules } from '../ports';
 import { personasManualSyncWorkflowId, personasScheduleId, personasSyncWorkflowId } from '../personas/temporal-ids';
 import type { ComputationRef } from '../personas/types';
-import { syncAudience, syncComputedTrait } from '../workflows';
+import type { syncAudience, syncComputedTrait } from '../workflows';
 import type { PersonasSyncInput } from '../workflows/personas-sync';
 import { SOURCE } from '../workflows/search-attributes';
 
-const workflowFor = (computation: ComputationRef) => (computation.kind === 'audience' ? syncAudience : syncComputedTrait);
+/** Workflow type names (the client side never loads workflow code); the exported workflow functions carry them. */
+type SyncWorkflow = typeof syncAudience | typeof syncComputedTrait;
+const workflowFor = (computation: ComputationRef): string => (computation.kind === 'audience' ? 'syncAudience' : 'syncComputedTrait');
 
 const note = (sync: ScheduledSync) => `${sync.computation.kind === 'audience' ? 'Audience' : 'Computed trait'} "${sync.name}"`;
 
@@ -66,7 +68,7 @@ export function temporalSyncSchedules(client: Client, taskQueue: string): SyncSc
 
     async syncNow(sync) {
       const input: PersonasSyncInput = { computation: sync.computation };
-      const handle = await client.workflow.start(workflowFor(sync.computation), {
+      const handle = await client.workflow.start<SyncWorkflow>(workflowFor(sync.computation), {
         workflowId: personasManualSyncWorkflowId(sync.computation),
         taskQueue,
         args: [input],

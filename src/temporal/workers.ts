@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Store } from '../store/types';
 import { createActivities } from '../activities';
+import { startDeliveryWorkflow } from './start-delivery';
+import { temporalSyncSchedules } from './temporal-sync-schedules';
 
 /** Temporal's logger interface over our pino logger, so its lines follow LOG_LEVEL. */
 function temporalLogger(logger: Logger): TemporalLogger {
@@ -54,27 +56,54 @@ export function connectWorker(config: Pick<Config, 'temporalAddress'>, logger: L
   return NativeConnection.connect({ address: config.temporalAddress });
 }
 
-export async function createDeliveryWorker(config: Config, store: Store, logger: Logger, taskQueue = config.temporalTaskQueue, connection?: NativeConnection): Promise<Worker> {
-  connection ??= await connectWorker(config, logger);
-  // Personas sync activities start delivery workflows through an ordinary client (connected on first use).
-  const client = new Client({ connection: Connection.lazy({ address: config.temporalAddress }), namespace: config.temporalNamespace });
-  return Worker.create({
-    connection,
-    namespace: config.temporalNamespace,
-    taskQueue,
-    workflowBundle: await workflowBundle(logger),
-    activities: createActivities(store, config, client),
-    ...workerTuning(config),
-    // Deliveries are short; let a SIGTERM'd worker finish in-flight POSTs before handing back.
-    shutdownGraceTime: config.deliveryTimeout + 1_000,
-  });
+/** The two workers of one process, run together; `close` waits for them and closes the connections they opened. */
+export interface Workers {
+  /** Resolves when both have stopped (Temporal's runtime also stops them on SIGTERM/SIGINT). */
+  run: Promise<void>;
+  shutdown(): void;
+  close(): Promise<void>;
 }
 
 /**
- * The same delivery worker on PERSONAS_DELIVERY_TASK_QUEUE, where Personas syncs start their
- * identify deliveries: its own pollers and slots, so a 100,000-member first sync neither delays the
- * deliveries of ingested calls nor starves the sync's own workflow tasks on TEMPORAL_TASK_QUEUE.
+ * The delivery worker on TEMPORAL_TASK_QUEUE, and the same worker on PERSONAS_DELIVERY_TASK_QUEUE,
+ * where Personas syncs start their identify deliveries: its own pollers and slots, so a
+ * 100,000-member first sync neither delays the deliveries of ingested calls nor starves the sync's
+ * own workflow tasks. `connection` is shared when given (eager starts need the API's client on it).
  */
-export function createPersonasDeliveryWorker(config: Config, store: Store, logger: Logger, connection?: NativeConnection): Promise<Worker> {
-  return createDeliveryWorker(config, store, logger, config.personasDeliveryTaskQueue, connection);
+export async function startWorkers(config: Config, store: Store, logger: Logger, connection?: NativeConnection): Promise<Workers> {
+  const ownConnection = connection ? undefined : await connectWorker(config, logger);
+  const workerConnection = (connection ?? ownConnection)!;
+  // Personas sync activities start delivery workflows and retire schedules through an ordinary client (connected on first use).
+  const client = new Client({ connection: Connection.lazy({ address: config.temporalAddress }), namespace: config.temporalNamespace });
+  const activities = createActivities(store, config, {
+    startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, input),
+    schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
+  });
+  const workflows = await workflowBundle(logger);
+  const workers = await Promise.all(
+    [config.temporalTaskQueue, config.personasDeliveryTaskQueue].map((taskQueue) =>
+      Worker.create({
+        connection: workerConnection,
+        namespace: config.temporalNamespace,
+        taskQueue,
+        workflowBundle: workflows,
+        activities,
+        ...workerTuning(config),
+        // Deliveries are short; let a SIGTERM'd worker finish in-flight POSTs before handing back.
+        shutdownGraceTime: config.deliveryTimeout + 1_000,
+      }),
+    ),
+  );
+  const run = Promise.all(workers.map((worker) => worker.run())).then(() => undefined);
+  return {
+    run,
+    shutdown() {
+      for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    },
+    async close() {
+      await run;
+      await client.connection.close();
+      await ownConnection?.close();
+    },
+  };
 }

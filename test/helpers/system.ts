@@ -9,8 +9,8 @@ import type { DeliveryReport } from '../../src/delivery/types';
 import { openStore } from '../../src/store';
 import type { NewDestination, Store } from '../../src/store/types';
 import { connectClient } from '../../src/temporal/connection';
-import { temporalDeliveries } from '../../src/temporal/deliveries';
-import { temporalSyncSchedules } from '../../src/temporal/personas-schedules';
+import { temporalDeliveries } from '../../src/temporal/temporal-deliveries';
+import { temporalSyncSchedules } from '../../src/temporal/temporal-sync-schedules';
 import { ROOT } from './processes';
 import { startReceiver, type Receiver } from './receiver';
 

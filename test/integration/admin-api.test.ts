@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { adminRoutes } from '../../src/api/admin';
-import type { Deliveries } from '../../src/api/deliveries';
+import type { Deliveries } from '../../src/ports';
 import { installErrorHandler } from '../../src/api/errors';
 import type { DeliveryPolicy } from '../../src/delivery/types';
 import { openStore, type Store } from '../../src/store';

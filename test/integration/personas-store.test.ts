@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { profileUpdates } from '../../src/personas/profile-updates';
+import { profileUpdatesOf as profileUpdates } from '../helpers/calls';
 import type { ComputationRef } from '../../src/personas/types';
 import { openStore, type Store } from '../../src/store';
 

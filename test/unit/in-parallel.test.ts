@@ -1,4 +1,4 @@
-import { inParallel } from '../../src/temporal/deliveries';
+import { inParallel } from '../../src/in-parallel';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 

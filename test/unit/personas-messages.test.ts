@@ -1,4 +1,4 @@
-import { toWebhookMessage } from '../../src/delivery/payload';
+import { messageBody } from '../../src/delivery/payload';
 import { personasMessageId, uuidV5 } from '../../src/personas/message-ids';
 import { toPersonasIdentify } from '../../src/personas/messages';
 
@@ -23,7 +23,7 @@ describe('the identify call a sync sends (seed, Personas rules 1-2)', () => {
   const computation = { kind: 'audience' as const, id: 'aud_1', key: 'first_time_shopper', version: 2, computedAt: '2026-03-01T10:00:00.000Z' };
 
   it('carries the snake_case key with true or false, context.personas, and the version\'s timestamp', () => {
-    const message = toWebhookMessage(toPersonasIdentify(computation, { profileId: 'ada', userId: 'ada', value: 'true' }));
+    const message = messageBody(toPersonasIdentify(computation, { profileId: 'ada', userId: 'ada', value: 'true' }));
     expect(message).toEqual({
       version: 1,
       type: 'identify',
@@ -45,6 +45,6 @@ describe('the identify call a sync sends (seed, Personas rules 1-2)', () => {
 
   it('builds the same bytes when a rerun builds it again', () => {
     const change = { profileId: 'ada', userId: 'ada', value: '{"a":[1,2]}' };
-    expect(JSON.stringify(toWebhookMessage(toPersonasIdentify(computation, change)))).toBe(JSON.stringify(toWebhookMessage(toPersonasIdentify(computation, change))));
+    expect(JSON.stringify(messageBody(toPersonasIdentify(computation, change)))).toBe(JSON.stringify(messageBody(toPersonasIdentify(computation, change))));
   });
 });

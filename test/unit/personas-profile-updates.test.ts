@@ -1,4 +1,4 @@
-import { profileUpdates } from '../../src/personas/profile-updates';
+import { profileUpdatesOf as profileUpdates } from '../helpers/calls';
 
 const received = Date.parse('2026-03-01T10:00:10.000Z');
 

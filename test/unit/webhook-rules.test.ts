@@ -4,7 +4,7 @@ import {
   headerValueRule,
   violationMessage,
   webhookUrlRule,
-} from '../../src/api/admin/webhook-rules';
+} from '../../src/delivery/webhook-rules';
 
 describe('webhookUrlRule', () => {
   it.each([

@@ -6,7 +6,7 @@ import type { Destination, DestinationPatch, Store, WebhookSetting } from '../..
 import { badRequest, notFound } from '../errors';
 import { seedLimitMessages } from './schema-errors';
 import { errorReplies, IdParams } from './schemas';
-import { findWebhookViolation, MAX_HEADERS, MAX_WEBHOOKS, violationMessage, type WebhookInput } from './webhook-rules';
+import { findWebhookViolation, MAX_HEADERS, MAX_WEBHOOKS, violationMessage, type WebhookInput } from '../../delivery/webhook-rules';
 
 const WebhookBody = Type.Object(
   {

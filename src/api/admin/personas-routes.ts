@@ -7,7 +7,7 @@ import { personasScheduleId } from '../../personas/temporal-ids';
 import type { ComputationKind } from '../../personas/types';
 import type { Computation, ComputationStore } from '../../store/personas-types';
 import type { Store } from '../../store/types';
-import type { ScheduledSync, SyncSchedules } from '../personas-schedules';
+import type { ScheduledSync, SyncSchedules } from '../../ports';
 import { ApiError, badRequest, notFound } from '../errors';
 import { ErrorReply, errorReplies, IdParams } from './schemas';
 

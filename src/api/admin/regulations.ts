@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { toDeleteMessage } from '../../delivery/payload';
+import { deleteNotification } from '../../messages/delete-notification';
+import { deliveryPlanner } from '../../messages/plan-deliveries';
 import type { DeliveryInput, DeliveryPolicy } from '../../delivery/types';
 import type { Store } from '../../store/types';
-import type { Deliveries } from '../deliveries';
+import type { Deliveries } from '../../ports';
 import { ApiError, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 
@@ -33,6 +34,7 @@ const RegulationView = Type.Object({
  * the destination enabled, so the receiver can start its own automations.
  */
 export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy }> = async (app, { store, deliveries, policy }) => {
+  const planDeliveries = deliveryPlanner(store.destinations, policy);
   app.post('/regulations', { schema: { body: RegulationBody, response: { 201: RegulationView, 503: errorReplies[400], ...errorReplies } } }, async (request, reply) => {
     const regulation = await store.regulations.create(request.body);
     // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
@@ -40,19 +42,8 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     const sourceIds = await store.destinations.listSourceIdsWithEnabled();
     const inputs: DeliveryInput[] = [];
     for (const sourceId of sourceIds) {
-      const destinationIds = await store.destinations.listEnabledIds(sourceId);
-      for (const userId of regulation.subjectIds) {
-        inputs.push({
-          sourceId,
-          // Derived from the regulation, so a retried start cannot notify twice.
-          messageId: `${regulation.id}:${userId}`,
-          type: 'delete',
-          userId,
-          destinationIds,
-          message: toDeleteMessage(userId, regulation.createdAt),
-          policy,
-        });
-      }
+      const plan = await planDeliveries(sourceId, regulation.subjectIds.map((userId) => deleteNotification(regulation, userId)));
+      if (plan.status === 'planned') inputs.push(...plan.inputs);
     }
     try {
       await deliveries.start(inputs);

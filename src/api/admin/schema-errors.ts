@@ -1,6 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify';
 import { badRequest } from '../errors';
-import { TOO_MANY_HEADERS, TOO_MANY_WEBHOOKS } from './webhook-rules';
+import { TOO_MANY_HEADERS, TOO_MANY_WEBHOOKS } from '../../delivery/webhook-rules';
 
 const WEBHOOKS = /^\/webhooks$/;
 const HEADERS = /^\/webhooks\/(\d+)\/headers$/;

@@ -1,0 +1,28 @@
+import type { Client } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Lifecycle } from '../lifecycle';
+import type { Store } from '../store/types';
+import { temporalDeliveries } from '../temporal/temporal-deliveries';
+import { temporalSyncSchedules } from '../temporal/temporal-sync-schedules';
+import { buildApp } from './app';
+
+/** A request still open this long after a stop (a client trickling its body) is cut off so the process can exit. */
+const DRAIN_LIMIT_MS = 30_000;
+
+/**
+ * The HTTP API on Temporal, listening, closed first by `lifecycle`: it stops accepting and lets
+ * requests in flight finish (src/api/drain.ts) before the connections they use close. `starter`
+ * starts delivery workflows (the worker's own connection when starts are eager), `client` the rest.
+ */
+export async function serveApi(config: Config, store: Store, logger: Logger, lifecycle: Lifecycle, temporal: { client: Client; starter?: Client }): Promise<FastifyInstance> {
+  const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, config.temporalTaskQueue, config.ingestStartConcurrency, temporal.starter !== undefined && config.ingestEagerStart);
+  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger });
+  lifecycle.opened('HTTP API', app, (opened) => {
+    setTimeout(() => opened.server.closeAllConnections(), DRAIN_LIMIT_MS).unref();
+    return opened.close();
+  });
+  await app.listen({ port: config.port, host: config.host });
+  return app;
+}

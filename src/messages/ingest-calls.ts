@@ -1,0 +1,69 @@
+import { formatDuration } from '../delivery/duration';
+import type { Deliveries } from '../ports';
+import type { Store } from '../store/types';
+import { acceptCalls } from './accept-calls';
+import type { Call } from './call';
+import { outgoing, type PlanDeliveries } from './plan-deliveries';
+import { profileUpdates } from '../personas/profile-updates';
+
+export interface IngestDependencies {
+  store: Store;
+  deliveries: Deliveries;
+  planDeliveries: PlanDeliveries;
+  /** INGEST_START_TIMEOUT: how long the workflow starts of one request may take before the sender hears "unavailable". */
+  startTimeoutMs: number;
+}
+
+export interface IngestRequest {
+  sourceId: string;
+  calls: Call[];
+  /** When the request arrived (epoch ms): receivedAt of every message and the base of clock-skew correction. */
+  receivedAtMs: number;
+  /** A batch's own sentAt, for calls that carry none. */
+  batchSentAt?: string;
+  inBatch: boolean;
+}
+
+export type IngestResult =
+  | { status: 'accepted'; deliveries: number }
+  | { status: 'rejected'; problem: string }
+  | { status: 'unavailable'; reason: string };
+
+/**
+ * While Temporal is unreachable the client library keeps retrying a start for tens of seconds;
+ * the sender should hear 503 long before its own timeout instead. Past the deadline no call is
+ * retried and no new start begins; one that landed in time is found by id on the sender's retry,
+ * so nothing is delivered twice.
+ */
+function withinStartTimeout(timeoutMs: number, start: (deadline: number) => Promise<void>): Promise<void> {
+  const starting = start(Date.now() + timeoutMs);
+  starting.catch(() => undefined);
+  // The client may be between retries at the deadline; the sender hears 503 on time regardless.
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`workflow starts not confirmed within ${formatDuration(timeoutMs)}`)), timeoutMs);
+  });
+  return Promise.race([starting, timedOut]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The one path from calls to deliveries, in order: accept every call (all or nothing), record what
+ * they change in the profiles, plan a delivery per message the source's destinations should get,
+ * start those workflows. `accepted` means Temporal holds every one of them.
+ */
+export async function ingestCalls(deps: IngestDependencies, request: IngestRequest): Promise<IngestResult> {
+  const acceptance = acceptCalls(request.calls, request);
+  if ('problem' in acceptance) return { status: 'rejected', problem: acceptance.problem };
+  const { accepted } = acceptance;
+
+  // Personas profiles: traits, events and aliases of the whole request in one transaction.
+  await deps.store.personas.profiles.record(request.sourceId, profileUpdates(accepted.map((a) => a.message)));
+  const plan = await deps.planDeliveries(request.sourceId, accepted.filter((a) => a.deliverable).map((a) => outgoing(a.message)));
+  const inputs = plan.status === 'planned' ? plan.inputs : [];
+  try {
+    await withinStartTimeout(deps.startTimeoutMs, (deadline) => deps.deliveries.start(inputs, deadline));
+  } catch (err) {
+    return { status: 'unavailable', reason: (err as Error).message };
+  }
+  return { status: 'accepted', deliveries: inputs.length };
+}
