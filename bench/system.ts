@@ -159,7 +159,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
 
     const bareEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-bare' };
     const bareLog = path.join(dir, 'bare-worker.log');
-    const bare = spawnTs('bench/bare/worker.ts', bareEnv, bareLog, profile('bare-worker'));
+    const bare = spawnTs('bench/bare/bare-worker.ts', bareEnv, bareLog, profile('bare-worker'));
     children.push(['bareWorker', bare]);
     bare.on('message', forward);
 

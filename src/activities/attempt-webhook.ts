@@ -53,7 +53,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       return { destinationEnabled: true, webhookCount, outcome: { kind: 'permanent', reason: `webhook switched off (${webhook.disabled.at}): ${webhook.disabled.reason}` } };
     }
 
-    // Keyed by destination and URL: one customer's hanging endpoint cannot use up another's share,
+    // Keyed by destination and URL: one customer's hanging webhook cannot use up another's share,
     // even when both point at the same host.
     const key = `${req.destinationId} ${webhook.url}`;
     if (runningLocally() && !traffic.answersFast(key, Date.now())) return { destinationEnabled: true, webhookCount, deferred: true };

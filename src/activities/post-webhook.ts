@@ -14,7 +14,7 @@ export const RESPONSE_BODY_CAP = 8 * 1024;
 /**
  * One keep-alive pool per origin (undici's Agent keeps a pool per origin), shared by all attempts
  * in this worker. Every new connection goes through the egress check (resolve, check, connect to
- * the checked address). Certificates are verified (seed: self-signed endpoints are refused) and
+ * the checked address). Certificates are verified (seed: self-signed webhooks are refused) and
  * redirects are never followed (undici's `request` does not follow them).
  */
 export function createWebhookAgent(egressAllowlist: Cidr[]): Agent {

@@ -7,7 +7,7 @@ import type { AttemptOutcome } from './types';
  */
 export function classifyResponse(status: number, retryAfterMs?: number): AttemptOutcome {
   if (status >= 200 && status < 300) return { kind: 'success', status };
-  // Standard Webhooks: 410 means the endpoint is gone for good, so the URL is switched off.
+  // Standard Webhooks: 410 means the webhook is gone for good, so the URL is switched off.
   if (status === 410) return { kind: 'permanent', status, reason: 'HTTP 410 Gone: the webhook URL is switched off', disablesWebhook: true };
   if (status >= 500 || status === 408 || status === 429) {
     return { kind: 'retry', status, reason: `HTTP ${status}`, ...(retryAfterMs !== undefined && { retryAfterMs }) };

@@ -1,7 +1,8 @@
-import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import { newId } from './ids';
 import type { DestinationRow, Tables } from './tables';
 import type { Destination, DestinationPatch, Store, Webhook, WebhookDisablement, WebhookSetting } from './types';
+import { writeTransaction } from './write-transaction';
 
 /** The integration's name in the seed; used when a destination is created without one. */
 const DEFAULT_NAME = 'Webhooks';
@@ -101,25 +102,6 @@ function signingChanges(current: Pick<DestinationRow, 'signing_secret'>, patch: 
     previous_signing_secret: current.signing_secret,
     previous_signing_secret_until: new Date(now.getTime() + overlapMs).toISOString(),
   };
-}
-
-/**
- * The API and the worker write this file from two processes. BEGIN IMMEDIATE takes the write lock
- * up front (waiting busy_timeout for it), where a deferred transaction that reads and then writes
- * would fail at once if the other process wrote in between.
- */
-async function writeTransaction<T>(db: Kysely<Tables>, run: (db: Kysely<Tables>) => Promise<T>): Promise<T> {
-  return db.connection().execute(async (connection) => {
-    await sql`begin immediate`.execute(connection);
-    try {
-      const result = await run(connection);
-      await sql`commit`.execute(connection);
-      return result;
-    } catch (err) {
-      await sql`rollback`.execute(connection);
-      throw err;
-    }
-  });
 }
 
 export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
