@@ -1,27 +1,34 @@
-import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
-import { compileAudienceMembers } from '../personas/audience-sql';
-import { clearedValue, compileComputedTrait } from '../personas/computed-trait-sql';
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import {
+  clearComputedTable,
+  createComputedTable,
+  dropClearedSnapshots,
+  insertJoinedOrChanged,
+  insertLeft,
+  leftValue,
+  stageComputedValues,
+  upsertSnapshots,
+  type ComputationState,
+} from '../personas/snapshot-diff-sql';
 import type { SqlFragment } from '../personas/sql';
-import type { ComputationRef, ComputedTraitDefinition, Condition } from '../personas/types';
+import type { ComputationRef } from '../personas/types';
 import { COMPUTATION_TABLES } from './computations';
 import type { ComputationRow, PersonasTables } from './personas-tables';
 import type { PersonasSyncStore, PreparedSync } from './personas-types';
 import type { Tables } from './tables';
 import { writeTransaction } from './write-transaction';
 
+/**
+ * Snapshot versions of audiences and computed traits: runs the Personas diff
+ * (personas/snapshot-diff-sql.ts) inside this store's transactions and keeps each computation's
+ * pending and last version.
+ */
+
 type Db = Kysely<Tables & PersonasTables>;
 
-/** Who is in the audience / has which value right now, as rows of (profile_id, value JSON). */
-function currentValues(ref: ComputationRef, row: Selectable<ComputationRow>, nowMs: number): SqlFragment {
-  return ref.kind === 'audience'
-    ? compileAudienceMembers(row.source_id, JSON.parse(row.definition) as Condition, nowMs)
-    : compileComputedTrait(row.source_id, JSON.parse(row.definition) as ComputedTraitDefinition, nowMs);
-}
+const run = <DB>(conn: Kysely<DB>, statement: SqlFragment) => conn.executeQuery(CompiledQuery.raw(statement.sql, statement.params));
 
-/** What a profile that left is told: an audience's `false`, a computed trait's empty value. */
-function leftValue(ref: ComputationRef, row: Selectable<ComputationRow>): string {
-  return ref.kind === 'audience' ? 'false' : clearedValue(JSON.parse(row.definition) as ComputedTraitDefinition);
-}
+const stateOf = (ref: ComputationRef, row: Selectable<ComputationRow>): ComputationState => ({ kind: ref.kind, sourceId: row.source_id, definition: row.definition });
 
 const ready = (row: Selectable<ComputationRow>, reused: boolean): PreparedSync => ({
   status: 'ready',
@@ -45,34 +52,22 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
       // recomputing would give the same message ids different contents.
       if (current.pending_version !== null) return ready(current, true);
 
-      const values = currentValues(ref, current, nowMs);
+      const staged = stageComputedValues(stateOf(ref, current), nowMs);
       return db.connection().execute(async (conn) => {
         // The heavy query fills a TEMP table outside the write lock, so ingestion keeps writing
         // while a large audience is evaluated; only the diff below holds the lock.
-        await sql`CREATE TEMP TABLE IF NOT EXISTS personas_computed (profile_id TEXT PRIMARY KEY, value TEXT NOT NULL)`.execute(conn);
-        await sql`DELETE FROM temp.personas_computed`.execute(conn);
+        await run(conn, createComputedTable);
+        await run(conn, clearComputedTable);
         try {
-          await conn.executeQuery(CompiledQuery.raw(`INSERT INTO temp.personas_computed (profile_id, value) ${values.sql}`, values.params));
+          await run(conn, staged);
           return await writeTransaction(conn, async (trx) => {
             const state = await load(trx, ref);
             if (!state) return { status: 'gone' } as const;
             if (state.pending_version !== null) return ready(state, true);
             const version = state.last_version + 1;
             const computedAt = new Date(nowMs).toISOString();
-            await sql`
-              INSERT INTO personas_changes (computation_id, version, profile_id, source_id, user_id, value, cleared)
-              SELECT ${ref.id}, ${version}, c.profile_id, p.source_id, p.user_id, c.value, 0
-              FROM temp.personas_computed AS c
-              JOIN profiles AS p ON p.source_id = ${state.source_id} AND p.profile_id = c.profile_id
-              LEFT JOIN personas_snapshots AS s ON s.computation_id = ${ref.id} AND s.profile_id = c.profile_id
-              WHERE s.value IS NOT c.value`.execute(trx);
-            await sql`
-              INSERT INTO personas_changes (computation_id, version, profile_id, source_id, user_id, value, cleared)
-              SELECT ${ref.id}, ${version}, s.profile_id, s.source_id, s.user_id, ${leftValue(ref, state)}, 1
-              FROM personas_snapshots AS s
-              WHERE s.computation_id = ${ref.id} AND NOT EXISTS (
-                SELECT 1 FROM temp.personas_computed AS c JOIN profiles AS p ON p.source_id = s.source_id AND p.profile_id = c.profile_id
-                WHERE c.profile_id = s.profile_id)`.execute(trx);
+            await run(trx, insertJoinedOrChanged(ref.id, version, state.source_id));
+            await run(trx, insertLeft(ref.id, version, leftValue(stateOf(ref, state))));
             const { changes } = await trx
               .selectFrom('personas_changes')
               .select((eb) => eb.fn.countAll<number>().as('changes'))
@@ -88,7 +83,7 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
             return ready(updated, false);
           });
         } finally {
-          await sql`DELETE FROM temp.personas_computed`.execute(conn);
+          await run(conn, clearComputedTable);
         }
       });
     },
@@ -124,14 +119,8 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
         if (!state) return 'gone';
         if (state.last_version >= version) return 'already_committed';
         if (state.pending_version !== version) return 'superseded';
-        await sql`
-          DELETE FROM personas_snapshots WHERE computation_id = ${ref.id} AND profile_id IN (
-            SELECT profile_id FROM personas_changes WHERE computation_id = ${ref.id} AND version = ${version} AND cleared = 1)`.execute(trx);
-        await sql`
-          INSERT INTO personas_snapshots (computation_id, profile_id, source_id, user_id, value)
-          SELECT computation_id, profile_id, source_id, user_id, value FROM personas_changes
-          WHERE computation_id = ${ref.id} AND version = ${version} AND cleared = 0
-          ON CONFLICT (computation_id, profile_id) DO UPDATE SET value = excluded.value, user_id = excluded.user_id`.execute(trx);
+        await run(trx, dropClearedSnapshots(ref.id, version));
+        await run(trx, upsertSnapshots(ref.id, version));
         await trx.deleteFrom('personas_changes').where('computation_id', '=', ref.id).where('version', '<=', version).execute();
         await trx
           .updateTable(COMPUTATION_TABLES[ref.kind])

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { audienceStore } from './audiences';
 import { computedTraitStore } from './computed-traits';
+import { personasSyncStore } from './personas-snapshots';
 import type { PersonasTables } from './personas-tables';
 import type { PersonasStore } from './personas-types';
-import { personasSyncStore } from './personas-sync';
 import { profileStore } from './profiles';
 import type { Tables } from './tables';
 

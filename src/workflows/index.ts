@@ -1,3 +1,2 @@
 export { deliverMessage } from './deliver-message';
-export { syncAudience } from './sync-audience';
-export { syncComputedTrait } from './sync-computed-trait';
+export { syncAudience, syncComputedTrait } from './personas-sync';

@@ -68,6 +68,24 @@ const { startPersonasDeliveries } = proxyActivities<Activities>({
   retry,
 });
 
+/**
+ * Started by the audience's Temporal Schedule (or `POST /admin/audiences/:id/sync`): sends an
+ * identify call with `{<snake_case name>: true}` to each user who joined since the last sync and
+ * `false` to each who left; on the first sync, `true` to every member.
+ */
+export async function syncAudience(input: PersonasSyncInput): Promise<PersonasSyncReport> {
+  return runPersonasSync(input);
+}
+
+/**
+ * Started by the computed trait's Temporal Schedule (or `POST /admin/computed-traits/:id/sync`):
+ * sends an identify call with `{<snake_case name>: value}` to each user whose value changed since
+ * the last sync.
+ */
+export async function syncComputedTrait(input: PersonasSyncInput): Promise<PersonasSyncReport> {
+  return runPersonasSync(input);
+}
+
 export async function runPersonasSync(input: PersonasSyncInput): Promise<PersonasSyncReport> {
   const { computation } = input;
   const report = (status: SyncStatus, progress?: SyncProgress): PersonasSyncReport => ({
