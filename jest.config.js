@@ -15,7 +15,6 @@ module.exports = {
       ...shared,
       displayName: 'unit',
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
-      testTimeout: 5000,
     },
     {
       ...shared,
@@ -23,7 +22,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
-      testTimeout: 60000,
+      setupFilesAfterEnv: ['<rootDir>/test/helpers/integration-timeout.ts'],
     },
   ],
 };
