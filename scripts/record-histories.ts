@@ -1,0 +1,168 @@
+/**
+ * Re-records the workflow histories that test/integration/replay.test.ts replays against today's
+ * workflow code: `npm run record-histories` (or `npx tsx scripts/record-histories.ts`).
+ *
+ * Every history comes from a real run: the test run's setup (test/helpers/global-setup.ts) starts a
+ * real Temporal dev server and a real worker process, the API is the real one, and webhooks are
+ * real HTTP receivers on 127.0.0.1 answering as each scenario needs. Re-record only when a workflow
+ * change is meant to be incompatible (and running workflows are drained or patched), or to add a
+ * scenario; a replay failure otherwise means the change would break deliveries already running.
+ *
+ * Files: test/fixtures/histories/<scenario>.json, in the JSON of `temporal workflow show --output
+ * json`, written and read by test/helpers/histories.ts.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../src/config';
+import { deliveryWorkflowId } from '../src/delivery/ids';
+import type { Store } from '../src/store/types';
+import globalSetup from '../test/helpers/global-setup';
+import globalTeardown from '../test/helpers/global-teardown';
+import { historyToJSON } from '../test/helpers/histories';
+import { admin, createDefinition, ingestBatch, NEVER } from '../test/helpers/personas';
+import { ROOT, waitFor } from '../test/helpers/processes';
+import { startReceiver, type Receiver, type Responder } from '../test/helpers/receiver';
+import { deliveryResult, send, startSystem, type TestSystem } from '../test/helpers/system';
+
+const OUT = path.join(ROOT, 'test/fixtures/histories');
+
+/**
+ * One change per Personas sync page, so a sync of PAGES_PER_RUN (100) + 2 members continues as new
+ * once (the same trick as test/integration/personas-crash.test.ts). The worker reads it at start.
+ */
+const PERSONAS_SYNC_PAGE_SIZE = '1';
+const CONTINUE_AS_NEW_MEMBERS = 102;
+
+const receivers: Receiver[] = [];
+const systems: TestSystem[] = [];
+
+async function receiver(responder: Responder): Promise<Receiver> {
+  const r = await startReceiver(responder);
+  receivers.push(r);
+  return r;
+}
+
+async function system(overrides: Partial<Config> = {}): Promise<TestSystem> {
+  const s = await startSystem(overrides);
+  systems.push(s);
+  return s;
+}
+
+async function destinationFor(store: Store, name: string, urls: string[], enabled = true) {
+  const { source, writeKey } = await store.sources.create(`record-histories ${name}`);
+  const destination = await store.destinations.create(source.id, { enabled, webhooks: urls.map((url) => ({ url, headers: {} })) });
+  return { source, writeKey, destination };
+}
+
+async function save(client: Client, name: string, workflowId: string, runId?: string): Promise<void> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  writeFileSync(path.join(OUT, `${name}.json`), `${historyToJSON(history)}\n`);
+  console.log(`recorded ${name}: ${history.events?.length} events`);
+}
+
+/** Sends one track call through the real API and waits for its delivery workflow to close. */
+async function deliver(s: TestSystem, name: string, urls: string[], expected: string, options: { during?: (destinationId: string) => Promise<void>; warmUp?: boolean } = {}) {
+  const { source, writeKey, destination } = await destinationFor(s.store, name, urls);
+  if (options.warmUp) {
+    // The worker runs a first attempt locally only to a webhook it has seen answer fast (activities/webhook-traffic.ts).
+    await send(s.app, writeKey, 'track', { userId: 'u', event: 'Warm-up', messageId: `record-${name}-warm-up` });
+    await deliveryResult(s.client, source.id, `record-${name}-warm-up`);
+  }
+  const messageId = `record-${name}`;
+  await send(s.app, writeKey, 'track', { userId: 'u', event: 'Recorded', messageId, properties: { scenario: name } });
+  await options.during?.(destination.id);
+  const result = await deliveryResult(s.client, source.id, messageId);
+  const outcome = result.ok ? result.report.destinations.map((d) => `${d.status} in ${d.rounds} round(s)`).join(', ') : result.message;
+  if (!outcome.includes(expected)) throw new Error(`${name}: expected "${expected}", got ${JSON.stringify(result)}`);
+  await save(s.client, name, deliveryWorkflowId(source.id, messageId));
+}
+
+const ok: Responder = () => ({ status: 200 });
+const down: Responder = () => ({ status: 503 });
+
+async function recordDeliveries(): Promise<void> {
+  const local = await system({ deliveryFirstAttemptLocal: true });
+  const remote = await system({ deliveryFirstAttemptLocal: false });
+
+  // A first attempt as a local activity: to a webhook the worker knows answers fast it is the only
+  // attempt (a marker in history); to a new one the local attempt defers to a regular activity.
+  await deliver(local, 'deliver-first-try-local-activity', [(await receiver(ok)).url], 'delivered in 1 round', { warmUp: true });
+  await deliver(local, 'deliver-first-try-local-deferred', [(await receiver(ok)).url], 'delivered in 1 round');
+  await deliver(remote, 'deliver-first-try-activity', [(await receiver(ok)).url], 'delivered in 1 round');
+  await deliver(local, 'deliver-failover-second-url', [(await receiver(down)).url, (await receiver(ok)).url], 'delivered in 1 round');
+
+  // Round 1: 503 with Retry-After: 1; round 2: 500; round 3: accepted.
+  const flaky = await receiver((_req, n) => (n === 0 ? { status: 503, headers: { 'retry-after': '1' } } : { status: n === 1 ? 500 : 200 }));
+  await deliver(local, 'deliver-retry-rounds', [flaky.url], 'delivered in 3 round(s)');
+
+  const short = await system({ deliveryRetryWindow: 3_000, deliveryInitialBackoff: 200, deliveryMaxBackoff: 400 });
+  await deliver(short, 'deliver-retry-window-exhausted', [(await receiver(() => ({ status: 502 }))).url], 'retry window exhausted');
+
+  // Switched off after two failed rounds: the next attempt sees it and the delivery stops.
+  const stopping = await receiver(down);
+  await deliver(local, 'deliver-destination-switched-off', [stopping.url], 'stopped', {
+    during: async (destinationId) => {
+      await stopping.waitForRequests(2);
+      await local.store.destinations.update(destinationId, { enabled: false });
+    },
+  });
+}
+
+/** A paused audience whose members all joined: its first sync, started through the admin API, and every run's id. */
+async function recordSyncs(): Promise<void> {
+  const s = await system();
+  const hook = await receiver(ok);
+
+  // The destination is switched on after the profiles are recorded, so ingestion starts no deliveries.
+  const { source, writeKey, destination } = await destinationFor(s.store, 'personas', [hook.url], false);
+  const users = Array.from({ length: CONTINUE_AS_NEW_MEMBERS }, (_, i) => `member-${String(i).padStart(3, '0')}`);
+  await ingestBatch(s.app, writeKey, users.map((userId, i) => ({ type: 'identify', userId, traits: { plan: 'pro' }, messageId: `identify-${i}` })));
+  await ingestBatch(s.app, writeKey, users.slice(0, 2).map((userId, i) => ({ type: 'track', userId, event: 'Order Completed', properties: { total: 10 + i }, messageId: `order-${i}` })));
+  await s.store.destinations.update(destination.id, { enabled: true });
+
+  const audience = await createDefinition(s.app, source.id, 'audiences', { name: 'Pro Members', definition: { trait: 'plan', op: 'eq', value: 'pro' }, schedule: NEVER, paused: true });
+  const sync = await admin(s.app, 'POST', `/audiences/${audience.id}/sync`);
+  if (sync.status !== 202) throw new Error(`audience sync answered ${sync.status}: ${JSON.stringify(sync.body)}`);
+  const { workflowId, runId: firstRunId } = sync.body as { workflowId: string; runId: string };
+  const report = (await s.client.workflow.getHandle(workflowId).result()) as { status: string; runs: number; started: number };
+  if (report.status !== 'committed' || report.runs !== 2 || report.started !== CONTINUE_AS_NEW_MEMBERS) throw new Error(`audience sync: ${JSON.stringify(report)}`);
+  const { runId: lastRunId } = await s.client.workflow.getHandle(workflowId).describe();
+  await save(s.client, 'sync-audience-continued-as-new.run-1', workflowId, firstRunId);
+  await save(s.client, 'sync-audience-continued-as-new.run-2', workflowId, lastRunId);
+
+  // The other sync workflow type, so both names keep replaying.
+  const trait = await createDefinition(s.app, source.id, 'computed-traits', { name: 'Order Total', definition: { type: 'sum', event: 'Order Completed', property: 'total' }, schedule: NEVER, paused: true });
+  const traitSync = await admin(s.app, 'POST', `/computed-traits/${trait.id}/sync`);
+  if (traitSync.status !== 202) throw new Error(`computed trait sync answered ${traitSync.status}: ${JSON.stringify(traitSync.body)}`);
+  const traitReport = (await s.client.workflow.getHandle(traitSync.body.workflowId).result()) as { status: string; started: number };
+  if (traitReport.status !== 'committed' || traitReport.started !== 2) throw new Error(`computed trait sync: ${JSON.stringify(traitReport)}`);
+  await save(s.client, 'sync-computed-trait', traitSync.body.workflowId, traitSync.body.runId);
+
+  // Every identify the syncs started has reached the receiver, so no delivery is left running.
+  await waitFor(() => {
+    if (hook.requests.length < CONTINUE_AS_NEW_MEMBERS + 2) throw new Error(`${hook.requests.length} identify deliveries so far`);
+  }, 60_000);
+}
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  process.env.PERSONAS_SYNC_PAGE_SIZE = PERSONAS_SYNC_PAGE_SIZE;
+  await globalSetup();
+  try {
+    await recordDeliveries();
+    await recordSyncs();
+  } finally {
+    await Promise.all(receivers.map((r) => r.close()));
+    for (const s of systems) await s.close();
+    await globalTeardown();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
