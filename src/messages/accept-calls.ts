@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { v5 as uuidV5 } from 'uuid';
 import { isIntegrationEnabled } from '../delivery/integrations';
 import type { Message } from '../delivery/payload';
 import { correctTimestamp } from '../delivery/timestamps';
@@ -15,22 +15,35 @@ export type Acceptance = { problem: string } | { accepted: AcceptedCall[] };
 
 const asId = (value: unknown) => (isPresent(value) ? String(value) : undefined);
 
+/** Namespace of the messageIds Switchyard derives for calls sent without one (a fixed random UUID; changing it changes every id). */
+export const CALL_NAMESPACE = 'c3a1f0d2-8b4e-4f6a-9d27-5e8b1c0a7f43';
+
 /**
- * The messageId of a call that came without one: derived from its content and its place in the
- * request, so the same request re-sent after a lost answer maps to the same messages (and Temporal
- * finds their workflows), while two equal calls in one batch stay two. Two equal calls sent alone
- * in the same millisecond count once, which is the lesser error. Segment's libraries always send one.
+ * The messageId of a call that came without one, for its profile row and its delivery alike:
+ * derived from its content and its place in the request, so the same request re-sent after a lost
+ * answer maps to the same messages (and Temporal finds their workflows), while two equal calls in one
+ * batch stay two. Two equal calls sent alone in the same millisecond count once, the lesser error.
+ * A UUID (version 5), as receivers written for Segment expect; Segment's libraries always send one.
  */
 export function contentMessageId({ type, fields }: Call, timestamp: string, position = 0): string {
   const content = [type, fields.userId, fields.anonymousId, fields.event, fields.name, fields.groupId, fields.previousId, timestamp, fields.properties ?? null, fields.traits ?? null, position];
-  return `sha1:${createHash('sha1').update(JSON.stringify(content)).digest('hex')}`;
+  return uuidV5(JSON.stringify(content), CALL_NAMESPACE);
+}
+
+/**
+ * The call's context, with the sender's address as `context.ip` when the call names none: Segment's
+ * API does the same, and the seed's context carries the IP. A call that gives its own ip keeps it.
+ */
+export function contextWithIp(context: unknown, ip: string | undefined): Record<string, unknown> {
+  const given = (context as Record<string, unknown> | undefined) ?? {};
+  return ip && !isPresent(given.ip) ? { ...given, ip } : given;
 }
 
 /**
  * A valid call made ready for profiles and delivery alike: ids as strings, messageId filled,
- * timestamp corrected for the client's clock skew, receivedAt stamped.
+ * timestamp corrected for the client's clock skew, receivedAt stamped, `context.ip` filled from `ip`.
  */
-export function acceptCall(call: Call, receivedAtMs: number, batchSentAt?: string, newMessageId = (timestamp: string) => contentMessageId(call, timestamp)): Message {
+export function acceptCall(call: Call, receivedAtMs: number, batchSentAt?: string, newMessageId = (timestamp: string) => contentMessageId(call, timestamp), ip?: string): Message {
   const { type, fields } = call;
   const sentAt = (fields.sentAt as string | undefined) ?? batchSentAt;
   const timestamp = correctTimestamp(receivedAtMs, (fields.timestamp ?? fields.originalTimestamp) as string | undefined, sentAt);
@@ -41,7 +54,7 @@ export function acceptCall(call: Call, receivedAtMs: number, batchSentAt?: strin
     anonymousId: asId(fields.anonymousId),
     timestamp,
     receivedAt: new Date(receivedAtMs).toISOString(),
-    context: (fields.context as Record<string, unknown> | undefined) ?? {},
+    context: contextWithIp(fields.context, ip),
     properties: fields.properties as Record<string, unknown> | undefined,
     traits: fields.traits as Record<string, unknown> | undefined,
     event: fields.event as string | undefined,
@@ -56,15 +69,15 @@ export function acceptCall(call: Call, receivedAtMs: number, batchSentAt?: strin
  * Every call of one request, all or nothing: the first broken rule (its field prefixed with the
  * call's place in a batch), or every call accepted. `receivedAtMs` is the request's arrival.
  */
-export function acceptCalls(calls: Call[], options: { receivedAtMs: number; batchSentAt?: string; inBatch?: boolean }): Acceptance {
-  const { receivedAtMs, batchSentAt, inBatch = false } = options;
+export function acceptCalls(calls: Call[], options: { receivedAtMs: number; batchSentAt?: string; inBatch?: boolean; ip?: string }): Acceptance {
+  const { receivedAtMs, batchSentAt, inBatch = false, ip } = options;
   for (const [i, call] of calls.entries()) {
     const problem = callProblem(call, inBatch ? `batch[${i}].` : '');
     if (problem) return { problem };
   }
   return {
     accepted: calls.map((call, i) => ({
-      message: acceptCall(call, receivedAtMs, batchSentAt, (timestamp) => contentMessageId(call, timestamp, i)),
+      message: acceptCall(call, receivedAtMs, batchSentAt, (timestamp) => contentMessageId(call, timestamp, i), ip),
       deliverable: isIntegrationEnabled(call.fields.integrations as Record<string, unknown> | undefined),
     })),
   };

@@ -1,5 +1,7 @@
-import { acceptCall } from '../../src/messages/accept-calls';
+import { acceptCall, acceptCalls } from '../../src/messages/accept-calls';
 import { callProblem, MAX_CALL_BYTES } from '../../src/messages/call-rules';
+import { outgoing } from '../../src/messages/plan-deliveries';
+import { profileUpdates } from '../../src/personas/profile-updates';
 
 describe('callProblem', () => {
   it.each([
@@ -41,5 +43,61 @@ describe('acceptCall', () => {
     const accepted = acceptCall({ type: 'identify', fields: { messageId: 'mine', userId: 'u', timestamp: '2026-01-01T00:00:00Z' } }, Date.parse('2026-01-01T05:00:10Z'), '2026-01-01T00:00:10Z', () => 'x');
     expect(accepted.messageId).toBe('mine');
     expect(accepted.timestamp).toBe('2026-01-01T05:00:00.000Z');
+  });
+});
+
+describe('context.ip', () => {
+  const receivedAtMs = Date.parse('2026-01-01T00:00:00Z');
+  it.each([
+    ['fills it from the request when the call has none', { userId: 'u', event: 'E' }, '203.0.113.7', { ip: '203.0.113.7' }],
+    ['keeps the rest of the context', { userId: 'u', event: 'E', context: { page: { path: '/' } } }, '203.0.113.7', { page: { path: '/' }, ip: '203.0.113.7' }],
+    ['keeps an ip the call gives', { userId: 'u', event: 'E', context: { ip: '198.51.100.1' } }, '203.0.113.7', { ip: '198.51.100.1' }],
+    ['fills a null or empty ip', { userId: 'u', event: 'E', context: { ip: null } }, '203.0.113.7', { ip: '203.0.113.7' }],
+    ['leaves the context alone when the request has no address', { userId: 'u', event: 'E' }, undefined, {}],
+  ])('%s', (_rule, fields, ip, context) => {
+    const acceptance = acceptCalls([{ type: 'track', fields }], { receivedAtMs, ip });
+    expect(acceptance).toEqual({ accepted: [expect.objectContaining({ message: expect.objectContaining({ context }) })] });
+  });
+
+  it('fills every call of a batch', () => {
+    const acceptance = acceptCalls([{ type: 'track', fields: { userId: 'u', event: 'E' } }, { type: 'identify', fields: { userId: 'u' } }], { receivedAtMs, ip: '203.0.113.7', inBatch: true });
+    expect('accepted' in acceptance && acceptance.accepted.map((a) => a.message.context.ip)).toEqual(['203.0.113.7', '203.0.113.7']);
+  });
+});
+
+describe('acceptCalls: one message per call, the same for profiles and delivery', () => {
+  const receivedAtMs = Date.parse('2026-01-01T00:00:10Z');
+  const track = { type: 'track' as const, fields: { userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z' } };
+
+  it('rejects the whole request at the first broken rule, naming the call inside a batch', () => {
+    expect(acceptCalls([track, { type: 'group', fields: { userId: 'u' } }], { receivedAtMs, inBatch: true })).toEqual({ problem: 'batch[1].groupId: is required for group calls' });
+  });
+
+  it('gives a call without messageId a UUID from its content and place: a re-sent request maps to the same ids, two equal calls of one batch to two', () => {
+    const first = acceptCalls([track, track], { receivedAtMs, inBatch: true });
+    const again = acceptCalls([track, track], { receivedAtMs: receivedAtMs + 5_000, inBatch: true });
+    if (!('accepted' in first) || !('accepted' in again)) throw new Error('expected acceptance');
+    const ids = first.accepted.map((a) => a.message.messageId);
+    expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(ids[0]).not.toBe(ids[1]);
+    expect(again.accepted.map((a) => a.message.messageId)).toEqual(ids);
+  });
+
+  it('uses the one messageId for the profile row and the delivery body', () => {
+    const acceptance = acceptCalls([track], { receivedAtMs });
+    if (!('accepted' in acceptance)) throw new Error('expected acceptance');
+    const [{ message }] = acceptance.accepted;
+    expect(profileUpdates([message])[0]).toMatchObject({ messageId: message.messageId });
+    expect(outgoing(message)).toMatchObject({ messageId: message.messageId, body: { messageId: message.messageId } });
+  });
+
+  it.each([
+    [undefined, true],
+    [{ Webhooks: false }, false],
+    [{ All: false }, false],
+    [{ All: false, Webhooks: true }, true],
+  ])('integrations %j → deliverable %s (profiles are recorded either way)', (integrations, deliverable) => {
+    const acceptance = acceptCalls([{ type: 'track', fields: { ...track.fields, integrations } }], { receivedAtMs });
+    expect(acceptance).toMatchObject({ accepted: [{ deliverable }] });
   });
 });
