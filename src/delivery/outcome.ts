@@ -29,12 +29,21 @@ const TLS_CERT_ERRORS = new Set([
 
 const TIMEOUT_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ABORT_ERR', 'TimeoutError']);
 
+/**
+ * Errors building the request itself (undici refuses a header value or the URL): Switchyard's own
+ * request would be refused the same way on every retry, so nothing is ever sent.
+ */
+const REQUEST_BUILD_ERRORS = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_URL', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN']);
+
 /** Errors raised before a status arrived. `code` is the Node/undici error code; `refusal` a policy refusal (e.g. egress). */
 export function classifyError(code: string | undefined, message: string, timeoutMs: number): AttemptOutcome {
   // The address a URL points at is a setting, not a passing fault: retrying would only knock again.
   if (code === EGRESS_REFUSED) return { kind: 'permanent', reason: message };
   if (code && TLS_CERT_ERRORS.has(code)) {
     return { kind: 'permanent', reason: `TLS certificate rejected (${code}); no request was sent` };
+  }
+  if (code && REQUEST_BUILD_ERRORS.has(code)) {
+    return { kind: 'permanent', reason: `request could not be built (${code}: ${message}); no request was sent` };
   }
   if (code && TIMEOUT_ERRORS.has(code)) {
     return { kind: 'retry', reason: `timeout: no response within ${timeoutMs}ms` };

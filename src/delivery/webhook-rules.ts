@@ -61,9 +61,18 @@ export function headerNameRule(name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * RFC 9110 field value: visible ASCII, space, tab and obs-text (U+0080–U+00FF, sent as Latin-1
+ * bytes) — exactly what undici sends; it throws on anything else (`tök€n`), and that webhook could
+ * never be delivered. Checked at configuration so it is a 400, not hours of failed attempts.
+ */
+const NOT_A_FIELD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
 /** A CR or LF in a value would let a header split the request; the value itself is never echoed. */
 export function headerValueRule(value: string): string | undefined {
-  return /[\r\n\u0000]/.test(value) ? 'must not contain CR, LF or NUL characters' : undefined;
+  if (/[\r\n\u0000]/.test(value)) return 'must not contain CR, LF or NUL characters';
+  if (NOT_A_FIELD_VALUE.test(value)) return 'must be a valid HTTP field value: visible ASCII, spaces, tabs or Latin-1 characters (RFC 9110)';
+  return undefined;
 }
 
 function headersViolation(headers: Record<string, string>, field: string): RuleViolation | undefined {

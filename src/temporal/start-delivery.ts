@@ -7,7 +7,9 @@ import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflow
 
 /**
  * Starts one message's delivery workflow. Resolves false when Temporal already has it: a re-sent
- * messageId finds the existing workflow (running or closed) and is not delivered again.
+ * messageId finds the existing workflow, running or delivered, and is not delivered again. A
+ * delivery that failed (or timed out) is started afresh, so a sender re-sending a message that
+ * could not be delivered (the receiver was broken) gets it delivered once the receiver works.
  */
 export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput, eager = false): Promise<boolean> {
   try {
@@ -18,7 +20,9 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
       // the task queue when that worker has no free slot.
       requestEagerStart: eager,
       workflowId: deliveryWorkflowId(input.sourceId, input.messageId),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // Failed, timed out, cancelled or terminated runs only; a completed run (delivered, or stopped
+      // because the destination was switched off) keeps the id, and a running one rejects the start.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       args: [input],
       typedSearchAttributes: [
         { key: SOURCE, value: input.sourceId },

@@ -30,6 +30,13 @@ describe('classifyError', () => {
     expect(classifyError(code, 'x', 5_000)).toEqual({ kind: 'retry', reason: 'timeout: no response within 5000ms' });
   });
 
+  it.each([
+    ['UND_ERR_INVALID_ARG', 'invalid x-token header'],
+    ['ERR_INVALID_URL', 'Invalid URL'],
+  ])('%s (Switchyard cannot build the request) is permanent, never retried', (code, message) => {
+    expect(classifyError(code, message, 5_000)).toEqual({ kind: 'permanent', reason: `request could not be built (${code}: ${message}); no request was sent` });
+  });
+
   it.each(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', undefined])('%s is retryable', (code) => {
     expect(classifyError(code, 'boom', 5_000).kind).toBe('retry');
   });

@@ -79,6 +79,15 @@ describe('headerValueRule', () => {
   it.each(['a\r\nX-Injected: 1', 'line\nbreak', 'carriage\rreturn', 'nul\u0000'])('rejects %j', (value) => {
     expect(headerValueRule(value)).toBe('must not contain CR, LF or NUL characters');
   });
+
+  // Beyond Latin-1, or a control character: undici throws building the request (UND_ERR_INVALID_ARG).
+  it.each(['tök€n', 'emoji 🙂', 'bell\u0007', 'del\u007f', 'vertical\u000btab', '\u0100'])('rejects %j, which is no HTTP field value', (value) => {
+    expect(headerValueRule(value)).toBe('must be a valid HTTP field value: visible ASCII, spaces, tabs or Latin-1 characters (RFC 9110)');
+  });
+
+  it.each(['visible !"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~', 'latin-1 \u00a0\u00ff'])('accepts %j (what undici sends)', (value) => {
+    expect(headerValueRule(value)).toBeUndefined();
+  });
 });
 
 describe('findWebhookViolation', () => {
@@ -111,6 +120,11 @@ describe('findWebhookViolation', () => {
       'a header value with CRLF',
       [hook(undefined, { 'X-Key': 'a\r\nHost: evil' })],
       'webhooks[0].headers.X-Key: must not contain CR, LF or NUL characters',
+    ],
+    [
+      'a header value beyond Latin-1',
+      [hook(), hook(undefined, { 'X-Token': 'tök€n' })],
+      'webhooks[1].headers.X-Token: must be a valid HTTP field value: visible ASCII, spaces, tabs or Latin-1 characters (RFC 9110)',
     ],
   ])('rejects %s, naming the field', (_name, webhooks, message) => {
     const violation = findWebhookViolation(webhooks);
