@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseDuration } from './delivery/duration';
 import { parseCron } from './personas/cron';
 import { parseAllowlist } from './delivery/egress';
+import ipaddr from 'ipaddr.js';
 import type { DeliveryPolicy } from './delivery/types';
 
 /**
@@ -42,6 +43,64 @@ const cidrs = (raw: string) => {
   return entries;
 };
 
+/** `*` (any page) or the exact origins `scheme://host[:port]` a browser sends in its Origin header. */
+const corsOrigins = (raw: string): '*' | string[] => {
+  const origins = list(raw);
+  if (origins.includes('*')) {
+    if (origins.length > 1) throw new Error('"*" allows every origin; list origins without it, or use "*" alone');
+    return '*';
+  }
+  if (origins.length === 0) throw new Error('is empty; use "*" or comma-separated origins such as https://shop.example.com');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) throw new Error(`"${origin}" is not an origin such as https://shop.example.com (scheme, host and port only, no path or trailing slash)`);
+  }
+  return origins;
+};
+/** An absolute http(s) URL without query or fragment, kept without its trailing slash. */
+const publicUrl = (raw: string) => {
+  if (raw === '') return '';
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new Error(`"${raw}" is not an absolute URL such as https://events.example.com`);
+  }
+  if (!/^https?:$/.test(parsed.protocol) || parsed.search || parsed.hash || parsed.username || parsed.password) {
+    throw new Error(`"${raw}" must be an http or https URL without credentials, query or fragment, such as https://events.example.com`);
+  }
+  return parsed.href.replace(/\/+$/, '');
+};
+/**
+ * What Fastify's `trustProxy` accepts: a boolean, or the proxies' addresses/CIDRs (and proxy-addr's
+ * names). Not a hop count: Fastify 5 treats a number as "trust nothing", because counting hops cannot
+ * tell a proxy from a client that sends enough X-Forwarded-For entries itself.
+ */
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const trustProxy = (raw: string): boolean | string[] => {
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (/^\d+$/.test(raw)) throw new Error(`"${raw}": a hop count cannot be trusted (a client can send that many X-Forwarded-For entries itself); list the proxies' addresses or CIDRs, or use true`);
+  const entries = list(raw);
+  if (entries.length === 0) throw new Error('is empty; use false, true or comma-separated proxy addresses/CIDRs');
+  for (const entry of entries) {
+    const valid = PROXY_NAMES.includes(entry) || ipaddr.isValid(entry) || (() => {
+      try {
+        ipaddr.parseCIDR(entry);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    if (!valid) throw new Error(`"${entry}" is not true, false, an IP address, a CIDR or one of ${PROXY_NAMES.join(', ')}`);
+  }
+  return entries;
+};
+
 export const SETTINGS = {
   port: { env: 'PORT', default: '8080', description: 'Port of the HTTP API (ingestion, admin, health).', parse: integer },
   host: { env: 'HOST', default: '0.0.0.0', description: 'Address the HTTP API listens on.', parse: text },
@@ -69,10 +128,14 @@ export const SETTINGS = {
   ingestStartConcurrency: { env: 'INGEST_START_CONCURRENCY', default: '32', description: 'Workflow starts one ingestion request keeps in flight at once (a `/v1/batch` of 100 messages is 100 starts; Temporal has no batch start).', parse: positiveInteger },
   ingestEagerStart: { env: 'INGEST_EAGER_START', default: 'true', description: 'When the API and worker run in one process (`npm start`), ask Temporal to hand each new delivery workflow\'s first task straight back to this process\'s worker in the start reply (eager workflow start) instead of through the task queue. No effect when the API runs alone (`src/server.ts`).', parse: boolean },
   ingestRateLimit: { env: 'INGEST_RATE_LIMIT', default: '500', description: 'Ingestion requests one write key may make per `INGEST_RATE_WINDOW`, per API process; beyond it the API answers 429 with Retry-After. `0` switches the limit off.', parse: integer },
-  ingestRateWindow: { env: 'INGEST_RATE_WINDOW', default: '1s', description: 'The window `INGEST_RATE_LIMIT` counts over.', parse: duration },
+  ingestUnauthenticatedRateLimit: { env: 'INGEST_UNAUTHENTICATED_RATE_LIMIT', default: '20', description: 'Ingestion requests one client address may make per `INGEST_RATE_WINDOW` without a valid write key (missing or unknown), per API process; beyond it the API answers 429, so a spray of random write keys is limited too. `0` switches it off.', parse: integer },
+  ingestRateWindow: { env: 'INGEST_RATE_WINDOW', default: '1s', description: 'The windows `INGEST_RATE_LIMIT` and `INGEST_UNAUTHENTICATED_RATE_LIMIT` count over.', parse: duration },
   workerMaxInFlightPerWebhook: { env: 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', default: '20', description: 'Attempts to one webhook URL of one destination a worker runs at once; more come back at once as retryable ("webhook busy") so a hanging or slow receiver holds at most this many of the worker\'s activity slots. `0` means no cap.', parse: integer },
   httpHeadersTimeout: { env: 'HTTP_HEADERS_TIMEOUT', default: '10s', description: 'Time a client has to send a request\'s headers (slowloris defence); past it the API answers 408 and closes the connection.', parse: duration },
   httpRequestTimeout: { env: 'HTTP_REQUEST_TIMEOUT', default: '30s', description: 'Time a client has to send a whole request, body included (at least `HTTP_HEADERS_TIMEOUT`); past it the API answers 408. `0` switches it off.', parse: duration },
+  corsOrigins: { env: 'CORS_ORIGINS', default: '*', description: 'Web pages (origins, e.g. `https://shop.example.com`) whose browsers may send to the ingestion routes and read the source settings route (CORS), comma-separated; `*` allows any page. The admin API never answers cross-origin requests.', parse: corsOrigins },
+  publicUrl: { env: 'PUBLIC_URL', default: '', description: 'URL at which clients reach this API (e.g. `https://events.example.com`); the source settings route tells browser and mobile libraries to send to `<PUBLIC_URL>/v1`. Empty: taken from each settings request (its `Host` and protocol, `X-Forwarded-*` when `TRUST_PROXY` allows).', parse: publicUrl },
+  trustProxy: { env: 'TRUST_PROXY', default: 'false', description: 'Whether the API sits behind proxies whose `X-Forwarded-For`/`-Proto`/`-Host` count (for `context.ip` and the settings route): `false`, `true` (trust every hop: only when every request comes through your proxy), or the proxies\' comma-separated addresses/CIDRs (also `loopback`, `linklocal`, `uniquelocal`), as Fastify\'s `trustProxy`. Not a hop count (Fastify 5 ignores one: a client could send the hops itself).', parse: trustProxy },
   ingestStartTimeout: { env: 'INGEST_START_TIMEOUT', default: '10s', description: 'How long an ingestion request waits for Temporal to accept its workflow starts before answering 503 (retryable; re-sending the same messageIds is safe).', parse: duration },
 } satisfies Record<string, Setting<unknown>>;
 

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { MAX_BATCH_BYTES } from '../messages/call-rules';
 
 /**
  * Every error reply is `{code, message}`: Segment's clients read `code`, and the message names
@@ -41,12 +42,16 @@ export function installErrorHandler(app: FastifyInstance): void {
       const rule = missing ? 'is required' : extra ? 'is not a known field' : allowed ? `${first.message}: ${allowed.join(', ')}` : first.message;
       return reply.code(400).send({ code: 'invalid_request', message: `${field}: ${rule}` });
     }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // Seed: a request over the limit is a 400 like every other broken rule, with a stable code.
+      return reply.code(400).send({ code: 'request_too_large', message: `body: is larger than ${MAX_BATCH_BYTES / 1024} KB (${MAX_BATCH_BYTES} bytes), the most one request may carry; send fewer messages per request` });
+    }
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed');
       return reply.code(status).send({ code: 'internal_error', message: 'internal error; retry later' });
     }
-    // Fastify's own 4xx (bad JSON, body too large, unsupported media type) keep their code as ours.
+    // Fastify's own 4xx (bad JSON, unsupported media type) keep their code as ours.
     return reply.code(status).send({ code: (error.code ?? 'invalid_request').toLowerCase(), message: error.message });
   });
   app.setNotFoundHandler((request, reply) =>

@@ -1,23 +1,15 @@
 import type { FastifyRequest } from 'fastify';
-import type { Source, Store } from '../store/types';
-import { unauthorized } from './errors';
 
-/** Segment's Tracking API: HTTP Basic with the write key as username (empty password), or `writeKey` in the body. */
-export function writeKeyOf(request: FastifyRequest): string | undefined {
+/** Segment's Tracking API: HTTP Basic with the write key as username (empty password). Read before the body arrives. */
+export function headerWriteKey(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  if (header && /^basic /i.test(header)) {
-    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-    const user = decoded.split(':')[0];
-    if (user) return user;
-  }
-  const body = request.body as { writeKey?: unknown } | undefined;
-  return typeof body?.writeKey === 'string' && body.writeKey ? body.writeKey : undefined;
+  if (!header || !/^basic /i.test(header)) return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  return decoded.split(':')[0] || undefined;
 }
 
-export async function authenticateSource(request: FastifyRequest, store: Store): Promise<Source> {
-  const writeKey = writeKeyOf(request);
-  if (!writeKey) throw unauthorized('missing write key: send HTTP Basic auth with the write key as username, or writeKey in the body');
-  const source = await store.sources.findByWriteKey(writeKey);
-  if (!source) throw unauthorized('unknown write key');
-  return source;
+/** The other way Segment's libraries send it (analytics.js, some servers): `writeKey` in the JSON body. */
+export function bodyWriteKey(request: FastifyRequest): string | undefined {
+  const body = request.body as { writeKey?: unknown } | undefined;
+  return typeof body?.writeKey === 'string' && body.writeKey ? body.writeKey : undefined;
 }

@@ -80,8 +80,9 @@ describe('validation: 400 naming the field and the rule, and nothing is delivere
   it('rejects a batch request over 500 KB', async () => {
     const batch = Array.from({ length: 20 }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `big-${i}`, properties: { blob: 'x'.repeat(30 * 1024) } }));
     const response = await post('/v1/batch', { batch });
-    expect(response.statusCode).toBe(413);
-    expect(response.json()).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+    // Issue 12: a 400 with a stable code naming the rule, not the framework's 413.
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ code: 'request_too_large', message: expect.stringMatching(/^body: is larger than 500 KB \(512000 bytes\)/) });
   });
 
   it('accepts only JSON', async () => {

@@ -1,3 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Agent, Pool, request } from 'undici';
+import { rawExchange } from '../helpers/raw-http';
 import type { Receiver } from '../helpers/receiver';
 import { basicAuth, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
@@ -11,7 +15,7 @@ useSystem(
     system = s;
     receiver = r;
   },
-  { overrides: { ingestRateLimit: LIMIT, ingestRateWindow: WINDOW_MS } },
+  { overrides: { ingestRateLimit: LIMIT, ingestUnauthenticatedRateLimit: LIMIT, ingestRateWindow: WINDOW_MS } },
 );
 
 const track = (writeKey: string, messageId: string, via: 'basic' | 'body' = 'basic') =>
@@ -59,4 +63,46 @@ describe('rate limiting per write key', () => {
     expect(new Set(spray.map((r) => r.statusCode))).toEqual(new Set([401, 429]));
     expect((await track(real.writeKey, 'real-1')).statusCode).toBe(200);
   });
+
+  it('limits requests without a valid write key per client address: a random key per request cannot spray past it, and a valid key from another address is unaffected', async () => {
+    const real = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    const address = system.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : (await system.app.listen({ port: 0, host: '127.0.0.1' }), (system.app.server.address() as AddressInfo).port);
+    const url = `http://127.0.0.1:${port}/v1/track`;
+    const sprayer = new Pool(`http://127.0.0.1:${port}`, { connections: 32 });
+    const elsewhere = new Agent({ connect: { localAddress: '127.0.0.2' } });
+    try {
+      const started = Date.now();
+      const spray = Array.from({ length: 2_000 }, (_, i) =>
+        sprayer
+          .request({ method: 'POST', path: '/v1/track', headers: { authorization: basicAuth(`random-${randomUUID()}`), 'content-type': 'application/json' }, body: JSON.stringify({ userId: 'u', event: 'Spray', messageId: `spray-${i}` }) })
+          .then(async (r) => (await r.body.dump(), r.statusCode)),
+      );
+      // In the middle of the burst, a real source on another address is served.
+      const fromElsewhere = await request(url, { dispatcher: elsewhere, method: 'POST', headers: { authorization: basicAuth(real.writeKey), 'content-type': 'application/json' }, body: JSON.stringify({ userId: 'u', event: 'Real', messageId: 'real-elsewhere' }) });
+      expect(fromElsewhere.statusCode).toBe(200);
+      await fromElsewhere.body.dump();
+      const statuses = await Promise.all(spray);
+      // Only the address's allowance per window got as far as a 401; everything else was limited.
+      const windows = Math.ceil((Date.now() - started) / WINDOW_MS) + 1;
+      expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(LIMIT * windows);
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2_000 - LIMIT * windows);
+      await receiver.waitForMessage('real-elsewhere');
+    } finally {
+      await sprayer.close();
+      await elsewhere.close();
+    }
+  });
+
+  it('refuses an unknown write key in the Authorization header before reading the body', async () => {
+    const address = system.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : (await system.app.listen({ port: 0, host: '127.0.0.1' }), (system.app.server.address() as AddressInfo).port);
+    // Announces 400 KB and sends none of it: the 401 comes without waiting for the body.
+    const head = `POST /v1/batch HTTP/1.1\r\nHost: x\r\nAuthorization: ${basicAuth('not-a-key')}\r\nContent-Type: application/json\r\nContent-Length: 400000\r\n\r\n`;
+    const reply = await rawExchange(port, [head], { timeoutMs: 5_000 });
+    expect([401, 429]).toContain(reply.status);
+    expect(reply.elapsedMs).toBeLessThan(5_000);
+  });
 });
+

@@ -32,6 +32,30 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT: '40s', HTTP_REQUEST_TIMEOUT: '30s' })).toThrow('Invalid HTTP_HEADERS_TIMEOUT: it must not be longer than HTTP_REQUEST_TIMEOUT');
     expect(loadConfig({ HTTP_HEADERS_TIMEOUT: '40s', HTTP_REQUEST_TIMEOUT: '0' }).httpHeadersTimeout).toBe(40_000);
   });
+
+  it.each([
+    [{}, { corsOrigins: '*', publicUrl: '', trustProxy: false }],
+    [{ CORS_ORIGINS: 'https://shop.example.com, http://localhost:3000' }, { corsOrigins: ['https://shop.example.com', 'http://localhost:3000'] }],
+    [{ PUBLIC_URL: 'https://events.example.com/' }, { publicUrl: 'https://events.example.com' }],
+    [{ PUBLIC_URL: 'https://example.com/switchyard' }, { publicUrl: 'https://example.com/switchyard' }],
+    [{ TRUST_PROXY: 'true' }, { trustProxy: true }],
+    [{ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback' }, { trustProxy: ['10.0.0.0/8', '127.0.0.1', 'loopback'] }],
+  ])('web and proxy settings %j → %j', (env, expected) => {
+    expect(loadConfig(env)).toMatchObject(expected);
+  });
+
+  it.each([
+    [{ CORS_ORIGINS: 'https://shop.example.com/' }, 'Invalid CORS_ORIGINS: "https://shop.example.com/" is not an origin'],
+    [{ CORS_ORIGINS: 'shop.example.com' }, 'Invalid CORS_ORIGINS: "shop.example.com" is not an origin'],
+    [{ CORS_ORIGINS: '*,https://a.example' }, 'Invalid CORS_ORIGINS: "*" allows every origin'],
+    [{ PUBLIC_URL: 'events.example.com' }, 'Invalid PUBLIC_URL: "events.example.com" is not an absolute URL'],
+    [{ PUBLIC_URL: 'ftp://events.example.com' }, 'Invalid PUBLIC_URL: "ftp://events.example.com" must be an http or https URL'],
+    [{ PUBLIC_URL: 'https://events.example.com/?a=1' }, 'must be an http or https URL without credentials, query or fragment'],
+    [{ TRUST_PROXY: '2' }, 'Invalid TRUST_PROXY: "2": a hop count cannot be trusted'],
+    [{ TRUST_PROXY: 'yes' }, 'Invalid TRUST_PROXY: "yes" is not true, false, an IP address, a CIDR'],
+  ])('refuses %j naming the variable and the rule', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
 });
 
 describe('documentation and scripts stay in step with the code', () => {
