@@ -12,6 +12,8 @@ import { closeConnectionsWhileDraining } from './drain';
 import { adminRoutes } from './admin';
 import { ingestRoutes } from './ingest';
 import { healthRoutes } from './health';
+import { allowBrowserOrigins } from './cors';
+import { sourceSettingsRoutes } from './source-settings';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
 
 export interface AppOptions {
@@ -31,6 +33,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: MAX_BATCH_BYTES,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
     clientErrorHandler: replyToClientError,
+    // TRUST_PROXY: whether X-Forwarded-For/-Proto/-Host count for request.ip (context.ip) and the settings route's host.
+    trustProxy: options.config.trustProxy,
     // Slowloris defence. Fastify sets requestTimeout once the server exists; createServer needs it too, to accept
     // headersTimeout beside it. Node checks both every connectionsCheckingInterval: once a second keeps a 408 near its deadline.
     requestTimeout: options.config.httpRequestTimeout,
@@ -54,8 +58,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // Runs after the server has stopped taking requests and those in flight have finished.
   app.addHook('onClose', () => options.deliveries.drain());
+  await allowBrowserOrigins(app, options.config);
   await app.register(healthRoutes, { deliveries: options.deliveries });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config });
+  await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule } });
   return app;
 }

@@ -1,5 +1,5 @@
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deliveryPolicy, type Config } from '../config';
 import type { Call } from '../messages/call';
@@ -9,10 +9,10 @@ import type { Store } from '../store/types';
 import type { Deliveries } from '../ports';
 import { ApiError, badRequest } from './errors';
 import { acceptGzipBodies } from './gzip';
+import { parseAsStrictJson } from './json-body';
+import { MESSAGE_TYPES, type CallType } from '../delivery/types';
 import { Accepted, BatchBody, CallBody, ErrorReply } from './ingest-schema';
-import { hashWriteKey } from '../store/write-keys';
-import { formatDuration } from '../delivery/duration';
-import { authenticateSource, writeKeyOf } from './write-key';
+import { guardIngestion } from './ingest-guard';
 
 interface IngestOptions {
   store: Store;
@@ -20,10 +20,27 @@ interface IngestOptions {
   config: Config;
 }
 
+export type IngestRoute = { path: string; kind: 'call'; type: CallType } | { path: string; kind: 'batch' };
+
+/**
+ * Every ingestion route, once. Segment's browser and mobile libraries post to the short forms:
+ * `{apiHost}/{first letter of the type}` per call, `{apiHost}/b` for a batch (apiHost ends in /v1).
+ */
+export const INGEST_ROUTES: readonly IngestRoute[] = [
+  ...MESSAGE_TYPES.flatMap((type) => [`/v1/${type}`, `/v1/${type[0]}`].map((path): IngestRoute => ({ path, kind: 'call', type }))),
+  ...['/v1/batch', '/v1/b', '/v1/import'].map((path): IngestRoute => ({ path, kind: 'batch' })),
+];
+
+/** The sender's address as Fastify resolves it under TRUST_PROXY; an IPv4 client of a dual-stack socket shows as IPv4. */
+function clientAddress(request: FastifyRequest): string | undefined {
+  if (!request.ip) return undefined;
+  return ipaddr.isValid(request.ip) ? ipaddr.process(request.ip).toString() : request.ip;
+}
+
 const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 429: ErrorReply, 503: ErrorReply };
 
 /**
- * Segment Tracking API over HTTP: one route per call type plus batch/import, each turning its body
+ * Segment Tracking API over HTTP: the routes of INGEST_ROUTES, each turning its body
  * into calls for the message path (src/messages/ingest-calls.ts). A 200 means Temporal holds a
  * workflow for every message of the request; otherwise the client gets an error and retries.
  */
@@ -37,25 +54,13 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
     startTimeoutMs: config.ingestStartTimeout,
   };
 
-  // One bucket per write key (its hash, the same key the store looks sources up by), so a noisy
-  // source gets 429s while the others carry on. Counted after the body is parsed (a write key may
-  // be in it) and before validation, so a flood of invalid requests is limited too.
-  if (config.ingestRateLimit > 0) {
-    await app.register(rateLimit, {
-      max: config.ingestRateLimit,
-      timeWindow: config.ingestRateWindow,
-      hook: 'preValidation',
-      keyGenerator: (request) => {
-        const writeKey = writeKeyOf(request);
-        return writeKey ? `write-key:${hashWriteKey(writeKey)}` : `address:${request.ip}`;
-      },
-      errorResponseBuilder: (_request, context) =>
-        new ApiError(429, 'rate_limited', `too many requests for this write key (at most ${context.max} per ${formatDuration(config.ingestRateWindow)}); retry in ${context.after}`),
-    });
-  }
+  const sourceOf = guardIngestion(app, store, config);
 
-  async function ingest(sourceId: string, calls: Call[], inBatch: boolean, batchSentAt?: string): Promise<void> {
-    const result = await ingestCalls(dependencies, { sourceId, calls, receivedAtMs: Date.now(), batchSentAt, inBatch });
+  // Segment's browser library posts JSON as text/plain (a CORS "simple" type); Kotlin's batches come so too.
+  parseAsStrictJson(app, 'text/plain');
+
+  async function ingest(request: FastifyRequest, sourceId: string, calls: Call[], inBatch: boolean, batchSentAt?: string): Promise<void> {
+    const result = await ingestCalls(dependencies, { sourceId, calls, receivedAtMs: Date.now(), batchSentAt, inBatch, ip: clientAddress(request) });
     if (result.status === 'rejected') throw badRequest(result.problem);
     if (result.status === 'unavailable') {
       app.log.error({ err: result.reason, sourceId }, 'could not start deliveries');
@@ -63,24 +68,25 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
     }
   }
 
-  for (const type of ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const) {
-    app.post(`/v1/${type}`, { schema: { body: CallBody, response: responses } }, async (request) => {
-      const source = await authenticateSource(request, store);
-      await ingest(source.id, [{ type, fields: request.body }], false);
-      return { success: true as const };
-    });
-  }
-
-  for (const path of ['/v1/batch', '/v1/import']) {
-    app.post(path, { schema: { body: BatchBody, response: responses } }, async (request) => {
-      const source = await authenticateSource(request, store);
+  for (const route of INGEST_ROUTES) {
+    if (route.kind === 'call') {
+      const { type } = route;
+      app.post(route.path, { schema: { body: CallBody, response: responses } }, async (request) => {
+        const source = sourceOf(request);
+        await ingest(request, source.id, [{ type, fields: request.body }], false);
+        return { success: true as const };
+      });
+      continue;
+    }
+    app.post(route.path, { schema: { body: BatchBody, response: responses } }, async (request) => {
+      const source = sourceOf(request);
       const { batch, context, integrations, sentAt } = request.body;
       // Batch-level context and integrations apply to every message; a message's own keys win.
       const calls = batch.map((fields): Call => ({
         type: fields.type,
         fields: { ...fields, context: { ...context, ...fields.context }, integrations: integrations || fields.integrations ? { ...integrations, ...fields.integrations } : undefined },
       }));
-      await ingest(source.id, calls, true, sentAt);
+      await ingest(request, source.id, calls, true, sentAt);
       return { success: true as const };
     });
   }

@@ -39,9 +39,18 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * `constructor.prototype` keys refused (Fastify's secure parser), each as a 400 with a JSON error.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
+  parseAsStrictJson(app, 'application/json');
+}
+
+/**
+ * Bodies of `contentType` parsed exactly as JSON bodies are, in `app`'s own context (Fastify keeps
+ * parsers per plugin). The ingestion routes use it for `text/plain`: Segment's browser library sends
+ * JSON under that type so that a simple request needs no preflight, and Kotlin's sends its batches so.
+ */
+export function parseAsStrictJson(app: FastifyInstance, contentType: string): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  if (app.hasContentTypeParser(contentType)) app.removeContentTypeParser(contentType);
+  app.addContentTypeParser(contentType, { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
     try {
       text = strictUtf8.decode(body as Buffer);

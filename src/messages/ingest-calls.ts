@@ -22,6 +22,8 @@ export interface IngestRequest {
   /** A batch's own sentAt, for calls that carry none. */
   batchSentAt?: string;
   inBatch: boolean;
+  /** The sender's address as the API sees it (after TRUST_PROXY): `context.ip` of calls that bring none. */
+  ip?: string;
 }
 
 export type IngestResult =

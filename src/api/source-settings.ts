@@ -1,0 +1,85 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config';
+import type { Store } from '../store/types';
+import { ApiError } from './errors';
+import { ErrorReply } from './ingest-schema';
+
+/** Where a library fetches its source's settings: analytics-next `{cdnURL}/v1/projects/{writeKey}/settings`, the mobile libraries `https://{cdnHost}/projects/{writeKey}/settings` with cdnHost ending in /v1. */
+export const SOURCE_SETTINGS_PATH = '/v1/projects/:writeKey/settings';
+export const isSourceSettingsPath = (path: string) => /^\/v1\/projects\/[^/]+\/settings$/.test(path);
+
+/** Where this API is reached: the scheme, and host[:port] plus any path prefix, without the scheme (Segment's `apiHost` shape). */
+export interface PublicEndpoint {
+  protocol: 'http' | 'https';
+  apiHost: string;
+}
+
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * PUBLIC_URL when set; otherwise the request's own protocol and Host (Fastify reads X-Forwarded-Proto
+ * and -Host only when TRUST_PROXY trusts the hop). A Host that is no host name, address or port is
+ * refused rather than echoed into what the library will send to.
+ */
+export function publicEndpoint(publicUrl: string, request: { protocol: string; host: string }): PublicEndpoint | { problem: string } {
+  if (publicUrl) {
+    const url = new URL(publicUrl);
+    return { protocol: url.protocol === 'https:' ? 'https' : 'http', apiHost: `${url.host}${url.pathname.replace(/\/+$/, '')}/v1` };
+  }
+  if (!HOST.test(request.host)) return { problem: 'host: header must be a host name or IP address with an optional port (or set PUBLIC_URL)' };
+  return { protocol: request.protocol === 'https' ? 'https' : 'http', apiHost: `${request.host}/v1` };
+}
+
+/**
+ * A source's settings in Segment's CDN shape, reduced to what the libraries read to send here:
+ * analytics-next's `integrations["Segment.io"]` (apiKey, apiHost, protocol) and the objects it and
+ * analytics-swift/-kotlin expect to find. Nothing but the write key the caller already has: no
+ * source id or name. `metrics.sampleRate: 0` keeps the libraries from reporting to Segment's API,
+ * and no remote plugins, middleware or device-mode destinations are ever loaded.
+ */
+export function sourceSettings(writeKey: string, endpoint: PublicEndpoint) {
+  return {
+    integrations: {
+      'Segment.io': { apiKey: writeKey, apiHost: endpoint.apiHost, protocol: endpoint.protocol, unbundledIntegrations: [], maybeBundledConfigIds: {} },
+    },
+    plan: { track: { __default: { enabled: true, integrations: {} } }, identify: { __default: { enabled: true } }, group: { __default: { enabled: true } } },
+    edgeFunction: {},
+    analyticsNextEnabled: true,
+    middlewareSettings: {},
+    enabledMiddleware: {},
+    metrics: { sampleRate: 0 },
+    legacyVideoPluginsEnabled: false,
+    remotePlugins: [],
+  };
+}
+
+const Settings = Type.Object({}, { additionalProperties: true });
+
+/**
+ * `GET /v1/projects/:writeKey/settings`: a page loads analytics-next with `cdnURL` pointing here (and
+ * a mobile app sets `cdnHost`), and needs no Segment account. Unknown write key → 404. Logged at
+ * warn only: the path carries the write key, which the request log would otherwise record.
+ */
+export const sourceSettingsRoutes: FastifyPluginAsync<{ store: Store; config: Pick<Config, 'publicUrl'> }> = async (parent, { store, config }) => {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    SOURCE_SETTINGS_PATH,
+    {
+      logLevel: 'warn',
+      schema: {
+        params: Type.Object({ writeKey: Type.String({ minLength: 1, maxLength: 256 }) }),
+        response: { 200: Settings, 400: ErrorReply, 404: ErrorReply },
+      },
+    },
+    async (request: FastifyRequest<{ Params: { writeKey: string } }>) => {
+      const { writeKey } = request.params;
+      const source = await store.sources.findByWriteKey(writeKey);
+      if (!source) throw new ApiError(404, 'unknown_write_key', 'writeKey: no source has this write key; settings are served only for the write key of an existing source');
+      const endpoint = publicEndpoint(config.publicUrl, request);
+      if ('problem' in endpoint) throw new ApiError(400, 'invalid_request', endpoint.problem);
+      return sourceSettings(writeKey, endpoint);
+    },
+  );
+};
