@@ -6,18 +6,40 @@ import type { ComputationRef } from './personas/types';
  * them, tests may pass their own. Kept apart from both so neither side imports the other.
  */
 
+/** One task queue as /health reports it: pollers seen within the window, and the latest poll. */
+export interface TaskQueueHealth {
+  name: string;
+  workers: number;
+  lastPollAt?: string;
+}
+
 /** Durable starts of delivery workflows, and readiness. */
 export interface Deliveries {
   /**
    * Resolves only when Temporal has accepted (or already has) a workflow for every input. Past
    * `deadline` (epoch ms) no call is retried and no new start begins.
    */
-  start(inputs: DeliveryInput[], deadline?: number): Promise<void>;
+  start(inputs: DeliveryInput[], deadline?: number, options?: StartOptions): Promise<void>;
   /** Resolves once no Temporal call is under way; the app's close awaits it before the connection closes. */
   drain(): Promise<void>;
-  health(): Promise<{ temporal: boolean; worker: boolean }>;
-  /** Deletes the closed delivery workflows of these users (their events live in workflow history). Returns how many. */
-  forgetUsers(userIds: string[]): Promise<number>;
+  /** Temporal answers, and each watched task queue (deliveries, Personas deliveries) has a worker polling it lately. */
+  health(): Promise<{ temporal: boolean; worker: boolean; taskQueues: TaskQueueHealth[] }>;
+  /**
+   * Terminates the running deliveries made under these ids (as user id or anonymous id; delete
+   * notifications excepted), with `reason` (which must not name a user). Returns how many.
+   */
+  stopUsers(ids: string[], reason: string): Promise<number>;
+  /**
+   * Deletes every delivery workflow made under these ids (as user id or anonymous id; delete
+   * notifications excepted), finished, stopped or still running: their events live in workflow
+   * history. Returns how many.
+   */
+  forgetUsers(ids: string[]): Promise<number>;
+}
+
+export interface StartOptions {
+  /** The workflows' first task waits this long (Temporal start delay), e.g. for attempts already in flight to end. */
+  startDelayMs?: number;
 }
 
 /** An audience or computed trait as its Temporal Schedule needs to know it. */

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Lifecycle } from '../lifecycle';
 import type { Store } from '../store/types';
-import { temporalDeliveries } from '../temporal/temporal-deliveries';
+import { deliveriesOptions, temporalDeliveries } from '../temporal/temporal-deliveries';
 import { temporalSyncSchedules } from '../temporal/temporal-sync-schedules';
 import { buildApp } from './app';
 
@@ -17,7 +17,7 @@ const DRAIN_LIMIT_MS = 30_000;
  * starts delivery workflows (the worker's own connection when starts are eager), `client` the rest.
  */
 export async function serveApi(config: Config, store: Store, logger: Logger, lifecycle: Lifecycle, temporal: { client: Client; starter?: Client }): Promise<FastifyInstance> {
-  const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, config.temporalTaskQueue, config.ingestStartConcurrency, temporal.starter !== undefined && config.ingestEagerStart);
+  const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, temporal.starter !== undefined && config.ingestEagerStart));
   const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger });
   lifecycle.opened('HTTP API', app, (opened) => {
     setTimeout(() => opened.server.closeAllConnections(), DRAIN_LIMIT_MS).unref();

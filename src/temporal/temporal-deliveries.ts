@@ -1,35 +1,92 @@
-import type { Client } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Config } from '../config';
 import type { DeliveryInput } from '../delivery/types';
 import { inParallel } from '../in-parallel';
 import type { Deliveries } from '../ports';
-import { MESSAGE_TYPE, USER_ID } from '../workflows/search-attributes';
+import { ANONYMOUS_ID, MESSAGE_TYPE, USER_ID } from '../workflows/search-attributes';
 import { startDeliveryWorkflow } from './start-delivery';
+import { taskQueueHealth } from './worker-health';
 
 const HEALTH_DEADLINE_MS = 3_000;
+/** gRPC status NOT_FOUND. */
+const GRPC_NOT_FOUND = 5;
 
 /**
  * `startConcurrency`: starts in flight at once for one request (INGEST_START_CONCURRENCY), enough to
  * hide round trips, few enough to be fair to other requests. `eagerStart`: see INGEST_EAGER_START.
  */
-export function temporalDeliveries(client: Client, taskQueue: string, startConcurrency: number, eagerStart = false): Deliveries {
-  const startOne = async (input: DeliveryInput) => void (await startDeliveryWorkflow(client, taskQueue, input, eagerStart));
+export interface DeliveriesOptions {
+  taskQueue: string;
+  startConcurrency: number;
+  eagerStart?: boolean;
+  /** Task queues /health expects workers on (deliveries and Personas deliveries), and how recent a poll counts. */
+  health: { taskQueues: string[]; pollerWindowMs: number };
+}
+
+/** The options a process's configuration gives; `eagerStart` only where a worker shares the client's connection. */
+export function deliveriesOptions(config: Pick<Config, 'temporalTaskQueue' | 'personasDeliveryTaskQueue' | 'ingestStartConcurrency' | 'healthPollerWindow'>, eagerStart = false): DeliveriesOptions {
+  return {
+    taskQueue: config.temporalTaskQueue,
+    startConcurrency: config.ingestStartConcurrency,
+    eagerStart,
+    health: { taskQueues: [config.temporalTaskQueue, config.personasDeliveryTaskQueue], pollerWindowMs: config.healthPollerWindow },
+  };
+}
+
+export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health }: DeliveriesOptions): Deliveries {
+  const startOne = async (input: DeliveryInput, startDelayMs?: number) => void (await startDeliveryWorkflow(client, taskQueue, input, eagerStart, startDelayMs));
 
   /** Visibility query string literal: quotes and backslashes escaped. */
   const literal = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
-  async function forgetUser(userId: string): Promise<number> {
-    // Running deliveries finish first; delete notifications stay as the record that the user was notified.
-    const query = `${USER_ID.name} = ${literal(userId)} AND ${MESSAGE_TYPE.name} != "delete" AND ExecutionStatus != "Running"`;
+  /** Ids per visibility query: each appears twice (user id or anonymous id), and a query string has a size limit. */
+  const IDS_PER_QUERY = 50;
+  const idQueries = (ids: string[]) => {
+    const queries: string[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+      const list = ids.slice(i, i + IDS_PER_QUERY).map(literal).join(', ');
+      // Delete notifications stay: they are the record that the user's receivers were told.
+      queries.push(`(${USER_ID.name} IN (${list}) OR ${ANONYMOUS_ID.name} IN (${list})) AND ${MESSAGE_TYPE.name} != "delete"`);
+    }
+    return queries;
+  };
+
+  async function stopMatching(query: string, reason: string): Promise<number> {
+    let stopped = 0;
+    for await (const execution of client.workflow.list({ query: `${query} AND ExecutionStatus = "Running"` })) {
+      try {
+        await client.workflow.getHandle(execution.workflowId, execution.runId).terminate(reason);
+        stopped++;
+      } catch (err) {
+        // Closed since the list was read (visibility lags): nothing left to stop.
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
+    }
+    return stopped;
+  }
+
+  async function deleteMatching(query: string): Promise<number> {
     let deleted = 0;
+    // Any status: a running one (started while the regulation ran) is terminated by the delete itself.
     for await (const execution of client.workflow.list({ query })) {
-      await client.workflowService.deleteWorkflowExecution({
-        namespace: client.options.namespace,
-        workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
-      });
-      deleted++;
+      try {
+        await client.workflowService.deleteWorkflowExecution({
+          namespace: client.options.namespace,
+          workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
+        });
+        deleted++;
+      } catch (err) {
+        // Already deleted (deletion is asynchronous, and the index may still list it).
+        if (!isGrpcServiceError(err) || err.code !== GRPC_NOT_FOUND) throw err;
+      }
     }
     return deleted;
   }
+
+  const sumOver = (queries: string[], each: (query: string) => Promise<number>) => {
+    let total = 0;
+    return tracked(inParallel(queries, 4, async (query) => void (total += await each(query))).then(() => total));
+  };
 
   // Calls the API stopped waiting for (a start past its deadline, between the client's retries) are
   // awaited before the connection closes: a retry timer firing on a closed channel throws.
@@ -41,32 +98,24 @@ export function temporalDeliveries(client: Client, taskQueue: string, startConcu
   }
 
   return {
-    start: (inputs, deadline) => {
-      const startAll = () => inParallel(inputs, startConcurrency, startOne);
+    start: (inputs, deadline, options) => {
+      const startAll = () => inParallel(inputs, startConcurrency, (input) => startOne(input, options?.startDelayMs));
       return tracked(deadline === undefined ? startAll() : client.withDeadline(deadline, startAll));
     },
     async drain() {
       while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
-    forgetUsers(userIds) {
-      let deleted = 0;
-      return tracked(inParallel(userIds, 4, async (userId) => void (deleted += await forgetUser(userId))).then(() => deleted));
-    },
+    stopUsers: (ids, reason) => sumOver(idQueries(ids), (query) => stopMatching(query, reason)),
+    forgetUsers: (ids) => sumOver(idQueries(ids), deleteMatching),
     async health() {
       try {
         // A down server would otherwise be retried for half a minute; a probe wants an answer now.
-        const { pollers } = await tracked(
-          client.withDeadline(Date.now() + HEALTH_DEADLINE_MS, () =>
-            client.workflowService.describeTaskQueue({
-              namespace: client.options.namespace,
-              // Type unspecified means the workflow task queue, which a polling worker always watches.
-              taskQueue: { name: taskQueue },
-            }),
-          ),
+        const taskQueues = await tracked(
+          client.withDeadline(Date.now() + HEALTH_DEADLINE_MS, () => Promise.all(health.taskQueues.map((name) => taskQueueHealth(client, name, health.pollerWindowMs, Date.now())))),
         );
-        return { temporal: true, worker: (pollers ?? []).length > 0 };
+        return { temporal: true, worker: taskQueues.every((queue) => queue.workers > 0), taskQueues };
       } catch {
-        return { temporal: false, worker: false };
+        return { temporal: false, worker: false, taskQueues: [] };
       }
     },
   };

@@ -70,12 +70,12 @@ export interface OwnTemporal {
   process: ChildProcess;
 }
 
-/** A Temporal dev server of the test's own, on its own port and SQLite file. */
-export async function startOwnTemporal(dir: string, port?: number): Promise<OwnTemporal> {
+/** A Temporal dev server of the test's own, on its own port and SQLite file; `extraArgs` go to `start-dev`. */
+export async function startOwnTemporal(dir: string, port?: number, extraArgs: string[] = []): Promise<OwnTemporal> {
   const listen = port ?? (await freePort());
   const dbFile = path.join(dir, 'temporal.db');
   const logFile = path.join(dir, 'temporal.log');
-  const child = await startTemporal(listen, dbFile, logFile);
+  const child = await startTemporal(listen, dbFile, logFile, extraArgs);
   return { address: `127.0.0.1:${listen}`, port: listen, dbFile, logFile, process: child };
 }
 

@@ -7,8 +7,8 @@ import { startDevServer } from '../../src/temporal/dev-server';
 export const ROOT = path.resolve(__dirname, '../..');
 
 /** A real Temporal dev server on its own port and SQLite file, logging to a file of the test run. */
-export async function startTemporal(port: number, dbFile: string, logFile: string): Promise<ChildProcess> {
-  const server = startDevServer({ port, dbFile, headless: true });
+export async function startTemporal(port: number, dbFile: string, logFile: string, extraArgs: string[] = []): Promise<ChildProcess> {
+  const server = startDevServer({ port, dbFile, headless: true, extraArgs });
   const log = createWriteStream(logFile, { flags: 'a' });
   server.stdout?.pipe(log);
   server.stderr?.pipe(log);

@@ -9,7 +9,7 @@ import type { DeliveryReport } from '../../src/delivery/types';
 import { openStore } from '../../src/store';
 import type { NewDestination, Store } from '../../src/store/types';
 import { connectClient } from '../../src/temporal/connection';
-import { temporalDeliveries } from '../../src/temporal/temporal-deliveries';
+import { deliveriesOptions, temporalDeliveries } from '../../src/temporal/temporal-deliveries';
 import { temporalSyncSchedules } from '../../src/temporal/temporal-sync-schedules';
 import { ROOT } from './processes';
 import { startReceiver, type Receiver } from './receiver';
@@ -37,7 +37,7 @@ export async function startSystem(overrides: Partial<Config> = {}): Promise<Test
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
   const store = await openStore({ databasePath: config.databasePath });
   const client = await connectClient(config.temporalAddress, config.temporalNamespace);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, config.temporalTaskQueue, config.ingestStartConcurrency), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
   await app.ready();
   return {
     app,
