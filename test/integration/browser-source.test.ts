@@ -67,7 +67,7 @@ async function browse(writeKey: string, deliveryStrategy: Strategy) {
   await page.goto(`${pageOrigin}/shop/cart?coupon=SPRING`);
   const messageIds = await page.evaluate(
     async ({ writeKey, cdnURL, deliveryStrategy }) => {
-      const { AnalyticsBrowser } = (window as unknown as { AnalyticsNext: { AnalyticsBrowser: any } }).AnalyticsNext;
+      const { AnalyticsBrowser } = (globalThis as unknown as { AnalyticsNext: { AnalyticsBrowser: any } }).AnalyticsNext;
       const analytics = AnalyticsBrowser.load({ writeKey, cdnURL }, { integrations: { 'Segment.io': { deliveryStrategy } } });
       const contexts = [
         await analytics.page('Cart', { step: 1 }),
