@@ -34,6 +34,7 @@ exec "$cli" server start-dev \
   --search-attribute SwitchyardType=Keyword \
   --search-attribute SwitchyardUserId=Keyword \
   --search-attribute SwitchyardStatus=Keyword \
+  --search-attribute SwitchyardAnonymousId=Keyword \
   --sqlite-pragma journal_mode=wal \
   --sqlite-pragma synchronous=full \
   "$@"

@@ -3,6 +3,7 @@ import { parseAllowlist } from '../delivery/egress';
 import type { StartDelivery, SyncSchedules } from '../ports';
 import type { Store } from '../store/types';
 import { makeAttemptWebhook } from './attempt-webhook';
+import { stoppingErasedUsers } from './erased-users';
 import { WebhookTraffic } from './webhook-traffic';
 import { makePersonasActivities, type PersonasConfig } from './personas';
 import { createWebhookAgent } from './post-webhook';
@@ -24,7 +25,7 @@ export function createActivities(
 ) {
   const agent = createWebhookAgent(parseAllowlist(config.egressAllowlist));
   return {
-    attemptWebhook: makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS)),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS))),
     ...makePersonasActivities(store, config, temporal),
   };
 }

@@ -4,6 +4,7 @@ import type { Store } from '../store/types';
 import { acceptCalls } from './accept-calls';
 import type { Call } from './call';
 import { outgoing, type PlanDeliveries } from './plan-deliveries';
+import { seenUsers } from './seen-users';
 import { profileUpdates } from '../personas/profile-updates';
 
 export interface IngestDependencies {
@@ -58,8 +59,10 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   if ('problem' in acceptance) return { status: 'rejected', problem: acceptance.problem };
   const { accepted } = acceptance;
 
-  // Personas profiles: traits, events and aliases of the whole request in one transaction.
-  await deps.store.personas.profiles.record(request.sourceId, profileUpdates(accepted.map((a) => a.message)));
+  // Personas profiles: traits, events and aliases of the whole request in one transaction, with
+  // the user ids this source has now seen (a DELETE regulation notifies only sources that saw the user).
+  const messages = accepted.map((a) => a.message);
+  await deps.store.personas.profiles.record(request.sourceId, profileUpdates(messages), seenUsers(messages));
   const plan = await deps.planDeliveries(request.sourceId, accepted.filter((a) => a.deliverable).map((a) => outgoing(a.message)));
   const inputs = plan.status === 'planned' ? plan.inputs : [];
   try {

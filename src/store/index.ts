@@ -2,11 +2,13 @@ import { connectSqlite } from './connection';
 import { destinationStore } from './destinations';
 import { migrateToLatest } from './migrations';
 import { personasStore } from './personas';
+import { erasureStore } from './erasures';
 import { regulationStore } from './regulations';
+import { sourceUserStore } from './source-users';
 import { sourceStore } from './sources';
 import type { Store } from './types';
 
-export type { Destination, DestinationPatch, NewDestination, Regulation, Source, Store, Webhook } from './types';
+export type { Destination, DestinationPatch, NewDestination, Regulation, SeenUser, Source, Store, Webhook } from './types';
 
 export interface StoreOptions {
   /** SQLite file; created (with its folder) when missing. Config: DATABASE_PATH. */
@@ -26,6 +28,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sources: sourceStore(db),
     destinations: destinationStore(db),
     regulations: regulationStore(db),
+    sourceUsers: sourceUserStore(db),
+    erasures: erasureStore(db),
     personas: personasStore(db),
     close: () => db.destroy(),
   };

@@ -63,6 +63,38 @@ const MIGRATIONS: Record<string, Migration> = {
   },
   // Profiles, audiences, computed traits and their sync snapshots (src/store/personas-migration.ts).
   '0003_personas': personasMigration,
+  // Which sources have seen which user ids (and the ids seen with them), so a DELETE regulation
+  // notifies only those; and the one-way hashes of erased ids that attempts check at send time.
+  '0004_source_users': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('source_users')
+        .addColumn('source_id', 'text', (c) => c.notNull().references('sources.id').onDelete('cascade'))
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('first_seen_at', 'text', (c) => c.notNull())
+        .addColumn('last_seen_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('source_users_pk', ['source_id', 'user_id'])
+        .execute();
+      // A regulation looks users up across every source.
+      await db.schema.createIndex('source_users_user_id').on('source_users').column('user_id').execute();
+
+      await db.schema
+        .createTable('source_user_links')
+        .addColumn('source_id', 'text', (c) => c.notNull().references('sources.id').onDelete('cascade'))
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('linked_id', 'text', (c) => c.notNull())
+        .addColumn('first_seen_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('source_user_links_pk', ['user_id', 'linked_id', 'source_id'])
+        .execute();
+      await db.schema.createIndex('source_user_links_linked_id').on('source_user_links').column('linked_id').execute();
+
+      await db.schema
+        .createTable('erased_ids')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('erased_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -77,11 +77,22 @@ export interface PersonasSyncStore {
   commit(ref: ComputationRef, version: number): Promise<CommitResult>;
 }
 
+/** A user id one request of a source carried, with the other ids seen beside it (anonymousIds, an alias's previousId). */
+export interface SeenUser {
+  userId: string;
+  linkedIds: string[];
+}
+
 export interface ProfileStore {
-  /** Applies one request's calls in one write transaction (the ingestion hot path). */
-  record(sourceId: string, updates: ProfileUpdate[]): Promise<void>;
+  /**
+   * Applies one request's calls in one write transaction (the ingestion hot path), with the user
+   * ids the source has seen in that request (every call type; see store.sourceUsers).
+   */
+  record(sourceId: string, updates: ProfileUpdate[], seen?: SeenUser[]): Promise<void>;
   /** The profile an id (user id, anonymous id or alias) resolves to. */
   get(sourceId: string, id: string): Promise<Profile | undefined>;
+  /** Every other id of these users' profiles in any source (aliases, anonymous ids seen with them): what a regulation also stops. */
+  linkedIds(userIds: string[]): Promise<string[]>;
   /** DELETE regulation: every source's profile of these users, with events, aliases and snapshot rows. Returns profiles removed. */
   forgetUsers(userIds: string[]): Promise<number>;
 }

@@ -2,7 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import type { ProfileUpdate } from '../personas/profile-updates';
 import type { PersonasTables } from './personas-tables';
 import type { ProfileStore } from './personas-types';
+import { recordSeenUsers } from './source-users';
 import type { Tables } from './tables';
+import type { SeenUser } from './types';
 import { writeTransaction } from './write-transaction';
 
 type Db = Kysely<Tables & PersonasTables>;
@@ -90,10 +92,12 @@ export function profileStore(base: Kysely<Tables>): ProfileStore {
   const db: Db = base.withTables<PersonasTables>();
 
   return {
-    async record(sourceId, updates) {
-      if (updates.length === 0) return;
+    async record(sourceId, updates, seen: SeenUser[] = []) {
+      if (updates.length === 0 && seen.length === 0) return;
       await writeTransaction(db, async (trx) => {
         const now = new Date().toISOString();
+        // Every call type counts (page, screen and group too, which change no profile).
+        await recordSeenUsers(trx as unknown as Kysely<Tables>, sourceId, seen, now);
         const resolved = await resolveIds(trx, sourceId, mentionedIds(updates));
         for (const [from, to] of links(updates)) await link(trx, sourceId, from, to, resolved, now);
 
@@ -156,6 +160,25 @@ export function profileStore(base: Kysely<Tables>): ProfileStore {
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       };
+    },
+
+    async linkedIds(userIds) {
+      const linked = new Set<string>();
+      for (const userId of userIds) {
+        const owners = await db
+          .selectFrom('profile_aliases')
+          .select(['source_id', 'profile_id'])
+          .where('alias_id', '=', userId)
+          .union(db.selectFrom('profiles').select(['source_id', 'profile_id']).where((eb) => eb.or([eb('profile_id', '=', userId), eb('user_id', '=', userId)])))
+          .execute();
+        for (const { source_id, profile_id } of owners) {
+          linked.add(profile_id);
+          const aliases = await db.selectFrom('profile_aliases').select('alias_id').where('profile_id', '=', profile_id).where('source_id', '=', source_id).execute();
+          for (const { alias_id } of aliases) linked.add(alias_id);
+        }
+      }
+      for (const userId of userIds) linked.delete(userId);
+      return [...linked].sort();
     },
 
     async forgetUsers(userIds) {

@@ -48,9 +48,38 @@ export interface RegulationRow {
   created_at: string;
 }
 
+/** A user id a source has sent at least one accepted message under (any call type): regulations notify only these sources. */
+export interface SourceUserRow {
+  source_id: string;
+  user_id: string;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+/** Another id seen with a user id in one call of a source: an anonymousId beside it, or an alias's previousId. */
+export interface SourceUserLinkRow {
+  source_id: string;
+  user_id: string;
+  linked_id: string;
+  first_seen_at: string;
+}
+
+/**
+ * An id a DELETE regulation erased, as SHA-256 (hex) only: attempts made after it check whether
+ * their message is about an erased id, without Switchyard keeping the id itself.
+ */
+export interface ErasedIdRow {
+  id_hash: string;
+  /** When the (latest) regulation erased it: messages accepted at or before this are never sent. */
+  erased_at: string;
+}
+
 export interface Tables {
   sources: SourceRow;
   destinations: DestinationRow;
   disabled_webhooks: DisabledWebhookRow;
   regulations: RegulationRow;
+  source_users: SourceUserRow;
+  source_user_links: SourceUserLinkRow;
+  erased_ids: ErasedIdRow;
 }

@@ -1,5 +1,7 @@
 import type { PersonasStore } from './personas-types';
 
+export type { SeenUser } from './personas-types';
+
 /** Domain records as the rest of Switchyard sees them (the SQL shape stays inside src/store). */
 
 export interface Source {
@@ -106,6 +108,22 @@ export interface Store {
   regulations: {
     create(input: Omit<Regulation, 'id' | 'createdAt'>): Promise<Regulation>;
     get(id: string): Promise<Regulation | undefined>;
+  };
+  /** Which sources have seen which user ids: recorded with each request's profile updates (personas.profiles.record). */
+  sourceUsers: {
+    /** Source id → those of these user ids it has seen: the sources a DELETE regulation notifies. */
+    sourcesThatSaw(userIds: string[]): Promise<Map<string, string[]>>;
+    /** Other ids any source saw beside these user ids (anonymousIds, alias previousIds), the users themselves left out. */
+    linkedIds(userIds: string[]): Promise<string[]>;
+    /** Forgets every row naming these ids, as user or as linked id. */
+    forget(ids: string[]): Promise<void>;
+  };
+  /** Ids erased by DELETE regulations, kept only as one-way hashes (see erasures.ts). */
+  erasures: {
+    /** Records that these ids were erased at `at` (ISO 8601). */
+    add(ids: string[], at: string): Promise<void>;
+    /** The latest time any of these ids was erased, if ever. */
+    erasedAt(ids: string[]): Promise<string | undefined>;
   };
   /** Profiles, audiences and computed traits (see personas-types.ts). */
   personas: PersonasStore;

@@ -3,7 +3,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { deliveryWorkflowId } from '../delivery/ids';
 import type { DeliveryInput } from '../delivery/types';
 import type { deliverMessage } from '../workflows';
-import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 
 /**
  * Starts one message's delivery workflow. Resolves false when Temporal already has it: a re-sent
@@ -11,14 +11,17 @@ import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflow
  * delivery that failed (or timed out) is started afresh, so a sender re-sending a message that
  * could not be delivered (the receiver was broken) gets it delivered once the receiver works.
  */
-export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput, eager = false): Promise<boolean> {
+export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput, eager = false, startDelayMs?: number): Promise<boolean> {
+  const anonymousId = typeof input.message.anonymousId === 'string' ? input.message.anonymousId : undefined;
   try {
     // By type name: the client side never loads workflow code.
     await client.workflow.start<typeof deliverMessage>('deliverMessage', {
       taskQueue,
       // Needs a worker on `taskQueue` sharing the client's NativeConnection; Temporal falls back to
       // the task queue when that worker has no free slot.
-      requestEagerStart: eager,
+      // A delayed start has no first task to hand back eagerly.
+      requestEagerStart: eager && startDelayMs === undefined,
+      ...(startDelayMs !== undefined ? { startDelay: startDelayMs } : {}),
       workflowId: deliveryWorkflowId(input.sourceId, input.messageId),
       // Failed, timed out, cancelled or terminated runs only; a completed run (delivered, or stopped
       // because the destination was switched off) keeps the id, and a running one rejects the start.
@@ -29,6 +32,7 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
         { key: DESTINATIONS, value: input.destinationIds },
         { key: MESSAGE_TYPE, value: input.type },
         ...(input.userId ? [{ key: USER_ID, value: input.userId }] : []),
+        ...(anonymousId ? [{ key: ANONYMOUS_ID, value: anonymousId }] : []),
         { key: STATUS, value: 'delivering' },
       ],
     });

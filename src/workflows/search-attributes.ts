@@ -10,8 +10,10 @@ export const DESTINATIONS = defineSearchAttributeKey('SwitchyardDestinations', S
 export const MESSAGE_TYPE = defineSearchAttributeKey('SwitchyardType', SearchAttributeType.KEYWORD);
 export const USER_ID = defineSearchAttributeKey('SwitchyardUserId', SearchAttributeType.KEYWORD);
 export const STATUS = defineSearchAttributeKey('SwitchyardStatus', SearchAttributeType.KEYWORD);
+/** Set at start only (client side) when the message has one: a regulation finds anonymous-only deliveries of a user's linked ids. */
+export const ANONYMOUS_ID = defineSearchAttributeKey('SwitchyardAnonymousId', SearchAttributeType.KEYWORD);
 
-export const ALL_SEARCH_ATTRIBUTES = [SOURCE, DESTINATIONS, MESSAGE_TYPE, USER_ID, STATUS];
+export const ALL_SEARCH_ATTRIBUTES = [SOURCE, DESTINATIONS, MESSAGE_TYPE, USER_ID, STATUS, ANONYMOUS_ID];
 
 /** Lifecycle of one message's delivery, as shown in SwitchyardStatus. */
 export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';

@@ -22,6 +22,9 @@ const noDeliveries: Deliveries = {
   forgetUsers: async () => {
     throw new Error('admin CRUD must not delete deliveries');
   },
+  stopUsers: async () => {
+    throw new Error('admin CRUD must not stop deliveries');
+  },
   health: async () => {
     throw new Error('admin CRUD must not ask for health');
   },

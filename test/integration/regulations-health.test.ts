@@ -19,11 +19,15 @@ const postRegulation = (payload: Record<string, unknown>, headers: Record<string
 const deleteUsers = (subjectIds: string[]) => postRegulation({ regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds });
 
 describe('DELETE regulations (seed: Events, delete)', () => {
-  it('forwards one delete notification per user to each source with an enabled destination, and none to disabled ones', async () => {
+  it('forwards one delete notification per user to each source that has seen the user and has an enabled destination, and none to disabled ones', async () => {
     const [a, b, off] = receivers;
     const sourceA = await sourceWithDestination(system.store, { sharedSecret: 'k', webhooks: [{ url: a.url, headers: {} }] });
     const sourceB = await sourceWithDestination(system.store, { webhooks: [{ url: b.url, headers: {} }] });
-    await sourceWithDestination(system.store, { enabled: false, webhooks: [{ url: off.url, headers: {} }] });
+    const sourceOff = await sourceWithDestination(system.store, { enabled: false, webhooks: [{ url: off.url, headers: {} }] });
+    // Issue 12: only sources that have seen a user are told it was deleted.
+    for (const { writeKey } of [sourceA, sourceB, sourceOff]) {
+      for (const userId of ['gone-1', 'gone-2']) await send(system.app, writeKey, 'identify', { userId, traits: {} });
+    }
 
     const response = await deleteUsers(['gone-1', 'gone-2']);
     expect(response.statusCode).toBe(201);

@@ -22,41 +22,72 @@ const RegulationView = Type.Object({
   regulationType: Type.Literal('DELETE'),
   subjectType: Type.Literal('USER_ID'),
   subjectIds: Type.Array(Type.String()),
-  /** Delete notifications started: one per (source with an enabled destination, user). */
+  /** Delete notifications started: one per (user, source that has seen the user and has an enabled destination). */
   notifications: Type.Optional(Type.Integer()),
-  /** Finished delivery workflows of these users deleted from Temporal (their events were in the history). */
+  /** Deliveries of these users (and ids linked to them) still under way, terminated before any notification started. */
+  deliveriesStopped: Type.Optional(Type.Integer()),
+  /** Delivery workflows of these users deleted from Temporal, stopped ones included (their events were in the history). */
   deliveriesDeleted: Type.Optional(Type.Integer()),
   createdAt: Type.String({ format: 'date-time' }),
 });
 
 /**
+ * How long delete notifications wait before their first attempt: an attempt that passed its
+ * send-time check just before the regulation recorded its erasures ends within one delivery
+ * timeout, so the receiver never gets a user's message after that user's delete.
+ */
+const IN_FLIGHT_GRACE_MS = 1_000;
+
+const unavailable = (message: string) => new ApiError(503, 'temporal_unavailable', `${message}; retry later`, { 'retry-after': '5' });
+
+/**
  * Seed, Events: a deletion request forwards one `delete` notification per affected source that has
- * the destination enabled, so the receiver can start its own automations.
+ * the destination enabled, so the receiver can start its own automations. Affected: the source has
+ * seen the user (store.sourceUsers); other sources' receivers never learn the id.
  */
 export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy }> = async (app, { store, deliveries, policy }) => {
   const planDeliveries = deliveryPlanner(store.destinations, policy);
   app.post('/regulations', { schema: { body: RegulationBody, response: { 201: RegulationView, 503: errorReplies[400], ...errorReplies } } }, async (request, reply) => {
     const regulation = await store.regulations.create(request.body);
+    const userIds = regulation.subjectIds;
+    // Read before anything is forgotten: who saw the users, and the other ids they went by
+    // (anonymousIds and aliases), whose deliveries are the users' too.
+    const seenBy = await store.sourceUsers.sourcesThatSaw(userIds);
+    const linkedIds = [...new Set([...(await store.personas.profiles.linkedIds(userIds)), ...(await store.sourceUsers.linkedIds(userIds))])].filter((id) => !userIds.includes(id));
+    const ids = [...userIds, ...linkedIds];
+
+    // From here on no attempt of a message accepted before now is sent (checked at send time).
+    await store.erasures.add(ids, regulation.createdAt);
     // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
-    await store.personas.profiles.forgetUsers(regulation.subjectIds);
-    const sourceIds = await store.destinations.listSourceIdsWithEnabled();
+    await store.personas.profiles.forgetUsers(userIds);
+
+    let deliveriesStopped: number;
+    try {
+      deliveriesStopped = await deliveries.stopUsers(ids, `stopped by regulation ${regulation.id}`);
+    } catch {
+      throw unavailable(`regulation ${regulation.id} was recorded but the users' running deliveries could not be stopped`);
+    }
+
     const inputs: DeliveryInput[] = [];
-    for (const sourceId of sourceIds) {
-      const plan = await planDeliveries(sourceId, regulation.subjectIds.map((userId) => deleteNotification(regulation, userId)));
+    for (const [sourceId, seenUserIds] of seenBy) {
+      const plan = await planDeliveries(sourceId, seenUserIds.map((userId) => deleteNotification(regulation, userId)));
       if (plan.status === 'planned') inputs.push(...plan.inputs);
     }
     try {
-      await deliveries.start(inputs);
+      await deliveries.start(inputs, undefined, { startDelayMs: policy.timeoutMs + IN_FLIGHT_GRACE_MS });
     } catch {
-      throw new ApiError(503, 'temporal_unavailable', `regulation ${regulation.id} was recorded but its notifications could not be started; retry later`, { 'retry-after': '5' });
+      throw unavailable(`regulation ${regulation.id} was recorded but its notifications could not be started`);
     }
+    // Only once the notifications are durable: a retried regulation still finds who to notify.
+    await store.sourceUsers.forget(ids);
+
     let deliveriesDeleted: number;
     try {
-      deliveriesDeleted = await deliveries.forgetUsers(regulation.subjectIds);
+      deliveriesDeleted = await deliveries.forgetUsers(ids);
     } catch {
-      throw new ApiError(503, 'temporal_unavailable', `regulation ${regulation.id} was recorded and its notifications started, but deleting delivery history failed; retry later`, { 'retry-after': '5' });
+      throw unavailable(`regulation ${regulation.id} was recorded and its notifications started, but deleting delivery history failed`);
     }
-    return reply.code(201).send({ ...regulation, notifications: inputs.length, deliveriesDeleted });
+    return reply.code(201).send({ ...regulation, notifications: inputs.length, deliveriesStopped, deliveriesDeleted });
   });
 
   app.get('/regulations/:id', { schema: { params: IdParams, response: { 200: RegulationView, ...errorReplies } } }, async (request) => {

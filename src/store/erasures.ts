@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Tables } from './tables';
+import type { Store } from './types';
+
+/** Ids per `IN (...)` list and rows per INSERT. */
+const IDS_PER_QUERY = 500;
+
+/**
+ * The one-way form an erased id is kept in: enough to recognise a message about it, not to read
+ * it back from the store. Unsalted, so the lookup can use an index; ids are not secrets like keys,
+ * but a guessed id (an email address, say) can be confirmed — the price of checking at send time.
+ */
+export function erasedIdHash(id: string): string {
+  return createHash('sha256').update(id, 'utf8').digest('hex');
+}
+
+export function erasureStore(db: Kysely<Tables>): Store['erasures'] {
+  return {
+    async add(ids, at) {
+      const rows = [...new Set(ids)].map((id) => ({ id_hash: erasedIdHash(id), erased_at: at }));
+      for (let i = 0; i < rows.length; i += IDS_PER_QUERY) {
+        await db
+          .insertInto('erased_ids')
+          .values(rows.slice(i, i + IDS_PER_QUERY))
+          // A later regulation for the same id moves the line: messages accepted before it are stopped too.
+          .onConflict((oc) => oc.column('id_hash').doUpdateSet({ erased_at: (eb) => eb.ref('excluded.erased_at') }))
+          .execute();
+      }
+    },
+
+    async erasedAt(ids) {
+      if (ids.length === 0) return undefined;
+      const rows = await db.selectFrom('erased_ids').select('erased_at').where('id_hash', 'in', ids.map(erasedIdHash)).execute();
+      return rows.map((r) => r.erased_at).sort().at(-1);
+    },
+  };
+}
