@@ -10,7 +10,11 @@
  *
  * Files: test/fixtures/histories/<scenario>.json, in the JSON of `temporal workflow show --output
  * json`, written and read by test/helpers/histories.ts.
+ *
+ * `npm run record-histories -- <scenario> ...` records only those scenarios: add a new one without
+ * re-recording the histories of earlier code, which must keep replaying as they were recorded.
  */
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -19,6 +23,7 @@ import { deliveryWorkflowId } from '../src/delivery/ids';
 import type { Store } from '../src/store/types';
 import globalSetup from '../test/helpers/global-setup';
 import globalTeardown from '../test/helpers/global-teardown';
+import { faultDir, startOwnWorker, stopProcess } from '../test/helpers/faults';
 import { historyToJSON } from '../test/helpers/histories';
 import { admin, createDefinition, ingestBatch, NEVER } from '../test/helpers/personas';
 import { ROOT, waitFor } from '../test/helpers/processes';
@@ -36,6 +41,11 @@ const CONTINUE_AS_NEW_MEMBERS = 102;
 
 const receivers: Receiver[] = [];
 const systems: TestSystem[] = [];
+const ownWorkers: ChildProcess[] = [];
+
+/** Scenarios named on the command line; none named: every scenario. */
+const only = new Set(process.argv.slice(2));
+const wanted = (name: string) => only.size === 0 || only.has(name);
 
 async function receiver(responder: Responder): Promise<Receiver> {
   const r = await startReceiver(responder);
@@ -63,6 +73,7 @@ async function save(client: Client, name: string, workflowId: string, runId?: st
 
 /** Sends one track call through the real API and waits for its delivery workflow to close. */
 async function deliver(s: TestSystem, name: string, urls: string[], expected: string, options: { during?: (destinationId: string) => Promise<void>; warmUp?: boolean } = {}) {
+  if (!wanted(name)) return;
   const { source, writeKey, destination } = await destinationFor(s.store, name, urls);
   if (options.warmUp) {
     // The worker runs a first attempt locally only to a webhook it has seen answer fast (activities/webhook-traffic.ts).
@@ -109,8 +120,60 @@ async function recordDeliveries(): Promise<void> {
   });
 }
 
+/**
+ * Issue 12's delivery rules, each behind a patch in deliverMessage: histories of workflows that
+ * reached them (the hard window's marker is in every delivery recorded since).
+ */
+async function recordDeliveryRules(): Promise<void> {
+  const short = await system({ deliveryRetryWindow: 3_000, deliveryInitialBackoff: 200, deliveryMaxBackoff: 400 });
+  // Every attempt's schedule-to-close is the time left in the window.
+  await deliver(short, 'deliver-hard-window-exhausted', [(await receiver(() => ({ status: 502 }))).url], 'retry window exhausted');
+
+  if (wanted('deliver-busy-waits-its-turn')) {
+    // More messages at once than the run's worker lets through to one webhook (its default cap, 20):
+    // the rest come back busy and wait their turn on the same URL.
+    const s = await system();
+    const slow = await receiver(() => ({ status: 200, delayMs: 1_000 }));
+    const backup = await receiver(ok);
+    const { source, writeKey } = await destinationFor(s.store, 'busy', [slow.url, backup.url]);
+    const ids = Array.from({ length: 30 }, (_, i) => `record-busy-${i}`);
+    await Promise.all(ids.map((messageId) => send(s.app, writeKey, 'track', { userId: 'u', event: 'Recorded', messageId })));
+    for (const messageId of ids) {
+      const result = await deliveryResult(s.client, source.id, messageId);
+      if (!result.ok || result.report.destinations[0].webhookIndex !== 0 || result.report.destinations[0].rounds !== 1) throw new Error(`busy: ${JSON.stringify(result)}`);
+    }
+    if (backup.requests.length > 0) throw new Error('busy: a message failed over to the backup URL');
+    for (const messageId of ids) {
+      const { events } = await s.client.workflow.getHandle(deliveryWorkflowId(source.id, messageId)).fetchHistory();
+      if ((events ?? []).some((e) => e.timerStartedEventAttributes)) {
+        await save(s.client, 'deliver-busy-waits-its-turn', deliveryWorkflowId(source.id, messageId));
+        break;
+      }
+      if (messageId === ids[ids.length - 1]) throw new Error('busy: no message waited for its turn');
+    }
+  }
+
+  if (wanted('deliver-lost-first-attempt-keeps-failover')) {
+    // A worker of this script's own, killed while the first attempt (to a hanging URL) runs.
+    const taskQueue = `record-histories-lost-${process.pid}`;
+    const dir = faultDir('record-histories');
+    const s = await system({ temporalTaskQueue: taskQueue, deliveryTimeout: 2_000, deliveryRetryWindow: 120_000 });
+    const hanging = await receiver(() => ({ status: 200, delayMs: 15_000 }));
+    const first = await startOwnWorker({ TEMPORAL_TASK_QUEUE: taskQueue }, path.join(dir, 'worker-1.log'));
+    ownWorkers.push(first.process);
+    await deliver(s, 'deliver-lost-first-attempt-keeps-failover', [hanging.url, (await receiver(ok)).url], 'delivered in 1 round', {
+      during: async () => {
+        await hanging.waitForRequests(1);
+        await stopProcess(first.process, 'SIGKILL');
+        ownWorkers.push((await startOwnWorker({ TEMPORAL_TASK_QUEUE: taskQueue }, path.join(dir, 'worker-2.log'))).process);
+      },
+    });
+  }
+}
+
 /** A paused audience whose members all joined: its first sync, started through the admin API, and every run's id. */
 async function recordSyncs(): Promise<void> {
+  if (!['sync-audience-continued-as-new.run-1', 'sync-audience-continued-as-new.run-2', 'sync-computed-trait'].some(wanted)) return;
   const s = await system();
   const hook = await receiver(ok);
 
@@ -151,8 +214,10 @@ async function main(): Promise<void> {
   await globalSetup();
   try {
     await recordDeliveries();
+    await recordDeliveryRules();
     await recordSyncs();
   } finally {
+    for (const child of ownWorkers) await stopProcess(child, 'SIGKILL');
     await Promise.all(receivers.map((r) => r.close()));
     for (const s of systems) await s.close();
     await globalTeardown();

@@ -1,6 +1,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { Agent } from 'undici';
 import { webhookRequestHeaders } from '../delivery/request';
+import { attemptBudgetMs } from '../delivery/retry-window';
 import { activeSigningSecrets, standardWebhookId } from '../delivery/standard-webhooks';
 import type { AttemptOutcome, AttemptRequest, AttemptResult } from '../delivery/types';
 import type { Destination, DestinationWebhook, Store } from '../store/types';
@@ -22,7 +23,7 @@ function runningLocally(): boolean {
 
 export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic) {
   /** One signed POST; a 410 Gone also switches the URL off in the store. */
-  async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
+  async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
     const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId };
     const body = JSON.stringify(req.message);
     const started = Date.now();
@@ -31,7 +32,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       id: standardWebhookId(req.messageId),
       timestampSeconds: Math.floor(started / 1000),
     });
-    const outcome = await postWebhook(agent, webhook.url, headers, body, req.timeoutMs);
+    const outcome = await postWebhook(agent, webhook.url, headers, body, timeoutMs);
     const durationMs = Date.now() - started;
     const logged = { ...fields, durationMs, status: 'status' in outcome ? outcome.status : undefined };
     if (outcome.kind === 'success') log.debug('webhook accepted', logged);
@@ -57,15 +58,20 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     // even when both point at the same host.
     const key = `${req.destinationId} ${webhook.url}`;
     if (runningLocally() && !traffic.answersFast(key, Date.now())) return { destinationEnabled: true, webhookCount, deferred: true };
+    // The retry window is a hard deadline: a task picked up after it (a worker back from an outage)
+    // sends nothing, and a request sent before it waits for its answer at most until then.
+    const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());
+    if (timeoutMs <= 0) return { destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason: 'retry window ended before the attempt started; no request was sent' } };
     const finish = traffic.tryStart(key, Date.now());
     if (!finish) {
       const reason = `webhook busy: ${traffic.maxInFlight} attempts to it already in flight in this worker (WORKER_MAX_IN_FLIGHT_PER_WEBHOOK)`;
-      // A slot frees within one delivery timeout; asking again sooner would only add Temporal work.
-      return { destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason, retryAfterMs: req.timeoutMs } };
+      // `busy`: today's workflow waits its turn on this URL. The retryable outcome is what workflows
+      // from before that rule read: for them a slot frees within one delivery timeout.
+      return { destinationEnabled: true, webhookCount, busy: true, outcome: { kind: 'retry', reason, retryAfterMs: req.timeoutMs } };
     }
     const started = Date.now();
     try {
-      return { destinationEnabled: true, webhookCount, ...(await send(req, destination, webhook)) };
+      return { destinationEnabled: true, webhookCount, ...(await send(req, destination, webhook, timeoutMs)) };
     } finally {
       finish(Date.now() - started);
     }

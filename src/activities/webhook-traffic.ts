@@ -4,8 +4,9 @@
  *
  * - at most `maxInFlight` attempts to one webhook at once. The worker's activity slots are shared
  *   by every destination; without a cap, a receiver that hangs until the timeout (or answers after
- *   minutes) would soon hold all of them. An attempt beyond the cap does not wait: it comes back at
- *   once as retryable and the workflow backs off.
+ *   minutes) would soon hold all of them. An attempt beyond the cap does not wait in its slot: it
+ *   comes back at once as busy, and the workflow waits its turn on the same URL (not a failed
+ *   attempt: no failover to the next URL, no round backoff).
  * - whether the webhook is known to answer fast (its last attempt here took less than
  *   `slowAfterMs`, and none in flight has been running that long). A first attempt runs as a local
  *   activity inside the workflow task only then: a local activity that hangs holds its workflow

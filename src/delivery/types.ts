@@ -44,6 +44,11 @@ export interface AttemptRequest {
   message: MessageBody;
   timeoutMs: number;
   round: number;
+  /**
+   * End of the retry window (epoch ms): no request is sent after it, and one sent before it waits
+   * for its answer at most until then. Absent for workflows accepted before the window was hard.
+   */
+  notAfterMs?: number;
 }
 
 export interface AttemptResult {
@@ -58,6 +63,12 @@ export interface AttemptResult {
    * would hold its workflow task, and with it the worker's intake of new workflows).
    */
   deferred?: boolean;
+  /**
+   * Nothing was sent: this worker already runs WORKER_MAX_IN_FLIGHT_PER_WEBHOOK attempts to the
+   * webhook. Not a failed attempt: the workflow waits a little and asks the same URL again. The
+   * result also carries a retryable outcome, which is how workflows from before this rule read it.
+   */
+  busy?: boolean;
 }
 
 export type DestinationStatus = 'delivered' | 'failed' | 'stopped';

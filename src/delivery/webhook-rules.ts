@@ -1,3 +1,4 @@
+import { MAX_HEADERS, MAX_WEBHOOKS } from './limits';
 import { HEADERS_SET_BY_SWITCHYARD } from './request';
 
 /**
@@ -6,9 +7,8 @@ import { HEADERS_SET_BY_SWITCHYARD } from './request';
  * well, and hold for any caller, not only HTTP (the admin API is one).
  */
 
-/** Seed limits: up to 5 webhook URLs per destination, up to 5 static headers per webhook. */
-export const MAX_WEBHOOKS = 5;
-export const MAX_HEADERS = 5;
+/** Seed limits (delivery/limits.ts, which the workflow imports too). */
+export { MAX_HEADERS, MAX_WEBHOOKS };
 
 export const TOO_MANY_WEBHOOKS = `at most ${MAX_WEBHOOKS} webhook URLs per destination`;
 export const TOO_MANY_HEADERS = `at most ${MAX_HEADERS} static headers per webhook`;

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { deliveryWorkflowId } from '../delivery/ids';
+import { executionTimeoutMs } from '../delivery/retry-window';
 import type { DeliveryInput } from '../delivery/types';
 import type { deliverMessage } from '../workflows';
 import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
@@ -23,6 +24,9 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
       requestEagerStart: eager && startDelayMs === undefined,
       ...(startDelayMs !== undefined ? { startDelay: startDelayMs } : {}),
       workflowId: deliveryWorkflowId(input.sourceId, input.messageId),
+      // The retry window is a hard deadline: past it and a short grace Temporal ends the delivery
+      // even if no worker came back to do it (delivery/retry-window.ts).
+      workflowExecutionTimeout: executionTimeoutMs(input.policy, startDelayMs),
       // Failed, timed out, cancelled or terminated runs only; a completed run (delivered, or stopped
       // because the destination was switched off) keeps the id, and a running one rejects the start.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,

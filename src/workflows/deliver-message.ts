@@ -1,6 +1,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -9,40 +10,70 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { canRetryAt, nextBackoff } from '../delivery/backoff';
-import type { AttemptOutcome, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport } from '../delivery/types';
+import { MAX_WEBHOOKS } from '../delivery/limits';
+import { busyWait } from '../delivery/retry-window';
+import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
 
 /** Time Temporal gives one attempt beyond the webhook's own deadline, to notice a lost worker. */
 const ACTIVITY_GRACE_MS = 5_000;
 
 /**
+ * Patches (issue 12): workflows that started before one of these rules replay the commands they
+ * ran with; each rule applies from the point a workflow first reaches it on new code.
+ * - the retry window is a hard deadline: every attempt's schedule-to-close is the time left in the
+ *   window, and no attempt starts after it (checked once, at the start: one marker per delivery);
+ * - a busy webhook (the worker's per-webhook cap) waits its turn on the same URL;
+ * - a first attempt lost with its worker keeps the round's other URLs.
+ */
+const HARD_WINDOW_PATCH = 'retry-window-hard-deadline';
+const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
+const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
+
+type Attempted = AttemptResult & { lost?: boolean };
+
+/**
  * One message, every enabled destination of its source, in parallel. Per destination: its webhook
  * URLs in configured order, one signed POST each, stopping at the first success (seed rule 1). A
  * round with no success waits (backoff with jitter, Retry-After honoured) and starts again until the
- * retry window, counted from the first attempt, runs out.
+ * retry window, counted from the workflow's start, runs out.
  */
 export async function deliverMessage(input: DeliveryInput): Promise<DeliveryReport> {
   const { policy } = input;
-  const attemptOptions = {
+  const deadline = Date.now() + policy.retryWindowMs;
+  const windowIsHard = patched(HARD_WINDOW_PATCH);
+  // Built per attempt: under the hard window its schedule-to-close is what is left of the window,
+  // so an attempt whose worker is away past the window's end never starts late (Temporal times it
+  // out at the deadline, queued or running).
+  const attemptOptions = () => ({
     startToCloseTimeout: policy.timeoutMs + ACTIVITY_GRACE_MS,
+    ...(windowIsHard && { scheduleToCloseTimeout: Math.max(1, deadline - Date.now()) }),
     // HTTP outcomes come back as values and the loop below owns the retry schedule; Temporal only
     // retries an attempt lost with its worker, and that too is just a retryable outcome here.
     retry: { maximumAttempts: 1 },
-  };
-  const { attemptWebhook } = proxyActivities<Activities>(attemptOptions);
+  });
   // The common case, the first URL accepting the first try, runs as a local activity inside this
   // workflow task: no activity task through the server and no second workflow task, about half
   // the server's writes per message (docs/performance.md). Its result is recorded in history as a
   // marker (a plain AttemptResult, no secrets, like an activity result). Every later attempt is a
   // regular activity, each visible on its own in history.
-  const { attemptWebhook: attemptWebhookLocally } = proxyLocalActivities<Activities>(attemptOptions);
-  const deadline = Date.now() + policy.retryWindowMs;
+  const attemptWebhookLocally = (request: AttemptRequest) => proxyLocalActivities<Activities>(attemptOptions()).attemptWebhook(request);
+  const attemptWebhook = (request: AttemptRequest) => proxyActivities<Activities>(attemptOptions()).attemptWebhook(request);
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
 
-  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number): Promise<AttemptResult> {
-    const firstAttempt = round === 1 && webhookIndex === 0;
-    const request = { destinationId, webhookIndex, round, messageId: input.messageId, message: input.message, timeoutMs: policy.timeoutMs };
+  /** `knownCount` undefined: no attempt to this destination has answered yet. */
+  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean): Promise<Attempted> {
+    const firstAttempt = mayRunLocally && round === 1 && webhookIndex === 0;
+    const request: AttemptRequest = {
+      destinationId,
+      webhookIndex,
+      round,
+      messageId: input.messageId,
+      message: input.message,
+      timeoutMs: policy.timeoutMs,
+      ...(windowIsHard && { notAfterMs: deadline }),
+    };
     try {
       if (firstAttempt && policy.firstAttemptLocal) {
         const local = await attemptWebhookLocally(request);
@@ -52,23 +83,51 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       const outcome: AttemptOutcome = { kind: 'retry', reason: `attempt lost: ${err.cause?.message ?? err.message}` };
-      // The lost attempt could not say how many URLs there are now; keep the last known count.
-      return { destinationEnabled: true, webhookCount: knownCount, outcome };
+      // The lost attempt could not say how many URLs there are now; keep the last known count. With
+      // none known yet (the first attempt was lost), take as many as a destination may have, so the
+      // round still tries URLs 1..n: an attempt past the real end answers with the real count and
+      // no outcome, which ends the round.
+      const webhookCount = knownCount ?? (patched(LOST_ATTEMPT_PATCH) ? MAX_WEBHOOKS : 1);
+      return { destinationEnabled: true, webhookCount, outcome, lost: true };
     }
+  }
+
+  /**
+   * An attempt to one URL; while the worker answers "busy" (its per-webhook cap is reached) it waits
+   * a little and asks the same URL again: a healthy webhook under a burst is not a failed attempt,
+   * so it neither fails over to the next URL nor makes the round back off. Until the window's end:
+   * then the busy answer counts as the retryable outcome it carries.
+   */
+  async function attemptInTurn(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined): Promise<Attempted> {
+    let result = await attempt(destinationId, webhookIndex, round, knownCount, true);
+    for (let busy = 1; result.busy; busy++) {
+      if (!patched(BUSY_WAITS_PATCH)) break;
+      const wait = busyWait(busy, policy, Math.random());
+      if (!canRetryAt(Date.now(), wait, deadline)) break;
+      await sleep(wait);
+      result = await attempt(destinationId, webhookIndex, round, knownCount, false);
+    }
+    return result;
   }
 
   async function deliverTo(destinationId: string): Promise<DestinationReport> {
     const givenUp = new Set<number>();
     // Learned from the first attempt's answer; the store may change it between rounds.
     let webhookCount = 1;
+    let countKnown = false;
+    let lastReason = '';
     for (let round = 1; ; round++) {
       let retryAfterMs: number | undefined;
       const reasons: string[] = [];
       for (let index = 0; index < webhookCount; index++) {
         if (givenUp.has(index)) continue;
-        const result = await attempt(destinationId, index, round, webhookCount);
+        if (windowIsHard && Date.now() >= deadline) {
+          return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reasons.join('; ') || lastReason}` };
+        }
+        const result = await attemptInTurn(destinationId, index, round, countKnown ? webhookCount : undefined);
         if (!result.destinationEnabled) return { destinationId, status: 'stopped', rounds: round, reason: 'destination switched off or deleted' };
         webhookCount = result.webhookCount;
+        if (!result.lost) countKnown = true;
         const outcome = result.outcome;
         if (!outcome) break;
         if (outcome.kind === 'success') return { destinationId, status: 'delivered', webhookIndex: index, rounds: round };
@@ -78,6 +137,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       }
       if (webhookCount === 0) return { destinationId, status: 'stopped', rounds: round, reason: 'destination has no webhook URLs' };
       const reason = reasons.join('; ');
+      lastReason = reason;
       if (givenUp.size >= webhookCount) return { destinationId, status: 'failed', rounds: round, reason: `every webhook failed permanently: ${reason}` };
       const delay = nextBackoff(round, policy, Math.random(), retryAfterMs);
       if (!canRetryAt(Date.now(), delay, deadline)) return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reason}` };

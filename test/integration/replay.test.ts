@@ -21,6 +21,10 @@ const SCENARIOS = [
   'deliver-retry-rounds',
   'deliver-retry-window-exhausted',
   'deliver-destination-switched-off',
+  // Issue 12's delivery rules, recorded with their patches (deliverMessage).
+  'deliver-hard-window-exhausted',
+  'deliver-busy-waits-its-turn',
+  'deliver-lost-first-attempt-keeps-failover',
   'sync-audience-continued-as-new.run-1',
   'sync-audience-continued-as-new.run-2',
   'sync-computed-trait',

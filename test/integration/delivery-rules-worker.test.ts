@@ -1,0 +1,108 @@
+import path from 'node:path';
+import type { Config } from '../../src/config';
+import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { STATUS } from '../../src/workflows/search-attributes';
+import { faultDir, sleep, startOwnWorker, stopProcess, type OwnWorker } from '../helpers/faults';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { basicAuth, deliveryResult, send, sourceWithDestination, startSystem, trackBatch, type TestSystem } from '../helpers/system';
+
+/**
+ * Issue 12, "Delivery rules that break today", the ones that need a worker of this file's own (on
+ * its own task queue, so stopping it touches no other test): the retry window as a hard deadline,
+ * the per-webhook cap without failover, and a lost first attempt that keeps failover.
+ */
+
+const PER_WEBHOOK = 2;
+const queue = `delivery-rules-${process.pid}`;
+const env = { TEMPORAL_TASK_QUEUE: queue, WORKER_MAX_IN_FLIGHT_PER_WEBHOOK: String(PER_WEBHOOK) };
+const dir = faultDir('delivery-rules');
+let workers = 0;
+let worker: OwnWorker | undefined;
+const systems: TestSystem[] = [];
+const receivers: Receiver[] = [];
+
+const startWorker = async () => (worker = await startOwnWorker(env, path.join(dir, `worker-${++workers}.log`)));
+
+async function killWorker(): Promise<void> {
+  await stopProcess(worker?.process, 'SIGKILL');
+  worker = undefined;
+}
+
+async function system(overrides: Partial<Config>): Promise<TestSystem> {
+  const s = await startSystem({ temporalTaskQueue: queue, ...overrides });
+  systems.push(s);
+  return s;
+}
+
+async function receiver(responder: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+  const r = await startReceiver(responder);
+  receivers.push(r);
+  return r;
+}
+
+beforeAll(startWorker, 240_000);
+afterAll(async () => {
+  await stopProcess(worker?.process, 'SIGKILL');
+  await Promise.all(receivers.map((r) => r.close()));
+  for (const s of systems) await s.close();
+});
+
+it('keeps a busy webhook its messages: cap 2, 20 at once to [A answering in 500 ms, B] → all 20 to A, none to B', async () => {
+  const s = await system({ deliveryRetryWindow: 60_000, deliveryTimeout: 2_000 });
+  const a = await receiver(() => ({ status: 200, delayMs: 500 }));
+  const b = await receiver(() => ({ status: 200 }));
+  const { source, writeKey } = await sourceWithDestination(s.store, { webhooks: [{ url: a.url, headers: {} }, { url: b.url, headers: {} }] });
+  const ids = Array.from({ length: 20 }, (_, i) => `busy-${i}`);
+  const reply = await s.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: trackBatch(ids) });
+  expect(reply.statusCode).toBe(200);
+
+  const results = await Promise.all(ids.map((id) => deliveryResult(s.client, source.id, id)));
+  for (const result of results) expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', webhookIndex: 0, rounds: 1 }] } });
+  expect(new Set(a.requests.map((r) => JSON.parse(r.body).messageId)).size).toBe(20);
+  expect(b.requests).toHaveLength(0);
+}, 120_000);
+
+it('keeps failover when the first attempt is lost with its worker: URL 0 hangs, the worker dies, URL 1 delivers in round 1', async () => {
+  const s = await system({ deliveryRetryWindow: 120_000, deliveryTimeout: 2_000, deliveryInitialBackoff: 200, deliveryMaxBackoff: 1_000 });
+  const hanging = await receiver(() => ({ status: 200, delayMs: 15_000 }));
+  const healthy = await receiver(() => ({ status: 200 }));
+  const { source, writeKey } = await sourceWithDestination(s.store, { webhooks: [{ url: hanging.url, headers: {} }, { url: healthy.url, headers: {} }] });
+  await send(s.app, writeKey, 'track', { userId: 'u', event: 'Lost', messageId: 'lost-first-attempt' });
+  await hanging.waitForRequests(1);
+  await killWorker();
+  await startWorker();
+
+  // The attempt's start-to-close (timeout + 5 s) runs out with no worker to answer: attempt lost.
+  const result = await deliveryResult(s.client, source.id, 'lost-first-attempt');
+  expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', webhookIndex: 1, rounds: 1 }] } });
+  expect(hanging.requests).toHaveLength(1);
+  expect(healthy.requests).toHaveLength(1);
+}, 240_000);
+
+it('sends nothing after the retry window: 10 s window, receiver 503, worker stopped at 3 s and back 15 s later', async () => {
+  const WINDOW_MS = 10_000;
+  const s = await system({ deliveryRetryWindow: WINDOW_MS, deliveryTimeout: 2_000, deliveryInitialBackoff: 500, deliveryMaxBackoff: 1_000 });
+  const down = await receiver(() => ({ status: 503 }));
+  const { source, writeKey } = await sourceWithDestination(s.store, { webhooks: [{ url: down.url, headers: {} }] });
+  await send(s.app, writeKey, 'track', { userId: 'u', event: 'Deadline', messageId: 'hard-window' });
+  const handle = s.client.workflow.getHandle(deliveryWorkflowId(source.id, 'hard-window'));
+  const startedAt = (await handle.describe()).startTime.getTime();
+
+  await sleep(startedAt + 3_000 - Date.now());
+  await killWorker();
+  expect(down.requests.length).toBeGreaterThan(1);
+  await sleep(15_000);
+  const restartedAt = Date.now();
+  await startWorker();
+
+  const result = await deliveryResult(s.client, source.id, 'hard-window');
+  expect(result).toMatchObject({ ok: false, message: expect.stringContaining('retry window exhausted') });
+  // The workflow ended itself once its worker was back (within the execution timeout's grace).
+  const { status, typedSearchAttributes } = await handle.describe();
+  expect(status.name).toBe('FAILED');
+  expect(typedSearchAttributes.get(STATUS)).toBe('failed');
+  // Every request arrived within the window; none from the worker that came back.
+  await sleep(1_000);
+  // (250 ms: a request sent just before the deadline is recorded once its body has arrived.)
+  for (const request of down.requests) expect(request.at).toBeLessThanOrEqual(Math.min(restartedAt, startedAt + WINDOW_MS + 250));
+}, 240_000);
