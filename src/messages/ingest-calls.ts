@@ -62,7 +62,7 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   // Personas profiles: traits, events and aliases of the whole request in one transaction, with
   // the user ids this source has now seen (a DELETE regulation notifies only sources that saw the user).
   const messages = accepted.map((a) => a.message);
-  await deps.store.personas.profiles.record(request.sourceId, profileUpdates(messages), seenUsers(messages));
+  await deps.store.personas.profiles.record(request.sourceId, profileUpdates(messages), seenUsers(messages), new Date(request.receivedAtMs).toISOString());
   const plan = await deps.planDeliveries(request.sourceId, accepted.filter((a) => a.deliverable).map((a) => outgoing(a.message)));
   const inputs = plan.status === 'planned' ? plan.inputs : [];
   try {

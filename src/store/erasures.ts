@@ -15,6 +15,22 @@ export function erasedIdHash(id: string): string {
   return createHash('sha256').update(id, 'utf8').digest('hex');
 }
 
+/**
+ * Of these ids, those a regulation erased at or after `acceptedAt` (ISO 8601): a request accepted
+ * before the regulation whose write lands after it must not bring them back. Run inside the
+ * request's write transaction, so it is ordered with the regulation's own writes.
+ */
+export async function erasedSince(db: Kysely<Tables>, ids: string[], acceptedAt: string): Promise<Set<string>> {
+  const erased = new Set<string>();
+  const byHash = new Map([...new Set(ids)].map((id) => [erasedIdHash(id), id]));
+  const hashes = [...byHash.keys()];
+  for (let i = 0; i < hashes.length; i += IDS_PER_QUERY) {
+    const rows = await db.selectFrom('erased_ids').select('id_hash').where('id_hash', 'in', hashes.slice(i, i + IDS_PER_QUERY)).where('erased_at', '>=', acceptedAt).execute();
+    for (const { id_hash } of rows) erased.add(byHash.get(id_hash)!);
+  }
+  return erased;
+}
+
 export function erasureStore(db: Kysely<Tables>): Store['erasures'] {
   return {
     async add(ids, at) {

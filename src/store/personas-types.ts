@@ -86,9 +86,11 @@ export interface SeenUser {
 export interface ProfileStore {
   /**
    * Applies one request's calls in one write transaction (the ingestion hot path), with the user
-   * ids the source has seen in that request (every call type; see store.sourceUsers).
+   * ids the source has seen in that request (every call type; see store.sourceUsers). Given the
+   * request's arrival (`acceptedAt`, ISO 8601), calls about an id a DELETE regulation erased since
+   * then are left out: a regulation that ran while the request was on its way is not undone.
    */
-  record(sourceId: string, updates: ProfileUpdate[], seen?: SeenUser[]): Promise<void>;
+  record(sourceId: string, updates: ProfileUpdate[], seen?: SeenUser[], acceptedAt?: string): Promise<void>;
   /** The profile an id (user id, anonymous id or alias) resolves to. */
   get(sourceId: string, id: string): Promise<Profile | undefined>;
   /** Every other id of these users' profiles in any source (aliases, anonymous ids seen with them): what a regulation also stops. */

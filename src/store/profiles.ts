@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { ProfileUpdate } from '../personas/profile-updates';
 import type { PersonasTables } from './personas-tables';
 import type { ProfileStore } from './personas-types';
+import { erasedSince } from './erasures';
 import { recordSeenUsers } from './source-users';
 import type { Tables } from './tables';
 import type { SeenUser } from './types';
@@ -26,6 +27,11 @@ function links(updates: ProfileUpdate[]): [string, string][] {
     else if (u.userId && u.anonymousId && u.userId !== u.anonymousId) out.push([u.anonymousId, u.userId]);
   }
   return out;
+}
+
+/** The ids one update is about. */
+function updateIds(u: ProfileUpdate): string[] {
+  return (u.type === 'alias' ? [u.previousId, u.userId] : [u.userId, u.anonymousId]).filter((id): id is string => !!id);
 }
 
 function mentionedIds(updates: ProfileUpdate[]): string[] {
@@ -92,10 +98,21 @@ export function profileStore(base: Kysely<Tables>): ProfileStore {
   const db: Db = base.withTables<PersonasTables>();
 
   return {
-    async record(sourceId, updates, seen: SeenUser[] = []) {
-      if (updates.length === 0 && seen.length === 0) return;
+    async record(sourceId, allUpdates, allSeen: SeenUser[] = [], acceptedAt?: string) {
+      if (allUpdates.length === 0 && allSeen.length === 0) return;
       await writeTransaction(db, async (trx) => {
         const now = new Date().toISOString();
+        let updates = allUpdates;
+        let seen = allSeen;
+        if (acceptedAt !== undefined) {
+          // A DELETE regulation that ran since the request arrived: its ids stay forgotten.
+          const ids = [...allUpdates.flatMap(updateIds), ...allSeen.flatMap((u) => [u.userId, ...u.linkedIds])];
+          const erased = await erasedSince(trx as unknown as Kysely<Tables>, ids, acceptedAt);
+          if (erased.size > 0) {
+            updates = allUpdates.filter((u) => !updateIds(u).some((id) => erased.has(id)));
+            seen = allSeen.filter((u) => ![u.userId, ...u.linkedIds].some((id) => erased.has(id)));
+          }
+        }
         // Every call type counts (page, screen and group too, which change no profile).
         await recordSeenUsers(trx as unknown as Kysely<Tables>, sourceId, seen, now);
         const resolved = await resolveIds(trx, sourceId, mentionedIds(updates));

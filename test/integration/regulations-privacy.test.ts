@@ -89,6 +89,23 @@ describe('a DELETE regulation tells only the sources that have seen the user', (
     expect(await system.store.regulations.get(regulation.id)).toMatchObject({ subjectIds: [userId] });
   });
 
+  it('a request accepted before the regulation but written after it does not bring the user back', async () => {
+    const userId = unique('in-transit');
+    const { source } = await system.store.sources.create('in transit');
+    const acceptedAt = new Date().toISOString();
+    expect((await deleteUsers([userId])).statusCode).toBe(201);
+
+    // The request's profile transaction commits only now: nothing about the erased ids is written.
+    await system.store.personas.profiles.record(source.id, [{ type: 'identify', userId, anonymousId: `${userId}-device`, traits: { plan: 'pro' } }], [{ userId, linkedIds: [`${userId}-device`] }], acceptedAt);
+    expect(await system.store.personas.profiles.get(source.id, userId)).toBeUndefined();
+    expect(storeMentions(userId)).toEqual([]);
+
+    // A request that arrived after the regulation is the user coming back.
+    await system.store.personas.profiles.record(source.id, [{ type: 'identify', userId, traits: { plan: 'pro' } }], [{ userId, linkedIds: [] }], new Date().toISOString());
+    expect(await system.store.personas.profiles.get(source.id, userId)).toMatchObject({ traits: { plan: 'pro' } });
+    expect(await system.store.sourceUsers.sourcesThatSaw([userId])).toEqual(new Map([[source.id, [userId]]]));
+  });
+
   it('notifies nobody about a user no source has seen', async () => {
     const response = await deleteUsers([unique('never-seen')]);
     expect(response.statusCode).toBe(201);
