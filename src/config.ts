@@ -171,5 +171,6 @@ export function deliveryPolicy(config: Pick<Config, 'deliveryRetryWindow' | 'del
     initialBackoffMs: config.deliveryInitialBackoff,
     maxBackoffMs: config.deliveryMaxBackoff,
     firstAttemptLocal: config.deliveryFirstAttemptLocal,
+    hardWindow: true,
   };
 }

@@ -18,6 +18,13 @@ export interface DeliveryPolicy {
    * that workflows accepted before it existed replay their original shape: regular activities only.
    */
   firstAttemptLocal?: boolean;
+  /**
+   * The retry window is a hard deadline (issue 12): every attempt's schedule-to-close is the time
+   * left in the window, and no attempt starts or sends after it. Carried in the policy, like
+   * firstAttemptLocal, so workflows accepted before it replay their original commands without a
+   * patch marker in every new delivery's history.
+   */
+  hardWindow?: boolean;
 }
 
 /** Workflow input: names destinations, never their secrets or headers (those stay in the store). */

@@ -20,13 +20,12 @@ const ACTIVITY_GRACE_MS = 5_000;
 
 /**
  * Patches (issue 12): workflows that started before one of these rules replay the commands they
- * ran with; each rule applies from the point a workflow first reaches it on new code.
- * - the retry window is a hard deadline: every attempt's schedule-to-close is the time left in the
- *   window, and no attempt starts after it (checked once, at the start: one marker per delivery);
+ * ran with; each rule applies from the point a workflow first reaches it on new code, and only
+ * then writes its marker (both are rare: no marker in an ordinary delivery's history).
  * - a busy webhook (the worker's per-webhook cap) waits its turn on the same URL;
  * - a first attempt lost with its worker keeps the round's other URLs.
+ * The hard retry window is the policy's `hardWindow` instead, since it applies to every delivery.
  */
-const HARD_WINDOW_PATCH = 'retry-window-hard-deadline';
 const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
 const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
 
@@ -41,7 +40,7 @@ type Attempted = AttemptResult & { lost?: boolean };
 export async function deliverMessage(input: DeliveryInput): Promise<DeliveryReport> {
   const { policy } = input;
   const deadline = Date.now() + policy.retryWindowMs;
-  const windowIsHard = patched(HARD_WINDOW_PATCH);
+  const windowIsHard = policy.hardWindow === true;
   // Built per attempt: under the hard window its schedule-to-close is what is left of the window,
   // so an attempt whose worker is away past the window's end never starts late (Temporal times it
   // out at the deadline, queued or running).
