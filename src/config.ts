@@ -113,7 +113,7 @@ export const SETTINGS = {
   temporalTaskQueue: { env: 'TEMPORAL_TASK_QUEUE', default: 'switchyard-delivery', description: 'Task queue the API starts workflows on and the worker polls.', parse: text },
   temporalUiPort: { env: 'TEMPORAL_UI_PORT', default: '8233', description: 'Web UI port of the embedded dev server started by `npm start`.', parse: integer },
   embeddedTemporal: { env: 'EMBEDDED_TEMPORAL', default: 'true', description: '`npm start` starts a Temporal dev server (SQLite under `$DATA_DIR`) unless this is `false`.', parse: (raw: string) => raw !== 'false' },
-  deliveryRetryWindow: { env: 'DELIVERY_RETRY_WINDOW', default: '4h', description: 'Hard deadline, from the first attempt, for retrying a message (seed: 4 hours).', parse: duration },
+  deliveryRetryWindow: { env: 'DELIVERY_RETRY_WINDOW', default: '4h', description: 'Hard deadline, from the start of its delivery, for retrying a message (seed: 4 hours).', parse: duration },
   deliveryTimeout: { env: 'DELIVERY_TIMEOUT', default: '5s', description: 'Time a webhook has to answer one attempt (seed: 5 seconds).', parse: duration },
   deliveryInitialBackoff: { env: 'DELIVERY_INITIAL_BACKOFF', default: '1s', description: 'Wait before the second round of attempts; doubles each round, with jitter.', parse: duration },
   deliveryMaxBackoff: { env: 'DELIVERY_MAX_BACKOFF', default: '10m', description: 'Longest wait between two rounds of attempts (a `Retry-After` may ask for more, up to the window).', parse: duration },
