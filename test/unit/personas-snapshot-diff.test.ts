@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import type Database from 'better-sqlite3';
+import type { Kysely } from 'kysely';
 import {
   clearComputedTable,
   createComputedTable,
@@ -12,8 +12,8 @@ import {
   type ComputationState,
 } from '../../src/personas/snapshot-diff-sql';
 import type { SqlFragment } from '../../src/personas/sql';
-import { migrateToLatest } from '../../src/store/migrations';
 import type { Tables } from '../../src/store/tables';
+import { memoryDatabase } from '../helpers/memory-db';
 
 /**
  * The Personas diff run by SQLite itself (in memory, on the real schema), as the store runs it:
@@ -29,10 +29,7 @@ let raw: Database.Database;
 let db: Kysely<Tables>;
 
 beforeAll(async () => {
-  raw = new Database(':memory:');
-  db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: raw }) });
-  await migrateToLatest(db);
-  raw.prepare(`INSERT INTO sources (id, name, write_key_hash, write_key_hint, created_at) VALUES ('src', 's', 'h', 'hint', 'now'), ('other', 'o', 'h2', 'hint', 'now')`).run();
+  ({ raw, db } = await memoryDatabase());
   const profile = raw.prepare(`INSERT INTO profiles (source_id, profile_id, user_id, traits, created_at, updated_at) VALUES (?, ?, ?, ?, 'now', 'now')`);
   for (const [id, userId] of Object.entries(USER_IDS)) profile.run('src', id, userId, JSON.stringify({ plan: id === 'ada' ? 'Premium' : 'Free' }));
   profile.run('other', 'cy', 'u-cy', '{}');

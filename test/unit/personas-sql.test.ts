@@ -1,11 +1,11 @@
-import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import type Database from 'better-sqlite3';
+import type { Kysely } from 'kysely';
 import { compileAudienceMembers } from '../../src/personas/audience-sql';
 import { clearedValue, compileComputedTrait } from '../../src/personas/computed-trait-sql';
 import type { SqlFragment } from '../../src/personas/sql';
 import type { ComputedTraitDefinition, Condition } from '../../src/personas/types';
-import { migrateToLatest } from '../../src/store/migrations';
 import type { Tables } from '../../src/store/tables';
+import { memoryDatabase } from '../helpers/memory-db';
 
 /**
  * The compilers' output run by SQLite itself (in memory, on the real schema): the only honest test
@@ -36,10 +36,7 @@ let raw: Database.Database;
 let db: Kysely<Tables>;
 
 beforeAll(async () => {
-  raw = new Database(':memory:');
-  db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: raw }) });
-  await migrateToLatest(db);
-  raw.prepare(`INSERT INTO sources (id, name, write_key_hash, write_key_hint, created_at) VALUES ('src', 's', 'h', 'hint', 'now'), ('other', 'o', 'h2', 'hint', 'now')`).run();
+  ({ raw, db } = await memoryDatabase());
   const profile = raw.prepare(`INSERT INTO profiles (source_id, profile_id, user_id, traits, created_at, updated_at) VALUES (?, ?, ?, ?, 'now', 'now')`);
   for (const [id, traits] of Object.entries(PROFILES)) profile.run('src', id, id, JSON.stringify(traits));
   profile.run('other', 'ada', 'ada', JSON.stringify({ plan: 'Premium' }));
