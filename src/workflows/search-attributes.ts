@@ -3,7 +3,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 /**
  * Custom search attributes, so operators can find deliveries in the Temporal Web UI
  * (e.g. `SwitchyardStatus = "retrying" AND SwitchyardSource = "src_..."`).
- * Registered by scripts/temporal-dev.sh; keep both lists in step (a unit test checks).
+ * Registered by scripts/temporal-dev.sh and scripts/temporal-server.sh; keep the lists in step (a unit test checks).
  */
 export const SOURCE = defineSearchAttributeKey('SwitchyardSource', SearchAttributeType.KEYWORD);
 export const DESTINATIONS = defineSearchAttributeKey('SwitchyardDestinations', SearchAttributeType.KEYWORD_LIST);

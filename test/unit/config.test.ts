@@ -74,4 +74,12 @@ describe('documentation and scripts stay in step with the code', () => {
       expect(script).toContain(`--search-attribute ${key.name}=${type}`);
     }
   });
+
+  it('scripts/temporal-server.sh registers exactly the search attributes the workflows use', () => {
+    const script = readFileSync(path.join(ROOT, 'scripts/temporal-server.sh'), 'utf8');
+    const list = /^search_attributes=\(\n([\s\S]*?)\n\)/m.exec(script)?.[1] ?? '';
+    const fromScript = list.split('\n').map((line) => line.trim()).filter(Boolean).sort();
+    const fromCode = ALL_SEARCH_ATTRIBUTES.map((key) => `${key.name}=${{ KEYWORD: 'Keyword', KEYWORD_LIST: 'KeywordList' }[key.type as string]}`).sort();
+    expect(fromScript).toEqual(fromCode);
+  });
 });
