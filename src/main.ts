@@ -5,6 +5,7 @@ import { serveApi } from './api/serve';
 import { loadConfig } from './config';
 import { Lifecycle, runMain } from './lifecycle';
 import { createLogger } from './logger';
+import { createMetrics } from './metrics';
 import { loadQuickstart } from './quickstart';
 import { openStore } from './store';
 import { connectClient } from './temporal/connection';
@@ -43,14 +44,16 @@ runMain(async () => {
   const client = lifecycle.opened('Temporal client', await connectClient(config.temporalAddress, config.temporalNamespace, 15 * 60_000), (c) => c.connection.close());
   const workerConnection = lifecycle.opened('worker connection', await connectWorker(config, logger), (c) => c.close());
   // Temporal's runtime also reacts to SIGINT/SIGTERM and may already be draining the workers.
-  lifecycle.opened('workers', await startWorkers(config, store, logger, workerConnection), (w) => {
+  // One registry for the process: the API's /metrics shows the worker's attempts and deliveries too.
+  const metrics = createMetrics();
+  lifecycle.opened('workers', await startWorkers(config, store, logger, workerConnection, metrics), (w) => {
     w.shutdown();
     return w.close();
   });
   // Eager starts need the client on the worker's own connection: Temporal then hands the first
   // workflow task back in the start reply, and a message's first attempt runs without a task queue trip.
   const starter = config.ingestEagerStart ? new Client({ connection: workerConnection, namespace: config.temporalNamespace }) : undefined;
-  await serveApi(config, store, logger, lifecycle, { client, starter });
+  await serveApi(config, store, logger, lifecycle, { client, starter }, metrics);
 
   const api = `http://localhost:${config.port}`;
   console.log(`
@@ -58,6 +61,7 @@ Switchyard is running.
   Ingestion API   ${api}/v1/{identify,track,page,screen,group,alias,batch}
   Admin API       ${api}/admin   (Authorization: Bearer ${quickstart.adminToken})
   Health          ${api}/health
+  Metrics         ${api}/metrics
   Temporal Web UI http://localhost:${config.temporalUiPort}/namespaces/${config.temporalNamespace}/workflows
   Write key       ${quickstart.writeKey}   (source ${quickstart.sourceId})
 

@@ -1,6 +1,7 @@
 import { loadConfig } from './config';
 import { Lifecycle, runMain } from './lifecycle';
 import { createLogger } from './logger';
+import { createMetrics, serveMetrics } from './metrics';
 import { openStore } from './store';
 import { startWorkers } from './temporal/workers';
 
@@ -10,7 +11,12 @@ runMain(async () => {
   const logger = createLogger(config.logLevel, 'switchyard-worker');
   const lifecycle = new Lifecycle(logger);
   const store = lifecycle.opened('store', await openStore({ databasePath: config.databasePath }), (s) => s.close());
-  const workers = lifecycle.opened('workers', await startWorkers(config, store, logger), (w) => w.close());
+  const metrics = createMetrics();
+  if (config.metricsPort > 0) {
+    lifecycle.opened('metrics endpoint', await serveMetrics(metrics, config.metricsPort, config.host), (server) => new Promise<void>((resolve) => server.close(() => resolve())));
+    logger.info({ port: config.metricsPort, host: config.host }, 'serving /metrics');
+  }
+  const workers = lifecycle.opened('workers', await startWorkers(config, store, logger, undefined, metrics), (w) => w.close());
   logger.info({ taskQueue: config.temporalTaskQueue, personasTaskQueue: config.personasDeliveryTaskQueue, temporal: config.temporalAddress }, 'worker polling');
   // Temporal's runtime drains both workers on SIGTERM/SIGINT; then everything closes.
   await workers.run;

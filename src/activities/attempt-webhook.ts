@@ -7,6 +7,9 @@ import type { AttemptOutcome, AttemptRequest, AttemptResult } from '../delivery/
 import type { Destination, DestinationWebhook, Store } from '../store/types';
 import type { WebhookTraffic } from './webhook-traffic';
 import { postWebhook } from './post-webhook';
+import type { Metrics } from '../metrics';
+
+type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'>;
 
 /**
  * Reads the destination at send time — so a new secret, new headers or switching the destination
@@ -21,7 +24,7 @@ function runningLocally(): boolean {
   }
 }
 
-export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic) {
+export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics) {
   /** One signed POST; a 410 Gone also switches the URL off in the store. */
   async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
     const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId };
@@ -32,8 +35,18 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       id: standardWebhookId(req.messageId),
       timestampSeconds: Math.floor(started / 1000),
     });
-    const outcome = await postWebhook(agent, webhook.url, headers, body, timeoutMs);
+    // Counted only here, where a request goes out: busy and deferred attempts, a switched-off URL
+    // and a window already over send nothing. Labels are the outcome kind alone (no URL, no id).
+    metrics?.attemptsInFlight.inc();
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await postWebhook(agent, webhook.url, headers, body, timeoutMs);
+    } finally {
+      metrics?.attemptsInFlight.dec();
+    }
     const durationMs = Date.now() - started;
+    metrics?.deliveryAttempts.inc({ outcome: outcome.kind });
+    metrics?.attemptDuration.observe({ outcome: outcome.kind }, durationMs / 1000);
     const logged = { ...fields, durationMs, status: 'status' in outcome ? outcome.status : undefined };
     if (outcome.kind === 'success') log.debug('webhook accepted', logged);
     else log.warn(`webhook attempt failed: ${outcome.reason}`, { ...logged, outcome: outcome.kind });

@@ -7,6 +7,7 @@ import { stoppingErasedUsers } from './erased-users';
 import { WebhookTraffic } from './webhook-traffic';
 import { makePersonasActivities, type PersonasConfig } from './personas';
 import { createWebhookAgent } from './post-webhook';
+import type { Metrics } from '../metrics';
 
 /**
  * A first attempt runs as a local activity only while its webhook answers within this long: a
@@ -22,10 +23,11 @@ export function createActivities(
   store: Store,
   config: Pick<Config, 'egressAllowlist' | 'workerMaxInFlightPerWebhook'> & PersonasConfig,
   temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'> },
+  metrics?: Metrics,
 ) {
   const agent = createWebhookAgent(parseAllowlist(config.egressAllowlist));
   return {
-    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS))),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics)),
     ...makePersonasActivities(store, config, temporal),
   };
 }

@@ -15,6 +15,8 @@ import { healthRoutes } from './health';
 import { allowBrowserOrigins } from './cors';
 import { sourceSettingsRoutes } from './source-settings';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
+import { createMetrics, type Metrics } from '../metrics';
+import { serveMetricsRoute } from './metrics';
 
 export interface AppOptions {
   config: Config;
@@ -23,6 +25,8 @@ export interface AppOptions {
   /** Temporal Schedules of audiences and computed traits (the Personas admin routes need it). */
   schedules?: SyncSchedules;
   logger?: Logger | false;
+  /** The process's metrics (`npm start` shares them with its worker); a fresh set without Node's default metrics when absent. */
+  metrics?: Metrics;
 }
 
 /** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
@@ -58,9 +62,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // Runs after the server has stopped taking requests and those in flight have finished.
   app.addHook('onClose', () => options.deliveries.drain());
+  const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });
+  serveMetricsRoute(app, metrics);
   await allowBrowserOrigins(app, options.config);
   await app.register(healthRoutes, { deliveries: options.deliveries });
-  await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config });
+  await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule } });
   return app;

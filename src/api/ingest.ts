@@ -13,11 +13,13 @@ import { parseAsStrictJson } from './json-body';
 import { MESSAGE_TYPES, type CallType } from '../delivery/types';
 import { Accepted, BatchBody, CallBody, ErrorReply } from './ingest-schema';
 import { guardIngestion } from './ingest-guard';
+import type { Metrics } from '../metrics';
 
 interface IngestOptions {
   store: Store;
   deliveries: Deliveries;
   config: Config;
+  metrics?: Metrics;
 }
 
 export type IngestRoute = { path: string; kind: 'call'; type: CallType } | { path: string; kind: 'batch' };
@@ -44,7 +46,7 @@ const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 429: ErrorR
  * into calls for the message path (src/messages/ingest-calls.ts). A 200 means Temporal holds a
  * workflow for every message of the request; otherwise the client gets an error and retries.
  */
-export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { store, deliveries, config }) => {
+export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { store, deliveries, config, metrics }) => {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   acceptGzipBodies(app);
   const dependencies: IngestDependencies = {
@@ -52,6 +54,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
     deliveries,
     planDeliveries: deliveryPlanner(store.destinations, deliveryPolicy(config)),
     startTimeoutMs: config.ingestStartTimeout,
+    metrics,
   };
 
   const sourceOf = guardIngestion(app, store, config);

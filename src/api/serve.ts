@@ -7,6 +7,7 @@ import type { Store } from '../store/types';
 import { deliveriesOptions, temporalDeliveries } from '../temporal/temporal-deliveries';
 import { temporalSyncSchedules } from '../temporal/temporal-sync-schedules';
 import { buildApp } from './app';
+import { createMetrics, type Metrics } from '../metrics';
 
 /** A request still open this long after a stop (a client trickling its body) is cut off so the process can exit. */
 const DRAIN_LIMIT_MS = 30_000;
@@ -16,9 +17,9 @@ const DRAIN_LIMIT_MS = 30_000;
  * requests in flight finish (src/api/drain.ts) before the connections they use close. `starter`
  * starts delivery workflows (the worker's own connection when starts are eager), `client` the rest.
  */
-export async function serveApi(config: Config, store: Store, logger: Logger, lifecycle: Lifecycle, temporal: { client: Client; starter?: Client }): Promise<FastifyInstance> {
+export async function serveApi(config: Config, store: Store, logger: Logger, lifecycle: Lifecycle, temporal: { client: Client; starter?: Client }, metrics?: Metrics): Promise<FastifyInstance> {
   const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, temporal.starter !== undefined && config.ingestEagerStart));
-  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger });
+  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger, metrics: metrics ?? createMetrics() });
   lifecycle.opened('HTTP API', app, (opened) => {
     setTimeout(() => opened.server.closeAllConnections(), DRAIN_LIMIT_MS).unref();
     return opened.close();

@@ -6,6 +6,7 @@ import type { Call } from './call';
 import { outgoing, type PlanDeliveries } from './plan-deliveries';
 import { seenUsers } from './seen-users';
 import { profileUpdates } from '../personas/profile-updates';
+import { callTypeLabel, type Metrics } from '../metrics';
 
 export interface IngestDependencies {
   store: Store;
@@ -13,6 +14,8 @@ export interface IngestDependencies {
   planDeliveries: PlanDeliveries;
   /** INGEST_START_TIMEOUT: how long the workflow starts of one request may take before the sender hears "unavailable". */
   startTimeoutMs: number;
+  /** Counts accepted messages by call type (the API process's metrics). */
+  metrics?: Pick<Metrics, 'messagesIngested'>;
 }
 
 export interface IngestRequest {
@@ -70,5 +73,6 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   } catch (err) {
     return { status: 'unavailable', reason: (err as Error).message };
   }
+  if (deps.metrics) for (const { message } of accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });
   return { status: 'accepted', deliveries: inputs.length };
 }

@@ -1,11 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type LogLevel, type Logger as TemporalLogger, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type InjectedSinks, type LogLevel, type Logger as TemporalLogger, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Store } from '../store/types';
 import { createActivities } from '../activities';
 import { startDeliveryWorkflow } from './start-delivery';
 import { temporalSyncSchedules } from './temporal-sync-schedules';
+import type { Metrics } from '../metrics';
+import type { DeliverySinks } from '../workflows/deliver-message';
 
 /** Temporal's logger interface over our pino logger, so its lines follow LOG_LEVEL. */
 function temporalLogger(logger: Logger): TemporalLogger {
@@ -23,15 +25,34 @@ function temporalLogger(logger: Logger): TemporalLogger {
   };
 }
 
-/** Temporal's runtime is process-wide: install it once, routing its logs through our pino logger. */
+/**
+ * Temporal's runtime is process-wide: install it once, routing its logs through our pino logger
+ * and, with TEMPORAL_METRICS_BIND, exporting the SDK's own worker metrics for Prometheus there.
+ */
 let runtimeInstalled = false;
-function installRuntime(logger: Logger): void {
+function installRuntime(logger: Logger, metricsBind: string): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
     logger: temporalLogger(logger),
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) },
+      ...(metricsBind && { metrics: { prometheus: { bindAddress: metricsBind, countersTotalSuffix: true, useSecondsForDurations: true, unitSuffix: true } } }),
+    },
   });
+}
+
+/** Where deliveries report how they ended (a sink: outside the sandbox, skipped on replay). */
+function deliverySinks(metrics: Metrics | undefined): InjectedSinks<DeliverySinks> {
+  return {
+    deliveries: {
+      ended: {
+        fn: (_info, statuses) => {
+          for (const status of statuses) metrics?.deliveries.inc({ status });
+        },
+      },
+    },
+  };
 }
 
 /**
@@ -51,8 +72,8 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 const workflowBundle = (logger: Logger) => (bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: temporalLogger(logger) }));
 
 /** A worker's connection; a Client built on it can start workflows eagerly on that worker. */
-export function connectWorker(config: Pick<Config, 'temporalAddress'>, logger: Logger): Promise<NativeConnection> {
-  installRuntime(logger);
+export function connectWorker(config: Pick<Config, 'temporalAddress' | 'temporalMetricsBind'>, logger: Logger): Promise<NativeConnection> {
+  installRuntime(logger, config.temporalMetricsBind);
   return NativeConnection.connect({ address: config.temporalAddress });
 }
 
@@ -70,7 +91,7 @@ export interface Workers {
  * 100,000-member first sync neither delays the deliveries of ingested calls nor starves the sync's
  * own workflow tasks. `connection` is shared when given (eager starts need the API's client on it).
  */
-export async function startWorkers(config: Config, store: Store, logger: Logger, connection?: NativeConnection): Promise<Workers> {
+export async function startWorkers(config: Config, store: Store, logger: Logger, connection?: NativeConnection, metrics?: Metrics): Promise<Workers> {
   const ownConnection = connection ? undefined : await connectWorker(config, logger);
   const workerConnection = (connection ?? ownConnection)!;
   // Personas sync activities start delivery workflows and retire schedules through an ordinary client (connected on first use).
@@ -78,7 +99,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   const activities = createActivities(store, config, {
     startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, input),
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
-  });
+  }, metrics);
   const workflows = await workflowBundle(logger);
   const workers = await Promise.all(
     [config.temporalTaskQueue, config.personasDeliveryTaskQueue].map((taskQueue) =>
@@ -88,6 +109,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
         taskQueue,
         workflowBundle: workflows,
         activities,
+        sinks: deliverySinks(metrics),
         ...workerTuning(config),
         // Deliveries are short; let a SIGTERM'd worker finish in-flight POSTs before handing back.
         shutdownGraceTime: config.deliveryTimeout + 1_000,

@@ -3,16 +3,18 @@ import {
   ApplicationFailure,
   patched,
   proxyActivities,
+  proxySinks,
   proxyLocalActivities,
   sleep,
   upsertSearchAttributes,
   log,
+  type Sinks,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { canRetryAt, nextBackoff } from '../delivery/backoff';
 import { MAX_WEBHOOKS } from '../delivery/limits';
 import { busyWait } from '../delivery/retry-window';
-import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport } from '../delivery/types';
+import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
 
 /** Time Temporal gives one attempt beyond the webhook's own deadline, to notice a lost worker. */
@@ -30,6 +32,16 @@ const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
 const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
 
 type Attempted = AttemptResult & { lost?: boolean };
+
+/**
+ * How a delivery tells its worker it ended, for the worker's metrics: a Temporal sink runs in the
+ * worker outside the sandbox, is not written to history (no effect on replay or determinism) and
+ * is not called again when the workflow is replayed.
+ */
+export interface DeliverySinks extends Sinks {
+  deliveries: { ended(statuses: DestinationStatus[]): void };
+}
+const { deliveries: deliveriesSink } = proxySinks<DeliverySinks>();
 
 /**
  * One message, every enabled destination of its source, in parallel. Per destination: its webhook
@@ -148,6 +160,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
 
   const destinations = await Promise.all(input.destinationIds.map(deliverTo));
   const report: DeliveryReport = { messageId: input.messageId, destinations };
+  deliveriesSink.ended(destinations.map((d) => d.status));
   const failed = destinations.filter((d) => d.status === 'failed');
   if (failed.length > 0) {
     setStatus('failed');

@@ -1,0 +1,103 @@
+import { createServer, type Server } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { MESSAGE_TYPES, type AttemptOutcome, type CallType, type DestinationStatus } from './delivery/types';
+
+/**
+ * Prometheus metrics of one process: the one place they are built. The API, the worker's
+ * activities and its workflow sinks record into the instance they are handed (`npm start` hands
+ * the same one to both), never into prom-client's global registry.
+ *
+ * Labels are closed sets (call types, route patterns, HTTP status codes, outcomes): no write key,
+ * URL, secret, header or user id ever becomes a label, so no scrape can leak one.
+ */
+export interface Metrics {
+  registry: Registry;
+  /** Messages accepted by the ingestion API (Temporal holds a delivery workflow for each), by call type. */
+  messagesIngested: Counter<'type'>;
+  /** Ingestion API requests answered, by route pattern and HTTP status. */
+  ingestRequests: Counter<'route' | 'status'>;
+  ingestDuration: Histogram<'route'>;
+  /** Webhook POSTs sent (or tried: a refused connection is a retry), by outcome. */
+  deliveryAttempts: Counter<'outcome'>;
+  attemptDuration: Histogram<'outcome'>;
+  /** Deliveries of a message to one destination that ended, by how. */
+  deliveries: Counter<'status'>;
+  attemptsInFlight: Gauge;
+}
+
+export const DELIVERY_STATUSES: readonly DestinationStatus[] = ['delivered', 'failed', 'stopped'];
+export const ATTEMPT_OUTCOMES: readonly AttemptOutcome['kind'][] = ['success', 'retry', 'permanent'];
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const metrics: Metrics = {
+    registry,
+    messagesIngested: new Counter({ name: 'switchyard_messages_ingested_total', help: 'Messages accepted by the ingestion API (a delivery workflow is held for each), by call type.', labelNames: ['type'], registers }),
+    ingestRequests: new Counter({ name: 'switchyard_ingest_requests_total', help: 'Ingestion API requests answered, by route pattern and HTTP status.', labelNames: ['route', 'status'], registers }),
+    ingestDuration: new Histogram({
+      name: 'switchyard_ingest_request_duration_seconds',
+      help: 'Time from an ingestion request arriving to its reply being sent, by route pattern.',
+      labelNames: ['route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    deliveryAttempts: new Counter({ name: 'switchyard_delivery_attempts_total', help: 'Webhook POSTs this worker made, by outcome (success, retry, permanent). Busy and deferred attempts send nothing and are not counted.', labelNames: ['outcome'], registers }),
+    attemptDuration: new Histogram({
+      name: 'switchyard_delivery_attempt_duration_seconds',
+      help: 'Time one webhook POST took until its answer, timeout or connection error, by outcome.',
+      labelNames: ['outcome'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    deliveries: new Counter({ name: 'switchyard_deliveries_total', help: 'Deliveries of a message to one destination that ended in this worker, by status (delivered, failed, stopped).', labelNames: ['status'], registers }),
+    attemptsInFlight: new Gauge({ name: 'switchyard_webhook_attempts_in_flight', help: 'Webhook POSTs this worker is waiting on right now.', registers }),
+  };
+  // Every label value known up front shows as 0 before its first event, so rate() and alerts see the series.
+  for (const outcome of ATTEMPT_OUTCOMES) metrics.deliveryAttempts.inc({ outcome }, 0);
+  for (const status of DELIVERY_STATUSES) metrics.deliveries.inc({ status }, 0);
+  return metrics;
+}
+
+/** Prometheus' text format of one registry, for `GET /metrics`. */
+export async function scrape(metrics: Metrics): Promise<{ contentType: string; body: string }> {
+  return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+}
+
+/** An ingestion call's type as a label: only the closed set of Segment call types passes. */
+export function callTypeLabel(type: string): CallType | 'other' {
+  return (MESSAGE_TYPES as readonly string[]).includes(type) ? (type as CallType) : 'other';
+}
+
+/**
+ * The route label of an API request, or undefined when it is not an ingestion request. Always the
+ * route *pattern* Fastify matched (`/v1/projects/:writeKey/settings`), never the URL: the URL may
+ * carry a write key. A `/v1/...` request no route matched is `unmatched`.
+ */
+export function ingestRouteLabel(routePattern: string | undefined, url: string): string | undefined {
+  if (routePattern !== undefined) return routePattern.startsWith('/v1/') ? routePattern : undefined;
+  return url.startsWith('/v1/') ? 'unmatched' : undefined;
+}
+
+/** A bare HTTP server answering `GET /metrics` (a worker process has no API): METRICS_PORT. */
+export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || (request.url ?? '').split('?')[0] !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    scrape(metrics).then(
+      ({ contentType, body }) => response.writeHead(200, { 'content-type': contentType }).end(body),
+      (err: Error) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
