@@ -62,8 +62,7 @@ Switchyard is running.
   Admin API       ${api}/admin   (Authorization: Bearer ${quickstart.adminToken})
   Health          ${api}/health
   Metrics         ${api}/metrics
-  Temporal Web UI http://localhost:${config.temporalUiPort}/namespaces/${config.temporalNamespace}/workflows
-  Write key       ${quickstart.writeKey}   (source ${quickstart.sourceId})
+${config.embeddedTemporal ? `  Temporal Web UI http://localhost:${config.temporalUiPort}/namespaces/${config.temporalNamespace}/workflows\n` : ''}  Write key       ${quickstart.writeKey}   (source ${quickstart.sourceId})
 
 Add a webhook destination:
   curl -s -X POST ${api}/admin/sources/${quickstart.sourceId}/destinations \\

@@ -1,29 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config';
-import { formatDuration } from '../delivery/duration';
 import type { Source, Store } from '../store/types';
-import { ApiError, unauthorized } from './errors';
+import { unauthorized } from './errors';
+import { rateLimiter } from './rate-limiter';
 import { bodyWriteKey, headerWriteKey } from './write-key';
 
 const sources = new WeakMap<FastifyRequest, Source>();
-
-/** One bucket family: `points` requests per window, a 429 naming the limit beyond it. */
-function limiter(points: number, windowMs: number, what: string) {
-  if (points <= 0) return async () => undefined;
-  const buckets = new RateLimiterMemory({ points, duration: windowMs / 1000 });
-  return async (key: string) => {
-    try {
-      await buckets.consume(key);
-    } catch (refused) {
-      if (!(refused instanceof RateLimiterRes)) throw refused;
-      const seconds = Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
-      throw new ApiError(429, 'rate_limited', `too many requests ${what} (at most ${points} per ${formatDuration(windowMs)}); retry in ${seconds} second${seconds === 1 ? '' : 's'}`, {
-        'retry-after': String(seconds),
-      });
-    }
-  };
-}
 
 /**
  * Who may send, and how often, for the ingestion routes of `app`. A request with a known write key
@@ -35,8 +17,8 @@ function limiter(points: number, windowMs: number, what: string) {
  * Returns how a route handler gets the source the request was authenticated as.
  */
 export function guardIngestion(app: FastifyInstance, store: Store, config: Pick<Config, 'ingestRateLimit' | 'ingestRateWindow' | 'ingestUnauthenticatedRateLimit'>) {
-  const perSource = limiter(config.ingestRateLimit, config.ingestRateWindow, 'for this write key');
-  const perAddress = limiter(config.ingestUnauthenticatedRateLimit, config.ingestRateWindow, 'without a valid write key from this address');
+  const perSource = rateLimiter(config.ingestRateLimit, config.ingestRateWindow, 'for this write key');
+  const perAddress = rateLimiter(config.ingestUnauthenticatedRateLimit, config.ingestRateWindow, 'without a valid write key from this address');
 
   async function authenticate(request: FastifyRequest, writeKey: string | undefined): Promise<void> {
     const source = writeKey ? await store.sources.findByWriteKey(writeKey) : undefined;

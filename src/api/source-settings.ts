@@ -4,6 +4,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config';
 import type { Store } from '../store/types';
 import { ApiError } from './errors';
+import { rateLimiter } from './rate-limiter';
+
+/** How long browsers and proxies may keep a source's settings. */
+const SETTINGS_MAX_AGE_SECONDS = 300;
 import { ErrorReply } from './ingest-schema';
 
 /** Where a library fetches its source's settings: analytics-next `{cdnURL}/v1/projects/{writeKey}/settings`, the mobile libraries `https://{cdnHost}/projects/{writeKey}/settings` with cdnHost ending in /v1. */
@@ -62,23 +66,31 @@ const Settings = Type.Object({}, { additionalProperties: true });
  * a mobile app sets `cdnHost`), and needs no Segment account. Unknown write key → 404. Logged at
  * warn only: the path carries the write key, which the request log would otherwise record.
  */
-export const sourceSettingsRoutes: FastifyPluginAsync<{ store: Store; config: Pick<Config, 'publicUrl'> }> = async (parent, { store, config }) => {
+export const sourceSettingsRoutes: FastifyPluginAsync<{ store: Store; config: Pick<Config, 'publicUrl' | 'ingestUnauthenticatedRateLimit' | 'ingestRateWindow'> }> = async (parent, { store, config }) => {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  // Unknown write keys count per client address, as on the ingestion routes: the route cannot be used to guess keys at speed.
+  const perAddress = rateLimiter(config.ingestUnauthenticatedRateLimit, config.ingestRateWindow, 'for unknown write keys from this address');
   app.get(
     SOURCE_SETTINGS_PATH,
     {
       logLevel: 'warn',
       schema: {
         params: Type.Object({ writeKey: Type.String({ minLength: 1, maxLength: 256 }) }),
-        response: { 200: Settings, 400: ErrorReply, 404: ErrorReply },
+        response: { 200: Settings, 400: ErrorReply, 404: ErrorReply, 429: ErrorReply },
       },
     },
-    async (request: FastifyRequest<{ Params: { writeKey: string } }>) => {
+    async (request: FastifyRequest<{ Params: { writeKey: string } }>, reply) => {
       const { writeKey } = request.params;
       const source = await store.sources.findByWriteKey(writeKey);
-      if (!source) throw new ApiError(404, 'unknown_write_key', 'writeKey: no source has this write key; settings are served only for the write key of an existing source');
+      if (!source) {
+        await perAddress(request.ip);
+        void reply.header('cache-control', 'no-store');
+        throw new ApiError(404, 'unknown_write_key', 'writeKey: no source has this write key; settings are served only for the write key of an existing source');
+      }
       const endpoint = publicEndpoint(config.publicUrl, request);
       if ('problem' in endpoint) throw new ApiError(400, 'invalid_request', endpoint.problem);
+      // Pages load settings on every visit; a few minutes of caching spares the store, and a changed source rarely matters sooner.
+      void reply.header('cache-control', `public, max-age=${SETTINGS_MAX_AGE_SECONDS}`);
       return sourceSettings(writeKey, endpoint);
     },
   );

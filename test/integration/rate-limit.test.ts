@@ -104,5 +104,15 @@ describe('rate limiting per write key', () => {
     expect([401, 429]).toContain(reply.status);
     expect(reply.elapsedMs).toBeLessThan(5_000);
   });
-});
 
+  it('limits unknown write keys on the settings route per client address too, and lets a page cache a real source\'s settings', async () => {
+    const real = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    const guesses = await Promise.all(Array.from({ length: 3 * LIMIT }, () => system.app.inject({ method: 'GET', url: `/v1/projects/guess-${randomUUID()}/settings` })));
+    expect(guesses.filter((r) => r.statusCode === 404)).toHaveLength(LIMIT);
+    expect(guesses.filter((r) => r.statusCode === 429)).toHaveLength(2 * LIMIT);
+    expect(guesses.find((r) => r.statusCode === 404)!.headers['cache-control']).toBe('no-store');
+    const settings = await system.app.inject({ method: 'GET', url: `/v1/projects/${real.writeKey}/settings` });
+    expect(settings.statusCode).toBe(200);
+    expect(settings.headers['cache-control']).toBe('public, max-age=300');
+  });
+});
