@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { chunks } from './chunks';
 import type { Tables } from './tables';
 import type { Store } from './types';
 
@@ -23,9 +24,8 @@ export function erasedIdHash(id: string): string {
 export async function erasedSince(db: Kysely<Tables>, ids: string[], acceptedAt: string): Promise<Set<string>> {
   const erased = new Set<string>();
   const byHash = new Map([...new Set(ids)].map((id) => [erasedIdHash(id), id]));
-  const hashes = [...byHash.keys()];
-  for (let i = 0; i < hashes.length; i += IDS_PER_QUERY) {
-    const rows = await db.selectFrom('erased_ids').select('id_hash').where('id_hash', 'in', hashes.slice(i, i + IDS_PER_QUERY)).where('erased_at', '>=', acceptedAt).execute();
+  for (const part of chunks([...byHash.keys()], IDS_PER_QUERY)) {
+    const rows = await db.selectFrom('erased_ids').select('id_hash').where('id_hash', 'in', part).where('erased_at', '>=', acceptedAt).execute();
     for (const { id_hash } of rows) erased.add(byHash.get(id_hash)!);
   }
   return erased;
@@ -35,10 +35,10 @@ export function erasureStore(db: Kysely<Tables>): Store['erasures'] {
   return {
     async add(ids, at) {
       const rows = [...new Set(ids)].map((id) => ({ id_hash: erasedIdHash(id), erased_at: at }));
-      for (let i = 0; i < rows.length; i += IDS_PER_QUERY) {
+      for (const part of chunks(rows, IDS_PER_QUERY)) {
         await db
           .insertInto('erased_ids')
-          .values(rows.slice(i, i + IDS_PER_QUERY))
+          .values(part)
           // A later regulation for the same id moves the line: messages accepted before it are stopped too.
           .onConflict((oc) => oc.column('id_hash').doUpdateSet({ erased_at: (eb) => eb.ref('excluded.erased_at') }))
           .execute();

@@ -4,6 +4,7 @@ import type { PersonasTables } from './personas-tables';
 import type { ProfileStore } from './personas-types';
 import { erasedSince } from './erasures';
 import { recordSeenUsers } from './source-users';
+import { chunks } from './chunks';
 import type { Tables } from './tables';
 import type { SeenUser } from './types';
 import { writeTransaction } from './write-transaction';
@@ -12,12 +13,6 @@ type Db = Kysely<Tables & PersonasTables>;
 
 /** Rows per multi-row INSERT: far below SQLite's bound-parameter limit at 7 columns a row. */
 const ROWS_PER_INSERT = 500;
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** The (from → to) id links a request makes, in order: alias calls, and anonymous ids seen with a user id. */
 function links(updates: ProfileUpdate[]): [string, string][] {

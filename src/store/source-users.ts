@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { chunks } from './chunks';
 import type { Tables } from './tables';
 import type { SeenUser, Store } from './types';
 
@@ -6,12 +7,6 @@ import type { SeenUser, Store } from './types';
 const ROWS_PER_INSERT = 500;
 /** Ids per `IN (...)` list. */
 const IDS_PER_QUERY = 500;
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /**
  * Records that a source has seen these user ids (and the ids seen with them). Runs inside the
