@@ -1,13 +1,28 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { startDevServer } from '../../src/temporal/dev-server';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
-/** A real Temporal dev server on its own port and SQLite file, logging to a file of the test run. */
+/**
+ * A real Temporal dev server on its own port and SQLite file, logging to a file of the test run.
+ * The dev server picks some ports itself (its HTTP API among them) by asking for a free one and
+ * binding it later; another process can take it in between. Such a start is retried.
+ */
 export async function startTemporal(port: number, dbFile: string, logFile: string, extraArgs: string[] = []): Promise<ChildProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTemporalOnce(port, dbFile, logFile, extraArgs);
+    } catch (err) {
+      const portTaken = readFileSync(logFile, 'utf8').includes('address already in use');
+      if (!portTaken || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startTemporalOnce(port: number, dbFile: string, logFile: string, extraArgs: string[]): Promise<ChildProcess> {
   const server = startDevServer({ port, dbFile, headless: true, extraArgs });
   const log = createWriteStream(logFile, { flags: 'a' });
   server.stdout?.pipe(log);
