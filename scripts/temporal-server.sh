@@ -61,7 +61,8 @@ pg_bin() {
 # PostgreSQL refuses to run as root: run its binaries as the postgres user then.
 as_pg() {
   if [ "$(id -u)" = 0 ]; then
-    id postgres >/dev/null 2>&1 || die "running as root and there is no 'postgres' user to run PostgreSQL as (useradd -r postgres)"
+    id postgres >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin postgres \
+      || die "running as root and could not create a 'postgres' user to run PostgreSQL as (useradd -r postgres)"
     runuser -u postgres -- "$@"
   else
     "$@"
