@@ -76,6 +76,19 @@ const publicUrl = (raw: string) => {
   }
   return parsed.href.replace(/\/+$/, '');
 };
+/** Empty, or a `postgres://` / `postgresql://` URL (checked here so a typo fails at start-up, not at first query). */
+const databaseUrl = (raw: string) => {
+  if (raw === '') return '';
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = undefined;
+  }
+  // Never echo the value: it usually holds the password.
+  if (!parsed || !/^postgres(ql)?:$/.test(parsed.protocol) || !parsed.hostname) throw new Error('is not a PostgreSQL URL such as postgres://user:password@host:5432/switchyard');
+  return raw;
+};
 /**
  * What Fastify's `trustProxy` accepts: a boolean, or the proxies' addresses/CIDRs (and proxy-addr's
  * names). Not a hop count: Fastify 5 treats a number as "trust nothing", because counting hops cannot
@@ -105,7 +118,8 @@ export const SETTINGS = {
   port: { env: 'PORT', default: '8080', description: 'Port of the HTTP API (ingestion, admin, health).', parse: integer },
   host: { env: 'HOST', default: '0.0.0.0', description: 'Address the HTTP API listens on.', parse: text },
   dataDir: { env: 'DATA_DIR', default: './data', description: 'Folder for the SQLite settings store and the embedded Temporal dev server database.', parse: text },
-  databasePath: { env: 'DATABASE_PATH', default: '', description: 'SQLite file for sources, destinations and regulations (default `$DATA_DIR/switchyard.db`).', parse: text },
+  databasePath: { env: 'DATABASE_PATH', default: '', description: 'SQLite file for the store when `DATABASE_URL` is empty (default `$DATA_DIR/switchyard.db`); one machine only: the API and worker processes must share the file.', parse: text },
+  databaseUrl: { env: 'DATABASE_URL', default: '', description: 'PostgreSQL for sources, destinations, regulations, profiles and Personas snapshots (`postgres://user:password@host:5432/switchyard`, libpq parameters such as `?sslmode=require` allowed): what lets any number of API and worker processes on any machines share one store. Empty: the SQLite file `DATABASE_PATH`. The password never appears in logs or errors.', parse: databaseUrl },
   adminToken: { env: 'ADMIN_TOKEN', default: '', description: 'Bearer token for the admin API. `npm start` generates and prints one when unset; `server.ts` refuses to start without it.', parse: text },
   logLevel: { env: 'LOG_LEVEL', default: 'info', description: 'pino log level (trace, debug, info, warn, error, silent).', parse: text },
   temporalAddress: { env: 'TEMPORAL_ADDRESS', default: '127.0.0.1:7233', description: 'Temporal frontend gRPC address.', parse: text },

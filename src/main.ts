@@ -37,7 +37,7 @@ runMain(async () => {
     });
   }
 
-  const store = lifecycle.opened('store', await openStore({ databasePath: config.databasePath }), (s) => s.close());
+  const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
   const quickstart = await loadQuickstart(config.dataDir, store, config.adminToken);
   config.adminToken = quickstart.adminToken;
   // The first start may build the Temporal CLI from source; allow for it.

@@ -11,7 +11,7 @@ runMain(async () => {
   if (!config.adminToken) throw new Error('ADMIN_TOKEN is required (the admin API has no other protection)');
   const logger = createLogger(config.logLevel, 'switchyard-api');
   const lifecycle = new Lifecycle(logger);
-  const store = lifecycle.opened('store', await openStore({ databasePath: config.databasePath }), (s) => s.close());
+  const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
   const client = lifecycle.opened('Temporal client', await connectClient(config.temporalAddress, config.temporalNamespace), (c) => c.connection.close());
   await serveApi(config, store, logger, lifecycle, { client });
   lifecycle.stopOnSignals();

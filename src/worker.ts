@@ -10,7 +10,7 @@ runMain(async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'switchyard-worker');
   const lifecycle = new Lifecycle(logger);
-  const store = lifecycle.opened('store', await openStore({ databasePath: config.databasePath }), (s) => s.close());
+  const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
   const metrics = createMetrics();
   if (config.metricsPort > 0) {
     lifecycle.opened('metrics endpoint', await serveMetrics(metrics, config.metricsPort, config.host), (server) => new Promise<void>((resolve) => server.close(() => resolve())));

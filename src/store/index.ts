@@ -1,4 +1,5 @@
-import { connectSqlite } from './connection';
+import type { Kysely } from 'kysely';
+import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from './connection';
 import { destinationStore } from './destinations';
 import { migrateToLatest } from './migrations';
 import { personasStore } from './personas';
@@ -6,6 +7,7 @@ import { erasureStore } from './erasures';
 import { regulationStore } from './regulations';
 import { sourceUserStore } from './source-users';
 import { sourceStore } from './sources';
+import type { Tables } from './tables';
 import type { Store } from './types';
 
 export type { Destination, DestinationPatch, NewDestination, Regulation, SeenUser, Source, Store, Webhook } from './types';
@@ -13,11 +15,13 @@ export type { Destination, DestinationPatch, NewDestination, Regulation, SeenUse
 export interface StoreOptions {
   /** SQLite file; created (with its folder) when missing. Config: DATABASE_PATH. */
   databasePath: string;
+  /** `postgres://…`: PostgreSQL instead of the SQLite file. Config: DATABASE_URL. */
+  databaseUrl?: string;
 }
 
 /** Opens the settings store and brings its schema up to date; every process calls this at start-up. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const db = connectSqlite(options.databasePath);
+  const db = options.databaseUrl ? await openPostgres(options.databaseUrl) : connectSqlite(options.databasePath);
   try {
     await migrateToLatest(db);
   } catch (err) {
@@ -33,4 +37,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     personas: personasStore(db),
     close: () => db.destroy(),
   };
+}
+
+/** Fails at start-up, naming the server (never the password), when PostgreSQL cannot be reached. */
+async function openPostgres(databaseUrl: string): Promise<Kysely<Tables>> {
+  const pool = postgresPool(databaseUrl);
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`PostgreSQL at ${redactDatabaseUrl(databaseUrl)} not reachable: ${(err as Error).message}`);
+  }
+  return connectPostgres(pool);
 }

@@ -1,5 +1,6 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { personasMigration } from './personas-migration';
+import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 
 /**
@@ -101,24 +102,29 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /**
  * The API and the worker both migrate when they open the store, possibly at the same moment.
- * Kysely's SQLite adapter takes no migration lock, so the whole run happens inside
+ * PostgreSQL: Kysely's Postgres adapter takes an advisory lock around the run, and DDL is
+ * transactional. SQLite: Kysely's SQLite adapter takes no lock, so the whole run happens inside
  * BEGIN IMMEDIATE: the second process waits (busy_timeout) for the first, then finds nothing to
- * do. SQLite DDL is transactional, so a failed migration also leaves nothing half-applied.
- * (A Postgres store would drop this wrapper: Kysely's Postgres adapter takes an advisory lock.)
+ * do; SQLite DDL is transactional too, so a failed migration leaves nothing half-applied.
  */
 export async function migrateToLatest(db: Kysely<Tables>): Promise<void> {
+  if (dialectOf(db) === 'postgres') return migrate(db);
   await db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection);
     try {
-      const { error, results } = await new Migrator({ db: connection, provider }).migrateToLatest();
-      if (error) {
-        const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'migration table set-up';
-        throw new Error(`store migration failed at ${failed}: ${(error as Error).message ?? error}`, { cause: error });
-      }
+      await migrate(connection);
       await sql`commit`.execute(connection);
     } catch (err) {
       await sql`rollback`.execute(connection);
       throw err;
     }
   });
+}
+
+async function migrate(db: Kysely<Tables>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'migration table set-up';
+    throw new Error(`store migration failed at ${failed}: ${(error as Error).message ?? error}`, { cause: error });
+  }
 }

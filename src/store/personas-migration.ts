@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
+import { dialectOf } from './dialect';
 
 /**
  * Personas tables (registered as 0003_personas in migrations.ts). The indexes are the ones the
@@ -20,7 +21,8 @@ export const personasMigration: Migration = {
 
     await db.schema
       .createTable('profile_events')
-      .addColumn('id', 'integer', (c) => c.primaryKey())
+      // SQLite: an INTEGER PRIMARY KEY is the rowid, numbered on insert; PostgreSQL needs an identity.
+      .addColumn('id', dialectOf(db) === 'postgres' ? 'bigserial' : 'integer', (c) => c.primaryKey())
       .addColumn('source_id', 'text', (c) => c.notNull().references('sources.id').onDelete('cascade'))
       .addColumn('profile_id', 'text', (c) => c.notNull())
       .addColumn('message_id', 'text', (c) => c.notNull())

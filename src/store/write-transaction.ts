@@ -1,11 +1,28 @@
 import { sql, type Kysely } from 'kysely';
+import { dialectOf } from './dialect';
 
 /**
- * A transaction that takes SQLite's write lock up front (BEGIN IMMEDIATE). A deferred transaction
- * that reads and then writes fails at once with SQLITE_BUSY when the other process (API or worker)
- * wrote in between; an immediate one waits its turn (busy_timeout) instead.
+ * One key for PostgreSQL's transaction-level advisory lock that write transactions take, so they
+ * run one at a time across every process, as SQLite's write lock makes them (an arbitrary constant,
+ * "switchyard" in ASCII bytes).
+ */
+const WRITE_LOCK_KEY = 0x7377_6974_6368n;
+
+/**
+ * A transaction that reads and then writes, with every other such transaction waiting its turn.
+ * SQLite: BEGIN IMMEDIATE takes the write lock up front (a deferred transaction that reads and then
+ * writes fails at once with SQLITE_BUSY when another process wrote in between; an immediate one
+ * waits, busy_timeout). PostgreSQL: READ COMMITTED plus one advisory lock, held to commit, so a
+ * read-then-write (merge two profiles, check a webhook count) cannot interleave with another
+ * process's, without SERIALIZABLE's retry-on-conflict.
  */
 export async function writeTransaction<DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  if (dialectOf(db) === 'postgres') {
+    return db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${WRITE_LOCK_KEY.toString()}::bigint)`.execute(trx);
+      return work(trx);
+    });
+  }
   return db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection);
     try {

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from './ports';
+import { startPostgres } from './postgres';
 import { ROOT, spawnWorker, startTemporal, waitForPoller } from './processes';
 
 /**
@@ -25,6 +26,12 @@ export default async function globalSetup(): Promise<void> {
     SWITCHYARD_TEST_DIR: dir,
   };
   Object.assign(process.env, env);
+
+  // A real PostgreSQL for the store tests of that dialect and the production-shape tests; each
+  // test file creates its own database on it (test/helpers/postgres.ts createTestDatabase).
+  const postgres = await startPostgres(path.join(dir, 'postgres'));
+  process.env.SWITCHYARD_TEST_POSTGRES = postgres.url;
+  (globalThis as Record<string, unknown>).__SWITCHYARD_POSTGRES__ = postgres;
 
   const temporal = await startTemporal(port, path.join(dir, 'temporal.db'), path.join(dir, 'temporal.log'));
   (globalThis as Record<string, unknown>).__SWITCHYARD_TEMPORAL__ = temporal;

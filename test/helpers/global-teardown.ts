@@ -1,8 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
+import type { PostgresServer } from './postgres';
 import { stopProcess } from './processes';
 
 export default async function globalTeardown(): Promise<void> {
   const g = globalThis as unknown as Record<string, ChildProcess | undefined>;
   await stopProcess(g.__SWITCHYARD_WORKER__);
   await stopProcess(g.__SWITCHYARD_TEMPORAL__);
+  await (globalThis as unknown as { __SWITCHYARD_POSTGRES__?: PostgresServer }).__SWITCHYARD_POSTGRES__?.stop();
 }

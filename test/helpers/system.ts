@@ -35,7 +35,7 @@ export interface TestSystem {
 /** The real API (in-process, driven with inject) on the run's real Temporal server and store; the worker is the run's worker process. */
 export async function startSystem(overrides: Partial<Config> = {}): Promise<TestSystem> {
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
-  const store = await openStore({ databasePath: config.databasePath });
+  const store = await openStore(config);
   const client = await connectClient(config.temporalAddress, config.temporalNamespace);
   const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
   await app.ready();

