@@ -16,6 +16,15 @@
 #   TEMPORAL_HISTORY_SHARDS=4   fixed for the life of the databases: changing it needs new databases
 #   TEMPORAL_FRONTEND_PORT=7233 frontend gRPC; the other services use fixed offsets from it (see write_config)
 #   TEMPORAL_NAMESPACE=default  TEMPORAL_RETENTION=3d
+# Securing the frontend (all optional; see the README's "Secured Temporal"):
+#   TEMPORAL_SERVER_TLS_CERT, TEMPORAL_SERVER_TLS_KEY   PEM files: the frontend serves TLS with them
+#   TEMPORAL_SERVER_TLS_CLIENT_CA   PEM file: the frontend requires client certificates signed by it (mutual TLS)
+#   TEMPORAL_SERVER_JWKS_URL        http(s) URL of a JWKS: API calls need a JWT signed by one of its keys
+#                                   (`Authorization: Bearer`, Temporal's default claim mapper and authorizer,
+#                                   roles in the `permissions` claim, e.g. ["temporal-system:admin"])
+#   What this script's own CLI calls (health, namespace, search attributes) present to such a frontend:
+#   TEMPORAL_SERVER_CLI_TLS_CA (the CA that signed the server certificate; default: system roots),
+#   TEMPORAL_SERVER_CLI_TLS_CERT, TEMPORAL_SERVER_CLI_TLS_KEY (with a client CA), TEMPORAL_SERVER_CLI_API_KEY (with a JWKS)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # v1.32.1 is the last patch the installed Go builds; later patches need a newer Go.
@@ -31,6 +40,10 @@ shards="${TEMPORAL_HISTORY_SHARDS:-4}"
 port="${TEMPORAL_FRONTEND_PORT:-7233}"
 namespace="${TEMPORAL_NAMESPACE:-default}"
 retention="${TEMPORAL_RETENTION:-3d}"
+tls_cert="${TEMPORAL_SERVER_TLS_CERT:-}"
+tls_key="${TEMPORAL_SERVER_TLS_KEY:-}"
+tls_client_ca="${TEMPORAL_SERVER_TLS_CLIENT_CA:-}"
+jwks_url="${TEMPORAL_SERVER_JWKS_URL:-}"
 
 die() { echo "temporal-server: $*" >&2; exit 1; }
 say() { echo "temporal-server: $*" >&2; }
@@ -126,7 +139,8 @@ setup() {
 
 # --- server -----------------------------------------------------------------------------------
 # Ports: frontend gRPC $port, history +1, matching +2, worker +6 (Temporal's 7233/7234/7235/7239),
-# frontend HTTP +10, membership -300 each, Prometheus metrics +767 (8000 by default).
+# frontend HTTP +10, membership -300 each, Prometheus metrics +767 (8000 by default); with TLS or JWT auth
+# also an internal-frontend on +3 (HTTP +11) for the server's own system worker.
 write_config() {
   mkdir -p "$dir"
   cat >"$dir/dynamicconfig.yaml" <<EOF
@@ -135,8 +149,8 @@ write_config() {
 frontend.namespaceRPS.visibility:
   - value: 100
 EOF
-  local svc grpc member services=""
-  for svc in frontend:0 history:1 matching:2 worker:6; do
+  local svc grpc member services="" tls="" auth=""
+  for svc in $(service_ports); do
     grpc=$((port + ${svc#*:})); member=$((grpc - 300))
     services+="  ${svc%%:*}:
     rpc:
@@ -146,7 +160,37 @@ EOF
 "
     [ "${svc%%:*}" = frontend ] && services+="      httpPort: $((port + 10))
 "
+    [ "${svc%%:*}" = internal-frontend ] && services+="      httpPort: $((port + 11))
+"
   done
+  if [ -n "$tls_cert$tls_key" ]; then
+    [ -n "$tls_cert" ] && [ -n "$tls_key" ] || die "TEMPORAL_SERVER_TLS_CERT and TEMPORAL_SERVER_TLS_KEY go together"
+    [ -r "$tls_cert" ] && [ -r "$tls_key" ] || die "cannot read $tls_cert or $tls_key"
+    tls="  tls:
+    frontend:
+      server:
+        certFile: \"$tls_cert\"
+        keyFile: \"$tls_key\"
+"
+    if [ -n "$tls_client_ca" ]; then
+      [ -r "$tls_client_ca" ] || die "cannot read TEMPORAL_SERVER_TLS_CLIENT_CA $tls_client_ca"
+      tls+="        requireClientAuth: true
+        clientCaFiles: [\"$tls_client_ca\"]
+"
+    fi
+  elif [ -n "$tls_client_ca" ]; then
+    die "TEMPORAL_SERVER_TLS_CLIENT_CA needs TEMPORAL_SERVER_TLS_CERT and TEMPORAL_SERVER_TLS_KEY"
+  fi
+  if [ -n "$jwks_url" ]; then
+    auth="  authorization:
+    jwtKeyProvider:
+      keySourceURIs: [\"$jwks_url\"]
+      refreshInterval: 1m
+    permissionsClaimName: permissions
+    authorizer: default
+    claimMapper: default
+"
+  fi
   cat >"$dir/config.yaml" <<EOF
 # Written by scripts/temporal-server.sh; edit the script, not this file.
 log:
@@ -188,6 +232,7 @@ global:
       framework: tally
       timerType: histogram
       listenAddress: "127.0.0.1:$((port + 767))"
+$tls$auth
 services:
 $services
 clusterMetadata:
@@ -219,7 +264,30 @@ search_attributes=(
   SwitchyardAnonymousId=Keyword
 )
 
-cli() { "$("$root/scripts/temporal-dev.sh" ensure)" "$@" --address "127.0.0.1:$port"; }
+# A secured frontend (TLS, client certificates, JWT) is for clients; the server's own system worker
+# then talks to an internal-frontend on loopback (Temporal's design: no client auth, internal roles).
+secured() { [ -n "$tls_cert$jwks_url" ]; }
+service_ports() {
+  echo frontend:0 history:1 matching:2 worker:6
+  secured && echo internal-frontend:3
+  return 0
+}
+
+# The script's own calls present what the secured frontend asks for. Environment config of the CLI
+# is off: Switchyard's TEMPORAL_TLS/TEMPORAL_API_KEY in the caller's shell must not leak into it.
+cli() {
+  local args=(--address "127.0.0.1:$port" --disable-config-env)
+  if [ -n "$tls_cert" ]; then
+    args+=(--tls)
+    [ -n "${TEMPORAL_SERVER_CLI_TLS_CA:-}" ] && args+=(--tls-ca-path "$TEMPORAL_SERVER_CLI_TLS_CA")
+    [ -n "${TEMPORAL_SERVER_CLI_TLS_CERT:-}" ] && args+=(--tls-cert-path "$TEMPORAL_SERVER_CLI_TLS_CERT" --tls-key-path "${TEMPORAL_SERVER_CLI_TLS_KEY:?TEMPORAL_SERVER_CLI_TLS_KEY goes with TEMPORAL_SERVER_CLI_TLS_CERT}")
+  fi
+  if [ -n "$jwks_url" ]; then
+    [ -n "${TEMPORAL_SERVER_CLI_API_KEY:-}" ] || die "TEMPORAL_SERVER_JWKS_URL needs TEMPORAL_SERVER_CLI_API_KEY (a JWT with temporal-system:admin) for this script's own calls"
+    args+=(--api-key "$TEMPORAL_SERVER_CLI_API_KEY")
+  fi
+  "$("$root/scripts/temporal-dev.sh" ensure)" "$@" "${args[@]}"
+}
 
 start() {
   ensure
@@ -229,7 +297,10 @@ start() {
   fi
   local started=$SECONDS
   # Without an authorizer configured the server refuses to start unless told that no auth is intended.
-  nohup "$bin/server" --allow-no-auth --config-file "$dir/config.yaml" start >"$dir/server.log" 2>&1 &
+  local global=() services=() svc
+  [ -n "$jwks_url" ] || global+=(--allow-no-auth)
+  for svc in $(service_ports); do services+=(--service "${svc%%:*}"); done
+  nohup "$bin/server" "${global[@]}" --config-file "$dir/config.yaml" start "${services[@]}" >"$dir/server.log" 2>&1 &
   echo $! >"$dir/server.pid"
   until cli operator cluster health >/dev/null 2>&1; do
     kill -0 "$(cat "$dir/server.pid")" 2>/dev/null || { tail -20 "$dir/server.log" >&2; die "the server exited, see $dir/server.log"; }
