@@ -1,11 +1,12 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type InjectedSinks, type LogLevel, type Logger as TemporalLogger, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, makeTelemetryFilterString, type InjectedSinks, type LogLevel, type Logger as TemporalLogger, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Store } from '../store/types';
 import { createActivities } from '../activities';
 import { startDeliveryWorkflow } from './start-delivery';
 import { temporalSyncSchedules } from './temporal-sync-schedules';
+import { loadWorkflowBundle } from './workflow-bundle';
 import type { Metrics } from '../metrics';
 import type { DeliverySinks } from '../workflows/deliver-message';
 
@@ -67,9 +68,9 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
   };
 }
 
-/** The workers of one process run the same workflow code: bundle it once. */
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-const workflowBundle = (logger: Logger) => (bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: temporalLogger(logger) }));
+/** The workers of one process run the same workflow code: bundle it once (or load `npm run build`'s bundle). */
+let bundle: Promise<WorkflowBundleOption> | undefined;
+const workflowBundle = (logger: Logger) => (bundle ??= loadWorkflowBundle(temporalLogger(logger)));
 
 /** A worker's connection; a Client built on it can start workflows eagerly on that worker. */
 export function connectWorker(config: Pick<Config, 'temporalAddress' | 'temporalMetricsBind'>, logger: Logger): Promise<NativeConnection> {

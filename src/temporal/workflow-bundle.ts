@@ -1,0 +1,31 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, type Logger, type WorkflowBundleOption } from '@temporalio/worker';
+
+/**
+ * Where `npm run build` writes the workflow bundle: beside the compiled entry points
+ * (`dist/workflow-bundle.js`). Run from `src/` (tsx, ts-jest) there is none, and the worker bundles
+ * at start as before.
+ */
+export const PREBUILT_WORKFLOW_BUNDLE = path.join(__dirname, '..', 'workflow-bundle.js');
+
+/** The workflow code (src/workflows, or dist/workflows when compiled) bundled for Temporal's sandbox. */
+export function bundleWorkflows(logger?: Logger) {
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger });
+}
+
+/**
+ * The prebuilt bundle when there is one (a compiled image: no webpack run at start, which took
+ * seconds of CPU per worker process), else one bundled now.
+ */
+export async function loadWorkflowBundle(logger?: Logger): Promise<WorkflowBundleOption> {
+  if (existsSync(PREBUILT_WORKFLOW_BUNDLE)) return { codePath: PREBUILT_WORKFLOW_BUNDLE };
+  return bundleWorkflows(logger);
+}
+
+/** `npm run build`'s last step: bundle the compiled workflows into PREBUILT_WORKFLOW_BUNDLE. */
+export async function writeWorkflowBundle(): Promise<string> {
+  const { code } = await bundleWorkflows();
+  writeFileSync(PREBUILT_WORKFLOW_BUNDLE, code);
+  return PREBUILT_WORKFLOW_BUNDLE;
+}
