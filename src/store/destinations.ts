@@ -184,10 +184,10 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         .selectFrom('destinations')
         .select(['id', 'source_id', 'enabled', 'webhooks'])
         .where('enabled', '=', 1)
-        .orderBy('source_id')
         .execute();
       const disabled = await disabledOf(db, rows.map((row) => row.id));
-      return [...new Set(rows.filter((row) => isDeliverable(row, disabled)).map((row) => row.source_id))];
+      // Sorted by code point here, the same on both dialects whatever PostgreSQL's collation.
+      return [...new Set(rows.filter((row) => isDeliverable(row, disabled)).map((row) => row.source_id))].sort();
     },
 
     async disableWebhook(id, url, reason) {

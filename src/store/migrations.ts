@@ -1,5 +1,6 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { personasMigration } from './personas-migration';
+import { DESTINATION_CHANNEL } from './destination-changes';
 import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 
@@ -94,6 +95,29 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('id_hash', 'text', (c) => c.primaryKey())
         .addColumn('erased_at', 'text', (c) => c.notNull())
         .execute();
+    },
+  },
+  // PostgreSQL only: every change to a destination or its switched-off webhooks NOTIFYs its id, in
+  // the changing transaction (delivered at commit, dropped on rollback), so a worker's cache of
+  // destinations drops the entry before its next attempt (destination-cache.ts). A source delete
+  // reaches it too: the foreign key's cascade fires these row triggers. SQLite needs no cache.
+  '0005_destination_notifications': {
+    async up(db: Kysely<any>) {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`
+        create function switchyard_notify_destination() returns trigger language plpgsql as $$
+        begin
+          if tg_table_name = 'destinations' then
+            perform pg_notify(${sql.lit(DESTINATION_CHANNEL)}, case tg_op when 'DELETE' then old.id else new.id end);
+          elsif tg_op = 'DELETE' then
+            perform pg_notify(${sql.lit(DESTINATION_CHANNEL)}, old.destination_id);
+          else
+            perform pg_notify(${sql.lit(DESTINATION_CHANNEL)}, new.destination_id);
+          end if;
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger destinations_notify after insert or update or delete on destinations for each row execute function switchyard_notify_destination()`.execute(db);
+      await sql`create trigger disabled_webhooks_notify after insert or update or delete on disabled_webhooks for each row execute function switchyard_notify_destination()`.execute(db);
     },
   },
 };

@@ -32,10 +32,12 @@ export function sourceUserStore(db: Kysely<Tables>): Store['sourceUsers'] {
     async sourcesThatSaw(userIds) {
       const seenBy = new Map<string, string[]>();
       for (const part of chunks(userIds, IDS_PER_QUERY)) {
-        const rows = await db.selectFrom('source_users').select(['source_id', 'user_id']).where('user_id', 'in', part).orderBy('source_id').orderBy('user_id').execute();
+        const rows = await db.selectFrom('source_users').select(['source_id', 'user_id']).where('user_id', 'in', part).execute();
         for (const { source_id, user_id } of rows) seenBy.set(source_id, [...(seenBy.get(source_id) ?? []), user_id]);
       }
-      return seenBy;
+      // Sorted here, not by ORDER BY: PostgreSQL sorts text by the database's collation ('B' after
+      // 'a' under en-US), SQLite by code point; this order is the same on both and across chunks.
+      return new Map([...seenBy.keys()].sort().map((sourceId) => [sourceId, seenBy.get(sourceId)!.sort()]));
     },
 
     async linkedIds(userIds) {

@@ -1,0 +1,379 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import { openStore, type Store } from '../../src/store';
+import { connectPostgres, connectSqlite, postgresPool } from '../../src/store/connection';
+import { SWITCHED_OFF_BY_OPERATOR } from '../../src/store/destinations';
+import { recordSeenUsers } from '../../src/store/source-users';
+import type { Tables } from '../../src/store/tables';
+import { writeTransaction } from '../../src/store/write-transaction';
+import { testPostgresUrl } from '../helpers/postgres';
+
+/**
+ * Issue 13: one table of store rules, run on both dialects — a SQLite file (the embedded default)
+ * and a real PostgreSQL database. The PostgreSQL database is created with an ICU en-US collation,
+ * as a production server's default often is, so an ORDER BY on text that only sorted right under
+ * SQLite's byte order (or PostgreSQL's "C") fails here.
+ */
+
+interface Dialect {
+  /** A store handle, as one process opens it (the API, a worker). */
+  open(): Promise<Store>;
+  /** The same database through Kysely directly: rows the Store interface does not show. */
+  raw(): Kysely<Tables>;
+  /** Handles that may run write transactions at the same moment (see the concurrency test). */
+  concurrentHandles: number;
+  close(): Promise<void>;
+}
+
+async function sqliteDialect(): Promise<Dialect> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-dialects-'));
+  const file = path.join(dir, 'switchyard.db');
+  const raws: Kysely<Tables>[] = [];
+  return {
+    open: () => openStore({ databasePath: file }),
+    raw: () => {
+      const db = connectSqlite(file);
+      raws.push(db);
+      return db;
+    },
+    // better-sqlite3 is synchronous: two handles of one process waiting on each other's write lock
+    // would block each other's event loop, so within one process writers share one handle (the
+    // worker and the API are separate processes, each with one).
+    concurrentHandles: 1,
+    async close() {
+      for (const db of raws) await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresDialect(): Promise<Dialect> {
+  const server = testPostgresUrl();
+  const name = `switchyard_dialects_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const admin = new pg.Client({ connectionString: `${server}/postgres` });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
+  } finally {
+    await admin.end();
+  }
+  const url = `${server}/${name}`;
+  const raws: Kysely<Tables>[] = [];
+  return {
+    open: () => openStore({ databasePath: '', databaseUrl: url }),
+    raw: () => {
+      const db = connectPostgres(postgresPool(url));
+      raws.push(db);
+      return db;
+    },
+    concurrentHandles: 2,
+    async close() {
+      for (const db of raws) await db.destroy();
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each([
+  ['sqlite', sqliteDialect],
+  ['postgres', postgresDialect],
+] as const)('store on %s', (_name, makeDialect) => {
+  let dialect: Dialect;
+  let store: Store;
+  /** A second handle on the same database: another process's view. */
+  let other: Store;
+  let raw: Kysely<Tables>;
+
+  beforeAll(async () => {
+    dialect = await makeDialect();
+    store = await dialect.open();
+    other = await dialect.open();
+    raw = dialect.raw();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await other?.close();
+    await dialect?.close();
+  });
+
+  const newSource = async (name = 'test') => (await store.sources.create(name)).source;
+  const hook = (n: number | string) => ({ url: `https://hooks.example.com/${n}`, headers: {} });
+
+  describe('sources', () => {
+    it('creates a source whose write key is found by the key (exactly, not by its case) and shown only by its last four characters', async () => {
+      const { source, writeKey } = await store.sources.create('shop');
+      expect(source).toEqual({ id: expect.stringMatching(/^src_/), name: 'shop', writeKeyHint: writeKey.slice(-4), createdAt: expect.any(String) });
+      expect(await store.sources.findByWriteKey(writeKey)).toEqual(source);
+      expect(await other.sources.findByWriteKey(writeKey)).toEqual(source);
+      expect(await store.sources.findByWriteKey(writeKey.toUpperCase() === writeKey ? writeKey.toLowerCase() : writeKey.toUpperCase())).toBeUndefined();
+      expect(await store.sources.findByWriteKey('nope')).toBeUndefined();
+      expect(await store.sources.get(source.id)).toEqual(source);
+      expect(await store.sources.get('src_missing')).toBeUndefined();
+    });
+
+    it('lists sources in creation order', async () => {
+      const a = await newSource('a');
+      await sleep(2);
+      const b = await newSource('b');
+      const ids = (await store.sources.list()).map((s) => s.id);
+      expect(ids.indexOf(a.id)).toBeLessThan(ids.indexOf(b.id));
+    });
+
+    it('deletes a source with its destinations, their switched-off webhooks and the users it saw; a second delete is false', async () => {
+      const source = await newSource();
+      const keep = await newSource();
+      const destination = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(1), hook(2)] });
+      await store.destinations.disableWebhook(destination.id, hook(1).url, 'gone');
+      await recordSeenUsers(raw, source.id, [{ userId: 'deleted-source-user', linkedIds: ['deleted-source-anon'] }], new Date().toISOString());
+      await recordSeenUsers(raw, keep.id, [{ userId: 'deleted-source-user', linkedIds: [] }], new Date().toISOString());
+
+      expect(await store.sources.delete(source.id)).toBe(true);
+      expect(await store.sources.delete(source.id)).toBe(false);
+      expect(await other.sources.get(source.id)).toBeUndefined();
+      expect(await other.destinations.get(destination.id)).toBeUndefined();
+      expect(await raw.selectFrom('disabled_webhooks').selectAll().where('destination_id', '=', destination.id).execute()).toEqual([]);
+      expect(await store.sourceUsers.sourcesThatSaw(['deleted-source-user'])).toEqual(new Map([[keep.id, ['deleted-source-user']]]));
+      expect(await store.sourceUsers.linkedIds(['deleted-source-user'])).toEqual([]);
+    });
+  });
+
+  describe('destinations', () => {
+    it('creates with defaults: name "Webhooks", headers {}, an empty secret stored as none, no signing', async () => {
+      const source = await newSource();
+      const destination = await store.destinations.create(source.id, { enabled: true, sharedSecret: '', webhooks: [{ url: hook(1).url } as never] });
+      expect(destination).toEqual({
+        id: expect.stringMatching(/^dst_/),
+        sourceId: source.id,
+        name: 'Webhooks',
+        enabled: true,
+        sharedSecret: null,
+        signing: null,
+        webhooks: [{ url: hook(1).url, headers: {} }],
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
+      expect(await other.destinations.get(destination.id)).toEqual(destination);
+      expect(await store.destinations.get('dst_missing')).toBeUndefined();
+    });
+
+    it('keeps enabled a boolean both ways, and a webhook created with enabled: false switched off by the operator', async () => {
+      const source = await newSource();
+      const off = await store.destinations.create(source.id, { enabled: false, webhooks: [hook(1), { ...hook(2), enabled: false }] });
+      expect(off.enabled).toBe(false);
+      const read = await other.destinations.get(off.id);
+      expect(read?.enabled).toBe(false);
+      expect(read?.webhooks[0]).toEqual(hook(1));
+      expect(read?.webhooks[1]).toEqual({ ...hook(2), disabled: { reason: SWITCHED_OFF_BY_OPERATOR, at: expect.any(String) } });
+      expect((await store.destinations.update(off.id, { enabled: true }))?.enabled).toBe(true);
+      expect((await other.destinations.get(off.id))?.enabled).toBe(true);
+    });
+
+    it('patches only what the patch names; an unknown id is undefined', async () => {
+      const source = await newSource();
+      const created = await store.destinations.create(source.id, { name: 'crm', enabled: true, sharedSecret: 's1', webhooks: [{ url: hook(1).url, headers: { authorization: 'Bearer x' } }] });
+      await sleep(2);
+      const renamed = await store.destinations.update(created.id, { name: 'crm 2' });
+      expect(renamed).toEqual({ ...created, name: 'crm 2', updatedAt: expect.any(String) });
+      expect(renamed!.updatedAt > created.updatedAt).toBe(true);
+      expect(await other.destinations.get(created.id)).toEqual(renamed);
+      expect((await store.destinations.update(created.id, { sharedSecret: 's2' }))?.sharedSecret).toBe('s2');
+      expect((await store.destinations.update(created.id, { sharedSecret: '' }))?.sharedSecret).toBeNull();
+      expect((await store.destinations.update(created.id, { webhooks: [hook(3)] }))?.webhooks).toEqual([hook(3)]);
+      expect(await store.destinations.update('dst_missing', { name: 'x' })).toBeUndefined();
+    });
+
+    it('keeps a switched-off URL off when the list is re-sent without enabled, switches it on with enabled: true, and forgets it when the URL is removed', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(1), hook(2)] });
+      expect(await store.destinations.disableWebhook(d.id, hook(2).url, 'answered HTTP 410 Gone')).toBe(true);
+
+      const resent = await store.destinations.update(d.id, { webhooks: [hook(1), hook(2)] });
+      expect(resent?.webhooks[1].disabled).toEqual({ reason: 'answered HTTP 410 Gone', at: expect.any(String) });
+      const on = await store.destinations.update(d.id, { webhooks: [hook(1), { ...hook(2), enabled: true }] });
+      expect(on?.webhooks[1]).toEqual(hook(2));
+      await store.destinations.update(d.id, { webhooks: [hook(1), { ...hook(2), enabled: false }] });
+      expect((await other.destinations.get(d.id))?.webhooks[1].disabled?.reason).toBe(SWITCHED_OFF_BY_OPERATOR);
+      await store.destinations.update(d.id, { webhooks: [hook(1)] });
+      const back = await store.destinations.update(d.id, { webhooks: [hook(1), hook(2)] });
+      expect(back?.webhooks).toEqual([hook(1), hook(2)]);
+    });
+
+    it('disableWebhook keeps the first reason; false for a URL the destination does not have or an unknown destination', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(1)] });
+      expect(await store.destinations.disableWebhook(d.id, hook(1).url, 'first')).toBe(true);
+      expect(await other.destinations.disableWebhook(d.id, hook(1).url, 'second')).toBe(true);
+      expect((await store.destinations.get(d.id))?.webhooks[0].disabled?.reason).toBe('first');
+      expect(await store.destinations.disableWebhook(d.id, hook(9).url, 'x')).toBe(false);
+      expect(await store.destinations.disableWebhook(d.id, hook(1).url.toUpperCase(), 'x')).toBe(false);
+      expect(await store.destinations.disableWebhook('dst_missing', hook(1).url, 'x')).toBe(false);
+    });
+
+    it('rotates the signing secret: the previous one signs until the overlap ends; the same secret changes nothing; none switches signing off', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, signingSecret: 'whsec_A', webhooks: [hook(1)] });
+      expect(d.signing).toEqual({ current: 'whsec_A' });
+      const before = Date.now();
+      const rotated = await store.destinations.update(d.id, { signingSecret: 'whsec_B', signingSecretOverlapMs: 60_000 });
+      expect(rotated?.signing).toEqual({ current: 'whsec_B', previous: { secret: 'whsec_A', until: expect.any(String) } });
+      const until = Date.parse(rotated!.signing!.previous!.until);
+      expect(until).toBeGreaterThanOrEqual(before + 60_000);
+      expect(until).toBeLessThan(Date.now() + 60_000 + 1_000);
+      expect((await other.destinations.get(d.id))?.signing).toEqual(rotated?.signing);
+      expect((await store.destinations.update(d.id, { signingSecret: 'whsec_B', signingSecretOverlapMs: 1 }))?.signing).toEqual(rotated?.signing);
+      expect((await store.destinations.update(d.id, { signingSecret: 'whsec_C' }))?.signing).toEqual({ current: 'whsec_C' });
+      expect((await store.destinations.update(d.id, { signingSecret: null }))?.signing).toBeNull();
+    });
+
+    it('listBySource in creation order; listEnabledIds only enabled ones with a URL switched on', async () => {
+      const source = await newSource();
+      const on = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(1)] });
+      await sleep(2);
+      const off = await store.destinations.create(source.id, { enabled: false, webhooks: [hook(2)] });
+      await sleep(2);
+      const noUrl = await store.destinations.create(source.id, { enabled: true, webhooks: [] });
+      await sleep(2);
+      const allGone = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(3)] });
+      await store.destinations.disableWebhook(allGone.id, hook(3).url, 'gone');
+      await sleep(2);
+      const oneGone = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(4), hook(5)] });
+      await store.destinations.disableWebhook(oneGone.id, hook(4).url, 'gone');
+
+      expect((await other.destinations.listBySource(source.id)).map((d) => d.id)).toEqual([on.id, off.id, noUrl.id, allGone.id, oneGone.id]);
+      expect(await other.destinations.listEnabledIds(source.id)).toEqual([on.id, oneGone.id]);
+      await store.destinations.update(off.id, { enabled: true });
+      expect(await other.destinations.listEnabledIds(source.id)).toEqual([on.id, off.id, oneGone.id]);
+      expect(await store.destinations.listEnabledIds('src_missing')).toEqual([]);
+    });
+
+    it('listSourceIdsWithEnabled: each source with a deliverable destination once, sorted', async () => {
+      const a = await newSource();
+      const b = await newSource();
+      const c = await newSource();
+      await store.destinations.create(a.id, { enabled: true, webhooks: [hook(1)] });
+      await store.destinations.create(a.id, { enabled: true, webhooks: [hook(2)] });
+      await store.destinations.create(b.id, { enabled: false, webhooks: [hook(3)] });
+      const cGone = await store.destinations.create(c.id, { enabled: true, webhooks: [hook(4)] });
+      await store.destinations.disableWebhook(cGone.id, hook(4).url, 'gone');
+      const ids = await other.destinations.listSourceIdsWithEnabled();
+      expect(ids).toContain(a.id);
+      expect(ids).not.toContain(b.id);
+      expect(ids).not.toContain(c.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).toEqual([...ids].sort());
+    });
+
+    it('deletes a destination with its switched-off webhooks; a second delete is false', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(1)] });
+      await store.destinations.disableWebhook(d.id, hook(1).url, 'gone');
+      expect(await store.destinations.delete(d.id)).toBe(true);
+      expect(await other.destinations.delete(d.id)).toBe(false);
+      expect(await other.destinations.get(d.id)).toBeUndefined();
+      expect(await raw.selectFrom('disabled_webhooks').selectAll().where('destination_id', '=', d.id).execute()).toEqual([]);
+    });
+  });
+
+  describe('regulations', () => {
+    it('keeps a regulation as created; an unknown id is undefined', async () => {
+      const regulation = await store.regulations.create({ regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['u1', 'U1', 'ü'] });
+      expect(regulation).toEqual({ id: expect.stringMatching(/^reg_/), regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['u1', 'U1', 'ü'], createdAt: expect.any(String) });
+      expect(await other.regulations.get(regulation.id)).toEqual(regulation);
+      expect(await store.regulations.get('reg_missing')).toBeUndefined();
+    });
+  });
+
+  describe('sourceUsers', () => {
+    it('sourcesThatSaw: each source with the ids it saw, case-sensitive, in code-point order whatever the collation', async () => {
+      const a = await newSource();
+      const b = await newSource();
+      const now = new Date().toISOString();
+      const user = (s: string) => `${a.id}-${s}`;
+      await writeTransaction(raw, (trx) => recordSeenUsers(trx, a.id, [{ userId: user('b'), linkedIds: [] }, { userId: user('B'), linkedIds: [] }, { userId: user('a'), linkedIds: [] }], now));
+      await writeTransaction(raw, (trx) => recordSeenUsers(trx, b.id, [{ userId: user('a'), linkedIds: [] }], now));
+      // Seen again: one row per source and user, not two.
+      await writeTransaction(raw, (trx) => recordSeenUsers(trx, b.id, [{ userId: user('a'), linkedIds: [] }], now));
+
+      const seen = await other.sourceUsers.sourcesThatSaw([user('a'), user('b'), user('B'), user('A'), user('nobody')]);
+      expect(seen).toEqual(new Map([[a.id, [user('B'), user('a'), user('b')]], [b.id, [user('a')]]]));
+      expect(await store.sourceUsers.sourcesThatSaw([])).toEqual(new Map());
+    });
+
+    it('linkedIds: the ids seen beside these users, without the users themselves; forget removes them as user and as linked id', async () => {
+      const a = await newSource();
+      const now = new Date().toISOString();
+      const id = (s: string) => `${a.id}-${s}`;
+      await recordSeenUsers(raw, a.id, [
+        { userId: id('u1'), linkedIds: [id('anon1'), id('u2')] },
+        { userId: id('u2'), linkedIds: [id('anon2')] },
+        { userId: id('u3'), linkedIds: [id('u1')] },
+      ], now);
+      expect(await other.sourceUsers.linkedIds([id('u1'), id('u2')])).toEqual([id('anon1'), id('anon2')]);
+      expect(await other.sourceUsers.linkedIds([id('U1')])).toEqual([]);
+
+      await store.sourceUsers.forget([id('u1')]);
+      expect(await other.sourceUsers.sourcesThatSaw([id('u1')])).toEqual(new Map());
+      expect(await other.sourceUsers.linkedIds([id('u1')])).toEqual([]);
+      // u3's link to u1 went with it; u2 stays.
+      expect(await other.sourceUsers.linkedIds([id('u3')])).toEqual([]);
+      expect(await other.sourceUsers.sourcesThatSaw([id('u2')])).toEqual(new Map([[a.id, [id('u2')]]]));
+    });
+  });
+
+  describe('erasures', () => {
+    it('erasedAt is the latest erasure of any of the ids; a later regulation moves an id\'s line', async () => {
+      const p = randomUUID();
+      await store.erasures.add([`${p}a`, `${p}b`, `${p}a`], '2026-01-01T00:00:00.000Z');
+      await store.erasures.add([`${p}b`], '2026-02-01T00:00:00.000Z');
+      expect(await other.erasures.erasedAt([`${p}a`])).toBe('2026-01-01T00:00:00.000Z');
+      expect(await other.erasures.erasedAt([`${p}a`, `${p}b`, `${p}c`])).toBe('2026-02-01T00:00:00.000Z');
+      expect(await other.erasures.erasedAt([`${p}A`])).toBeUndefined();
+      expect(await other.erasures.erasedAt([`${p}c`])).toBeUndefined();
+      expect(await other.erasures.erasedAt([])).toBeUndefined();
+      await store.erasures.add([`${p}a`], '2026-03-01T00:00:00.000Z');
+      expect(await other.erasures.erasedAt([`${p}a`])).toBe('2026-03-01T00:00:00.000Z');
+    });
+  });
+
+  describe('two processes on one database', () => {
+    it('each sees the other\'s writes at once: create, switch off, rotate, delete', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, sharedSecret: 'one', webhooks: [hook(1)] });
+      expect((await other.destinations.get(d.id))?.sharedSecret).toBe('one');
+      await store.destinations.update(d.id, { enabled: false, sharedSecret: 'two' });
+      expect(await other.destinations.get(d.id)).toMatchObject({ enabled: false, sharedSecret: 'two' });
+      await other.destinations.disableWebhook(d.id, hook(1).url, 'gone');
+      expect((await store.destinations.get(d.id))?.webhooks[0].disabled?.reason).toBe('gone');
+      await other.destinations.delete(d.id);
+      expect(await store.destinations.get(d.id)).toBeUndefined();
+    });
+
+    it('runs write transactions one at a time: 12 read-then-write increments at once, none lost, none overlapping', async () => {
+      const table = `counter_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
+      await sql`create table ${sql.table(table)} (n integer not null)`.execute(raw);
+      await sql`insert into ${sql.table(table)} (n) values (0)`.execute(raw);
+      const handles = [raw, ...Array.from({ length: dialect.concurrentHandles - 1 }, () => dialect.raw())];
+      const spans: [number, number][] = [];
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          writeTransaction(handles[i % handles.length], async (trx) => {
+            const started = performance.now();
+            const { rows } = await sql<{ n: number }>`select n from ${sql.table(table)}`.execute(trx);
+            await sleep(10);
+            await sql`update ${sql.table(table)} set n = ${Number(rows[0].n) + 1}`.execute(trx);
+            spans.push([started, performance.now()]);
+          }),
+        ),
+      );
+      const { rows } = await sql<{ n: number }>`select n from ${sql.table(table)}`.execute(raw);
+      expect(Number(rows[0].n)).toBe(12);
+      spans.sort((x, y) => x[0] - y[0]);
+      for (let i = 1; i < spans.length; i++) expect(spans[i][0]).toBeGreaterThanOrEqual(spans[i - 1][1]);
+    });
+  });
+});
