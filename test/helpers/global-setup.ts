@@ -2,6 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from './ports';
 import { startPostgres } from './postgres';
+import { ensureRealTemporal } from './real-temporal';
 import { ROOT, spawnWorker, startTemporal, waitForPoller } from './processes';
 
 /**
@@ -26,6 +27,10 @@ export default async function globalSetup(): Promise<void> {
     SWITCHYARD_TEST_DIR: dir,
   };
   Object.assign(process.env, env);
+
+  // Temporal's own server (production-shape and secured-Temporal tests): built once per machine
+  // from the Go module proxy, here rather than inside a test's timeout; no Go fails loudly here.
+  await ensureRealTemporal();
 
   // A real PostgreSQL for the store tests of that dialect and the production-shape tests; each
   // test file creates its own database on it (test/helpers/postgres.ts createTestDatabase).
