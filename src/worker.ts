@@ -10,7 +10,8 @@ runMain(async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'switchyard-worker');
   const lifecycle = new Lifecycle(logger);
-  const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
+  // The worker's attempts read destinations through the LISTEN/NOTIFY cache on PostgreSQL.
+  const store = lifecycle.opened('store', await openStore({ ...config, destinationCacheTtlMs: config.destinationCacheTtl }), (s) => s.close());
   const metrics = createMetrics();
   if (config.metricsPort > 0) {
     lifecycle.opened('metrics endpoint', await serveMetrics(metrics, config.metricsPort, config.host), (server) => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -1,6 +1,73 @@
+import pg from 'pg';
+import type { DestinationCache } from './destination-cache';
+
 /**
  * The PostgreSQL channel the store NOTIFYs on, in the same transaction, whenever a destination, its
  * switched-off webhooks or (by cascade) its source change. The payload is the destination id and
  * nothing else: no URL, header or secret ever goes through it.
  */
 export const DESTINATION_CHANNEL = 'switchyard_destinations';
+
+/** What the listening connection calls itself in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'switchyard-destination-listener';
+
+/** Wait before connecting again after the LISTEN connection dropped (the cache is bypassed meanwhile). */
+const RECONNECT_MS = 1_000;
+
+export interface DestinationListener {
+  close(): Promise<void>;
+}
+
+/**
+ * One dedicated connection (outside the pool: a pooled connection would be handed to queries and
+ * its LISTEN lost) that LISTENs on the channel and tells the cache: each notification drops one
+ * entry; the connection going away clears and bypasses the cache until LISTEN is in place again.
+ * Resolves after the first attempt to connect, whether or not it succeeded.
+ */
+export async function listenForDestinationChanges(databaseUrl: string, cache: DestinationCache): Promise<DestinationListener> {
+  let closed = false;
+  let current: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  async function connect(): Promise<void> {
+    // Keep-alive so a connection that died without a FIN is noticed; the TTL covers the time until then.
+    const client = new pg.Client({ connectionString: databaseUrl, application_name: LISTENER_APPLICATION_NAME, keepAlive: true, keepAliveInitialDelayMillis: 5_000 });
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      if (current === client) current = undefined;
+      cache.listenerDown();
+      client.end().catch(() => undefined);
+      if (!closed) retry = setTimeout(() => void connect(), RECONNECT_MS);
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
+    client.on('notification', (message) => {
+      if (message.channel === DESTINATION_CHANNEL && message.payload) cache.changed(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${DESTINATION_CHANNEL}`);
+    } catch {
+      onLost();
+      return;
+    }
+    if (closed || lost) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    current = client;
+    cache.listenerUp();
+  }
+
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      cache.listenerDown();
+      await current?.end().catch(() => undefined);
+    },
+  };
+}

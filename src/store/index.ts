@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from './connection';
+import { cachedDestinationReads, DestinationCache } from './destination-cache';
+import { listenForDestinationChanges, type DestinationListener } from './destination-changes';
 import { destinationStore } from './destinations';
 import { migrateToLatest } from './migrations';
 import { personasStore } from './personas';
@@ -17,6 +19,12 @@ export interface StoreOptions {
   databasePath: string;
   /** `postgres://…`: PostgreSQL instead of the SQLite file. Config: DATABASE_URL. */
   databaseUrl?: string;
+  /**
+   * PostgreSQL only: serve `destinations.get` from a cache kept fresh by LISTEN/NOTIFY, entries at
+   * most this old (ms; 0 or absent: no cache). For a worker's attempts; the API reads uncached, so
+   * an admin write is always read back as written. Config: DESTINATION_CACHE_TTL (worker).
+   */
+  destinationCacheTtlMs?: number;
 }
 
 /** Opens the settings store and brings its schema up to date; every process calls this at start-up. */
@@ -28,14 +36,25 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy();
     throw err;
   }
+  let destinations = destinationStore(db);
+  let listener: DestinationListener | undefined;
+  if (options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0) {
+    // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
+    const cache = new DestinationCache(options.destinationCacheTtlMs!);
+    listener = await listenForDestinationChanges(options.databaseUrl, cache);
+    destinations = cachedDestinationReads(destinations, cache);
+  }
   return {
     sources: sourceStore(db),
-    destinations: destinationStore(db),
+    destinations,
     regulations: regulationStore(db),
     sourceUsers: sourceUserStore(db),
     erasures: erasureStore(db),
     personas: personasStore(db),
-    close: () => db.destroy(),
+    async close() {
+      await listener?.close();
+      await db.destroy();
+    },
   };
 }
 
