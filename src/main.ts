@@ -40,9 +40,10 @@ runMain(async () => {
   const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
   const quickstart = await loadQuickstart(config.dataDir, store, config.adminToken);
   config.adminToken = quickstart.adminToken;
-  // The first start may build the Temporal CLI from source; allow for it.
-  const client = lifecycle.opened('Temporal client', await connectClient(config.temporalAddress, config.temporalNamespace, 15 * 60_000), (c) => c.connection.close());
-  const workerConnection = lifecycle.opened('worker connection', await connectWorker(config, logger), (c) => c.close());
+  // The first start of the embedded dev server may build the Temporal CLI from source; allow for it.
+  const connectTimeout = config.embeddedTemporal && config.temporalConnectTimeout > 0 ? Math.max(config.temporalConnectTimeout, 15 * 60_000) : config.temporalConnectTimeout;
+  const client = lifecycle.opened('Temporal client', await connectClient(config, logger, connectTimeout), (c) => c.connection.close());
+  const workerConnection = lifecycle.opened('worker connection', await connectWorker(config, logger, connectTimeout), (c) => c.close());
   // Temporal's runtime also reacts to SIGINT/SIGTERM and may already be draining the workers.
   // One registry for the process: the API's /metrics shows the worker's attempts and deliveries too.
   const metrics = createMetrics();

@@ -12,7 +12,7 @@ runMain(async () => {
   const logger = createLogger(config.logLevel, 'switchyard-api');
   const lifecycle = new Lifecycle(logger);
   const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
-  const client = lifecycle.opened('Temporal client', await connectClient(config.temporalAddress, config.temporalNamespace), (c) => c.connection.close());
+  const client = lifecycle.opened('Temporal client', await connectClient(config, logger), (c) => c.connection.close());
   await serveApi(config, store, logger, lifecycle, { client });
   lifecycle.stopOnSignals();
 });

@@ -9,6 +9,8 @@ import { temporalSyncSchedules } from './temporal-sync-schedules';
 import { loadWorkflowBundle } from './workflow-bundle';
 import type { Metrics } from '../metrics';
 import type { DeliverySinks } from '../workflows/deliver-message';
+import { checkNamespace, connectWhenReachable, type TemporalConnectSettings } from './connection';
+import { temporalConnectionOptions } from './connection-options';
 
 /** Temporal's logger interface over our pino logger, so its lines follow LOG_LEVEL. */
 function temporalLogger(logger: Logger): TemporalLogger {
@@ -72,10 +74,22 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
 let bundle: Promise<WorkflowBundleOption> | undefined;
 const workflowBundle = (logger: Logger) => (bundle ??= loadWorkflowBundle(temporalLogger(logger)));
 
-/** A worker's connection; a Client built on it can start workflows eagerly on that worker. */
-export function connectWorker(config: Pick<Config, 'temporalAddress' | 'temporalMetricsBind'>, logger: Logger): Promise<NativeConnection> {
+/**
+ * A worker's connection, made once Temporal answers (the same rule as the API's client: a worker
+ * started before Temporal waits for it); a Client built on it can start workflows eagerly on that worker.
+ */
+export function connectWorker(config: TemporalConnectSettings & Pick<Config, 'temporalMetricsBind'>, logger: Logger, timeoutMs = config.temporalConnectTimeout): Promise<NativeConnection> {
   installRuntime(logger, config.temporalMetricsBind);
-  return NativeConnection.connect({ address: config.temporalAddress });
+  return connectWhenReachable(temporalConnectionOptions(config), { timeoutMs, logger }, async (options) => {
+    const connection = await NativeConnection.connect(options);
+    try {
+      await checkNamespace(connection.workflowService, config.temporalNamespace);
+      return connection;
+    } catch (err) {
+      await connection.close().catch(() => undefined);
+      throw err;
+    }
+  });
 }
 
 /** The two workers of one process, run together; `close` waits for them and closes the connections they opened. */
@@ -96,7 +110,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   const ownConnection = connection ? undefined : await connectWorker(config, logger);
   const workerConnection = (connection ?? ownConnection)!;
   // Personas sync activities start delivery workflows and retire schedules through an ordinary client (connected on first use).
-  const client = new Client({ connection: Connection.lazy({ address: config.temporalAddress }), namespace: config.temporalNamespace });
+  const client = new Client({ connection: Connection.lazy(temporalConnectionOptions(config)), namespace: config.temporalNamespace });
   const activities = createActivities(store, config, {
     startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, input),
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),

@@ -36,7 +36,7 @@ export interface TestSystem {
 export async function startSystem(overrides: Partial<Config> = {}): Promise<TestSystem> {
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
   const store = await openStore(config);
-  const client = await connectClient(config.temporalAddress, config.temporalNamespace);
+  const client = await connectClient(config);
   const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
   await app.ready();
   return {
