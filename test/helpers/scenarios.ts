@@ -7,6 +7,7 @@ import { percentile, sleep, startOwnApi, startOwnTemporal, startOwnWorker, stopP
 import { basicAuth, postTrackBatch, startSystem, trackBatch, type TestSystem } from './system';
 import { waitFor } from './processes';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { chunks } from '../../src/store/chunks';
 
 /**
  * Fault scenarios shared by the jest tests (small counts, in `npm test`) and by
@@ -29,7 +30,7 @@ export function receipts(receiver: Receiver): Map<string, { at: number; body: st
 }
 
 /** Waits until every id has reached the receiver; on the way, says where an undelivered one stands. */
-async function waitForAll(receiver: Receiver, ids: string[], timeoutMs: number, log: Log, explain?: (id: string) => Promise<string>): Promise<void> {
+export async function waitForAll(receiver: Receiver, ids: string[], timeoutMs: number, log: Log, explain?: (id: string) => Promise<string>): Promise<void> {
   const started = Date.now();
   let lastReport = 0;
   await waitFor(async () => {
@@ -73,12 +74,8 @@ async function sendUntilAccepted(system: TestSystem, writeKey: string, ids: stri
   }
 }
 
-function chunks<T>(items: T[], size: number): T[][] {
-  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
-}
-
 /** Timing for fault runs: short attempts, a window long enough to outlast any restart. */
-const FAULT_DELIVERY = { deliveryTimeout: 2_000, deliveryInitialBackoff: 200, deliveryMaxBackoff: 2_000, deliveryRetryWindow: 15 * 60_000, ingestRateLimit: 0 };
+export const FAULT_DELIVERY = { deliveryTimeout: 2_000, deliveryInitialBackoff: 200, deliveryMaxBackoff: 2_000, deliveryRetryWindow: 15 * 60_000, ingestRateLimit: 0 };
 
 export interface WorkerKillFigures {
   messages: number;
@@ -90,6 +87,24 @@ export interface WorkerKillFigures {
   /** Duplicated messages whose copies differ in any byte (must be 0). */
   duplicatesThatDiffer: number;
   secondsToDeliverAll: number;
+}
+
+/** What a worker kill cost, counted at the receiver once every message has arrived. */
+export async function killFigures(receiver: Receiver, ids: string[], at: { killedAt: number; deliveredAtKill: number; started: number }): Promise<WorkerKillFigures> {
+  const secondsToDeliverAll = (Date.now() - at.started) / 1000;
+  await sleep(2_000); // let late duplicates (attempts that timed out after the kill) land before counting
+  const got = receipts(receiver);
+  const duplicates = [...got.values()].filter((copies) => copies.length > 1);
+  return {
+    messages: ids.length,
+    deliveredAtKill: at.deliveredAtKill,
+    lost: ids.filter((id) => !got.has(id)).length,
+    duplicated: duplicates.length,
+    // A request in the kernel's buffers when the process died may be read a moment later.
+    duplicatedNotInFlight: duplicates.filter((copies) => copies[0].at > at.killedAt + 250).length,
+    duplicatesThatDiffer: duplicates.filter((copies) => new Set(copies.map((c) => c.body)).size > 1).length,
+    secondsToDeliverAll,
+  };
 }
 
 /**
@@ -127,20 +142,7 @@ export async function workerKillScenario(options: { messages: number; dir: strin
     workers.push(worker.process);
     await sending;
     await waitForAll(receiver, ids, 900_000, log, explainer(system, sourceId));
-    const secondsToDeliverAll = (Date.now() - started) / 1000;
-    await sleep(2_000); // let late duplicates (attempts that timed out after the kill) land before counting
-    const got = receipts(receiver);
-    const duplicates = [...got.values()].filter((copies) => copies.length > 1);
-    return {
-      messages: options.messages,
-      deliveredAtKill,
-      lost: ids.filter((id) => !got.has(id)).length,
-      duplicated: duplicates.length,
-      // A request in the kernel's buffers when the process died may be read a moment later.
-      duplicatedNotInFlight: duplicates.filter((copies) => copies[0].at > killedAt + 250).length,
-      duplicatesThatDiffer: duplicates.filter((copies) => new Set(copies.map((c) => c.body)).size > 1).length,
-      secondsToDeliverAll,
-    };
+    return await killFigures(receiver, ids, { killedAt, deliveredAtKill, started });
   } finally {
     await system.close();
     await receiver.close();

@@ -1,0 +1,53 @@
+import { faultDir } from '../helpers/faults';
+import { readSource, sourceThrough, startProductionShape, splitAndKillScenario, switchOffScenario, type ProductionShape } from '../helpers/production-shape';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+
+/**
+ * The production shape (issue 13) on this machine: Temporal's own server v1.32.1 on PostgreSQL
+ * with 4 history shards, the store on PostgreSQL, 2 API and 2 worker processes sharing nothing
+ * else. Nothing here is the dev server or SQLite: the processes are told a DATA_DIR they cannot
+ * create, so a write to local disk would fail them.
+ */
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const MESSAGES = 2_000;
+
+let shape: ProductionShape;
+let receiver: Receiver;
+let failing: Receiver;
+
+beforeAll(async () => {
+  // Slow enough answers that attempts are in flight when a worker is killed.
+  receiver = await startReceiver(() => ({ status: 200, delayMs: 20 }));
+  failing = await startReceiver(() => ({ status: 503 }));
+  shape = await startProductionShape({ dir: faultDir('production-shape'), shards: 4, taskQueue: `production-shape-${process.pid}` });
+}, 600_000);
+
+afterAll(async () => {
+  await shape?.close();
+  await receiver?.close();
+  await failing?.close();
+}, 120_000);
+
+it('shares one store: a source created through API 1 is read through API 2', async () => {
+  const [api1, api2] = shape.apis;
+  const { sourceId } = await sourceThrough(api1, 'shared', receiver.url);
+  expect(await readSource(api2, sourceId)).toMatchObject({ id: sourceId, name: 'shared' });
+});
+
+it('stops retries run by either worker once the destination is switched off through API 1', async () => {
+  const figures = await switchOffScenario(shape, failing, { messages: 20, log });
+  log(`switch off: ${JSON.stringify(figures)}`);
+  expect(figures.retryingWorkers).toHaveLength(2);
+  expect(figures.attemptsAfterSwitchOff).toBe(0);
+  expect(figures.statuses).toEqual(Array(20).fill('stopped'));
+}, 300_000);
+
+it(`delivers all ${MESSAGES} messages sent through both APIs when a worker is SIGKILLed mid-run; only attempts in flight arrive twice, unchanged`, async () => {
+  const figures = await splitAndKillScenario(shape, receiver, { messages: MESSAGES, log });
+  log(`production shape, worker kill: ${JSON.stringify(figures)}`);
+  expect(figures.deliveredAtKill).toBeLessThan(MESSAGES);
+  expect(figures.lost).toBe(0);
+  expect(figures.duplicatedNotInFlight).toBe(0);
+  expect(figures.duplicatesThatDiffer).toBe(0);
+}, 1_200_000);
