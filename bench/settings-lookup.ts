@@ -1,27 +1,43 @@
 /**
  * What reading a destination at send time costs the worker: `store.destinations.get`, the lookup
  * every attempt makes (so a new secret, new headers or switching a destination off apply to the next
- * attempt), on a SQLite file like the worker's. docs/performance.md compares it with a message's
- * whole CPU cost to decide whether a cache is worth its staleness.
+ * attempt), and per attempt with the erased-ids check beside it (`store.erasures.erasedAt` of the
+ * message's user id). On a SQLite file like the worker's by default; on PostgreSQL with
+ * `--database-url` (a database the bench may fill: it creates its own rows), uncached or through
+ * the worker's LISTEN/NOTIFY destination cache with `--cache-ttl`. docs/performance.md has figures.
  *
  *   npx tsx bench/settings-lookup.ts [--lookups 20000] [--destinations 1000]
+ *   npx tsx bench/settings-lookup.ts --database-url postgres://… [--cache-ttl 5000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openStore } from '../src/store';
+import { openStore, type Store } from '../src/store';
 
-const arg = (name: string, fallback: number) => {
+const option = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? process.argv[i + 1] : undefined;
 };
+const arg = (name: string, fallback: number) => Number(option(name) ?? fallback);
+
+/** µs of wall and CPU time per call of `work` over `count` calls. */
+async function measure(count: number, work: (i: number) => Promise<unknown>): Promise<{ wallUs: number; cpuUs: number }> {
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < count; i++) await work(i);
+  const wallUs = ((performance.now() - started) * 1000) / count;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { wallUs, cpuUs: (cpu.user + cpu.system) / count };
+}
 
 async function main(): Promise<void> {
   const lookups = arg('lookups', 20_000);
   const destinations = arg('destinations', 1_000);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-lookup-'));
-  const store = await openStore({ databasePath: path.join(dir, 'switchyard.db') });
+  const databaseUrl = option('database-url');
+  const cacheTtlMs = arg('cache-ttl', 0);
+  const dir = databaseUrl ? undefined : mkdtempSync(path.join(os.tmpdir(), 'switchyard-lookup-'));
+  const store: Store = await openStore({ databasePath: dir ? path.join(dir, 'switchyard.db') : '', databaseUrl, destinationCacheTtlMs: cacheTtlMs });
   try {
     const ids: string[] = [];
     for (let i = 0; i < destinations; i++) {
@@ -33,17 +49,22 @@ async function main(): Promise<void> {
       });
       ids.push(destination.id);
     }
+    // Some erased ids, so the check looks up a real index, not an empty table.
+    await store.erasures.add(Array.from({ length: 1_000 }, (_, i) => `erased-${i}`), new Date().toISOString());
+    const id = (i: number) => ids[(i * 7919) % ids.length];
     for (let i = 0; i < 1_000; i++) await store.destinations.get(ids[i % ids.length]); // warm-up
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    for (let i = 0; i < lookups; i++) await store.destinations.get(ids[(i * 7919) % ids.length]);
-    const wallUs = ((performance.now() - started) * 1000) / lookups;
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuUs = (cpu.user + cpu.system) / lookups;
-    console.log(`${lookups} lookups over ${destinations} destinations: ${wallUs.toFixed(1)} µs wall, ${cpuUs.toFixed(1)} µs CPU per lookup`);
+    const lookup = await measure(lookups, (i) => store.destinations.get(id(i)));
+    const attempt = await measure(lookups, async (i) => {
+      await store.erasures.erasedAt([`user-${i % 5_000}`]);
+      await store.destinations.get(id(i));
+    });
+    const where = databaseUrl ? `PostgreSQL${cacheTtlMs > 0 ? `, destination cache (TTL ${cacheTtlMs} ms)` : ', no cache'}` : 'SQLite file';
+    console.log(`${where}: ${lookups} lookups over ${destinations} destinations`);
+    console.log(`  destinations.get:             ${lookup.wallUs.toFixed(1)} µs wall, ${lookup.cpuUs.toFixed(1)} µs CPU per lookup`);
+    console.log(`  per attempt (+ erased check): ${attempt.wallUs.toFixed(1)} µs wall, ${attempt.cpuUs.toFixed(1)} µs CPU`);
   } finally {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 
