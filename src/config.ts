@@ -4,6 +4,7 @@ import { parseCron } from './personas/cron';
 import { parseAllowlist } from './delivery/egress';
 import ipaddr from 'ipaddr.js';
 import type { DeliveryPolicy } from './delivery/types';
+import { LOG_FORMAT_SETTINGS, type LogFormatSetting } from './logger';
 
 /**
  * Every setting Switchyard reads, with its default: the one home of configuration.
@@ -35,6 +36,10 @@ const duration = (raw: string) => parseDuration(raw);
 const boolean = (raw: string) => {
   if (raw !== 'true' && raw !== 'false') throw new Error(`"${raw}" is not true or false`);
   return raw === 'true';
+};
+const logFormatSetting = (raw: string): LogFormatSetting => {
+  if (!(LOG_FORMAT_SETTINGS as readonly string[]).includes(raw)) throw new Error(`"${raw}" is not one of ${LOG_FORMAT_SETTINGS.join(', ')}`);
+  return raw as LogFormatSetting;
 };
 const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean);
 const cidrs = (raw: string) => {
@@ -122,6 +127,7 @@ export const SETTINGS = {
   databaseUrl: { env: 'DATABASE_URL', default: '', description: 'PostgreSQL for sources, destinations, regulations, profiles and Personas snapshots (`postgres://user:password@host:5432/switchyard`, libpq parameters such as `?sslmode=require` allowed): what lets any number of API and worker processes on any machines share one store. Empty: the SQLite file `DATABASE_PATH`. The password never appears in logs or errors.', parse: databaseUrl },
   adminToken: { env: 'ADMIN_TOKEN', default: '', description: 'Bearer token for the admin API. `npm start` generates and prints one when unset; `server.ts` refuses to start without it.', parse: text },
   logLevel: { env: 'LOG_LEVEL', default: 'info', description: 'pino log level (trace, debug, info, warn, error, silent).', parse: text },
+  logFormat: { env: 'LOG_FORMAT', default: 'auto', description: 'Log line format: `pretty` (human-readable), `json` (one JSON object a line), or `auto`: pretty when stdout is a terminal, JSON otherwise.', parse: logFormatSetting },
   temporalAddress: { env: 'TEMPORAL_ADDRESS', default: '127.0.0.1:7233', description: 'Temporal frontend gRPC address.', parse: text },
   temporalNamespace: { env: 'TEMPORAL_NAMESPACE', default: 'default', description: 'Temporal namespace for delivery workflows.', parse: text },
   temporalTaskQueue: { env: 'TEMPORAL_TASK_QUEUE', default: 'switchyard-delivery', description: 'Task queue the API starts workflows on and the worker polls.', parse: text },

@@ -17,7 +17,7 @@ runMain(async () => {
   // Local receivers are the point of a quick start, so loopback is allowed unless the operator says otherwise.
   process.env.EGRESS_ALLOWLIST ??= '127.0.0.0/8,::1/128';
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, 'switchyard', config.logFormat);
   const lifecycle = new Lifecycle(logger);
   mkdirSync(config.dataDir, { recursive: true });
 

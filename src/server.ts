@@ -9,7 +9,7 @@ import { connectClient } from './temporal/connection';
 runMain(async () => {
   const config = loadConfig();
   if (!config.adminToken) throw new Error('ADMIN_TOKEN is required (the admin API has no other protection)');
-  const logger = createLogger(config.logLevel, 'switchyard-api');
+  const logger = createLogger(config.logLevel, 'switchyard-api', config.logFormat);
   const lifecycle = new Lifecycle(logger);
   const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
   const client = lifecycle.opened('Temporal client', await connectClient(config, logger), (c) => c.connection.close());

@@ -8,7 +8,7 @@ import { startWorkers } from './temporal/workers';
 /** Entry point: one delivery worker process. SIGTERM/SIGINT finish in-flight attempts, then exit. */
 runMain(async () => {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, 'switchyard-worker');
+  const logger = createLogger(config.logLevel, 'switchyard-worker', config.logFormat);
   const lifecycle = new Lifecycle(logger);
   // The worker's attempts read destinations through the LISTEN/NOTIFY cache on PostgreSQL.
   const store = lifecycle.opened('store', await openStore({ ...config, destinationCacheTtlMs: config.destinationCacheTtl }), (s) => s.close());
