@@ -1,4 +1,6 @@
-import { q, raw, join, jsonKeyPath, type SqlFragment } from './sql';
+import type { SqlDialect } from '../store/dialect';
+import { q, raw, join, type SqlFragment } from './sql';
+import { binaryText, jsonIs, jsonNumber, jsonText, numberAsJson } from './sql-dialect';
 import type { ComputedTraitDefinition } from './types';
 import { windowStart } from './within';
 
@@ -12,16 +14,14 @@ import { windowStart } from './within';
  * non-integer results are rounded to 6 decimals: float sums depend on the order SQLite adds them
  * in, and a last-digit wobble would otherwise count as a change and send an identify.
  */
-
-const number = (expression: string) => raw(`CASE WHEN typeof(${expression}) = 'integer' THEN ${expression} ELSE round(${expression}, 6) END`);
-
-export function compileComputedTrait(sourceId: string, definition: ComputedTraitDefinition, nowMs: number): SqlFragment {
+export function compileComputedTrait(dialect: SqlDialect, sourceId: string, definition: ComputedTraitDefinition, nowMs: number): SqlFragment {
   const filters: SqlFragment[] = [q`e.source_id = ${sourceId}`, q`e.event = ${definition.event}`];
   if (definition.within) filters.push(q`e.timestamp >= ${windowStart(definition.within, nowMs)}`);
-  const path = definition.property === undefined ? undefined : jsonKeyPath(definition.property);
-  if (path !== undefined) {
+  const properties = raw('e.properties');
+  const property = definition.property;
+  if (property !== undefined) {
     const numeric = ['sum', 'avg', 'min', 'max'].includes(definition.type);
-    filters.push(numeric ? q`json_type(e.properties, ${path}) IN ('integer', 'real')` : q`json_type(e.properties, ${path}) != 'null'`);
+    filters.push(jsonIs(dialect, properties, property, numeric ? 'number' : 'present'));
   }
   const where = join(filters, ' AND ');
 
@@ -32,16 +32,17 @@ export function compileComputedTrait(sourceId: string, definition: ComputedTrait
     case 'avg':
     case 'min':
     case 'max':
-      return q`SELECT profile_id, json_quote(${number('v')}) AS value FROM (SELECT e.profile_id AS profile_id, ${raw(definition.type)}(json_extract(e.properties, ${path!})) AS v FROM profile_events AS e WHERE ${where} GROUP BY e.profile_id)`;
+      return q`SELECT profile_id, ${numberAsJson(dialect, 'v')} AS value FROM (SELECT e.profile_id AS profile_id, ${raw(definition.type)}(${jsonNumber(dialect, properties, property!)}) AS v FROM profile_events AS e WHERE ${where} GROUP BY e.profile_id) AS per_profile`;
     case 'first':
     case 'last': {
       // Event time first; the insertion order breaks ties between events stamped the same millisecond.
       const order = raw(definition.type === 'first' ? 'e.timestamp ASC, e.id ASC' : 'e.timestamp DESC, e.id DESC');
-      return q`SELECT profile_id, value FROM (SELECT e.profile_id AS profile_id, e.properties -> ${path!} AS value, row_number() OVER (PARTITION BY e.profile_id ORDER BY ${order}) AS nth FROM profile_events AS e WHERE ${where}) WHERE nth = 1`;
+      return q`SELECT profile_id, value FROM (SELECT e.profile_id AS profile_id, ${jsonText(dialect, properties, property!)} AS value, row_number() OVER (PARTITION BY e.profile_id ORDER BY ${order}) AS nth FROM profile_events AS e WHERE ${where}) AS ranked WHERE nth = 1`;
     }
     case 'most_frequent':
-      // Ties go to the value seen most recently, then to the smaller JSON text, so reruns agree.
-      return q`SELECT profile_id, value FROM (SELECT profile_id, value, row_number() OVER (PARTITION BY profile_id ORDER BY times DESC, latest DESC, value ASC) AS nth FROM (SELECT e.profile_id AS profile_id, e.properties -> ${path!} AS value, count(*) AS times, max(e.timestamp) AS latest FROM profile_events AS e WHERE ${where} GROUP BY e.profile_id, value)) WHERE nth = 1`;
+      // Ties go to the value seen most recently, then to the smaller JSON text (byte order), so reruns agree.
+      // GROUP BY names the output column: the same expression written twice would be two parameters to PostgreSQL.
+      return q`SELECT profile_id, value FROM (SELECT profile_id, value, row_number() OVER (PARTITION BY profile_id ORDER BY times DESC, latest DESC, ${binaryText(dialect, raw('value'))} ASC) AS nth FROM (SELECT e.profile_id AS profile_id, ${jsonText(dialect, properties, property!)} AS value, count(*) AS times, max(e.timestamp) AS latest FROM profile_events AS e WHERE ${where} GROUP BY e.profile_id, value) AS counted) AS ranked WHERE nth = 1`;
   }
 }
 

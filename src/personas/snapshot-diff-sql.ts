@@ -1,6 +1,8 @@
 import { compileAudienceMembers } from './audience-sql';
 import { clearedValue, compileComputedTrait } from './computed-trait-sql';
-import { q, raw, type SqlFragment } from './sql';
+import type { SqlDialect } from '../store/dialect';
+import { q, type SqlFragment } from './sql';
+import { isDistinct, tempTable } from './sql-dialect';
 import type { ComputationKind, ComputedTraitDefinition, Condition } from './types';
 
 /**
@@ -23,21 +25,27 @@ export interface ComputationState {
   definition: string;
 }
 
-/** A connection's own staging table for the values computed now; TEMP, so other connections never see it. */
-export const createComputedTable: SqlFragment = raw('CREATE TEMP TABLE IF NOT EXISTS personas_computed (profile_id TEXT PRIMARY KEY, value TEXT NOT NULL)');
+/**
+ * A connection's own staging table for the values computed now; TEMP, so other connections never
+ * see it (both dialects keep it for the session: the store pins one connection around a prepare).
+ */
+export const createComputedTable: SqlFragment = q`CREATE TEMP TABLE IF NOT EXISTS personas_computed (profile_id TEXT PRIMARY KEY, value TEXT NOT NULL)`;
 
-export const clearComputedTable: SqlFragment = raw('DELETE FROM temp.personas_computed');
+/** The staging table by its schema-qualified name, so no ordinary table of that name could be meant. */
+export const computedTable = (dialect: SqlDialect) => tempTable(dialect, 'personas_computed');
+
+export const clearComputedTable = (dialect: SqlDialect): SqlFragment => q`DELETE FROM ${computedTable(dialect)}`;
 
 /** Who is in the audience / has which value right now, as rows of (profile_id, value JSON). */
-export function computedValues(state: ComputationState, nowMs: number): SqlFragment {
+export function computedValues(dialect: SqlDialect, state: ComputationState, nowMs: number): SqlFragment {
   return state.kind === 'audience'
-    ? compileAudienceMembers(state.sourceId, JSON.parse(state.definition) as Condition, nowMs)
-    : compileComputedTrait(state.sourceId, JSON.parse(state.definition) as ComputedTraitDefinition, nowMs);
+    ? compileAudienceMembers(dialect, state.sourceId, JSON.parse(state.definition) as Condition, nowMs)
+    : compileComputedTrait(dialect, state.sourceId, JSON.parse(state.definition) as ComputedTraitDefinition, nowMs);
 }
 
 /** Fills `personas_computed` with the values computed now: the heavy query of a sync. */
-export function stageComputedValues(state: ComputationState, nowMs: number): SqlFragment {
-  return q`INSERT INTO temp.personas_computed (profile_id, value) ${computedValues(state, nowMs)}`;
+export function stageComputedValues(dialect: SqlDialect, state: ComputationState, nowMs: number): SqlFragment {
+  return q`INSERT INTO ${computedTable(dialect)} (profile_id, value) ${computedValues(dialect, state, nowMs)}`;
 }
 
 /** What a profile that left is told: an audience's `false`, a computed trait's empty value. */
@@ -47,29 +55,30 @@ export function leftValue(state: ComputationState): string {
 
 /**
  * Version `version`'s changes for profiles that joined or whose value changed: a computed value
- * with no snapshot row, or a different one (`IS NOT`: a missing snapshot compares as a change).
+ * with no snapshot row, or a different one (a missing snapshot compares as a change). The version is
+ * cast: PostgreSQL types a bare parameter in a SELECT list as text.
  */
-export function insertJoinedOrChanged(computationId: string, version: number, sourceId: string): SqlFragment {
+export function insertJoinedOrChanged(dialect: SqlDialect, computationId: string, version: number, sourceId: string): SqlFragment {
   return q`
     INSERT INTO personas_changes (computation_id, version, profile_id, source_id, user_id, value, cleared)
-    SELECT ${computationId}, ${version}, c.profile_id, p.source_id, p.user_id, c.value, 0
-    FROM temp.personas_computed AS c
+    SELECT ${computationId}, CAST(${version} AS INTEGER), c.profile_id, p.source_id, p.user_id, c.value, 0
+    FROM ${computedTable(dialect)} AS c
     JOIN profiles AS p ON p.source_id = ${sourceId} AND p.profile_id = c.profile_id
     LEFT JOIN personas_snapshots AS s ON s.computation_id = ${computationId} AND s.profile_id = c.profile_id
-    WHERE s.value IS NOT c.value`;
+    WHERE ${isDistinct(dialect, q`s.value`, q`c.value`)}`;
 }
 
 /**
  * Version `version`'s changes for profiles that left: a snapshot row with no computed value (or
  * whose profile row is gone), told `leftValue` and marked cleared so commit drops its snapshot row.
  */
-export function insertLeft(computationId: string, version: number, value: string): SqlFragment {
+export function insertLeft(dialect: SqlDialect, computationId: string, version: number, value: string): SqlFragment {
   return q`
     INSERT INTO personas_changes (computation_id, version, profile_id, source_id, user_id, value, cleared)
-    SELECT ${computationId}, ${version}, s.profile_id, s.source_id, s.user_id, ${value}, 1
+    SELECT ${computationId}, CAST(${version} AS INTEGER), s.profile_id, s.source_id, s.user_id, ${value}, 1
     FROM personas_snapshots AS s
     WHERE s.computation_id = ${computationId} AND NOT EXISTS (
-      SELECT 1 FROM temp.personas_computed AS c JOIN profiles AS p ON p.source_id = s.source_id AND p.profile_id = c.profile_id
+      SELECT 1 FROM ${computedTable(dialect)} AS c JOIN profiles AS p ON p.source_id = s.source_id AND p.profile_id = c.profile_id
       WHERE c.profile_id = s.profile_id)`;
 }
 

@@ -1,7 +1,10 @@
+import type { SqlDialect } from '../store/dialect';
+
 /**
  * A tiny SQL builder for the Personas compilers: text with `?` placeholders and its parameters in
  * the same order. Pure data, so the compilers stay unit-testable and the store runs the result with
- * Kysely's CompiledQuery. The SQL is SQLite's (JSON1 functions, `->`, window functions).
+ * Kysely's CompiledQuery (`sqlText` numbers the placeholders for PostgreSQL). What differs between
+ * SQLite and PostgreSQL (JSON functions, collation, TEMP tables) lives in sql-dialect.ts.
  */
 export interface SqlFragment {
   sql: string;
@@ -37,7 +40,14 @@ export function join(parts: SqlFragment[], separator: string): SqlFragment {
 }
 
 /**
- * The SQLite JSON path of one top-level key. The key is quoted (so "a.b" or "First Name" are one
- * key, not a path) with JSON string escaping, which SQLite's path parser understands.
+ * The statement's text for `dialect`: SQLite takes `?`, PostgreSQL (pg) numbered `$1, $2, ...`.
+ * The builders never write a `?` of their own (no jsonb `?` operator, values are parameters), so
+ * every `?` is a placeholder.
  */
-export const jsonKeyPath = (key: string) => `$.${JSON.stringify(key)}`;
+export function sqlText(fragment: SqlFragment, dialect: SqlDialect): string {
+  if (dialect === 'sqlite') return fragment.sql;
+  let n = 0;
+  const text = fragment.sql.replace(/\?/g, () => `$${++n}`);
+  if (n !== fragment.params.length) throw new Error(`SQL has ${n} placeholders for ${fragment.params.length} parameters`);
+  return text;
+}

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import {
   clearComputedTable,
   createComputedTable,
@@ -10,10 +10,12 @@ import {
   upsertSnapshots,
   type ComputationState,
 } from '../personas/snapshot-diff-sql';
-import type { SqlFragment } from '../personas/sql';
+import { raw, sqlText, type SqlFragment } from '../personas/sql';
+import { binaryText } from '../personas/sql-dialect';
 import type { ComputationRef } from '../personas/types';
 import { COMPUTATION_TABLES } from './computations';
 import type { ComputationRow, PersonasTables } from './personas-tables';
+import { dialectOf } from './dialect';
 import type { PersonasSyncStore, PreparedSync } from './personas-types';
 import type { Tables } from './tables';
 import { writeTransaction } from './write-transaction';
@@ -26,7 +28,7 @@ import { writeTransaction } from './write-transaction';
 
 type Db = Kysely<Tables & PersonasTables>;
 
-const run = <DB>(conn: Kysely<DB>, statement: SqlFragment) => conn.executeQuery(CompiledQuery.raw(statement.sql, statement.params));
+const run = <DB>(conn: Kysely<DB>, statement: SqlFragment) => conn.executeQuery(CompiledQuery.raw(sqlText(statement, dialectOf(conn)), statement.params));
 
 const stateOf = (ref: ComputationRef, row: Selectable<ComputationRow>): ComputationState => ({ kind: ref.kind, sourceId: row.source_id, definition: row.definition });
 
@@ -42,6 +44,9 @@ const ready = (row: Selectable<ComputationRow>, reused: boolean): PreparedSync =
 
 export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
   const db: Db = base.withTables<PersonasTables>();
+  const dialect = dialectOf(db);
+  // Pages follow profile ids in byte order on both dialects (PostgreSQL's default collation may not be).
+  const profileId = sql.raw(binaryText(dialect, raw('profile_id')).sql);
   const load = (conn: Db, ref: ComputationRef) => conn.selectFrom(COMPUTATION_TABLES[ref.kind]).selectAll().where('id', '=', ref.id).executeTakeFirst();
 
   return {
@@ -52,12 +57,12 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
       // recomputing would give the same message ids different contents.
       if (current.pending_version !== null) return ready(current, true);
 
-      const staged = stageComputedValues(stateOf(ref, current), nowMs);
+      const staged = stageComputedValues(dialect, stateOf(ref, current), nowMs);
       return db.connection().execute(async (conn) => {
         // The heavy query fills a TEMP table outside the write lock, so ingestion keeps writing
         // while a large audience is evaluated; only the diff below holds the lock.
         await run(conn, createComputedTable);
-        await run(conn, clearComputedTable);
+        await run(conn, clearComputedTable(dialect));
         try {
           await run(conn, staged);
           return await writeTransaction(conn, async (trx) => {
@@ -66,8 +71,8 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
             if (state.pending_version !== null) return ready(state, true);
             const version = state.last_version + 1;
             const computedAt = new Date(nowMs).toISOString();
-            await run(trx, insertJoinedOrChanged(ref.id, version, state.source_id));
-            await run(trx, insertLeft(ref.id, version, leftValue(stateOf(ref, state))));
+            await run(trx, insertJoinedOrChanged(dialect, ref.id, version, state.source_id));
+            await run(trx, insertLeft(dialect, ref.id, version, leftValue(stateOf(ref, state))));
             const { changes } = await trx
               .selectFrom('personas_changes')
               .select((eb) => eb.fn.countAll<number>().as('changes'))
@@ -83,14 +88,15 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
             return ready(updated, false);
           });
         } finally {
-          await run(conn, clearComputedTable);
+          await run(conn, clearComputedTable(dialect));
         }
       });
     },
 
     async changes(ref, version, after, limit) {
-      // One read transaction: the version check and the page come from the same snapshot of the file.
-      return db.transaction().execute(async (trx) => {
+      // One read transaction: the version check and the page come from the same snapshot (SQLite's
+      // read transaction is one; PostgreSQL's READ COMMITTED would take one per statement).
+      return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
         const state = await load(trx, ref);
         if (!state) return { status: 'gone' } as const;
         if (state.pending_version !== version) return { status: 'superseded' } as const;
@@ -99,9 +105,9 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
           .select(['profile_id', 'user_id', 'value'])
           .where('computation_id', '=', ref.id)
           .where('version', '=', version)
-          .orderBy('profile_id')
+          .orderBy(profileId)
           .limit(limit);
-        if (after !== undefined) query = query.where('profile_id', '>', after);
+        if (after !== undefined) query = query.where(profileId, '>', after);
         const rows = await query.execute();
         return {
           status: 'pending',

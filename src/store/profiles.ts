@@ -1,5 +1,9 @@
 import { sql, type Kysely } from 'kysely';
+import { mergePatch } from '../personas/merge-patch';
 import type { ProfileUpdate } from '../personas/profile-updates';
+import { raw } from '../personas/sql';
+import { binaryText } from '../personas/sql-dialect';
+import { dialectOf } from './dialect';
 import type { PersonasTables } from './personas-tables';
 import type { ProfileStore } from './personas-types';
 import { erasedSince } from './erasures';
@@ -65,9 +69,10 @@ async function link(db: Db, sourceId: string, from: string, to: string, resolved
       .execute();
     const old = await db.selectFrom('profiles').select('traits').where('source_id', '=', sourceId).where('profile_id', '=', merged).executeTakeFirst();
     if (old) {
+      const kept = await db.selectFrom('profiles').select('traits').where('source_id', '=', sourceId).where('profile_id', '=', target).executeTakeFirstOrThrow();
       await db
         .updateTable('profiles')
-        .set({ traits: sql<string>`json_patch(${old.traits}, traits)`, updated_at: now })
+        .set({ traits: JSON.stringify(mergePatch(JSON.parse(old.traits), JSON.parse(kept.traits))), updated_at: now })
         .where('source_id', '=', sourceId)
         .where('profile_id', '=', target)
         .execute();
@@ -89,8 +94,20 @@ async function link(db: Db, sourceId: string, from: string, to: string, resolved
   resolved.set(from, target);
 }
 
+/** The stored rows of these profiles: what a request's traits merge onto. */
+async function storedProfiles(db: Db, sourceId: string, profileIds: string[]) {
+  const stored = new Map<string, { user_id: string | null; traits: string }>();
+  for (const part of chunks(profileIds, ROWS_PER_INSERT)) {
+    const rows = await db.selectFrom('profiles').select(['profile_id', 'user_id', 'traits']).where('source_id', '=', sourceId).where('profile_id', 'in', part).execute();
+    for (const row of rows) stored.set(row.profile_id, row);
+  }
+  return stored;
+}
+
 export function profileStore(base: Kysely<Tables>): ProfileStore {
   const db: Db = base.withTables<PersonasTables>();
+  // Aliases are listed in byte order on both dialects (PostgreSQL's default collation may not be).
+  const aliasOrder = sql.raw(binaryText(dialectOf(db), raw('alias_id')).sql);
 
   return {
     async record(sourceId, allUpdates, allSeen: SeenUser[] = [], acceptedAt?: string) {
@@ -117,21 +134,33 @@ export function profileStore(base: Kysely<Tables>): ProfileStore {
           const id = (u.userId ?? u.anonymousId)!;
           return resolved.get(id) ?? id;
         };
-        // Identify rows carry traits, track rows make sure the profile exists: one upsert, in call order.
-        const profiles = updates.flatMap((u) =>
-          u.type === 'alias'
-            ? []
-            : [{ source_id: sourceId, profile_id: profileOf(u), user_id: u.userId ? profileOf(u) : null, traits: JSON.stringify(u.type === 'identify' ? u.traits : {}), created_at: now, updated_at: now }],
-        );
+        // Identify rows carry traits, track rows make sure the profile exists. Each profile's rows
+        // fold in call order onto what is stored (read under the write lock), then one upsert.
+        const incoming = new Map<string, { userId: string | null; traits: Record<string, unknown> }[]>();
+        for (const u of updates) {
+          if (u.type === 'alias') continue;
+          const profileId = profileOf(u);
+          const rows = incoming.get(profileId) ?? [];
+          rows.push({ userId: u.userId ? profileOf(u) : null, traits: u.type === 'identify' ? u.traits : {} });
+          incoming.set(profileId, rows);
+        }
+        const stored = await storedProfiles(trx, sourceId, [...incoming.keys()]);
+        const profiles = [...incoming].map(([profileId, rows]) => {
+          const existing = stored.get(profileId);
+          // A new profile starts from its first row's traits as sent; every later row is a merge patch.
+          const [start, patches] = existing ? [JSON.parse(existing.traits) as unknown, rows] : [rows[0].traits, rows.slice(1)];
+          const userId = [existing?.user_id ?? null, ...rows.map((r) => r.userId)].find((id) => id !== null) ?? null;
+          const traits = JSON.stringify(patches.reduce<unknown>((merged, row) => mergePatch(merged, row.traits), start));
+          return { source_id: sourceId, profile_id: profileId, user_id: userId, traits, created_at: now, updated_at: now };
+        });
         for (const part of chunks(profiles, ROWS_PER_INSERT)) {
           await trx
             .insertInto('profiles')
             .values(part)
             .onConflict((oc) =>
               oc.columns(['source_id', 'profile_id']).doUpdateSet({
-                // RFC 7396 merge: new traits win, nested objects merge, a trait set to null is removed.
-                traits: sql<string>`json_patch(profiles.traits, excluded.traits)`,
-                user_id: sql<string | null>`coalesce(profiles.user_id, excluded.user_id)`,
+                traits: sql<string>`excluded.traits`,
+                user_id: sql<string | null>`excluded.user_id`,
                 updated_at: now,
               }),
             )
@@ -155,7 +184,7 @@ export function profileStore(base: Kysely<Tables>): ProfileStore {
       const profileId = alias?.profile_id ?? id;
       const row = await db.selectFrom('profiles').selectAll().where('source_id', '=', sourceId).where('profile_id', '=', profileId).executeTakeFirst();
       if (!row) return undefined;
-      const aliases = await db.selectFrom('profile_aliases').select('alias_id').where('profile_id', '=', profileId).where('source_id', '=', sourceId).orderBy('alias_id').execute();
+      const aliases = await db.selectFrom('profile_aliases').select('alias_id').where('profile_id', '=', profileId).where('source_id', '=', sourceId).orderBy(aliasOrder).execute();
       const { count } = await db
         .selectFrom('profile_events')
         .select((eb) => eb.fn.countAll<number>().as('count'))
