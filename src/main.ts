@@ -65,7 +65,9 @@ Switchyard is running.
   Metrics         ${api}/metrics
 ${config.embeddedTemporal ? `  Temporal Web UI http://localhost:${config.temporalUiPort}/namespaces/${config.temporalNamespace}/workflows\n` : ''}  Write key       ${quickstart.writeKey}   (source ${quickstart.sourceId})
 
-Add a webhook destination:
+Watch deliveries arrive: in another terminal, run the local receiver (it prints each delivery and checks its signature)
+  npm run receiver -- --port 9000 --secret change-me
+Add a webhook destination pointing at it:
   curl -s -X POST ${api}/admin/sources/${quickstart.sourceId}/destinations \\
     -H 'Authorization: Bearer ${quickstart.adminToken}' -H 'Content-Type: application/json' \\
     -d '{"enabled":true,"sharedSecret":"change-me","webhooks":[{"url":"http://127.0.0.1:9000/hook"}]}'
