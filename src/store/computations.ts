@@ -1,5 +1,8 @@
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { raw } from '../personas/sql';
+import { binaryText } from '../personas/sql-dialect';
 import type { ComputationKind } from '../personas/types';
+import { dialectOf } from './dialect';
 import { newId } from './ids';
 import type { ComputationRow, PersonasTables } from './personas-tables';
 import type { Computation, ComputationStore } from './personas-types';
@@ -33,6 +36,8 @@ export function computationStore<D>(base: Kysely<Tables>, kind: ComputationKind)
   const db: Db = base.withTables<PersonasTables>();
   const table = COMPUTATION_TABLES[kind];
   const toRecord = (row: Selectable<ComputationRow>) => toComputation<D>(kind, row);
+  // Listed in byte order on both dialects (PostgreSQL's default collation may not be).
+  const byteOrder = (column: string) => sql.raw(binaryText(dialectOf(db), raw(column)).sql);
 
   return {
     async create(sourceId, input) {
@@ -63,7 +68,7 @@ export function computationStore<D>(base: Kysely<Tables>, kind: ComputationKind)
     },
 
     async listBySource(sourceId) {
-      const rows = await db.selectFrom(table).selectAll().where('source_id', '=', sourceId).orderBy('created_at').orderBy('id').execute();
+      const rows = await db.selectFrom(table).selectAll().where('source_id', '=', sourceId).orderBy(byteOrder('created_at')).orderBy(byteOrder('id')).execute();
       return rows.map(toRecord);
     },
 

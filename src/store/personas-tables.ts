@@ -16,8 +16,11 @@ export interface ProfileRow {
 }
 
 export interface ProfileEventRow {
-  /** Insertion order: breaks ties between events with the same timestamp. */
-  id: number | null;
+  /**
+   * Insertion order: breaks ties between events with the same timestamp. SQLite's rowid; a bigserial
+   * on PostgreSQL, which pg returns as a string (the Personas queries only order by it).
+   */
+  id: number | string | null;
   source_id: string;
   profile_id: string;
   /** The track call's messageId: a call re-sent after a lost answer is recorded once. */
