@@ -136,8 +136,10 @@ export async function switchOffScenario(shape: ProductionShape, failing: Receive
   const ids = Array.from({ length: options.messages }, (_, i) => `off-${i}`);
   await postBatch(api2, writeKey, ids);
   const workflowIds = ids.map((id) => deliveryWorkflowId(sourceId, id));
-  // Rounds until both workers have run retry attempts (regular activities, identities in history).
+  // Rounds until every message has been retried and both workers have run attempts (regular
+  // activities, whose worker identities are in history).
   const retryingWorkers = await waitFor(async () => {
+    if (failing.requests.length < 2 * options.messages) throw new Error(`${failing.requests.length} attempts so far`);
     const identities = new Set((await Promise.all(workflowIds.map((id) => attemptWorkers(shape.client, id)))).flat());
     if (identities.size < 2) throw new Error(`retries ran on ${identities.size} worker(s) so far`);
     return [...identities];
