@@ -1,0 +1,114 @@
+import pg from 'pg';
+import { openStore, type Store } from '../../src/store';
+import { cachedDestinationReads, DestinationCache } from '../../src/store/destination-cache';
+import { LISTENER_APPLICATION_NAME, listenForDestinationChanges, type DestinationListener } from '../../src/store/destination-changes';
+import { createTestDatabase } from '../helpers/postgres';
+
+/**
+ * The worker's destination cache on a real PostgreSQL: every kind of change the API (another
+ * store handle) makes reaches the worker's copy through LISTEN/NOTIFY at once, with a TTL far too
+ * long to hide a missed one; and a LISTEN connection the server drops makes the cache step aside
+ * until it is back.
+ */
+
+const HOUR = 3_600_000;
+let url: string;
+let api: Store;
+let workerStore: Store;
+let cache: DestinationCache;
+let listener: DestinationListener;
+let worker: Store['destinations'];
+
+beforeAll(async () => {
+  url = await createTestDatabase('switchyard_cache');
+  api = await openStore({ databasePath: '', databaseUrl: url });
+  workerStore = await openStore({ databasePath: '', databaseUrl: url });
+  cache = new DestinationCache(HOUR);
+  listener = await listenForDestinationChanges(url, cache);
+  worker = cachedDestinationReads(workerStore.destinations, cache);
+});
+afterAll(async () => {
+  await listener?.close();
+  await api?.close();
+  await workerStore?.close();
+});
+
+/** Polls until `check` holds; how long it took (ms). A notification arrives within milliseconds. */
+async function within<T>(ms: number, read: () => Promise<T>, check: (value: T) => boolean): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (check(await read())) return Date.now() - started;
+    if (Date.now() - started > ms) throw new Error(`not seen within ${ms} ms: ${JSON.stringify(await read())}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function cachedDestination() {
+  const { source } = await api.sources.create('cache test');
+  const destination = await api.destinations.create(source.id, { enabled: true, sharedSecret: 'one', webhooks: [{ url: 'https://hooks.example.com/a', headers: {} }, { url: 'https://hooks.example.com/b', headers: {} }] });
+  // Served from the cache once the creation's own NOTIFY (which may arrive after the first read) is in.
+  await within(2_000, async () => {
+    const hits = cache.hits;
+    await worker.get(destination.id);
+    return cache.hits > hits;
+  }, (hit) => hit);
+  return { source, destination };
+}
+
+it('listens from the start', () => {
+  expect(cache.isListening).toBe(true);
+});
+
+it.each([
+  ['switched off', (id: string) => api.destinations.update(id, { enabled: false }), (d: any) => d?.enabled === false],
+  ['a new shared secret', (id: string) => api.destinations.update(id, { sharedSecret: 'two' }), (d: any) => d?.sharedSecret === 'two'],
+  ['a new signing secret', (id: string) => api.destinations.update(id, { signingSecret: 'whsec_dGVzdA==' }), (d: any) => d?.signing?.current === 'whsec_dGVzdA=='],
+  ['a URL switched off by a 410', (id: string) => api.destinations.disableWebhook(id, 'https://hooks.example.com/a', 'gone'), (d: any) => d?.webhooks[0].disabled?.reason === 'gone'],
+  ['new headers', (id: string) => api.destinations.update(id, { webhooks: [{ url: 'https://hooks.example.com/a', headers: { 'x-new': '1' } }] }), (d: any) => d?.webhooks[0].headers['x-new'] === '1'],
+  ['deleted', (id: string) => api.destinations.delete(id), (d: any) => d === undefined],
+] as const)('a destination %s through another handle reaches the cached copy at once', async (_name, change, changed) => {
+  const { destination } = await cachedDestination();
+  await change(destination.id);
+  expect(await within(2_000, () => worker.get(destination.id), changed)).toBeLessThan(2_000);
+});
+
+it('a URL switched back on (its disabled row deleted) reaches the cached copy at once', async () => {
+  const { destination } = await cachedDestination();
+  await api.destinations.disableWebhook(destination.id, 'https://hooks.example.com/a', 'gone');
+  await within(2_000, () => worker.get(destination.id), (d) => d?.webhooks[0].disabled !== undefined);
+  await api.destinations.update(destination.id, { webhooks: [{ url: 'https://hooks.example.com/a', headers: {}, enabled: true }] });
+  await within(2_000, () => worker.get(destination.id), (d) => d?.webhooks[0].disabled === undefined);
+});
+
+it('a source deleted (its destinations cascade) reaches the cached copy at once', async () => {
+  const { source, destination } = await cachedDestination();
+  await api.sources.delete(source.id);
+  await within(2_000, () => worker.get(destination.id), (d) => d === undefined);
+});
+
+it('bypasses the cache while the LISTEN connection is down, and caches again once it is back', async () => {
+  const { destination } = await cachedDestination();
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query('select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = $1 and datname = current_database()', [LISTENER_APPLICATION_NAME]);
+    expect(rows).toHaveLength(1);
+    await within(2_000, async () => cache.isListening, (listening) => !listening);
+    // Down: every read goes to the database (a change now would have no notification to bring it).
+    const misses = cache.misses;
+    await worker.get(destination.id);
+    await worker.get(destination.id);
+    expect(cache.misses).toBe(misses + 2);
+    // Back within the reconnect delay, LISTENing again: changes are seen and copies kept.
+    await within(5_000, async () => cache.isListening, (listening) => listening);
+    await worker.get(destination.id);
+    const hits = cache.hits;
+    await worker.get(destination.id);
+    expect(cache.hits).toBe(hits + 1);
+    expect(cache.misses).toBe(misses + 3);
+    await api.destinations.update(destination.id, { enabled: false });
+    await within(2_000, () => worker.get(destination.id), (d) => d?.enabled === false);
+  } finally {
+    await admin.end();
+  }
+});
