@@ -36,6 +36,12 @@ export interface DeliveryInput {
   destinationIds: string[];
   message: MessageBody;
   policy: DeliveryPolicy;
+  /**
+   * Per destination id, its webhook URLs as the Web UI may show them (summary.ts webhookLabel: no
+   * credentials, query or tokens), as configured when the message was accepted; only the attempts'
+   * summaries read them. Absent in workflows accepted before them.
+   */
+  webhookLabels?: Record<string, string[]>;
 }
 
 /** What one POST to one webhook URL came to. */

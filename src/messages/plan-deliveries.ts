@@ -1,4 +1,5 @@
 import { messageBody, type Message } from '../delivery/payload';
+import { webhookLabel } from '../delivery/summary';
 import type { DeliveryInput, DeliveryPolicy, MessageBody, MessageType } from '../delivery/types';
 import type { Store } from '../store/types';
 
@@ -21,11 +22,13 @@ export type PlanDeliveries = (sourceId: string, messages: Outgoing[]) => Promise
  * Personas syncs alike: the source's destinations enabled now (each attempt checks again at send
  * time), and the delivery policy fixed for the message's whole life.
  */
-export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listEnabledIds'>, policy: DeliveryPolicy): PlanDeliveries {
+export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listEnabled'>, policy: DeliveryPolicy): PlanDeliveries {
   return async (sourceId, messages) => {
-    const destinationIds = await destinations.listEnabledIds(sourceId);
-    if (destinationIds.length === 0) return { status: 'no_destinations' };
-    const inputs = messages.map(({ messageId, type, userId, body }): DeliveryInput => ({ sourceId, messageId, type, userId, destinationIds, message: body, policy }));
+    const enabled = await destinations.listEnabled(sourceId);
+    if (enabled.length === 0) return { status: 'no_destinations' };
+    const destinationIds = enabled.map((destination) => destination.id);
+    const webhookLabels = Object.fromEntries(enabled.map((destination) => [destination.id, destination.webhookUrls.map(webhookLabel)]));
+    const inputs = messages.map(({ messageId, type, userId, body }): DeliveryInput => ({ sourceId, messageId, type, userId, destinationIds, message: body, policy, webhookLabels }));
     return { status: 'planned', inputs };
   };
 }

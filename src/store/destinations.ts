@@ -105,6 +105,21 @@ function signingChanges(current: Pick<DestinationRow, 'signing_secret'>, patch: 
 }
 
 export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
+  const listEnabled: Store['destinations']['listEnabled'] = async (sourceId) => {
+    const rows = await db
+      .selectFrom('destinations')
+      .select(['id', 'enabled', 'webhooks'])
+      .where('source_id', '=', sourceId)
+      .where('enabled', '=', 1)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    const disabled = await disabledOf(db, rows.map((row) => row.id));
+    return rows
+      .filter((row) => isDeliverable(row, disabled))
+      .map((row) => ({ id: row.id, webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url) }));
+  };
+
   return {
     async create(sourceId, input) {
       const now = new Date().toISOString();
@@ -167,17 +182,10 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
     },
 
     async listEnabledIds(sourceId) {
-      const rows = await db
-        .selectFrom('destinations')
-        .select(['id', 'enabled', 'webhooks'])
-        .where('source_id', '=', sourceId)
-        .where('enabled', '=', 1)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      const disabled = await disabledOf(db, rows.map((row) => row.id));
-      return rows.filter((row) => isDeliverable(row, disabled)).map((row) => row.id);
+      return (await listEnabled(sourceId)).map((destination) => destination.id);
     },
+
+    listEnabled,
 
     async listSourceIdsWithEnabled() {
       const rows = await db

@@ -94,6 +94,8 @@ export interface Store {
     listBySource(sourceId: string): Promise<Destination[]>;
     /** Ids of the enabled destinations with at least one webhook: what a message from this source is delivered to. */
     listEnabledIds(sourceId: string): Promise<string[]>;
+    /** The same destinations as listEnabledIds, with each one's webhook URLs in order (for the Web UI's attempt summaries). */
+    listEnabled(sourceId: string): Promise<Array<{ id: string; webhookUrls: string[] }>>;
     /**
      * Sources with at least one enabled destination that has a webhook, the same test as
      * listEnabledIds (regulations notify each of them).

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { deliveryWorkflowId } from '../delivery/ids';
 import { executionTimeoutMs } from '../delivery/retry-window';
+import { deliveryDetails, deliverySummary } from '../delivery/summary';
 import type { DeliveryInput } from '../delivery/types';
 import type { deliverMessage } from '../workflows';
 import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
@@ -31,6 +32,9 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
       // because the destination was switched off) keeps the id, and a running one rejects the start.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       args: [input],
+      // What the Web UI's workflow list and page say without opening the input (delivery/summary.ts).
+      staticSummary: deliverySummary(input),
+      staticDetails: deliveryDetails(input),
       typedSearchAttributes: [
         { key: SOURCE, value: input.sourceId },
         { key: DESTINATIONS, value: input.destinationIds },

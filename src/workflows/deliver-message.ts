@@ -14,6 +14,7 @@ import type { Activities } from '../activities';
 import { canRetryAt, nextBackoff } from '../delivery/backoff';
 import { MAX_WEBHOOKS } from '../delivery/limits';
 import { busyWait } from '../delivery/retry-window';
+import { attemptSummary } from '../delivery/summary';
 import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
 
@@ -56,7 +57,10 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   // Built per attempt: under the hard window its schedule-to-close is what is left of the window,
   // so an attempt whose worker is away past the window's end never starts late (Temporal times it
   // out at the deadline, queued or running).
-  const attemptOptions = () => ({
+  // `summary` is user metadata: the Web UI's timeline names each attempt's URL without opening its
+  // input. It is not part of the command's identity, so histories recorded without it still replay.
+  const attemptOptions = (request: AttemptRequest) => ({
+    summary: attemptSummary(request.webhookIndex, request.round, request.destinationId, input.webhookLabels?.[request.destinationId]?.[request.webhookIndex]),
     startToCloseTimeout: policy.timeoutMs + ACTIVITY_GRACE_MS,
     ...(windowIsHard && { scheduleToCloseTimeout: Math.max(1, deadline - Date.now()) }),
     // HTTP outcomes come back as values and the loop below owns the retry schedule; Temporal only
@@ -68,8 +72,8 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   // the server's writes per message (docs/performance.md). Its result is recorded in history as a
   // marker (a plain AttemptResult, no secrets, like an activity result). Every later attempt is a
   // regular activity, each visible on its own in history.
-  const attemptWebhookLocally = (request: AttemptRequest) => proxyLocalActivities<Activities>(attemptOptions()).attemptWebhook(request);
-  const attemptWebhook = (request: AttemptRequest) => proxyActivities<Activities>(attemptOptions()).attemptWebhook(request);
+  const attemptWebhookLocally = (request: AttemptRequest) => proxyLocalActivities<Activities>(attemptOptions(request)).attemptWebhook(request);
+  const attemptWebhook = (request: AttemptRequest) => proxyActivities<Activities>(attemptOptions(request)).attemptWebhook(request);
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
 

@@ -1,0 +1,67 @@
+import type { DeliveryInput } from './types';
+
+/**
+ * What the Temporal Web UI shows without opening a payload (user metadata): a delivery workflow's
+ * static summary and each attempt's summary. Anyone who can open the Web UI reads them, so they
+ * say only what kind of message went where — type, event or page name, userId, webhook URL without
+ * credentials, query or token-like path segments — never properties, traits, secrets or headers.
+ */
+
+const MAX_NAME_CHARS = 60;
+
+/** One line, at most `max` characters. */
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * The Web UI renders summaries as single-line markdown: a sender's event name or userId must not
+ * become a link or an image there, so the characters that open one are escaped.
+ */
+function plain(text: string, max = MAX_NAME_CHARS): string {
+  return oneLine(text, max).replace(/[\\[\]<>]/g, (c) => `\\${c}`);
+}
+
+/** `track · Order Completed · user u1 → 2 destinations` */
+export function deliverySummary(input: Pick<DeliveryInput, 'type' | 'userId' | 'destinationIds' | 'message'>): string {
+  const parts: string[] = [input.type];
+  const subject = input.type === 'track' ? input.message.event : input.type === 'page' || input.type === 'screen' ? input.message.name : undefined;
+  if (typeof subject === 'string' && subject.trim() !== '') parts.push(plain(subject));
+  parts.push(input.userId ? `user ${plain(input.userId)}` : 'anonymous');
+  const count = input.destinationIds.length;
+  return `${parts.join(' · ')} → ${count} destination${count === 1 ? '' : 's'}`;
+}
+
+/** Multi-line details under the summary: the ids an operator searches by, nothing from the body. */
+export function deliveryDetails(input: Pick<DeliveryInput, 'sourceId' | 'messageId' | 'destinationIds'>): string {
+  return [`source ${plain(input.sourceId, 200)}`, `message ${plain(input.messageId, 200)}`, `destinations ${input.destinationIds.map((id) => plain(id, 200)).join(', ')}`].join('\n');
+}
+
+/** 16+ characters mixing letters and digits: how webhook tokens in a path look (e.g. /api/webhooks/<id>/<token>). */
+const TOKEN_LIKE = /^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9_\-.~%]{16,}$/;
+
+/**
+ * A webhook URL as the Web UI may show it: scheme, host, port and path. User info, query and
+ * fragment are dropped and token-like path segments shown as `…`, since they are where webhook
+ * URLs carry their credentials.
+ */
+export function webhookLabel(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '(invalid URL)';
+  }
+  const path = parsed.pathname
+    .split('/')
+    .map((segment) => (TOKEN_LIKE.test(segment) ? '…' : segment))
+    .join('/');
+  return `${parsed.protocol}//${parsed.host}${path}`;
+}
+
+/** `POST webhook 1 https://host/path` (`· round 3` after the first round); the destination id when the URL is unknown. */
+export function attemptSummary(webhookIndex: number, round: number, destinationId: string, label?: string): string {
+  const where = label ? oneLine(label, 200) : `of ${plain(destinationId, 200)}`;
+  return `POST webhook ${webhookIndex} ${where}${round > 1 ? ` · round ${round}` : ''}`;
+}

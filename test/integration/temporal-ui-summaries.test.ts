@@ -1,0 +1,73 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
+
+/**
+ * The Temporal Web UI reads a delivery without opening payloads: the workflow's static summary and
+ * details, and each attempt's summary, are user metadata on the start request and on the attempt's
+ * command, read here through the client the way the UI reads them.
+ */
+let system: TestSystem;
+let failing: Receiver;
+let working: Receiver;
+const others: Receiver[] = [];
+useSystem(
+  (s, r) => {
+    system = s;
+    working = r;
+  },
+  { alsoClose: others },
+);
+beforeAll(async () => {
+  failing = await startReceiver(() => ({ status: 503 }));
+  others.push(failing);
+});
+
+type Payload = Parameters<typeof defaultPayloadConverter.fromPayload>[0];
+const summaryOf = (metadata: { summary?: Payload | null } | null | undefined): string | undefined =>
+  metadata?.summary ? defaultPayloadConverter.fromPayload<string>(metadata.summary) : undefined;
+
+describe('summaries in the Temporal Web UI', () => {
+  it('a delivery shows "type · event · user → destinations" and each attempt "POST webhook i <url>", with no query, properties or secrets', async () => {
+    const { source, writeKey, destination } = await sourceWithDestination(system.store, {
+      sharedSecret: 'summary-secret',
+      webhooks: [
+        { url: `${failing.url}?token=query-s3cret`, headers: { authorization: 'Bearer header-s3cret' } },
+        { url: working.url, headers: {} },
+      ],
+    });
+    await send(system.app, writeKey, 'track', { messageId: 'summary-1', userId: 'u1', event: 'Order Completed', properties: { email: 'private@example.com' } });
+    expect(await deliveryResult(system.client, source.id, 'summary-1')).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', webhookIndex: 1 }] } });
+
+    const handle = system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'summary-1'));
+    const description = await handle.describe();
+    expect(await description.staticSummary()).toBe('track · Order Completed · user u1 → 1 destination');
+    expect(await description.staticDetails()).toBe(`source ${source.id}\nmessage summary-1\ndestinations ${destination.id}`);
+
+    // Attempts as regular activities (ActivityTaskScheduled) and as the local first attempt (its
+    // marker); a local attempt the worker defers to a regular activity shows the same summary twice.
+    const history = await handle.fetchHistory();
+    const attempts = (history.events ?? [])
+      .filter((event) => event.activityTaskScheduledEventAttributes || event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+      .map((event) => summaryOf(event.userMetadata));
+    expect([...new Set(attempts)]).toEqual([`POST webhook 0 ${failing.url}`, `POST webhook 1 ${working.url}`]);
+
+    const shown = JSON.stringify([await description.staticSummary(), await description.staticDetails(), attempts]);
+    for (const secret of ['query-s3cret', 'header-s3cret', 'summary-secret', 'private@example.com']) expect(shown).not.toContain(secret);
+  });
+
+  it('a retry round says so in its attempt summary', async () => {
+    const before = working.requests.length;
+    working.respond((_request, n) => ({ status: n === before ? 503 : 200 }));
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: working.url, headers: {} }] });
+    await send(system.app, writeKey, 'page', { messageId: 'summary-2', userId: 'u2', name: 'Pricing' });
+    expect(await deliveryResult(system.client, source.id, 'summary-2')).toMatchObject({ ok: true });
+
+    const handle = system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'summary-2'));
+    expect(await (await handle.describe()).staticSummary()).toBe('page · Pricing · user u2 → 1 destination');
+    const history = await handle.fetchHistory();
+    const attempts = (history.events ?? []).map((event) => summaryOf(event.userMetadata)).filter((summary) => summary?.startsWith('POST'));
+    expect([...new Set(attempts)]).toEqual([`POST webhook 0 ${working.url}`, `POST webhook 0 ${working.url} · round 2`]);
+  });
+});
