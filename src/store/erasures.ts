@@ -31,6 +31,16 @@ export async function erasedSince(db: Kysely<Tables>, ids: string[], acceptedAt:
   return erased;
 }
 
+/** Id hash → when it was erased, for those of these hashes that were (the worker's erasure cache reads through this). */
+export async function erasedAtEach(db: Kysely<Tables>, idHashes: string[]): Promise<Map<string, string>> {
+  const erased = new Map<string, string>();
+  for (const part of chunks(idHashes, IDS_PER_QUERY)) {
+    const rows = await db.selectFrom('erased_ids').select(['id_hash', 'erased_at']).where('id_hash', 'in', part).execute();
+    for (const { id_hash, erased_at } of rows) erased.set(id_hash, erased_at);
+  }
+  return erased;
+}
+
 export function erasureStore(db: Kysely<Tables>): Store['erasures'] {
   return {
     async add(ids, at) {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from './connection';
-import { cachedDestinationReads, DestinationCache } from './destination-cache';
-import { listenForDestinationChanges, type DestinationListener } from './destination-changes';
+import { cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
+import { listenForStoreChanges, type StoreListener } from './store-notifications';
 import { destinationStore } from './destinations';
 import { migrateToLatest } from './migrations';
 import { personasStore } from './personas';
@@ -10,7 +10,7 @@ import { regulationStore } from './regulations';
 import { sourceUserStore } from './source-users';
 import { sourceStore } from './sources';
 import type { Tables } from './tables';
-import type { Store } from './types';
+import type { Destination, Store } from './types';
 
 export type { Destination, DestinationPatch, NewDestination, Regulation, SeenUser, Source, Store, Webhook } from './types';
 
@@ -20,9 +20,10 @@ export interface StoreOptions {
   /** `postgres://…`: PostgreSQL instead of the SQLite file. Config: DATABASE_URL. */
   databaseUrl?: string;
   /**
-   * PostgreSQL only: serve `destinations.get` from a cache kept fresh by LISTEN/NOTIFY, entries at
-   * most this old (ms; 0 or absent: no cache). For a worker's attempts; the API reads uncached, so
-   * an admin write is always read back as written. Config: DESTINATION_CACHE_TTL (worker).
+   * PostgreSQL only: serve `destinations.get` and `erasures.erasedAt` from caches kept fresh by
+   * LISTEN/NOTIFY, entries at most this old (ms; 0 or absent: no cache). For a worker's attempts;
+   * the API reads uncached, so an admin write is always read back as written.
+   * Config: DESTINATION_CACHE_TTL (worker).
    */
   destinationCacheTtlMs?: number;
 }
@@ -37,19 +38,21 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw err;
   }
   let destinations = destinationStore(db);
-  let listener: DestinationListener | undefined;
+  let erasures = erasureStore(db);
+  let listener: StoreListener | undefined;
   if (options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0) {
     // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
-    const cache = new DestinationCache(options.destinationCacheTtlMs!);
-    listener = await listenForDestinationChanges(options.databaseUrl, cache);
-    destinations = cachedDestinationReads(destinations, cache);
+    const caches = { destinations: new NotifiedCache<Destination | undefined>(options.destinationCacheTtlMs!), erasures: new NotifiedCache<string | undefined>(options.destinationCacheTtlMs!) };
+    listener = await listenForStoreChanges(options.databaseUrl, caches);
+    destinations = cachedDestinationReads(destinations, caches.destinations);
+    erasures = cachedErasureReads(db, erasures, caches.erasures);
   }
   return {
     sources: sourceStore(db),
     destinations,
     regulations: regulationStore(db),
     sourceUsers: sourceUserStore(db),
-    erasures: erasureStore(db),
+    erasures,
     personas: personasStore(db),
     async close() {
       await listener?.close();

@@ -1,6 +1,6 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { personasMigration } from './personas-migration';
-import { DESTINATION_CHANNEL } from './destination-changes';
+import { DESTINATION_CHANNEL, ERASURE_CHANNEL } from './store-notifications';
 import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 
@@ -99,7 +99,7 @@ const MIGRATIONS: Record<string, Migration> = {
   },
   // PostgreSQL only: every change to a destination or its switched-off webhooks NOTIFYs its id, in
   // the changing transaction (delivered at commit, dropped on rollback), so a worker's cache of
-  // destinations drops the entry before its next attempt (destination-cache.ts). A source delete
+  // destinations drops the entry before its next attempt (notified-cache.ts). A source delete
   // reaches it too: the foreign key's cascade fires these row triggers. SQLite needs no cache.
   '0005_destination_notifications': {
     async up(db: Kysely<any>) {
@@ -118,6 +118,20 @@ const MIGRATIONS: Record<string, Migration> = {
         end $$`.execute(db);
       await sql`create trigger destinations_notify after insert or update or delete on destinations for each row execute function switchyard_notify_destination()`.execute(db);
       await sql`create trigger disabled_webhooks_notify after insert or update or delete on disabled_webhooks for each row execute function switchyard_notify_destination()`.execute(db);
+    },
+  },
+  // PostgreSQL only: a regulation's erasures NOTIFY once per statement, with no payload (not even
+  // the hashes), so each worker's cache of erasure checks forgets everything before the next attempt.
+  '0006_erasure_notifications': {
+    async up(db: Kysely<any>) {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`
+        create function switchyard_notify_erasure() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify(${sql.lit(ERASURE_CHANNEL)}, '');
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger erased_ids_notify after insert or update or delete on erased_ids for each statement execute function switchyard_notify_erasure()`.execute(db);
     },
   },
 };

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { DestinationCache } from './destination-cache';
+import type { NotifiedCache } from './notified-cache';
 
 /**
  * The PostgreSQL channel the store NOTIFYs on, in the same transaction, whenever a destination, its
@@ -8,23 +8,33 @@ import type { DestinationCache } from './destination-cache';
  */
 export const DESTINATION_CHANNEL = 'switchyard_destinations';
 
-/** What the listening connection calls itself in pg_stat_activity. */
-export const LISTENER_APPLICATION_NAME = 'switchyard-destination-listener';
+/** The channel a regulation's erasures NOTIFY on, once per statement, with an empty payload: no id, not even hashed. */
+export const ERASURE_CHANNEL = 'switchyard_erasures';
 
-/** Wait before connecting again after the LISTEN connection dropped (the cache is bypassed meanwhile). */
+/** What the listening connection calls itself in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'switchyard-store-listener';
+
+/** Wait before connecting again after the LISTEN connection dropped (the caches are bypassed meanwhile). */
 const RECONNECT_MS = 1_000;
 
-export interface DestinationListener {
+export interface StoreListener {
   close(): Promise<void>;
+}
+
+export interface NotifiedCaches {
+  destinations: NotifiedCache<unknown>;
+  erasures: NotifiedCache<unknown>;
 }
 
 /**
  * One dedicated connection (outside the pool: a pooled connection would be handed to queries and
- * its LISTEN lost) that LISTENs on the channel and tells the cache: each notification drops one
- * entry; the connection going away clears and bypasses the cache until LISTEN is in place again.
- * Resolves after the first attempt to connect, whether or not it succeeded.
+ * its LISTEN lost) that LISTENs on both channels and tells the caches: a destination notification
+ * drops that destination, an erasure notification drops every erasure entry; the connection going
+ * away clears and bypasses both caches until LISTEN is in place again. Resolves after the first
+ * attempt to connect, whether or not it succeeded.
  */
-export async function listenForDestinationChanges(databaseUrl: string, cache: DestinationCache): Promise<DestinationListener> {
+export async function listenForStoreChanges(databaseUrl: string, caches: NotifiedCaches): Promise<StoreListener> {
+  const all = [caches.destinations, caches.erasures];
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -37,18 +47,19 @@ export async function listenForDestinationChanges(databaseUrl: string, cache: De
       if (lost) return;
       lost = true;
       if (current === client) current = undefined;
-      cache.listenerDown();
+      for (const cache of all) cache.listenerDown();
       client.end().catch(() => undefined);
       if (!closed) retry = setTimeout(() => void connect(), RECONNECT_MS);
     };
     client.on('error', onLost);
     client.on('end', onLost);
     client.on('notification', (message) => {
-      if (message.channel === DESTINATION_CHANNEL && message.payload) cache.changed(message.payload);
+      if (message.channel === DESTINATION_CHANNEL && message.payload) caches.destinations.changed(message.payload);
+      else if (message.channel === ERASURE_CHANNEL) caches.erasures.changedAll();
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${DESTINATION_CHANNEL}`);
+      await client.query(`LISTEN ${DESTINATION_CHANNEL}; LISTEN ${ERASURE_CHANNEL}`);
     } catch {
       onLost();
       return;
@@ -58,7 +69,7 @@ export async function listenForDestinationChanges(databaseUrl: string, cache: De
       return;
     }
     current = client;
-    cache.listenerUp();
+    for (const cache of all) cache.listenerUp();
   }
 
   await connect();
@@ -66,7 +77,7 @@ export async function listenForDestinationChanges(databaseUrl: string, cache: De
     async close() {
       closed = true;
       clearTimeout(retry);
-      cache.listenerDown();
+      for (const cache of all) cache.listenerDown();
       await current?.end().catch(() => undefined);
     },
   };

@@ -1,8 +1,8 @@
-import { cachedDestinationReads, DestinationCache } from '../../src/store/destination-cache';
+import { cachedDestinationReads, NotifiedCache } from '../../src/store/notified-cache';
 import type { Destination, Store } from '../../src/store/types';
 
 /**
- * The worker's destination cache decides when a copy may be served instead of reading the store
+ * The worker's caches (destinations, erasure checks) decide when a copy may be served instead of reading the store
  * (the rule: every attempt sees its destination as it is at send time). Each step below is one
  * event; `read` is a lookup at time `at` that misses and, when `keep` is given, remembers the value
  * read then with the generation of that lookup — or of an earlier one, for a read in flight.
@@ -11,6 +11,7 @@ type Step =
   | { up: true }
   | { down: true }
   | { changed: string }
+  | { changedAll: true }
   | { lookup: string; at: number; expect: 'hit' | 'miss' }
   | { startRead: string; as: string }
   | { finishRead: string; at: number; expectKept: boolean };
@@ -47,19 +48,33 @@ const cases: [string, number, Step[]][] = [
     { down: true }, { up: true }, { lookup: 'd1', at: 1, expect: 'miss' },
     { startRead: 'd1', as: 'r2' }, { finishRead: 'r2', at: 1, expectKept: true }, { lookup: 'd1', at: 2, expect: 'hit' },
   ]],
+  ['drops every entry on a notification naming none (a regulation erased ids)', 5_000, [
+    { up: true },
+    { startRead: 'u1', as: 'r1' }, { finishRead: 'r1', at: 0, expectKept: true },
+    { startRead: 'u2', as: 'r2' }, { finishRead: 'r2', at: 0, expectKept: true },
+    { changedAll: true }, { lookup: 'u1', at: 1, expect: 'miss' }, { lookup: 'u2', at: 1, expect: 'miss' },
+  ]],
+  ['keeps at most maxEntries (2 here), dropping the oldest', 5_000, [
+    { up: true },
+    { startRead: 'a', as: 'ra' }, { finishRead: 'ra', at: 0, expectKept: true },
+    { startRead: 'b', as: 'rb' }, { finishRead: 'rb', at: 0, expectKept: true },
+    { startRead: 'c', as: 'rc' }, { finishRead: 'rc', at: 0, expectKept: true },
+    { lookup: 'a', at: 1, expect: 'miss' }, { lookup: 'b', at: 1, expect: 'hit' }, { lookup: 'c', at: 1, expect: 'hit' },
+  ]],
   ['a TTL of 0 caches nothing', 0, [
     { up: true }, { startRead: 'd1', as: 'r' }, { finishRead: 'r', at: 0, expectKept: false }, { lookup: 'd1', at: 0, expect: 'miss' },
   ]],
 ];
 
-describe('DestinationCache', () => {
+describe('NotifiedCache', () => {
   it.each(cases)('%s', (_name, ttlMs, steps) => {
-    const cache = new DestinationCache<string>(ttlMs);
+    const cache = new NotifiedCache<string>(ttlMs, 2);
     const reads = new Map<string, { id: string; generation: number }>();
     for (const step of steps) {
       if ('up' in step) cache.listenerUp();
       else if ('down' in step) cache.listenerDown();
       else if ('changed' in step) cache.changed(step.changed);
+      else if ('changedAll' in step) cache.changedAll();
       else if ('lookup' in step) expect(cache.lookup(step.lookup, step.at).hit ? 'hit' : 'miss').toBe(step.expect);
       else if ('startRead' in step) {
         const found = cache.lookup(step.startRead, -1);
@@ -78,7 +93,7 @@ describe('cachedDestinationReads', () => {
     let reads = 0;
     let enabled = true;
     const destinations = { get: async (id: string) => (reads++, { id, enabled } as Destination) } as unknown as Store['destinations'];
-    const cache = new DestinationCache(5_000);
+    const cache = new NotifiedCache<Destination | undefined>(5_000);
     cache.listenerUp();
     const cached = cachedDestinationReads(destinations, cache, () => 0);
     expect((await cached.get('d1'))?.enabled).toBe(true);

@@ -1,13 +1,15 @@
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store';
-import { cachedDestinationReads, DestinationCache } from '../../src/store/destination-cache';
-import { LISTENER_APPLICATION_NAME, listenForDestinationChanges, type DestinationListener } from '../../src/store/destination-changes';
+import { cachedDestinationReads, cachedErasureReads, NotifiedCache } from '../../src/store/notified-cache';
+import { LISTENER_APPLICATION_NAME, listenForStoreChanges, type StoreListener } from '../../src/store/store-notifications';
+import { connectPostgres, postgresPool } from '../../src/store/connection';
+import type { Destination } from '../../src/store/types';
 import { createTestDatabase } from '../helpers/postgres';
 
 /**
- * The worker's destination cache on a real PostgreSQL: every kind of change the API (another
- * store handle) makes reaches the worker's copy through LISTEN/NOTIFY at once, with a TTL far too
- * long to hide a missed one; and a LISTEN connection the server drops makes the cache step aside
+ * The worker's destination and erasure caches on a real PostgreSQL: every kind of change the API
+ * (another store handle) makes reaches the worker's copy through LISTEN/NOTIFY at once, with a TTL far too
+ * long to hide a missed one; and a LISTEN connection the server drops makes the caches step aside
  * until it is back.
  */
 
@@ -15,20 +17,27 @@ const HOUR = 3_600_000;
 let url: string;
 let api: Store;
 let workerStore: Store;
-let cache: DestinationCache;
-let listener: DestinationListener;
+let cache: NotifiedCache<Destination | undefined>;
+let erasureCache: NotifiedCache<string | undefined>;
+let listener: StoreListener;
 let worker: Store['destinations'];
+let workerErasures: Store['erasures'];
+let db: ReturnType<typeof connectPostgres>;
 
 beforeAll(async () => {
   url = await createTestDatabase('switchyard_cache');
   api = await openStore({ databasePath: '', databaseUrl: url });
   workerStore = await openStore({ databasePath: '', databaseUrl: url });
-  cache = new DestinationCache(HOUR);
-  listener = await listenForDestinationChanges(url, cache);
+  cache = new NotifiedCache(HOUR);
+  erasureCache = new NotifiedCache(HOUR);
+  listener = await listenForStoreChanges(url, { destinations: cache, erasures: erasureCache });
   worker = cachedDestinationReads(workerStore.destinations, cache);
+  db = connectPostgres(postgresPool(url));
+  workerErasures = cachedErasureReads(db, workerStore.erasures, erasureCache);
 });
 afterAll(async () => {
   await listener?.close();
+  await db?.destroy();
   await api?.close();
   await workerStore?.close();
 });
@@ -57,6 +66,19 @@ async function cachedDestination() {
 
 it('listens from the start', () => {
   expect(cache.isListening).toBe(true);
+  expect(erasureCache.isListening).toBe(true);
+});
+
+it('an erasure made through another handle reaches the cached erasure checks at once', async () => {
+  const user = `user-${Date.now()}`;
+  expect(await workerErasures.erasedAt([user, 'someone else'])).toBeUndefined();
+  const hits = erasureCache.hits;
+  expect(await workerErasures.erasedAt([user])).toBeUndefined();
+  expect(erasureCache.hits).toBe(hits + 1);
+  await api.erasures.add([user], '2026-11-23T10:00:00.000Z');
+  expect(await within(2_000, () => workerErasures.erasedAt([user, 'someone else']), (at) => at === '2026-11-23T10:00:00.000Z')).toBeLessThan(2_000);
+  await api.erasures.add([user], '2026-11-23T11:00:00.000Z');
+  await within(2_000, () => workerErasures.erasedAt([user]), (at) => at === '2026-11-23T11:00:00.000Z');
 });
 
 it.each([
@@ -93,7 +115,7 @@ it('bypasses the cache while the LISTEN connection is down, and caches again onc
   try {
     const { rows } = await admin.query('select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = $1 and datname = current_database()', [LISTENER_APPLICATION_NAME]);
     expect(rows).toHaveLength(1);
-    await within(2_000, async () => cache.isListening, (listening) => !listening);
+    await within(2_000, async () => cache.isListening || erasureCache.isListening, (listening) => !listening);
     // Down: every read goes to the database (a change now would have no notification to bring it).
     const misses = cache.misses;
     await worker.get(destination.id);
@@ -108,6 +130,7 @@ it('bypasses the cache while the LISTEN connection is down, and caches again onc
     expect(cache.misses).toBe(misses + 3);
     await api.destinations.update(destination.id, { enabled: false });
     await within(2_000, () => worker.get(destination.id), (d) => d?.enabled === false);
+    expect(erasureCache.isListening).toBe(true);
   } finally {
     await admin.end();
   }

@@ -1,0 +1,135 @@
+import type { Kysely } from 'kysely';
+import { erasedAtEach, erasedIdHash } from './erasures';
+import type { Tables } from './tables';
+import type { Destination, Store } from './types';
+
+/**
+ * A worker's short-lived copy of what its attempts read at send time — the destination, and
+ * whether a regulation erased the message's user — for PostgreSQL, where each read is a network
+ * round trip. The rule it must keep: every attempt sees them as they are at send time (switched
+ * off, a new secret, a URL gone, a user just erased). So an entry is only ever served while the
+ * store's LISTEN connection is up (store-notifications.ts): every change NOTIFYs at commit and drops
+ * the entries it touches. While that connection is down, or not up yet, nothing is cached and every
+ * read goes to the database. The TTL bounds the age of an entry if a notification were lost anyway
+ * (a connection that died silently, before TCP keep-alive notices).
+ *
+ * This class decides; it does no I/O and reads no clock (callers pass `now`), so the decisions are
+ * a table test (test/unit/notified-cache.test.ts).
+ */
+export class NotifiedCache<T> {
+  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
+  private listening = false;
+  /**
+   * Bumped by every invalidation. A read remembers the generation it started in and is kept only
+   * if nothing was invalidated meanwhile: a read that began before a change committed may return
+   * the old row, and its NOTIFY may arrive before the read does.
+   */
+  private generation = 0;
+  hits = 0;
+  misses = 0;
+
+  /** `maxEntries`: beyond it the oldest entry goes (one per user id seen, for erasures). */
+  constructor(readonly ttlMs: number, readonly maxEntries = 100_000) {}
+
+  /** The entry if it may be served now; otherwise a miss, with the generation to hand to `remember`. */
+  lookup(key: string, now: number): { hit: true; value: T } | { hit: false; generation: number } {
+    const entry = this.listening ? this.entries.get(key) : undefined;
+    if (entry && entry.expiresAt > now) {
+      this.hits++;
+      return { hit: true, value: entry.value };
+    }
+    if (entry) this.entries.delete(key);
+    this.misses++;
+    return { hit: false, generation: this.generation };
+  }
+
+  /** Keeps a value read from the database; false (and nothing kept) when it may already be stale. */
+  remember(key: string, value: T, generation: number, now: number): boolean {
+    if (!this.listening || generation !== this.generation || this.ttlMs <= 0) return false;
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, expiresAt: now + this.ttlMs });
+    return true;
+  }
+
+  /** A NOTIFY naming one key (a destination id): it changed, or was created or deleted. */
+  changed(key: string): void {
+    this.generation++;
+    this.entries.delete(key);
+  }
+
+  /** A NOTIFY naming no key (a regulation erased ids): anything may have changed. */
+  changedAll(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  /** LISTEN is in place: from now on every change is notified, so entries may be served. */
+  listenerUp(): void {
+    this.changedAll();
+    this.listening = true;
+  }
+
+  /** The LISTEN connection is gone: changes may go unseen, so forget everything and cache nothing. */
+  listenerDown(): void {
+    this.changedAll();
+    this.listening = false;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get isListening(): boolean {
+    return this.listening;
+  }
+}
+
+/** The destination store with `get` (what every attempt calls) served through the cache. */
+export function cachedDestinationReads(destinations: Store['destinations'], cache: NotifiedCache<Destination | undefined>, clock: () => number = Date.now): Store['destinations'] {
+  return {
+    ...destinations,
+    async get(id) {
+      const found = cache.lookup(id, clock());
+      if (found.hit) return found.value;
+      const destination = await destinations.get(id);
+      cache.remember(id, destination, found.generation, clock());
+      return destination;
+    },
+  };
+}
+
+/**
+ * The erasure store with `erasedAt` (what every attempt about a user calls) served through the
+ * cache: one entry per id, keyed by its one-way hash like the table, holding when it was erased or
+ * that it was not (the usual answer).
+ */
+export function cachedErasureReads(db: Kysely<Tables>, erasures: Store['erasures'], cache: NotifiedCache<string | undefined>, clock: () => number = Date.now): Store['erasures'] {
+  return {
+    ...erasures,
+    async erasedAt(ids) {
+      const times: string[] = [];
+      const missing: string[] = [];
+      let generation = 0;
+      for (const hash of new Set(ids.map(erasedIdHash))) {
+        const found = cache.lookup(hash, clock());
+        if (found.hit) {
+          if (found.value !== undefined) times.push(found.value);
+        } else {
+          missing.push(hash);
+          generation = found.generation;
+        }
+      }
+      if (missing.length > 0) {
+        const read = await erasedAtEach(db, missing);
+        const now = clock();
+        for (const hash of missing) {
+          const at = read.get(hash);
+          cache.remember(hash, at, generation, now);
+          if (at !== undefined) times.push(at);
+        }
+      }
+      return times.sort().at(-1);
+    },
+  };
+}
