@@ -79,6 +79,9 @@ describe('npm start (quick start)', () => {
     started = await npmStart(dataDir, ports);
     const { adminToken, writeKey, sourceId, api, metrics } = started.banner;
     expect(started.output()).toContain(`Temporal Web UI http://localhost:${ports.ui}/namespaces/default/workflows`);
+    // The printed destination is the local receiver the banner says to start (npm run receiver).
+    expect(started.output()).toContain('npm run receiver -- --port 9000 --secret change-me');
+    expect(started.output()).toContain('"sharedSecret":"change-me","webhooks":[{"url":"http://127.0.0.1:9000/hook"}]');
 
     const destination = await request(`${api}/admin/sources/${sourceId}/destinations`, {
       method: 'POST',
