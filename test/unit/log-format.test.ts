@@ -1,9 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { logFormat, type LogFormat, type LogFormatSetting } from '../../src/logger';
-
-const ROOT = path.join(__dirname, '../..');
 
 describe('log format (LOG_FORMAT)', () => {
   const cases: Array<[LogFormatSetting, boolean, LogFormat]> = [
@@ -22,24 +18,5 @@ describe('log format (LOG_FORMAT)', () => {
     expect(loadConfig({}).logFormat).toBe('auto');
     expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
     expect(() => loadConfig({ LOG_FORMAT: 'text' })).toThrow(/LOG_FORMAT.*"text" is not one of auto, pretty, json/s);
-  });
-
-  /** createLogger in a child process whose stdout is a pipe, as under a container runtime or a log shipper. */
-  function logLine(env: Record<string, string>): string {
-    const script = `require('./src/logger').createLogger('info', 'switchyard-worker', require('./src/config').loadConfig().logFormat).info({ messageId: 'm-1', sharedSecret: 's3cret' }, 'delivered')`;
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-    if (!('LOG_FORMAT' in env)) delete childEnv.LOG_FORMAT;
-    return execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: childEnv, encoding: 'utf8' });
-  }
-
-  it('writes the same JSON lines as before when stdout is not a terminal, and pretty lines when asked', () => {
-    const json = JSON.parse(logLine({}));
-    expect(json).toMatchObject({ level: 30, name: 'switchyard-worker', msg: 'delivered', messageId: 'm-1', sharedSecret: '[redacted]' });
-    expect(Object.keys(json).sort()).toEqual(['hostname', 'level', 'messageId', 'msg', 'name', 'pid', 'sharedSecret', 'time']);
-
-    const pretty = logLine({ LOG_FORMAT: 'pretty' });
-    expect(pretty).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(switchyard-worker\): delivered\n {4}messageId: "m-1"\n/);
-    expect(pretty).not.toContain('s3cret');
-    expect(pretty).not.toMatch(/\x1b\[/);
   });
 });
