@@ -230,7 +230,7 @@ describe.each([
       expect((await store.destinations.update(d.id, { signingSecret: null }))?.signing).toBeNull();
     });
 
-    it('listBySource in creation order; listEnabledIds only enabled ones with a URL switched on', async () => {
+    it('listBySource in creation order; listEnabledIds and listEnabled only enabled ones with a URL switched on', async () => {
       const source = await newSource();
       const on = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(1)] });
       await sleep(2);
@@ -248,6 +248,11 @@ describe.each([
       expect(await other.destinations.listEnabledIds(source.id)).toEqual([on.id, oneGone.id]);
       await store.destinations.update(off.id, { enabled: true });
       expect(await other.destinations.listEnabledIds(source.id)).toEqual([on.id, off.id, oneGone.id]);
+      expect(await other.destinations.listEnabled(source.id)).toEqual([
+        { id: on.id, webhookUrls: [hook(1).url] },
+        { id: off.id, webhookUrls: [hook(2).url] },
+        { id: oneGone.id, webhookUrls: [hook(4).url, hook(5).url] },
+      ]);
       expect(await store.destinations.listEnabledIds('src_missing')).toEqual([]);
     });
 
