@@ -108,6 +108,8 @@ export const AUDIENCE_CASES: [string, Condition, string[]][] = [
   ['text compares byte by byte: upper case sorts before lower case', { trait: 'plan', op: 'lt', value: 'a' }, ['ada', 'bob']],
   ['a text value compares as text ("90" > "100")', { trait: 'score', op: 'gt', value: '100' }, ['cy']],
   ['a nested object is no number or text', { trait: 'nested', op: 'gt', value: 1 }, []],
+  ['a number compared with text, arrays or booleans is false, never an error', { any: [{ trait: 'plan', op: 'gt', value: 1 }, { trait: 'tags', op: 'lt', value: 1 }, { trait: 'beta', op: 'gte', value: 0 }] }, []],
+  ['a text compared with numbers, arrays or booleans is false', { any: [{ trait: 'ratio', op: 'gt', value: '' }, { trait: 'tags', op: 'gt', value: '' }, { trait: 'beta', op: 'gt', value: '' }] }, ['cy']],
   ['exists: present and not null', { trait: 'email', op: 'exists' }, ['ada']],
   ['exists: any type counts, objects too', { trait: 'nested', op: 'exists' }, ['ada']],
   ['contains: an element of an array, or a substring of text', { trait: 'tags', op: 'contains', value: 'vip' }, ['ada', 'cy']],
