@@ -3,7 +3,7 @@ import { chmodSync, chownSync, copyFileSync, createWriteStream, existsSync, mkdi
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'yaml';
+import { loadCompose } from '../helpers/compose';
 import { freePort } from '../helpers/ports';
 import { createTestDatabase } from '../helpers/postgres';
 import { ROOT, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
@@ -59,8 +59,7 @@ const SKIPPED_RUNS: Record<string, string> = {
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
 const stages = parseDockerfile(dockerfile);
 const runtimeStage = stages[stages.length - 1];
-const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, { command: string[] }> };
-const workerCommand = compose.services.worker.command;
+const workerCommand = loadCompose(ROOT).services.worker.command!;
 
 let tmp: string;
 let logDir: string;

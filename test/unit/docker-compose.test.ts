@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { parse } from 'yaml';
 import { loadConfig, SETTINGS } from '../../src/config';
+import { loadCompose } from '../helpers/compose';
 
 /**
  * No Docker engine runs here, so the production description is kept honest by reading it: valid
@@ -11,36 +11,8 @@ import { loadConfig, SETTINGS } from '../../src/config';
  */
 const ROOT = path.resolve(__dirname, '../..');
 
-interface Service {
-  image?: string;
-  build?: string;
-  command?: string[];
-  entrypoint?: string[];
-  environment?: Record<string, string>;
-  ports?: string[];
-  volumes?: string[];
-  healthcheck?: { test: string[] };
-  depends_on?: Record<string, { condition: string }>;
-  restart?: string;
-  read_only?: boolean;
-  container_name?: string;
-}
-
-/**
- * Compose's own variable interpolation, for the forms this file uses: `${VAR:-default}` takes the
- * default, `${VAR:?message}` (required, no default) a placeholder, `$$` a literal `$`.
- */
-const interpolate = (value: unknown): unknown => {
-  if (typeof value === 'string') return value.replace(/\$\$|\$\{(\w+)(?::?([-?])([^}]*))?\}/g, (match, name: string, op?: string, arg?: string) => (match === '$$' ? '$' : op === '-' ? (arg ?? '') : `required-${name}`));
-  if (Array.isArray(value)) return value.map(interpolate);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v)]));
-  return value;
-};
-
 const text = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
-// `<<` merge keys are YAML 1.1; Compose merges them, and so must the parser.
-const raw = parse(text, { merge: true }) as Record<string, unknown>;
-const compose = interpolate(raw) as { services: Record<string, Service> };
+const compose = loadCompose(ROOT);
 const services = compose.services;
 const known = new Set(Object.values(SETTINGS).map((s) => s.env));
 const switchyard = Object.entries(services).filter(([, service]) => service.build);
