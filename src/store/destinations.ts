@@ -144,8 +144,19 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
     },
 
     async get(id) {
-      const row = await db.selectFrom('destinations').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && toDestination(row, await disabledOf(db, [row.id]));
+      // One statement, not two: every attempt calls this, and on PostgreSQL each is a round trip.
+      const rows = await db
+        .selectFrom('destinations')
+        .leftJoin('disabled_webhooks', 'disabled_webhooks.destination_id', 'destinations.id')
+        .selectAll('destinations')
+        .select(['disabled_webhooks.url as disabled_url', 'disabled_webhooks.reason as disabled_reason', 'disabled_webhooks.disabled_at'])
+        .where('destinations.id', '=', id)
+        .execute();
+      if (rows.length === 0) return undefined;
+      const off = new Map<string, WebhookDisablement>();
+      for (const row of rows) if (row.disabled_url !== null) off.set(row.disabled_url, { reason: row.disabled_reason!, at: row.disabled_at! });
+      const { disabled_url: _url, disabled_reason: _reason, disabled_at: _at, ...row } = rows[0];
+      return toDestination(row, new Map([[id, off]]));
     },
 
     async update(id, patch) {
