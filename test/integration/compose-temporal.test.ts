@@ -55,6 +55,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopProcess(server);
   await postgres?.stop();
+  // Its data directory is most of the 80 MB this test writes; the logs stay.
+  if (postgres) rmSync(path.join(dir, 'postgres', 'pg'), { recursive: true, force: true });
 });
 
 it('creates the Temporal and Switchyard roles and the switchyard database with the init script', async () => {
