@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from './connection';
 import { cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
@@ -43,7 +43,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0) {
     // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
     const caches = { destinations: new NotifiedCache<Destination | undefined>(options.destinationCacheTtlMs!), erasures: new NotifiedCache<string | undefined>(options.destinationCacheTtlMs!) };
-    listener = await listenForStoreChanges(options.databaseUrl, caches);
+    listener = await listenForStoreChanges(options.databaseUrl, caches, {
+      notify: async (channel, payload) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(db)),
+    });
     destinations = cachedDestinationReads(destinations, caches.destinations);
     erasures = cachedErasureReads(db, erasures, caches.erasures);
   }

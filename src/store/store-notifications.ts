@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { NotifiedCache } from './notified-cache';
 
@@ -11,11 +12,20 @@ export const DESTINATION_CHANNEL = 'switchyard_destinations';
 /** The channel a regulation's erasures NOTIFY on, once per statement, with an empty payload: no id, not even hashed. */
 export const ERASURE_CHANNEL = 'switchyard_erasures';
 
+/** Where a listener sends itself a probe (a random token) through another connection, to prove notifications reach it. */
+export const PROBE_CHANNEL = 'switchyard_listener_probe';
+
 /** What the listening connection calls itself in pg_stat_activity. */
 export const LISTENER_APPLICATION_NAME = 'switchyard-store-listener';
 
-/** Wait before connecting again after the LISTEN connection dropped (the caches are bypassed meanwhile). */
-const RECONNECT_MS = 1_000;
+export interface ListenerOptions {
+  /** Sends a NOTIFY through another connection than the listener's (the store's pool). */
+  notify(channel: string, payload: string): Promise<void>;
+  /** How often a probe checks that notifications still arrive, and how long one may take. */
+  probeEveryMs?: number;
+  /** Wait before connecting again after the LISTEN connection was lost (the caches are bypassed meanwhile). */
+  reconnectMs?: number;
+}
 
 export interface StoreListener {
   close(): Promise<void>;
@@ -28,39 +38,77 @@ export interface NotifiedCaches {
 
 /**
  * One dedicated connection (outside the pool: a pooled connection would be handed to queries and
- * its LISTEN lost) that LISTENs on both channels and tells the caches: a destination notification
- * drops that destination, an erasure notification drops every erasure entry; the connection going
- * away clears and bypasses both caches until LISTEN is in place again. Resolves after the first
- * attempt to connect, whether or not it succeeded.
+ * its LISTEN lost) that LISTENs on the channels and tells the caches: a destination notification
+ * drops that destination, an erasure notification drops every erasure entry. The caches serve
+ * entries only once a probe sent through the pool has arrived on this connection — a LISTEN that
+ * succeeds but never hears anything (a connection that died silently, a transaction-pooling
+ * PgBouncer in between) must not pass for one that works — and a probe every `probeEveryMs` keeps
+ * checking. A connection that errors, ends or misses a probe clears and bypasses both caches until
+ * a new one has LISTENed and heard its probe. Resolves after the first attempt to connect, whether
+ * or not it succeeded.
  */
-export async function listenForStoreChanges(databaseUrl: string, caches: NotifiedCaches): Promise<StoreListener> {
+export async function listenForStoreChanges(databaseUrl: string, caches: NotifiedCaches, options: ListenerOptions): Promise<StoreListener> {
+  const probeEveryMs = options.probeEveryMs ?? 5_000;
+  const reconnectMs = options.reconnectMs ?? 1_000;
   const all = [caches.destinations, caches.erasures];
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
 
   async function connect(): Promise<void> {
-    // Keep-alive so a connection that died without a FIN is noticed; the TTL covers the time until then.
     const client = new pg.Client({ connectionString: databaseUrl, application_name: LISTENER_APPLICATION_NAME, keepAlive: true, keepAliveInitialDelayMillis: 5_000 });
+    const awaited = new Map<string, () => void>();
+    let heartbeat: NodeJS.Timeout | undefined;
     let lost = false;
     const onLost = () => {
       if (lost) return;
       lost = true;
+      clearTimeout(heartbeat);
       if (current === client) current = undefined;
       for (const cache of all) cache.listenerDown();
       client.end().catch(() => undefined);
-      if (!closed) retry = setTimeout(() => void connect(), RECONNECT_MS);
+      if (!closed) retry = setTimeout(() => void connect(), reconnectMs);
+    };
+    /** Sends a probe through the pool; true once it came back on this connection within probeEveryMs. */
+    const probe = async (): Promise<boolean> => {
+      const token = randomUUID();
+      let timer: NodeJS.Timeout | undefined;
+      const heard = new Promise<boolean>((resolve) => {
+        awaited.set(token, () => resolve(true));
+        timer = setTimeout(() => resolve(false), probeEveryMs);
+      });
+      try {
+        await options.notify(PROBE_CHANNEL, token);
+        return await heard;
+      } catch {
+        return false;
+      } finally {
+        clearTimeout(timer);
+        awaited.delete(token);
+      }
+    };
+    const keepProbing = () => {
+      heartbeat = setTimeout(async () => {
+        if (lost || closed) return;
+        if (await probe()) keepProbing();
+        else onLost();
+      }, probeEveryMs);
     };
     client.on('error', onLost);
     client.on('end', onLost);
     client.on('notification', (message) => {
       if (message.channel === DESTINATION_CHANNEL && message.payload) caches.destinations.changed(message.payload);
       else if (message.channel === ERASURE_CHANNEL) caches.erasures.changedAll();
+      else if (message.channel === PROBE_CHANNEL && message.payload) awaited.get(message.payload)?.();
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${DESTINATION_CHANNEL}; LISTEN ${ERASURE_CHANNEL}`);
+      await client.query(`LISTEN ${DESTINATION_CHANNEL}; LISTEN ${ERASURE_CHANNEL}; LISTEN ${PROBE_CHANNEL}`);
     } catch {
+      onLost();
+      return;
+    }
+    if (!(await probe())) {
       onLost();
       return;
     }
@@ -70,6 +118,7 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
     }
     current = client;
     for (const cache of all) cache.listenerUp();
+    keepProbing();
   }
 
   await connect();

@@ -1,3 +1,5 @@
+import net from 'node:net';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store';
 import { cachedDestinationReads, cachedErasureReads, NotifiedCache } from '../../src/store/notified-cache';
@@ -30,9 +32,9 @@ beforeAll(async () => {
   workerStore = await openStore({ databasePath: '', databaseUrl: url });
   cache = new NotifiedCache(HOUR);
   erasureCache = new NotifiedCache(HOUR);
-  listener = await listenForStoreChanges(url, { destinations: cache, erasures: erasureCache });
-  worker = cachedDestinationReads(workerStore.destinations, cache);
   db = connectPostgres(postgresPool(url));
+  listener = await listenForStoreChanges(url, { destinations: cache, erasures: erasureCache }, { notify });
+  worker = cachedDestinationReads(workerStore.destinations, cache);
   workerErasures = cachedErasureReads(db, workerStore.erasures, erasureCache);
 });
 afterAll(async () => {
@@ -41,6 +43,9 @@ afterAll(async () => {
   await api?.close();
   await workerStore?.close();
 });
+
+/** A NOTIFY through the pool, as openStore wires the listener's probes. */
+const notify = async (channel: string, payload: string) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(db));
 
 /** Polls until `check` holds; how long it took (ms). A notification arrives within milliseconds. */
 async function within<T>(ms: number, read: () => Promise<T>, check: (value: T) => boolean): Promise<number> {
@@ -133,5 +138,42 @@ it('bypasses the cache while the LISTEN connection is down, and caches again onc
     expect(erasureCache.isListening).toBe(true);
   } finally {
     await admin.end();
+  }
+});
+
+it('bypasses the caches when notifications stop arriving on a connection that never closed, and recovers on a new one', async () => {
+  // A TCP relay to PostgreSQL whose existing connections can be frozen: bytes stop, nothing closes
+  // (a dead network path, or a LISTEN that hears nothing behind a transaction-pooling proxy).
+  const pairs: { client: net.Socket; server: net.Socket; frozen: boolean }[] = [];
+  const target = new URL(url);
+  const relay = net.createServer((client) => {
+    const server = net.connect(Number(target.port), target.hostname);
+    const pair = { client, server, frozen: false };
+    pairs.push(pair);
+    client.on('data', (data) => void (pair.frozen || server.write(data)));
+    server.on('data', (data) => void (pair.frozen || client.write(data)));
+    client.on('error', () => undefined);
+    server.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const relayed = new URL(url);
+  relayed.port = String((relay.address() as net.AddressInfo).port);
+  const caches = { destinations: new NotifiedCache(HOUR), erasures: new NotifiedCache(HOUR) };
+  const relayedListener = await listenForStoreChanges(relayed.href, caches, { notify, probeEveryMs: 300, reconnectMs: 200 });
+  try {
+    expect(caches.destinations.isListening).toBe(true);
+    for (const pair of pairs) pair.frozen = true;
+    // The next probe goes unanswered: both caches step aside within about two probe intervals.
+    const stepAsideMs = await within(3_000, async () => caches.destinations.isListening || caches.erasures.isListening, (listening) => !listening);
+    expect(stepAsideMs).toBeLessThan(1_500);
+    // A new connection (not frozen) LISTENs and hears its probe: cached again.
+    await within(5_000, async () => caches.destinations.isListening && caches.erasures.isListening, (listening) => listening);
+  } finally {
+    await relayedListener.close();
+    for (const pair of pairs) {
+      pair.client.destroy();
+      pair.server.destroy();
+    }
+    await new Promise((resolve) => relay.close(resolve));
   }
 });
