@@ -95,9 +95,9 @@ it(`stops retrying within one round once the destination is switched off through
   const result = await deliveryResult(client, sourceId, 'pg-switched-off');
   const stoppedAfterMs = Date.now() - switchedOffAt;
   expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'stopped' }] } });
-  // One round at most (backoff ≤ 1 s, a 503 answers at once): far below the 60 s retry window
-  // and the 10-minute TTL a stale copy would live for.
-  expect(stoppedAfterMs).toBeLessThan(5_000);
+  // One round (backoff ≤ 1 s, a 503 answers at once), with room for a busy shared machine: far
+  // below the 60 s retry window and the 10-minute TTL a stale copy would live for.
+  expect(stoppedAfterMs).toBeLessThan(10_000);
   // At most an attempt already past its destination read when the switch committed.
   expect(receiver.requests.length - seenAtSwitch).toBeLessThanOrEqual(1);
 });
@@ -112,7 +112,7 @@ it('signs the next attempt with a shared secret rotated through the API', async 
   const rotatedAt = Date.now();
 
   expect(await deliveryResult(client, sourceId, 'pg-rotated')).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }] } });
-  expect(Date.now() - rotatedAt).toBeLessThan(5_000);
+  expect(Date.now() - rotatedAt).toBeLessThan(10_000);
   const signedOld = receiver.requests.filter((r) => r.headers['x-signature'] === sign('old-secret', r.body));
   expect(signedOld.length).toBeGreaterThanOrEqual(2);
   // At most one attempt already past its destination read at the rotation still carries the old secret.
