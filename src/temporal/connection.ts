@@ -150,6 +150,17 @@ export async function checkNamespace(workflowService: { describeNamespace(reques
   }
 }
 
+/** A freshly opened connection once its namespace answers; closed again when it does not. */
+export async function namespaceChecked<C extends { workflowService: Parameters<typeof checkNamespace>[0]; close(): Promise<void> }>(connection: C, namespace: string): Promise<C> {
+  try {
+    await checkNamespace(connection.workflowService, namespace);
+    return connection;
+  } catch (err) {
+    await connection.close().catch(() => undefined);
+    throw err;
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -191,15 +202,8 @@ export async function connectWhenReachable<T>(options: TemporalConnectionOptions
 /** The API's client: connected once Temporal answers (see the rule above). */
 export async function connectClient(config: TemporalConnectSettings, logger?: Logger, timeoutMs = config.temporalConnectTimeout): Promise<Client> {
   const options = temporalConnectionOptions(config);
-  const connection = await connectWhenReachable(options, { timeoutMs, logger }, async (o) => {
-    const opened = await Connection.connect({ ...o, connectTimeout: 5_000 });
-    try {
-      await checkNamespace(opened.workflowService, config.temporalNamespace);
-      return opened;
-    } catch (err) {
-      await opened.close().catch(() => undefined);
-      throw err;
-    }
-  });
+  const connection = await connectWhenReachable(options, { timeoutMs, logger }, async (o) =>
+    namespaceChecked(await Connection.connect({ ...o, connectTimeout: 5_000 }), config.temporalNamespace),
+  );
   return new Client({ connection, namespace: config.temporalNamespace });
 }

@@ -9,7 +9,7 @@ import { temporalSyncSchedules } from './temporal-sync-schedules';
 import { loadWorkflowBundle } from './workflow-bundle';
 import type { Metrics } from '../metrics';
 import type { DeliverySinks } from '../workflows/deliver-message';
-import { checkNamespace, connectWhenReachable, type TemporalConnectSettings } from './connection';
+import { connectWhenReachable, namespaceChecked, type TemporalConnectSettings } from './connection';
 import { temporalConnectionOptions } from './connection-options';
 
 /** Temporal's logger interface over our pino logger, so its lines follow LOG_LEVEL. */
@@ -80,16 +80,9 @@ const workflowBundle = (logger: Logger) => (bundle ??= loadWorkflowBundle(tempor
  */
 export function connectWorker(config: TemporalConnectSettings & Pick<Config, 'temporalMetricsBind'>, logger: Logger, timeoutMs = config.temporalConnectTimeout): Promise<NativeConnection> {
   installRuntime(logger, config.temporalMetricsBind);
-  return connectWhenReachable(temporalConnectionOptions(config), { timeoutMs, logger }, async (options) => {
-    const connection = await NativeConnection.connect(options);
-    try {
-      await checkNamespace(connection.workflowService, config.temporalNamespace);
-      return connection;
-    } catch (err) {
-      await connection.close().catch(() => undefined);
-      throw err;
-    }
-  });
+  return connectWhenReachable(temporalConnectionOptions(config), { timeoutMs, logger }, async (options) =>
+    namespaceChecked(await NativeConnection.connect(options), config.temporalNamespace),
+  );
 }
 
 /** The two workers of one process, run together; `close` waits for them and closes the connections they opened. */

@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from './ports';
-import { ROOT, spawnWorker, startTemporal, stopProcess, waitFor, waitForPoller } from './processes';
+import { ROOT, spawnApi, spawnWorker, startTemporal, stopProcess, waitFor, waitForPoller } from './processes';
 
 /**
  * Processes a fault test owns — its own Temporal dev server, worker or API — so it can kill them
@@ -41,14 +41,7 @@ export interface OwnApi {
 /** A real API process (src/server.ts) on its own port; resolves once it answers. */
 export async function startOwnApi(env: NodeJS.ProcessEnv, logFile: string, port?: number): Promise<OwnApi> {
   const listen = port ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(listen), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log = createWriteStream(logFile, { flags: 'a' });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  const child = spawnApi(env, listen, logFile);
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const url = `http://127.0.0.1:${listen}`;
   await waitFor(

@@ -38,18 +38,24 @@ async function startTemporalOnce(port: number, dbFile: string, logFile: string, 
   return server;
 }
 
-/** A real worker process (src/worker.ts) with the given environment. */
-export function spawnWorker(env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
-  const worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker.ts')], {
+/** A real entry point (src/<entry>.ts, through tsx) with `env` over the run's environment, its output in `logFile`. */
+function spawnEntry(entry: string, env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, `src/${entry}.ts`)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log = createWriteStream(logFile, { flags: 'a' });
-  worker.stdout?.pipe(log);
-  worker.stderr?.pipe(log);
-  return worker;
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  return child;
 }
+
+/** A real worker process (src/worker.ts) with the given environment. */
+export const spawnWorker = (env: NodeJS.ProcessEnv, logFile: string) => spawnEntry('worker', env, logFile);
+
+/** A real API process (src/server.ts) on 127.0.0.1:`port`. */
+export const spawnApi = (env: NodeJS.ProcessEnv, port: number, logFile: string) => spawnEntry('server', { ...env, PORT: String(port), HOST: '127.0.0.1' }, logFile);
 
 /** Resolves once a worker polls the task queue (its workflow bundle is built by then). */
 export async function waitForPoller(address: string, namespace: string, taskQueue: string, process?: ChildProcess): Promise<void> {

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { faultDir, startOwnTemporal, type OwnTemporal } from '../helpers/faults';
 import { freePort } from '../helpers/ports';
-import { ROOT, spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
+import { spawnApi, spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
 import { ADMIN_TOKEN } from '../helpers/system';
 
 /**
@@ -36,18 +36,6 @@ function env(port: number, taskQueue: string, more: NodeJS.ProcessEnv = {}): Nod
     LOG_LEVEL: 'info',
     ...more,
   };
-}
-
-function spawnApi(processEnv: NodeJS.ProcessEnv, port: number, logFile: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...processEnv, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log = createWriteStream(logFile, { flags: 'a' });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  return child;
 }
 
 const linesOf = (logFile: string, text: string) => readFileSync(logFile, 'utf8').split('\n').filter((line) => line.includes(text));
