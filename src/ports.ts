@@ -1,4 +1,4 @@
-import type { DeliveryInput } from './delivery/types';
+import type { DeliveryInput, MessageType } from './delivery/types';
 import type { ComputationRef } from './personas/types';
 
 /**
@@ -35,6 +35,71 @@ export interface Deliveries {
    * history. Returns how many.
    */
   forgetUsers(ids: string[]): Promise<number>;
+  /** Deliveries from Temporal visibility, newest first; 'invalid_cursor' when the cursor is not one a page gave. */
+  list(filter: DeliveryFilter): Promise<DeliveryPage | 'invalid_cursor'>;
+  /** The latest run of a message's delivery, read from its history; undefined when Temporal has none. */
+  history(sourceId: string, messageId: string): Promise<DeliveryHistory | undefined>;
+  /** Starts a redelivery (input.redelivery set) as a new run of the same workflow id; 'running' while a run is under way. */
+  redeliver(input: DeliveryInput): Promise<{ workflowId: string; runId: string } | 'running'>;
+}
+
+export type DeliveryStatusName = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';
+
+/** Filter values are validated by the API; the Temporal side checks them again before quoting them. Times are ISO 8601. */
+export interface DeliveryFilter {
+  sourceId?: string;
+  destinationId?: string;
+  status?: DeliveryStatusName;
+  type?: MessageType;
+  userId?: string;
+  since?: string;
+  until?: string;
+  limit: number;
+  cursor?: string;
+}
+
+export interface DeliveryRow {
+  messageId: string;
+  sourceId: string;
+  type: string;
+  userId?: string;
+  status: DeliveryStatusName;
+  startedAt: string;
+  closedAt?: string;
+  workflowId: string;
+  runId: string;
+}
+
+export interface DeliveryPage {
+  deliveries: DeliveryRow[];
+  nextCursor?: string;
+}
+
+/** One POST (or one lost attempt) to one webhook, as its history records it. */
+export interface AttemptRecord {
+  webhookIndex: number;
+  /** The URL as delivery/summary.ts webhookLabel shows it: no user info, query or token. */
+  url?: string;
+  round: number;
+  startedAt?: string;
+  durationMs?: number;
+  httpStatus?: number;
+  error?: string;
+  outcome: 'success' | 'retry' | 'permanent';
+}
+
+export interface DestinationAttempts {
+  destinationId: string;
+  /** Absent while the delivery to it is under way. */
+  status?: 'delivered' | 'failed' | 'stopped';
+  reason?: string;
+  attempts: AttemptRecord[];
+}
+
+export interface DeliveryHistory {
+  input: DeliveryInput;
+  row: DeliveryRow;
+  destinations: DestinationAttempts[];
 }
 
 export interface StartOptions {

@@ -23,9 +23,9 @@ function plain(text: string, max = MAX_NAME_CHARS): string {
   return oneLine(text, max).replace(/[\\[\]<>]/g, (c) => `\\${c}`);
 }
 
-/** `track · Order Completed · user u1 → 2 destinations` */
-export function deliverySummary(input: Pick<DeliveryInput, 'type' | 'userId' | 'destinationIds' | 'message'>): string {
-  const parts: string[] = [input.type];
+/** `track · Order Completed · user u1 → 2 destinations`; `redelivery · track · …` when an operator asked for it again. */
+export function deliverySummary(input: Pick<DeliveryInput, 'type' | 'userId' | 'destinationIds' | 'message' | 'redelivery'>): string {
+  const parts: string[] = input.redelivery ? ['redelivery', input.type] : [input.type];
   const subject = input.type === 'track' ? input.message.event : input.type === 'page' || input.type === 'screen' ? input.message.name : undefined;
   if (typeof subject === 'string' && subject.trim() !== '') parts.push(plain(subject));
   parts.push(input.userId ? `user ${plain(input.userId)}` : 'anonymous');

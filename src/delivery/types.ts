@@ -42,6 +42,11 @@ export interface DeliveryInput {
    * summaries read them. Absent in workflows accepted before them.
    */
   webhookLabels?: Record<string, string[]>;
+  /**
+   * Present when an operator asked for this message to be delivered again (admin API): when, and
+   * the run it follows. Optional, and read by nothing in the workflow, so histories replay unchanged.
+   */
+  redelivery?: { requestedAt: string; previousRunId: string };
 }
 
 /** What one POST to one webhook URL came to. */

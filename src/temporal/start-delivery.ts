@@ -14,10 +14,25 @@ import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } fro
  * could not be delivered (the receiver was broken) gets it delivered once the receiver works.
  */
 export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput, eager = false, startDelayMs?: number): Promise<boolean> {
+  return (await start(client, taskQueue, input, eager, startDelayMs)) !== undefined;
+}
+
+/**
+ * Starts a redelivery (input.redelivery set): a new run of the message's workflow id, even after a
+ * delivered run, since an operator asked for it. Resolves 'running' while a run is under way.
+ */
+export async function startRedeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput): Promise<{ workflowId: string; runId: string } | 'running'> {
+  if (!input.redelivery) throw new Error('startRedeliveryWorkflow needs input.redelivery');
+  const runId = await start(client, taskQueue, input, false);
+  return runId === undefined ? 'running' : { workflowId: deliveryWorkflowId(input.sourceId, input.messageId), runId };
+}
+
+/** The new run's id; undefined when Temporal already has the workflow (reuse policy) or it is running. */
+async function start(client: Client, taskQueue: string, input: DeliveryInput, eager: boolean, startDelayMs?: number): Promise<string | undefined> {
   const anonymousId = typeof input.message.anonymousId === 'string' ? input.message.anonymousId : undefined;
   try {
     // By type name: the client side never loads workflow code.
-    await client.workflow.start<typeof deliverMessage>('deliverMessage', {
+    const handle = await client.workflow.start<typeof deliverMessage>('deliverMessage', {
       taskQueue,
       // Needs a worker on `taskQueue` sharing the client's NativeConnection; Temporal falls back to
       // the task queue when that worker has no free slot.
@@ -30,7 +45,8 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
       workflowExecutionTimeout: executionTimeoutMs(input.policy, startDelayMs),
       // Failed, timed out, cancelled or terminated runs only; a completed run (delivered, or stopped
       // because the destination was switched off) keeps the id, and a running one rejects the start.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      // A redelivery is an operator's explicit request: any closed run may be followed by a new one.
+      workflowIdReusePolicy: input.redelivery ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       args: [input],
       // What the Web UI's workflow list and page say without opening the input (delivery/summary.ts).
       staticSummary: deliverySummary(input),
@@ -44,9 +60,9 @@ export async function startDeliveryWorkflow(client: Client, taskQueue: string, i
         { key: STATUS, value: 'delivering' },
       ],
     });
-    return true;
+    return handle.firstExecutionRunId;
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
     throw err;
   }
 }

@@ -1,15 +1,37 @@
-import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Config } from '../config';
+import { deliveryWorkflowId } from '../delivery/ids';
 import type { DeliveryInput } from '../delivery/types';
 import { inParallel } from '../in-parallel';
-import type { Deliveries } from '../ports';
-import { ANONYMOUS_ID, MESSAGE_TYPE, USER_ID } from '../workflows/search-attributes';
-import { startDeliveryWorkflow } from './start-delivery';
+import type { Deliveries, DeliveryRow } from '../ports';
+import { ANONYMOUS_ID, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+import { deliveryAttempts } from './delivery-history';
+import { decodeCursor, deliveryQuery, deliveryStatus, encodeCursor, messageIdOf } from './delivery-query';
+import { historyItems, startedInput } from './history-events';
+import { startDeliveryWorkflow, startRedeliveryWorkflow } from './start-delivery';
 import { taskQueueHealth } from './worker-health';
 
 const HEALTH_DEADLINE_MS = 3_000;
 /** gRPC status NOT_FOUND. */
 const GRPC_NOT_FOUND = 5;
+
+/** A delivery workflow as the admin API lists it. */
+function deliveryRow(execution: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'startTime' | 'closeTime' | 'status' | 'typedSearchAttributes'>): DeliveryRow {
+  const sourceId = execution.typedSearchAttributes.get(SOURCE) ?? '';
+  const userId = execution.typedSearchAttributes.get(USER_ID);
+  return {
+    messageId: messageIdOf(execution.workflowId, sourceId),
+    sourceId,
+    type: execution.typedSearchAttributes.get(MESSAGE_TYPE) ?? '',
+    ...(userId !== undefined && { userId }),
+    status: deliveryStatus(execution.typedSearchAttributes.get(STATUS), execution.status.name),
+    startedAt: execution.startTime.toISOString(),
+    ...(execution.closeTime && { closedAt: execution.closeTime.toISOString() }),
+    workflowId: execution.workflowId,
+    runId: execution.runId,
+  };
+}
 
 /**
  * `startConcurrency`: starts in flight at once for one request (INGEST_START_CONCURRENCY), enough to
@@ -107,6 +129,31 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     },
     stopUsers: (ids, reason) => sumOver(idQueries(ids), (query) => stopMatching(query, reason)),
     forgetUsers: (ids) => sumOver(idQueries(ids), deleteMatching),
+    async list({ limit, cursor, ...filter }) {
+      const query = deliveryQuery(filter);
+      const nextPageToken = cursor === undefined ? undefined : decodeCursor(cursor, query);
+      if (cursor !== undefined && nextPageToken === undefined) return 'invalid_cursor';
+      const response = await tracked(client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize: limit, nextPageToken }));
+      const executions = await Promise.all(response.executions.map((raw) => executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace)));
+      const token = response.nextPageToken;
+      return { deliveries: executions.map(deliveryRow), ...(token && token.length > 0 && { nextCursor: encodeCursor(query, token) }) };
+    },
+    async history(sourceId, messageId) {
+      const workflowId = deliveryWorkflowId(sourceId, messageId);
+      let description;
+      try {
+        description = await tracked(client.workflow.getHandle(workflowId).describe());
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        throw err;
+      }
+      const history = await tracked(client.workflow.getHandle(workflowId, description.runId).fetchHistory());
+      const converter = client.options.loadedDataConverter.payloadConverter;
+      const input = startedInput(history, converter);
+      if (!input) return undefined;
+      return { input, row: deliveryRow(description), destinations: deliveryAttempts(input, historyItems(history, converter)) };
+    },
+    redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, input)),
     async health() {
       try {
         // A down server would otherwise be retried for half a minute; a probe wants an answer now.

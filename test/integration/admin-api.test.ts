@@ -28,6 +28,15 @@ const noDeliveries: Deliveries = {
   health: async () => {
     throw new Error('admin CRUD must not ask for health');
   },
+  list: async () => {
+    throw new Error('admin CRUD must not list deliveries');
+  },
+  history: async () => {
+    throw new Error('admin CRUD must not read delivery history');
+  },
+  redeliver: async () => {
+    throw new Error('admin CRUD must not redeliver');
+  },
   drain: async () => undefined,
 };
 

@@ -5,6 +5,7 @@ import type { DeliveryPolicy } from '../../delivery/types';
 import type { Deliveries, SyncSchedules } from '../../ports';
 import { audienceRoutes } from './audiences';
 import { computedTraitRoutes } from './computed-traits';
+import { deliveryRoutes } from './deliveries';
 import { requireAdminToken } from './auth';
 import { destinationRoutes } from './destinations';
 import { regulationRoutes } from './regulations';
@@ -32,6 +33,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(destinationRoutes, { store, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
 
   await app.register(regulationRoutes, { store, deliveries, policy });
+  await app.register(deliveryRoutes, { store, deliveries, policy });
   if (personas) {
     await app.register(audienceRoutes, { store, ...personas });
     await app.register(computedTraitRoutes, { store, ...personas });

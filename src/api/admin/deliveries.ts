@@ -1,0 +1,150 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { DeliveryPolicy } from '../../delivery/types';
+import { deliveryPlanner } from '../../messages/plan-deliveries';
+import type { Deliveries, DeliveryHistory, DeliveryStatusName } from '../../ports';
+import type { Store } from '../../store/types';
+import { ApiError, badRequest, notFound } from '../errors';
+import { ErrorReply, errorReplies, IdParams } from './schemas';
+
+/** What the store's newId makes (store/ids.ts); a filter value of another shape matches nothing and is refused. */
+const SourceId = Type.String({ pattern: '^src_[0-9a-f]{32}$', description: 'A source id (`src_` and 32 hex digits).' });
+const DestinationId = Type.String({ pattern: '^dst_[0-9a-f]{32}$', description: 'A destination id (`dst_` and 32 hex digits).' });
+const STATUSES: DeliveryStatusName[] = ['delivering', 'retrying', 'delivered', 'failed', 'stopped'];
+const Status = Type.Unsafe<DeliveryStatusName>({ type: 'string', enum: STATUSES, description: 'delivering, retrying, delivered, failed or stopped.' });
+const MessageTypeFilter = Type.Unsafe<'identify' | 'track' | 'page' | 'screen' | 'group' | 'alias' | 'delete'>({
+  type: 'string',
+  enum: ['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete'],
+});
+
+const MAX_LIMIT = 500;
+const DEFAULT_LIMIT = 50;
+
+// Query strings arrive as text (the app's Ajv does not coerce types), so the limit is checked as digits.
+const ListQuery = Type.Object(
+  {
+    sourceId: Type.Optional(SourceId),
+    destinationId: Type.Optional(DestinationId),
+    status: Type.Optional(Status),
+    type: Type.Optional(MessageTypeFilter),
+    // The value goes into a visibility query as a literal: no double quote, backslash or control
+    // character (temporal/delivery-query.ts says why they are refused, not escaped).
+    userId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, pattern: '^[^"\\\\\\u0000-\\u001f\\u007f]+$', description: 'Without double quotes, backslashes or control characters.' }),
+    ),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started at or after this time.' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started before this time.' })),
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` })),
+    cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192, description: 'nextCursor of the previous page.' })),
+  },
+  { additionalProperties: false },
+);
+
+const DeliveryRowView = Type.Object({
+  messageId: Type.String(),
+  sourceId: Type.String(),
+  type: Type.String(),
+  userId: Type.Optional(Type.String()),
+  status: Status,
+  startedAt: Type.String({ format: 'date-time' }),
+  closedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  workflowId: Type.String(),
+  runId: Type.String(),
+});
+
+const DeliveryList = Type.Object({
+  deliveries: Type.Array(DeliveryRowView),
+  nextCursor: Type.Optional(Type.String({ description: 'Absent on the last page.' })),
+});
+
+const Outcome = Type.Unsafe<'success' | 'retry' | 'permanent'>({ type: 'string', enum: ['success', 'retry', 'permanent'] });
+
+const AttemptView = Type.Object({
+  webhookIndex: Type.Integer(),
+  url: Type.Optional(Type.String({ description: 'Scheme, host and path: no user info, query or token-like segment.' })),
+  round: Type.Integer(),
+  startedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  durationMs: Type.Optional(Type.Integer()),
+  httpStatus: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+  outcome: Outcome,
+});
+
+const DeliveryDetail = Type.Object({
+  ...DeliveryRowView.properties,
+  redelivery: Type.Optional(Type.Object({ requestedAt: Type.String({ format: 'date-time' }), previousRunId: Type.String() })),
+  message: Type.Record(Type.String(), Type.Unknown(), { description: 'The body POSTed to each webhook.' }),
+  destinations: Type.Array(
+    Type.Object({
+      destinationId: Type.String(),
+      status: Type.Optional(Type.Unsafe<'delivered' | 'failed' | 'stopped'>({ type: 'string', enum: ['delivered', 'failed', 'stopped'], description: 'Absent while under way.' })),
+      reason: Type.Optional(Type.String()),
+      attempts: Type.Array(AttemptView, { description: 'In the order they were made.' }),
+    }),
+  ),
+});
+
+const MessageParams = Type.Object({ sourceId: IdParams.properties.id, messageId: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** The admin Bearer token (app.ts securitySchemes), shown on each route in the API document. */
+const security = [{ adminToken: [] }];
+
+const conflict = (message: string) => new ApiError(409, 'conflict', message);
+
+function detailView({ input, row, destinations }: DeliveryHistory) {
+  return { ...row, ...(input.redelivery && { redelivery: input.redelivery }), message: input.message, destinations };
+}
+
+/** Deliveries: find any, read its attempts, send it again (issue 14). Read from Temporal through the Deliveries port. */
+export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy }> = async (app, { store, deliveries, policy }) => {
+  const planDeliveries = deliveryPlanner(store.destinations, policy);
+
+  app.get(
+    '/deliveries',
+    { schema: { security, querystring: ListQuery, response: { 200: DeliveryList, ...errorReplies } } },
+    async (request) => {
+      const { limit: limitText, since, until, ...filter } = request.query;
+      const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
+      if (limit < 1 || limit > MAX_LIMIT) throw badRequest(`limit: must be from 1 to ${MAX_LIMIT}`);
+      if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) throw badRequest('until: must be later than since');
+      const page = await deliveries.list({ ...filter, ...(since && { since }), ...(until && { until }), limit });
+      if (page === 'invalid_cursor') throw badRequest('cursor: is not a nextCursor this API returned for these filters');
+      return page;
+    },
+  );
+
+  app.get(
+    '/sources/:sourceId/deliveries/:messageId',
+    { schema: { security, params: MessageParams, response: { 200: DeliveryDetail, ...errorReplies } } },
+    async (request) => {
+      const { sourceId, messageId } = request.params;
+      const found = await deliveries.history(sourceId, messageId);
+      if (!found) throw notFound(`delivery of message ${messageId} from source ${sourceId}`);
+      return detailView(found);
+    },
+  );
+
+  app.post(
+    '/sources/:sourceId/deliveries/:messageId/redeliver',
+    {
+      schema: {
+        security,
+        params: MessageParams,
+        response: { 202: Type.Object({ messageId: Type.String(), workflowId: Type.String(), runId: Type.String() }), ...errorReplies, 409: ErrorReply },
+      },
+    },
+    async (request, reply) => {
+      const { sourceId, messageId } = request.params;
+      const found = await deliveries.history(sourceId, messageId);
+      if (!found) throw notFound(`delivery of message ${messageId} from source ${sourceId}`);
+      if (found.row.closedAt === undefined) throw conflict(`the delivery of message ${messageId} is still under way; redeliver it once it has ended`);
+      const { input } = found;
+      // The body as first accepted; destinations and policy as they are now (the one place inputs are made).
+      const plan = await planDeliveries(sourceId, [{ messageId, type: input.type, userId: input.userId, body: input.message }]);
+      if (plan.status === 'no_destinations') throw conflict(`source ${sourceId} has no enabled destination to deliver to`);
+      const started = await deliveries.redeliver({ ...plan.inputs[0], redelivery: { requestedAt: new Date().toISOString(), previousRunId: found.row.runId } });
+      if (started === 'running') throw conflict(`the delivery of message ${messageId} is still under way; redeliver it once it has ended`);
+      return reply.code(202).send({ messageId, ...started });
+    },
+  );
+};

@@ -1,0 +1,113 @@
+import type { DeliveryFilter, DeliveryStatusName } from '../ports';
+import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+
+/**
+ * Delivery filters as a Temporal visibility query. The API validates every value first (ids by
+ * their shape, times as dates); this module checks them again and quotes every string, so a value
+ * can never end its literal and add a clause of its own.
+ */
+
+/** What the store's newId makes: `src_` / `dst_` and 32 hex digits. */
+export const SOURCE_ID_PATTERN = '^src_[0-9a-f]{32}$';
+export const DESTINATION_ID_PATTERN = '^dst_[0-9a-f]{32}$';
+
+export class UnsafeFilterError extends Error {}
+
+/**
+ * A visibility string literal. Values with a double quote, a backslash or a control character are
+ * refused rather than escaped: Temporal's SQL visibility (the dev server's SQLite) matched none of
+ * `\"`-escaped or single-quoted forms of a stored value with a double quote, and took a backslash
+ * literally, so an escape could neither find such a value nor be relied on to keep it a value.
+ */
+export function visibilityLiteral(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/["\\\u0000-\u001f\u007f]/.test(value)) throw new UnsafeFilterError('a filter value may not contain a double quote, a backslash or a control character');
+  return `"${value}"`;
+}
+
+/**
+ * The API's cursor: Temporal's page token together with the query it pages, base64url. A cursor
+ * from other filters, or not made here, is refused before it reaches the server (which retries a
+ * token it cannot read until the call's deadline instead of refusing it).
+ */
+export function encodeCursor(query: string, token: Uint8Array): string {
+  return Buffer.from(JSON.stringify({ query, token: Buffer.from(token).toString('base64') })).toString('base64url');
+}
+
+/** The page token inside a cursor made by encodeCursor for this query; undefined for any other text. */
+export function decodeCursor(cursor: string, query: string): Uint8Array | undefined {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { query: madeFor, token } = parsed as { query?: unknown; token?: unknown };
+    if (madeFor !== query || typeof token !== 'string' || token === '') return undefined;
+    return Buffer.from(token, 'base64');
+  } catch {
+    return undefined;
+  }
+}
+
+function matching(value: string, pattern: string, field: string): string {
+  if (!new RegExp(pattern).test(value)) throw new UnsafeFilterError(`${field} does not have the shape of an id`);
+  return visibilityLiteral(value);
+}
+
+function time(value: string, field: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new UnsafeFilterError(`${field} is not a date-time`);
+  return `"${new Date(ms).toISOString()}"`;
+}
+
+/**
+ * A delivery's status as the API shows it: the workflow's own SwitchyardStatus, except for runs
+ * Temporal ended without the workflow writing a last status (terminated by a regulation or an
+ * operator: stopped; past the execution timeout, the hard retry window: failed).
+ */
+export function deliveryStatus(attribute: string | undefined, execution: string): DeliveryStatusName {
+  if (execution === 'TERMINATED' || execution === 'CANCELLED' || execution === 'CANCELED') return 'stopped';
+  if (execution === 'TIMED_OUT') return 'failed';
+  const known: DeliveryStatusName[] = ['delivering', 'retrying', 'delivered', 'failed', 'stopped'];
+  if (attribute && (known as string[]).includes(attribute)) return attribute as DeliveryStatusName;
+  return execution === 'RUNNING' ? 'delivering' : execution === 'FAILED' ? 'failed' : 'delivered';
+}
+
+/** The same rule as deliveryStatus, as a clause: ExecutionStatus names are Temporal's (Running, TimedOut…). */
+function statusClause(status: DeliveryStatusName): string {
+  const attribute = `${STATUS.name} = "${status}"`;
+  switch (status) {
+    case 'delivering':
+    case 'retrying':
+      return `(${attribute} AND ExecutionStatus = "Running")`;
+    case 'delivered':
+      return attribute;
+    case 'failed':
+      return `(${attribute} OR ExecutionStatus = "TimedOut")`;
+    case 'stopped':
+      return `(${attribute} OR ExecutionStatus IN ("Terminated", "Canceled"))`;
+    default:
+      throw new UnsafeFilterError('status is not a delivery status');
+  }
+}
+
+const TYPES = new Set(['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete']);
+
+export function deliveryQuery(filter: Omit<DeliveryFilter, 'limit' | 'cursor'>): string {
+  const clauses = ['WorkflowType = "deliverMessage"'];
+  if (filter.sourceId !== undefined) clauses.push(`${SOURCE.name} = ${matching(filter.sourceId, SOURCE_ID_PATTERN, 'sourceId')}`);
+  if (filter.destinationId !== undefined) clauses.push(`${DESTINATIONS.name} = ${matching(filter.destinationId, DESTINATION_ID_PATTERN, 'destinationId')}`);
+  if (filter.status !== undefined) clauses.push(statusClause(filter.status));
+  if (filter.type !== undefined) {
+    if (!TYPES.has(filter.type)) throw new UnsafeFilterError('type is not a message type');
+    clauses.push(`${MESSAGE_TYPE.name} = "${filter.type}"`);
+  }
+  if (filter.userId !== undefined) clauses.push(`${USER_ID.name} = ${visibilityLiteral(filter.userId)}`);
+  if (filter.since !== undefined) clauses.push(`StartTime >= ${time(filter.since, 'since')}`);
+  if (filter.until !== undefined) clauses.push(`StartTime < ${time(filter.until, 'until')}`);
+  return clauses.join(' AND ');
+}
+
+/** The messageId inside a delivery workflow id `message:<sourceId>:<messageId>` (delivery/ids.ts). */
+export function messageIdOf(workflowId: string, sourceId: string): string {
+  const prefix = `message:${sourceId}:`;
+  return workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : workflowId;
+}

@@ -1,0 +1,86 @@
+import { deliverySummary } from '../../src/delivery/summary';
+import { decodeCursor, deliveryQuery, deliveryStatus, encodeCursor, messageIdOf, UnsafeFilterError, visibilityLiteral } from '../../src/temporal/delivery-query';
+
+const SRC = 'src_0123456789abcdef0123456789abcdef';
+const DST = 'dst_0123456789abcdef0123456789abcdef';
+const BASE = 'WorkflowType = "deliverMessage"';
+
+describe('deliveries as a Temporal visibility query', () => {
+  it.each([
+    ['no filter: every delivery workflow', {}, BASE],
+    ['by source', { sourceId: SRC }, `${BASE} AND SwitchyardSource = "${SRC}"`],
+    ['by destination (a keyword list contains it)', { destinationId: DST }, `${BASE} AND SwitchyardDestinations = "${DST}"`],
+    ['by type', { type: 'track' as const }, `${BASE} AND SwitchyardType = "track"`],
+    ['by userId, an apostrophe kept as it is', { userId: "o'brien" }, `${BASE} AND SwitchyardUserId = "o'brien"`],
+    ['since and until as UTC start times', { since: '2026-01-01T01:00:00+01:00', until: '2026-01-02T00:00:00Z' }, `${BASE} AND StartTime >= "2026-01-01T00:00:00.000Z" AND StartTime < "2026-01-02T00:00:00.000Z"`],
+    ['delivering: still running', { status: 'delivering' as const }, `${BASE} AND (SwitchyardStatus = "delivering" AND ExecutionStatus = "Running")`],
+    ['retrying: still running', { status: 'retrying' as const }, `${BASE} AND (SwitchyardStatus = "retrying" AND ExecutionStatus = "Running")`],
+    ['delivered', { status: 'delivered' as const }, `${BASE} AND SwitchyardStatus = "delivered"`],
+    ['failed includes runs past their execution timeout', { status: 'failed' as const }, `${BASE} AND (SwitchyardStatus = "failed" OR ExecutionStatus = "TimedOut")`],
+    ['stopped includes terminated runs', { status: 'stopped' as const }, `${BASE} AND (SwitchyardStatus = "stopped" OR ExecutionStatus IN ("Terminated", "Canceled"))`],
+    ['filters combine with AND', { sourceId: SRC, type: 'page' as const, status: 'delivered' as const }, `${BASE} AND SwitchyardSource = "${SRC}" AND SwitchyardStatus = "delivered" AND SwitchyardType = "page"`],
+  ])('%s', (_name, filter, expected) => {
+    expect(deliveryQuery(filter)).toBe(expected);
+  });
+
+  it.each([
+    ['a userId that would end the literal', { userId: 'x" OR WorkflowType = "deliverMessage' }],
+    ['a userId with a backslash', { userId: 'a\\' }],
+    ['a userId with a line break', { userId: 'a\nb' }],
+    ['a sourceId not of the store\'s shape', { sourceId: `${SRC}" OR "1" = "1` }],
+    ['a destinationId not of the store\'s shape', { destinationId: 'dst_1' }],
+    ['a type that is not a message type', { type: 'click" OR "1' as never }],
+    ['a status that is not a delivery status', { status: 'lost' as never }],
+    ['a since that is not a date', { since: 'yesterday' }],
+  ])('refuses %s', (_name, filter) => {
+    expect(() => deliveryQuery(filter)).toThrow(UnsafeFilterError);
+  });
+
+  it('quotes a plain value and refuses quote, backslash and control characters', () => {
+    expect(visibilityLiteral('u-1')).toBe('"u-1"');
+    for (const bad of ['"', '\\', '\u0000', '\u007f']) expect(() => visibilityLiteral(`a${bad}b`)).toThrow(UnsafeFilterError);
+  });
+});
+
+describe('delivery status from the search attribute and the execution status', () => {
+  it.each([
+    ['delivering', 'RUNNING', 'delivering'],
+    ['retrying', 'RUNNING', 'retrying'],
+    ['delivered', 'COMPLETED', 'delivered'],
+    ['stopped', 'COMPLETED', 'stopped'],
+    ['failed', 'FAILED', 'failed'],
+    ['retrying', 'TERMINATED', 'stopped'],
+    ['delivering', 'TIMED_OUT', 'failed'],
+    [undefined, 'RUNNING', 'delivering'],
+  ] as const)('%s while %s → %s', (attribute, execution, expected) => {
+    expect(deliveryStatus(attribute, execution)).toBe(expected);
+  });
+});
+
+describe('cursor', () => {
+  const query = deliveryQuery({ sourceId: SRC });
+  it('carries the page token for the same query', () => {
+    const token = Uint8Array.from([1, 2, 250]);
+    const cursor = encodeCursor(query, token);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect([...decodeCursor(cursor, query)!]).toEqual([1, 2, 250]);
+  });
+  it.each([
+    ['made for other filters', encodeCursor(BASE, Uint8Array.from([1]))],
+    ['not JSON', Buffer.from('not-a-token').toString('base64url')],
+    ['JSON without a token', Buffer.from(JSON.stringify({ query })).toString('base64url')],
+    ['not base64url of anything', '!!!'],
+  ])('refuses one %s', (_name, cursor) => {
+    expect(decodeCursor(cursor, query)).toBeUndefined();
+  });
+});
+
+it('reads the messageId out of the workflow id, colons included', () => {
+  expect(messageIdOf(`message:${SRC}:m:1`, SRC)).toBe('m:1');
+});
+
+it('a redelivery says so first in its summary', () => {
+  const input = { type: 'track' as const, userId: 'u1', destinationIds: ['dst_a'], message: { type: 'track' as const, event: 'Paid' } };
+  expect(deliverySummary({ ...input, redelivery: { requestedAt: '2026-01-01T00:00:00.000Z', previousRunId: 'r1' } })).toBe('redelivery · track · Paid · user u1 → 1 destination');
+  expect(deliverySummary(input)).toBe('track · Paid · user u1 → 1 destination');
+});
