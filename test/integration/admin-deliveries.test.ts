@@ -207,6 +207,24 @@ describe('GET /admin/sources/:sourceId/deliveries/:messageId', () => {
     for (const secret of ['detail-shared-s3cret', 'header-s3cret', 'query-s3cret']) expect(response.body).not.toContain(secret);
   });
 
+  it('keeps each destination\'s attempts apart when a message goes to two (first attempts as local activities)', async () => {
+    const flaky = await startReceiver((_request, n) => ({ status: n === 0 ? 500 : 200 }));
+    const steady = await startReceiver();
+    others.push(flaky, steady);
+    const { source, writeKey, destination: first } = await sourceWithDestination(system.store, { webhooks: [{ url: flaky.url, headers: {} }] });
+    const second = await system.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: steady.url, headers: {} }] });
+    await send(system.app, writeKey, 'track', { messageId: 'detail-2', userId: 'u-detail', event: 'Twice' });
+    expect(await deliveryResult(system.client, source.id, 'detail-2')).toMatchObject({ ok: true });
+
+    const body = (await detail(source.id, 'detail-2')).json() as Detail;
+    const of = (id: string) => body.destinations.find((d) => d.destinationId === id)!;
+    expect(of(first.id).attempts.map((a) => [a.url, a.round, a.httpStatus, a.outcome])).toEqual([
+      [flaky.url, 1, 500, 'retry'],
+      [flaky.url, 2, 200, 'success'],
+    ]);
+    expect(of(second.id).attempts.map((a) => [a.url, a.round, a.httpStatus, a.outcome])).toEqual([[steady.url, 1, 200, 'success']]);
+  });
+
   it('answers 404 for a message it has no delivery of', async () => {
     const { source } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
     const response = await detail(source.id, 'never-sent');
