@@ -135,6 +135,31 @@ describe('GET /admin/deliveries', () => {
     expect(pages).toBeGreaterThanOrEqual(3);
   });
 
+  it('status failed finds a delivery every webhook refused, and stopped one that was terminated', async () => {
+    const refusing = await startReceiver(() => ({ status: 400 }));
+    const hanging = await startReceiver(() => ({ status: 503 }));
+    others.push(refusing, hanging);
+    const refused = await sourceWithDestination(system.store, { webhooks: [{ url: refusing.url, headers: {} }] });
+    const stopped = await sourceWithDestination(system.store, { webhooks: [{ url: hanging.url, headers: {} }] });
+    await send(system.app, refused.writeKey, 'track', { messageId: 'status-failed', userId: 'u-status', event: 'Refused' });
+    await send(system.app, stopped.writeKey, 'track', { messageId: 'status-stopped', userId: 'u-status', event: 'Stopped' });
+    expect(await deliveryResult(system.client, refused.source.id, 'status-failed')).toMatchObject({ ok: false });
+    await hanging.waitForRequests(1);
+    await system.client.workflow.getHandle(deliveryWorkflowId(stopped.source.id, 'status-stopped')).terminate('test: stopped by an operator');
+
+    const failed = await until(
+      () => list({ sourceId: refused.source.id, status: 'failed' }),
+      (r) => r.body.deliveries.length === 1,
+    );
+    expect(failed.body.deliveries).toEqual([expect.objectContaining({ messageId: 'status-failed', status: 'failed' })]);
+    const terminated = await until(
+      () => list({ sourceId: stopped.source.id, status: 'stopped' }),
+      (r) => r.body.deliveries.length === 1,
+    );
+    expect(terminated.body.deliveries).toEqual([expect.objectContaining({ messageId: 'status-stopped', status: 'stopped' })]);
+    expect((await list({ sourceId: stopped.source.id, status: 'delivering' })).body.deliveries).toEqual([]);
+  });
+
   it.each([
     [{ limit: '501' }, 'limit: must be from 1 to 500'],
     [{ limit: '0' }, 'limit: must be from 1 to 500'],
