@@ -1,3 +1,4 @@
+import type { LatestRun, RedeliveryFilter, RedeliveryJob } from './delivery/redelivery-job';
 import type { DeliveryInput, MessageType } from './delivery/types';
 import type { ComputationRef } from './personas/types';
 
@@ -41,6 +42,38 @@ export interface Deliveries {
   history(sourceId: string, messageId: string): Promise<DeliveryHistory | undefined>;
   /** Starts a redelivery (input.redelivery set) as a new run of the same workflow id; 'running' while a run is under way. */
   redeliver(input: DeliveryInput): Promise<{ workflowId: string; runId: string } | 'running'>;
+  /** Starts a bulk redelivery job (a workflow) for the runs matching `filter` that closed by now; its id. */
+  startRedeliveryJob(sourceId: string, filter: RedeliveryFilter): Promise<{ id: string }>;
+  /** A bulk redelivery job and its progress; undefined when Temporal has no such job. */
+  redeliveryJob(id: string): Promise<RedeliveryJobView | undefined>;
+}
+
+/** A bulk redelivery job as `GET /admin/redeliveries/:id` shows it. */
+export interface RedeliveryJobView extends RedeliveryJob {
+  status: 'running' | 'completed' | 'failed';
+  /** Runs in the job's snapshot read so far (all of them once completed). */
+  matched: number;
+  /** Redeliveries this job started. */
+  started: number;
+  /** Of those, the ones whose run has closed (delivered or not). */
+  finished: number;
+  /** Matched runs not redelivered: a newer run of the message exists, or no destination is left to send to. */
+  skipped: number;
+  error?: string;
+}
+
+/**
+ * What a bulk redelivery job's activities need from Temporal (worker side): page the snapshot,
+ * read a message's latest run and a run's input, start a redelivery, see whether a run closed.
+ */
+export interface RedeliveryRuns {
+  /** One page of runs matching a visibility query; `next` is absent on the last page. */
+  page(query: string, size: number, cursor?: string): Promise<{ runs: Array<{ workflowId: string; runId: string }>; next?: string }>;
+  latest(workflowId: string): Promise<LatestRun | undefined>;
+  input(workflowId: string, runId: string): Promise<DeliveryInput | undefined>;
+  redeliver(input: DeliveryInput): Promise<{ workflowId: string; runId: string } | 'running'>;
+  /** True once the run has closed (or is gone: deleted by a regulation). */
+  closed(workflowId: string, runId: string): Promise<boolean>;
 }
 
 export type DeliveryStatusName = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';

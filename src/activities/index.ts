@@ -1,11 +1,12 @@
-import type { Config } from '../config';
+import { deliveryPolicy, type Config } from '../config';
 import { parseAllowlist } from '../delivery/egress';
-import type { StartDelivery, SyncSchedules } from '../ports';
+import type { RedeliveryRuns, StartDelivery, SyncSchedules } from '../ports';
 import type { Store } from '../store/types';
 import { makeAttemptWebhook } from './attempt-webhook';
 import { stoppingErasedUsers } from './erased-users';
 import { WebhookTraffic } from './webhook-traffic';
 import { makePersonasActivities, type PersonasConfig } from './personas';
+import { makeRedeliveryActivities } from './redeliver-matching';
 import { createWebhookAgent } from './post-webhook';
 import type { Metrics } from '../metrics';
 
@@ -22,13 +23,14 @@ const LOCAL_ATTEMPT_BUDGET_MS = 1_000;
 export function createActivities(
   store: Store,
   config: Pick<Config, 'egressAllowlist' | 'workerMaxInFlightPerWebhook'> & PersonasConfig,
-  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'> },
+  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns },
   metrics?: Metrics,
 ) {
   const agent = createWebhookAgent(parseAllowlist(config.egressAllowlist));
   return {
     attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics)),
     ...makePersonasActivities(store, config, temporal),
+    ...makeRedeliveryActivities(store, deliveryPolicy(config), temporal.redeliveries),
   };
 }
 

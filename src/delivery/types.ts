@@ -44,9 +44,10 @@ export interface DeliveryInput {
   webhookLabels?: Record<string, string[]>;
   /**
    * Present when an operator asked for this message to be delivered again (admin API): when, and
-   * the run it follows. Optional, and read by nothing in the workflow, so histories replay unchanged.
+   * the run it follows, and the bulk redelivery job that asked (absent for a single redelivery).
+   * Optional, and read by nothing in the workflow, so histories replay unchanged.
    */
-  redelivery?: { requestedAt: string; previousRunId: string };
+  redelivery?: { requestedAt: string; previousRunId: string; jobId?: string };
 }
 
 /** What one POST to one webhook URL came to. */

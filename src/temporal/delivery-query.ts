@@ -1,3 +1,4 @@
+import type { RedeliveryJob } from '../delivery/redelivery-job';
 import type { DeliveryFilter, DeliveryStatusName } from '../ports';
 import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 
@@ -110,4 +111,16 @@ export function deliveryQuery(filter: Omit<DeliveryFilter, 'limit' | 'cursor'>):
 export function messageIdOf(workflowId: string, sourceId: string): string {
   const prefix = `message:${sourceId}:`;
   return workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : workflowId;
+}
+
+/**
+ * A bulk redelivery job's matching set, fixed when the job was made: closed runs only, closed by
+ * `createdAt`. Closed runs never change in visibility, and the redeliveries the job starts begin
+ * after `createdAt`, so paging this query while the job works neither skips nor repeats a run
+ * (a plain `status = failed` query would change under the job as its redeliveries succeed).
+ */
+export function redeliverySnapshotQuery(job: Pick<RedeliveryJob, 'sourceId' | 'filter' | 'createdAt'>): string {
+  const { status, since, until, destinationId } = job.filter;
+  const base = deliveryQuery({ sourceId: job.sourceId, status, since, until, ...(destinationId !== undefined && { destinationId }) });
+  return `${base} AND ExecutionStatus != "Running" AND CloseTime <= ${time(job.createdAt, 'createdAt')}`;
 }

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { deliveryWorkflowId } from '../delivery/ids';
+import type { RedeliveryMemo } from '../delivery/redelivery-job';
 import { executionTimeoutMs } from '../delivery/retry-window';
 import { deliveryDetails, deliverySummary } from '../delivery/summary';
 import type { DeliveryInput } from '../delivery/types';
@@ -51,6 +52,9 @@ async function start(client: Client, taskQueue: string, input: DeliveryInput, ea
       // What the Web UI's workflow list and page say without opening the input (delivery/summary.ts).
       staticSummary: deliverySummary(input),
       staticDetails: deliveryDetails(input),
+      // Read back by describe (strongly consistent, unlike visibility): a bulk job retried after a
+      // crash recognises the runs it already started (delivery/redelivery-job.ts decideRow).
+      ...(input.redelivery && { memo: { previousRunId: input.redelivery.previousRunId, ...(input.redelivery.jobId && { redeliveryJob: input.redelivery.jobId }) } satisfies RedeliveryMemo }),
       typedSearchAttributes: [
         { key: SOURCE, value: input.sourceId },
         { key: DESTINATIONS, value: input.destinationIds },

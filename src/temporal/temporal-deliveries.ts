@@ -9,6 +9,7 @@ import { ANONYMOUS_ID, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflow
 import { deliveryAttempts } from './delivery-history';
 import { decodeCursor, deliveryQuery, deliveryStatus, encodeCursor, messageIdOf } from './delivery-query';
 import { historyItems, startedInput } from './history-events';
+import { readRedeliveryJob, startRedeliveryJob } from './redelivery-jobs';
 import { startDeliveryWorkflow, startRedeliveryWorkflow } from './start-delivery';
 import { taskQueueHealth } from './worker-health';
 
@@ -154,6 +155,8 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
       return { input, row: deliveryRow(description), destinations: deliveryAttempts(input, historyItems(history, converter)) };
     },
     redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, input)),
+    startRedeliveryJob: (sourceId, filter) => tracked(startRedeliveryJob(client, taskQueue, sourceId, filter)),
+    redeliveryJob: (id) => tracked(readRedeliveryJob(client, id)),
     async health() {
       try {
         // A down server would otherwise be retried for half a minute; a probe wants an answer now.

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Store } from '../store/types';
 import { createActivities } from '../activities';
+import { temporalRedeliveryRuns } from './redelivery-jobs';
 import { startDeliveryWorkflow } from './start-delivery';
 import { temporalSyncSchedules } from './temporal-sync-schedules';
 import { loadWorkflowBundle } from './workflow-bundle';
@@ -107,6 +108,8 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   const activities = createActivities(store, config, {
     startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, input),
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
+    // Bulk redelivery jobs start their redeliveries where the API starts single ones.
+    redeliveries: temporalRedeliveryRuns(client, config.temporalTaskQueue),
   }, metrics);
   const workflows = await workflowBundle(logger);
   const workers = await Promise.all(

@@ -1,2 +1,3 @@
 export { deliverMessage } from './deliver-message';
 export { syncAudience, syncComputedTrait } from './personas-sync';
+export { redeliverMatching } from './redeliver-matching';

@@ -37,6 +37,12 @@ const noDeliveries: Deliveries = {
   redeliver: async () => {
     throw new Error('admin CRUD must not redeliver');
   },
+  startRedeliveryJob: async () => {
+    throw new Error('admin CRUD must not start redelivery jobs');
+  },
+  redeliveryJob: async () => {
+    throw new Error('admin CRUD must not read redelivery jobs');
+  },
   drain: async () => undefined,
 };
 

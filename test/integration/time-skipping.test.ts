@@ -72,12 +72,12 @@ async function deliver(name: string, responder: Responder) {
   const messageId = `time-skipping-${name}`;
   const input: DeliveryInput = { sourceId: source.id, messageId, type: 'track', userId: 'u', destinationIds: [destination.id], message: { type: 'track', messageId, userId: 'u', event: 'Order Completed' }, policy };
 
-  const unused = () => Promise.reject(new Error('deliverMessage starts no workflows and deletes no schedules'));
+  const unused = () => Promise.reject(new Error('deliverMessage starts no workflows, deletes no schedules and reads no other runs'));
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
-    activities: createActivities(store, config, { startDelivery: unused, schedules: { delete: unused } }),
+    activities: createActivities(store, config, { startDelivery: unused, schedules: { delete: unused }, redeliveries: { page: unused, latest: unused, input: unused, redeliver: unused, closed: unused } }),
   });
   const handle = await env.client.workflow.start('deliverMessage', { taskQueue, workflowId: deliveryWorkflowId(source.id, messageId), args: [input] });
   const outcome = await worker.runUntil(handle.result().then(

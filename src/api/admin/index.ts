@@ -6,6 +6,7 @@ import type { Deliveries, SyncSchedules } from '../../ports';
 import { audienceRoutes } from './audiences';
 import { computedTraitRoutes } from './computed-traits';
 import { deliveryRoutes } from './deliveries';
+import { redeliveryRoutes } from './redeliveries';
 import { requireAdminToken } from './auth';
 import { destinationRoutes } from './destinations';
 import { regulationRoutes } from './regulations';
@@ -34,6 +35,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
 
   await app.register(regulationRoutes, { store, deliveries, policy });
   await app.register(deliveryRoutes, { store, deliveries, policy });
+  await app.register(redeliveryRoutes, { store, deliveries });
   if (personas) {
     await app.register(audienceRoutes, { store, ...personas });
     await app.register(computedTraitRoutes, { store, ...personas });
