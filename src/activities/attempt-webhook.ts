@@ -8,6 +8,7 @@ import type { Destination, DestinationWebhook, Store } from '../store/types';
 import type { WebhookTraffic } from './webhook-traffic';
 import { postWebhook } from './post-webhook';
 import type { Metrics } from '../metrics';
+import type { AttemptRecorder } from './health-recorder';
 
 type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'>;
 
@@ -24,7 +25,7 @@ function runningLocally(): boolean {
   }
 }
 
-export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics) {
+export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder) {
   /** One signed POST; a 410 Gone also switches the URL off in the store. */
   async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
     const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId };
@@ -47,6 +48,8 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     const durationMs = Date.now() - started;
     metrics?.deliveryAttempts.inc({ outcome: outcome.kind });
     metrics?.attemptDuration.observe({ outcome: outcome.kind }, durationMs / 1000);
+    // Webhook health: the same attempts, per destination and URL, added up in memory (flushed every HEALTH_FLUSH_INTERVAL).
+    health?.record(req.destinationId, webhook.url, started + durationMs, outcome, durationMs);
     const logged = { ...fields, durationMs, status: 'status' in outcome ? outcome.status : undefined };
     if (outcome.kind === 'success') log.debug('webhook accepted', logged);
     else log.warn(`webhook attempt failed: ${outcome.reason}`, { ...logged, outcome: outcome.kind });

@@ -8,6 +8,7 @@ import { WebhookTraffic } from './webhook-traffic';
 import { makePersonasActivities, type PersonasConfig } from './personas';
 import { makeRedeliveryActivities } from './redeliver-matching';
 import { createWebhookAgent } from './post-webhook';
+import type { AttemptRecorder } from './health-recorder';
 import type { Metrics } from '../metrics';
 
 /**
@@ -25,10 +26,11 @@ export function createActivities(
   config: Pick<Config, 'egressAllowlist' | 'workerMaxInFlightPerWebhook'> & PersonasConfig,
   temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns },
   metrics?: Metrics,
+  health?: AttemptRecorder,
 ) {
   const agent = createWebhookAgent(parseAllowlist(config.egressAllowlist));
   return {
-    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics)),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health)),
     ...makePersonasActivities(store, config, temporal),
     ...makeRedeliveryActivities(store, deliveryPolicy(config), temporal.redeliveries),
   };

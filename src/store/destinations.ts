@@ -209,6 +209,11 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
       return [...new Set(rows.filter((row) => isDeliverable(row, disabled)).map((row) => row.source_id))].sort();
     },
 
+    async enableWebhook(id, url) {
+      const result = await db.deleteFrom('disabled_webhooks').where('destination_id', '=', id).where('url', '=', url).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
     async disableWebhook(id, url, reason) {
       return writeTransaction(db, async (trx) => {
         const row = await trx.selectFrom('destinations').select('webhooks').where('id', '=', id).executeTakeFirst();

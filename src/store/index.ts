@@ -9,6 +9,7 @@ import { erasureStore } from './erasures';
 import { regulationStore } from './regulations';
 import { sourceUserStore } from './source-users';
 import { sourceStore } from './sources';
+import { webhookHealthStore } from './webhook-health';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -55,6 +56,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     regulations: regulationStore(db),
     sourceUsers: sourceUserStore(db),
     erasures,
+    webhookHealth: webhookHealthStore(db),
     personas: personasStore(db),
     async close() {
       await listener?.close();

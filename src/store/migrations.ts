@@ -3,6 +3,7 @@ import { personasMigration } from './personas-migration';
 import { DESTINATION_CHANNEL, ERASURE_CHANNEL } from './store-notifications';
 import { dialectOf } from './dialect';
 import type { Tables } from './tables';
+import { LATENCY_COLUMNS } from './webhook-health-columns';
 
 /**
  * Migrations live in code (not a folder read at run time) so they ship inside the bundle and run
@@ -132,6 +133,29 @@ const MIGRATIONS: Record<string, Migration> = {
           return null;
         end $$`.execute(db);
       await sql`create trigger erased_ids_notify after insert or update or delete on erased_ids for each statement execute function switchyard_notify_erasure()`.execute(db);
+    },
+  },
+  // Webhook health (issue 14): per destination, webhook URL and minute, the attempts of every worker
+  // added up, with a fixed latency histogram (one integer column per bucket, so an upsert adds to
+  // it); no foreign key, so a flush never fails on a destination deleted meanwhile (rows age out).
+  '0007_webhook_health': {
+    async up(db: Kysely<any>) {
+      let table = db.schema
+        .createTable('webhook_health')
+        .addColumn('destination_id', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('minute', 'integer', (c) => c.notNull())
+        .addColumn('successes', 'integer', (c) => c.notNull())
+        .addColumn('retry_failures', 'integer', (c) => c.notNull())
+        .addColumn('permanent_failures', 'integer', (c) => c.notNull());
+      for (const column of LATENCY_COLUMNS) table = table.addColumn(column, 'integer', (c) => c.notNull());
+      await table
+        .addColumn('last_error', 'text')
+        .addColumn('last_error_ms', 'integer')
+        .addPrimaryKeyConstraint('webhook_health_pk', ['destination_id', 'url', 'minute'])
+        .execute();
+      // Flushes delete buckets older than the retention by minute alone.
+      await db.schema.createIndex('webhook_health_minute').on('webhook_health').column('minute').execute();
     },
   },
 };

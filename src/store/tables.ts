@@ -1,3 +1,5 @@
+import type { LatencyColumn } from './webhook-health-columns';
+
 /**
  * The SQL shape of the store, as Kysely sees it. Only src/store reads these rows; everything
  * else gets the domain records of ./types. Column types stay portable (text and integer, JSON as
@@ -74,6 +76,23 @@ export interface ErasedIdRow {
   erased_at: string;
 }
 
+/**
+ * One webhook URL's attempts in one minute, added up over every worker (webhook-health.ts): each
+ * worker upserts what it saw since its last flush, adding to the counts already there.
+ */
+export type WebhookHealthRow = {
+  destination_id: string;
+  url: string;
+  /** Minutes since the epoch (UTC). */
+  minute: number;
+  successes: number;
+  retry_failures: number;
+  permanent_failures: number;
+  /** The minute's latest failure reason, and its time as milliseconds into the minute. */
+  last_error: string | null;
+  last_error_ms: number | null;
+} & { [K in LatencyColumn]: number };
+
 export interface Tables {
   sources: SourceRow;
   destinations: DestinationRow;
@@ -82,4 +101,5 @@ export interface Tables {
   source_users: SourceUserRow;
   source_user_links: SourceUserLinkRow;
   erased_ids: ErasedIdRow;
+  webhook_health: WebhookHealthRow;
 }

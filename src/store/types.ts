@@ -1,3 +1,4 @@
+import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
 
 export type { SeenUser } from './personas-types';
@@ -106,6 +107,8 @@ export interface Store {
      * reason if it is already off; false when the destination no longer has that URL.
      */
     disableWebhook(id: string, url: string, reason: string): Promise<boolean>;
+    /** Switches one webhook URL back on; true when it was off (for whatever reason), false when it was on already. */
+    enableWebhook(id: string, url: string): Promise<boolean>;
   };
   regulations: {
     create(input: Omit<Regulation, 'id' | 'createdAt'>): Promise<Regulation>;
@@ -126,6 +129,13 @@ export interface Store {
     add(ids: string[], at: string): Promise<void>;
     /** The latest time any of these ids was erased, if ever. */
     erasedAt(ids: string[]): Promise<string | undefined>;
+  };
+  /** Per webhook URL and minute, the attempts every worker made (delivery/webhook-health.ts). */
+  webhookHealth: {
+    /** Adds these buckets to the stored ones (one transaction); also deletes buckets before `deleteBeforeMinute`. */
+    add(buckets: HealthBucket[], options?: { deleteBeforeMinute?: number }): Promise<void>;
+    /** A destination's buckets from `sinceMinute` (minutes since the epoch) on, any order. */
+    read(destinationId: string, sinceMinute: number): Promise<HealthBucket[]>;
   };
   /** Profiles, audiences and computed traits (see personas-types.ts). */
   personas: PersonasStore;

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Store } from '../store/types';
 import { createActivities } from '../activities';
+import { HealthRecorder } from '../activities/health-recorder';
 import { temporalRedeliveryRuns } from './redelivery-jobs';
 import { startDeliveryWorkflow } from './start-delivery';
 import { temporalSyncSchedules } from './temporal-sync-schedules';
@@ -105,12 +106,14 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   const workerConnection = (connection ?? ownConnection)!;
   // Personas sync activities start delivery workflows and retire schedules through an ordinary client (connected on first use).
   const client = new Client({ connection: Connection.lazy(temporalConnectionOptions(config)), namespace: config.temporalNamespace });
+  // Webhook health: attempts added up in memory, flushed to the store every HEALTH_FLUSH_INTERVAL and at close.
+  const health = config.healthFlushInterval > 0 ? new HealthRecorder(store, config.healthFlushInterval, logger) : undefined;
   const activities = createActivities(store, config, {
     startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, input),
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
     // Bulk redelivery jobs start their redeliveries where the API starts single ones.
     redeliveries: temporalRedeliveryRuns(client, config.temporalTaskQueue),
-  }, metrics);
+  }, metrics, health);
   const workflows = await workflowBundle(logger);
   const workers = await Promise.all(
     [config.temporalTaskQueue, config.personasDeliveryTaskQueue].map((taskQueue) =>
@@ -135,6 +138,8 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     },
     async close() {
       await run;
+      // After the workers stopped, so the last attempts are in it; before the store closes.
+      await health?.close();
       await client.connection.close();
       await ownConnection?.close();
     },

@@ -25,6 +25,8 @@ export default async function globalSetup(): Promise<void> {
     EGRESS_ALLOWLIST: '127.0.0.0/8,::1/128',
     LOG_LEVEL: 'info',
     SWITCHYARD_TEST_DIR: dir,
+    // The worker adds its webhook health to the store this often: tests read it back within a second.
+    HEALTH_FLUSH_INTERVAL: '200ms',
   };
   Object.assign(process.env, env);
 

@@ -9,6 +9,7 @@ import { deliveryRoutes } from './deliveries';
 import { redeliveryRoutes } from './redeliveries';
 import { requireAdminToken } from './auth';
 import { destinationRoutes } from './destinations';
+import { destinationHealthRoutes } from './destination-health';
 import { regulationRoutes } from './regulations';
 import { sourceRoutes } from './sources';
 
@@ -33,6 +34,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(sourceRoutes, { store });
   await app.register(destinationRoutes, { store, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
 
+  await app.register(destinationHealthRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });

@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { webhookLabel } from '../../delivery/summary';
+import { healthSinceMinute, SERIES_STEP_MINUTES, summarizeUrlHealth, type HealthBucket } from '../../delivery/webhook-health';
+import type { Store } from '../../store/types';
+import { notFound } from '../errors';
+import { errorReplies, IdParams } from './schemas';
+
+const Count = Type.Integer({ minimum: 0 });
+const Ms = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+  description: 'Estimated from a fixed latency histogram (within its bucket: 2, 5, 10, 20, 35, 50, 75, 100, 150, 250, 400, 600 ms, 1, 1.5, 2.5, 4, 6, 10, 20, 30 s); null without attempts.',
+});
+
+const Totals = Type.Object({
+  attempts: Count,
+  successes: Count,
+  failures: Type.Object(
+    { retry: Count, permanent: Count },
+    { description: 'retry: 5xx, 408, 429, timeouts and connection errors (can succeed later); permanent: other 4xx, 3xx, 410, refused certificates or addresses.' },
+  ),
+  successRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'successes / attempts; null without attempts.' }),
+  p50Ms: Ms,
+  p95Ms: Ms,
+});
+
+const Point = Type.Object({
+  start: Type.String({ format: 'date-time' }),
+  attempts: Count,
+  successes: Count,
+  failures: Count,
+  p50Ms: Ms,
+  p95Ms: Ms,
+});
+
+const WebhookHealthView = Type.Object({
+  index: Type.Integer({ minimum: 0, description: 'Position in the destination\'s webhook list (0-based), as in the enable route.' }),
+  url: Type.String({ description: 'Scheme, host and path: no user info, query or token-like segment.' }),
+  disabled: Type.Optional(
+    Type.Object({ reason: Type.String(), at: Type.String({ format: 'date-time' }) }, { description: 'Present while the URL is switched off (a 410 Gone, or an operator): nothing is sent to it.' }),
+  ),
+  lastHour: Totals,
+  lastDay: Totals,
+  lastError: Type.Optional(Type.Object({ reason: Type.String(), at: Type.String({ format: 'date-time' }) }, { description: 'The latest failed attempt of the last day.' })),
+  series: Type.Array(Point, { description: `The last day in ${SERIES_STEP_MINUTES}-minute steps, oldest first; the last step is the current one, partial.` }),
+});
+
+const HealthView = Type.Object({
+  destinationId: Type.String(),
+  at: Type.String({ format: 'date-time', description: 'The time the figures end at.' }),
+  stepMinutes: Type.Integer({ description: 'Width of one series step.' }),
+  webhooks: Type.Array(WebhookHealthView),
+});
+
+const WebhookParams = Type.Object({ id: IdParams.properties.id, index: Type.String({ pattern: '^[0-9]{1,2}$', description: 'Position in the webhook list (0-based).' }) });
+
+const EnabledView = Type.Object({
+  index: Type.Integer(),
+  url: Type.String({ description: 'Scheme, host and path: no user info, query or token-like segment.' }),
+  enabled: Type.Literal(true),
+  wasDisabled: Type.Boolean({ description: 'false when the URL was on already (nothing changed: the route is idempotent).' }),
+});
+
+/**
+ * Webhook health (issue 14): per URL of a destination, what the workers' attempts came to over the
+ * last hour and day (counted in memory by each worker, added up in the store every
+ * HEALTH_FLUSH_INTERVAL), and switching a URL that answered 410 Gone back on.
+ */
+export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: () => number }> = async (app, { store, clock = Date.now }) => {
+  app.get('/destinations/:id/health', { schema: { params: IdParams, response: { 200: HealthView, ...errorReplies } } }, async (request) => {
+    const destination = await store.destinations.get(request.params.id);
+    if (!destination) throw notFound(`destination ${request.params.id}`);
+    const now = clock();
+    const byUrl = new Map<string, HealthBucket[]>();
+    for (const bucket of await store.webhookHealth.read(destination.id, healthSinceMinute(now))) {
+      if (!byUrl.has(bucket.url)) byUrl.set(bucket.url, []);
+      byUrl.get(bucket.url)!.push(bucket);
+    }
+    return {
+      destinationId: destination.id,
+      at: new Date(now).toISOString(),
+      stepMinutes: SERIES_STEP_MINUTES,
+      webhooks: destination.webhooks.map((webhook, index) => ({
+        index,
+        url: webhookLabel(webhook.url),
+        ...(webhook.disabled && { disabled: webhook.disabled }),
+        ...summarizeUrlHealth(byUrl.get(webhook.url) ?? [], now),
+      })),
+    };
+  });
+
+  // 200 whether or not the URL was off: an operator's second click (or a retried request) gets the
+  // same answer, and `wasDisabled` says whether this one changed anything.
+  app.post('/destinations/:id/webhooks/:index/enable', { schema: { params: WebhookParams, response: { 200: EnabledView, ...errorReplies } } }, async (request) => {
+    const destination = await store.destinations.get(request.params.id);
+    if (!destination) throw notFound(`destination ${request.params.id}`);
+    const index = Number(request.params.index);
+    const webhook = destination.webhooks[index];
+    if (!webhook) throw notFound(`webhook ${index} of destination ${destination.id}`);
+    const wasDisabled = await store.destinations.enableWebhook(destination.id, webhook.url);
+    return { index, url: webhookLabel(webhook.url), enabled: true as const, wasDisabled };
+  });
+};
