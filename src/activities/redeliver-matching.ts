@@ -75,6 +75,7 @@ export function makeRedeliveryActivities(store: Store, policy: DeliveryPolicy, r
       const closed: string[] = [];
       await inParallel(inFlight, PAGE_CONCURRENCY, async ({ messageId, runId }) => {
         if (await runs.closed(deliveryWorkflowId(sourceId, messageId), runId)) closed.push(runId);
+        Context.current().heartbeat();
       });
       return closed;
     },
