@@ -17,6 +17,7 @@ import { sourceSettingsRoutes } from './source-settings';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
 import { createMetrics, type Metrics } from '../metrics';
 import { serveMetricsRoute } from './metrics';
+import { portalRoutes } from '../portal/routes';
 
 export interface AppOptions {
   config: Config;
@@ -69,5 +70,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule } });
+  await app.register(portalRoutes, {
+    adminToken: options.config.adminToken,
+    temporalUiUrl: options.config.temporalUiUrl || `http://127.0.0.1:${options.config.temporalUiPort}`,
+    temporalNamespace: options.config.temporalNamespace,
+    publicUrl: options.config.publicUrl,
+  });
   return app;
 }

@@ -1,0 +1,101 @@
+/** The admin API as the portal calls it: same Bearer token, JSON both ways. */
+
+const TOKEN_KEY = 'switchyard.adminToken';
+
+/** sessionStorage: gone when the tab closes, never in a URL, a cookie or a log. */
+export const token = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (value: string) => sessionStorage.setItem(TOKEN_KEY, value),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** An error reply of the admin API: `{code, message}` with its HTTP status. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T>(method: string, path: string, body?: unknown, bearer = token.get()): Promise<T> {
+  const headers: Record<string, string> = { authorization: `Bearer ${bearer ?? ''}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+  const text = await response.text();
+  const json = text ? (JSON.parse(text) as unknown) : undefined;
+  if (!response.ok) {
+    const error = (json ?? {}) as { code?: string; message?: string };
+    throw new ApiFailure(response.status, error.code ?? 'error', error.message ?? `${method} ${path} answered ${response.status}`);
+  }
+  return json as T;
+}
+
+export interface Source {
+  id: string;
+  name: string;
+  writeKeyHint: string;
+  createdAt: string;
+}
+export interface Webhook {
+  url: string;
+  headerNames: string[];
+  disabled?: { reason: string; at: string };
+}
+export interface Destination {
+  id: string;
+  sourceId: string;
+  name: string;
+  enabled: boolean;
+  sharedSecretSet: boolean;
+  signingSecretSet: boolean;
+  previousSigningSecretUntil?: string;
+  webhooks: Webhook[];
+  createdAt: string;
+}
+export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';
+export interface DeliveryRow {
+  messageId: string;
+  sourceId: string;
+  type: string;
+  userId?: string;
+  status: DeliveryStatus;
+  startedAt: string;
+  closedAt?: string;
+  workflowId: string;
+  runId: string;
+}
+export interface Attempt {
+  webhookIndex: number;
+  url?: string;
+  round: number;
+  startedAt?: string;
+  durationMs?: number;
+  httpStatus?: number;
+  error?: string;
+  outcome: 'success' | 'retry' | 'permanent';
+}
+export interface DeliveryDetail extends DeliveryRow {
+  redelivery?: { requestedAt: string; previousRunId: string };
+  message: Record<string, unknown>;
+  destinations: { destinationId: string; status?: 'delivered' | 'failed' | 'stopped'; reason?: string; attempts: Attempt[] }[];
+}
+export interface Computation {
+  id: string;
+  sourceId: string;
+  name: string;
+  key: string;
+  definition: unknown;
+  schedule: string;
+  paused: boolean;
+  scheduleId: string;
+  lastSync: { version: number; syncedAt: string } | null;
+  pendingSync: { version: number; computedAt: string; changes: number } | null;
+}
+export interface PortalSettings {
+  temporalUiUrl: string;
+  temporalNamespace: string;
+  publicUrl: string;
+}

@@ -1,0 +1,151 @@
+import { api, ApiFailure, type Destination } from './api';
+import { announce, badge, copy, field, formValues, h, replace, time } from './dom';
+import { healthPanel } from './health';
+import type { Page } from './page';
+import { listSources, sourcePicker } from './sources';
+
+/** `whsec_` + base64 of 32 random bytes: a Standard Webhooks secret made in the browser, sent once. */
+function newSigningSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}
+
+/** `Name: value` lines → a headers object (values are write-only: the API never shows them again). */
+function parseHeaders(text: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const colon = line.indexOf(':');
+    if (colon < 1) throw new Error(`Header line "${line.split(':')[0]}" needs the form Name: value`);
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+export async function destinationsPage(page: Page): Promise<void> {
+  const { main, query } = page;
+  const sources = await listSources();
+  if (sources.length === 0) {
+    replace(main, h('h1', {}, 'Destinations'), h('p', {}, 'No source yet: ', h('a', { href: '#/sources' }, 'create one first'), '.'));
+    return;
+  }
+  const sourceId = query.get('source') ?? sources[0].id;
+  const destinations = (await api<{ destinations: Destination[] }>('GET', `/admin/sources/${encodeURIComponent(sourceId)}/destinations`)).destinations;
+  const reload = () => destinationsPage(page);
+
+  const createForm = h(
+    'form',
+    {
+      'aria-label': 'Create a destination',
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        const values = formValues(createForm);
+        try {
+          const headers = parseHeaders(values.headers ?? '');
+          const urls = (values.urls ?? '').split('\n').map((u) => u.trim()).filter(Boolean);
+          await api('POST', `/admin/sources/${encodeURIComponent(sourceId)}/destinations`, {
+            name: values.name || undefined,
+            enabled: (createForm.elements.namedItem('enabled') as HTMLInputElement).checked,
+            ...(values.sharedSecret && { sharedSecret: values.sharedSecret }),
+            webhooks: urls.map((url) => ({ url, headers })),
+          });
+          announce('Destination created');
+          await reload();
+        } catch (err) {
+          replace(createErrors, err instanceof Error ? err.message : String(err));
+        }
+      },
+    },
+    field('Name', h('input', { name: 'name', maxlength: 200 })),
+    field('Webhook URLs, one per line, tried in order', h('textarea', { name: 'urls', rows: 3, cols: 60, required: true })),
+    field('Static headers (Name: value), for every URL', h('textarea', { name: 'headers', rows: 2, cols: 40 })),
+    field('Shared secret (X-Signature)', h('input', { name: 'sharedSecret', type: 'password', autocomplete: 'off' })),
+    h('label', {}, 'Enabled', h('input', { type: 'checkbox', name: 'enabled', checked: true })),
+    h('button', { type: 'submit' }, 'Create destination'),
+  );
+  const createErrors = h('p', { class: 'error', role: 'alert' });
+
+  replace(
+    main,
+    h('h1', {}, 'Destinations'),
+    h('form', { onsubmit: (e: Event) => e.preventDefault() }, sourcePicker(sources, sourceId, (id) => (location.hash = `#/destinations?source=${id}`))),
+    destinations.length === 0 && h('p', {}, 'This source has no destination yet.'),
+    ...destinations.map((d) => destinationCard(d, page, reload)),
+    h('section', { class: 'card', 'aria-labelledby': 'new-destination' }, h('h2', { id: 'new-destination' }, 'New destination'), createForm, createErrors),
+  );
+}
+
+function destinationCard(destination: Destination, page: Page, reload: () => Promise<void>): HTMLElement {
+  const path = `/admin/destinations/${encodeURIComponent(destination.id)}`;
+  const patch = async (body: Record<string, unknown>, done: string) => {
+    try {
+      await api('PATCH', path, body);
+      announce(done);
+      await reload();
+    } catch (err) {
+      announce(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const secretInput = h('input', { type: 'password', name: 'sharedSecret', autocomplete: 'off', required: true });
+  const signingOut = h('div');
+  const health = h('div', { class: 'health' });
+  void healthPanel(destination, health, page, reload);
+  return h(
+    'section',
+    { class: 'card', 'data-destination-id': destination.id, 'aria-label': `Destination ${destination.name}` },
+    h('h2', {}, destination.name, ' ', badge(destination.enabled ? 'on' : 'off')),
+    h('p', { class: 'muted' }, h('code', {}, destination.id), ' · created ', time(destination.createdAt)),
+    h('button', { type: 'button', class: 'secondary', onclick: () => patch({ enabled: !destination.enabled }, destination.enabled ? 'Switched off' : 'Switched on') }, destination.enabled ? 'Switch off' : 'Switch on'),
+    h('h3', {}, 'Webhook URLs'),
+    health,
+    h('h3', {}, 'Shared secret (X-Signature)'),
+    h('p', {}, destination.sharedSecretSet ? 'Set: every request carries X-Signature.' : 'Not set: requests are not signed with X-Signature.'),
+    h(
+      'form',
+      {
+        'aria-label': 'Shared secret',
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          void patch({ sharedSecret: secretInput.value }, 'Shared secret saved');
+        },
+      },
+      field(destination.sharedSecretSet ? 'New shared secret (rotates it)' : 'Shared secret', secretInput),
+      h('button', { type: 'submit' }, destination.sharedSecretSet ? 'Rotate shared secret' : 'Set shared secret'),
+      destination.sharedSecretSet && h('button', { type: 'button', class: 'secondary', onclick: () => patch({ sharedSecret: null }, 'Shared secret cleared') }, 'Clear'),
+    ),
+    h('h3', {}, 'Standard Webhooks signature'),
+    h(
+      'p',
+      {},
+      destination.signingSecretSet ? 'On: requests carry webhook-id, webhook-timestamp and webhook-signature.' : 'Off.',
+      destination.previousSigningSecretUntil && ` The previous secret also signs until ${new Date(destination.previousSigningSecretUntil).toLocaleString()}.`,
+    ),
+    h(
+      'div',
+      {},
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: async () => {
+            const secret = newSigningSecret();
+            try {
+              await api('PATCH', path, { signingSecret: secret });
+            } catch (err) {
+              announce(err instanceof ApiFailure ? err.message : String(err));
+              return;
+            }
+            const box = h('input', { readonly: true, value: secret, size: 60 });
+            replace(
+              signingOut,
+              h('section', { class: 'card once' }, h('p', {}, 'New signing secret, shown once: give it to the receiver.'), field('Signing secret', box), h('button', { type: 'button', onclick: () => copy(secret, box) }, 'Copy')),
+            );
+          },
+        },
+        destination.signingSecretSet ? 'Rotate signing secret' : 'Generate signing secret',
+      ),
+      ' ',
+      destination.signingSecretSet && h('button', { type: 'button', class: 'secondary', onclick: () => patch({ signingSecret: null }, 'Standard Webhooks signature off') }, 'Switch off'),
+    ),
+    signingOut,
+  );
+}

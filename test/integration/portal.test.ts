@@ -1,0 +1,202 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { Analytics } from '../../src/client';
+import { PORTAL_CSP } from '../../src/portal/routes';
+import { NEVER, createDefinition } from '../helpers/personas';
+import { ROOT } from '../helpers/processes';
+import type { Receiver } from '../helpers/receiver';
+import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
+
+/**
+ * The operators' portal in a real headless Chromium, on the real API (listening on a port) and the
+ * run's real Temporal and worker: log in, make a source and a destination whose receiver refuses,
+ * send an event with the client library, find the failed delivery, fix the receiver, redeliver it
+ * and watch it arrive. Each page is photographed into docs/portal-screenshots/ for docs/portal.md.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SCREENSHOTS = path.join(ROOT, 'docs', 'portal-screenshots');
+
+let system: TestSystem;
+let receiver: Receiver;
+let origin: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Every request the page made, and anything it logged as an error. */
+const requested: string[] = [];
+const consoleErrors: string[] = [];
+
+useSystem((s, r) => {
+  system = s;
+  receiver = r;
+});
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: this test drives a real Chromium. Install it with \`sudo apt-get install -y chromium\` (CI installs it in .ci/run).`);
+  }
+  await system.app.listen({ port: 0, host: '127.0.0.1' });
+  origin = `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.on('request', (request) => requested.push(request.url()));
+  page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
+  page.on('pageerror', (error) => consoleErrors.push(error.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Checks until true (or fails after 30 s, naming what it waited for). */
+async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+/** Re-applies the deliveries filter until the row of this message shows this status (visibility is eventually consistent). */
+async function waitForListedStatus(messageId: string, status: string): Promise<void> {
+  const row = page.locator(`tr[data-message-id="${messageId}"]`);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.locator('table.deliveries tbody tr').first().waitFor();
+    if ((await row.count()) > 0 && (await row.locator('.status').textContent()) === status) return;
+    if (Date.now() > deadline) throw new Error(`delivery ${messageId} not listed as ${status}: ${await page.locator('table.deliveries tbody').textContent()}`);
+    await page.waitForTimeout(500);
+  }
+}
+
+it('serves /portal with a strict Content-Security-Policy and asks for the admin token', async () => {
+  const response = await page.goto(`${origin}/portal`);
+  expect(response?.url()).toBe(`${origin}/portal/`);
+  expect(response?.headers()['content-security-policy']).toBe(PORTAL_CSP);
+  expect(PORTAL_CSP).toContain("default-src 'self'");
+  await page.getByLabel('Admin token').fill('not-the-token');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.getByRole('alert').textContent()).resolves.toContain('not valid');
+  await shot('login');
+  // The settings the page reads are behind the token like the admin API.
+  expect((await system.app.inject({ method: 'GET', url: '/portal/settings.json' })).statusCode).toBe(401);
+});
+
+it('an operator finds a failed delivery, fixes the receiver, redelivers it and sees it delivered', async () => {
+  receiver.respond(() => ({ status: 400 }));
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Sources' }).waitFor();
+
+  // A source: its write key is shown once, with the analytics.js snippet.
+  await page.getByLabel('Name', { exact: true }).fill('Portal shop');
+  await page.getByRole('button', { name: 'Create source' }).click();
+  const writeKey = await page.locator('#write-key').inputValue();
+  expect(writeKey).toMatch(/^[\w-]{20,}$/);
+  expect(await page.locator('#snippet').inputValue()).toContain(`writeKey: '${writeKey}', cdnURL: '${origin}'`);
+  const sourceId = (await page.locator('#created-source section').getAttribute('data-source-id'))!;
+  expect(sourceId).toMatch(/^src_/);
+  await shot('sources');
+
+  // A destination pointing at the receiver, with a static header: the page shows its name only.
+  await page.getByRole('link', { name: 'Add a destination to this source →' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('Order hook');
+  await page.getByLabel('Webhook URLs, one per line, tried in order').fill(receiver.url);
+  await page.getByLabel('Static headers (Name: value), for every URL').fill('X-Api-Key: hunter2-secret-value');
+  await page.getByLabel('Shared secret (X-Signature)').fill('portal-shared-secret');
+  await page.getByRole('button', { name: 'Create destination' }).click();
+  const card = page.locator('section[data-destination-id]');
+  await card.waitFor();
+  const destinationId = (await card.getAttribute('data-destination-id'))!;
+  await expect(card.locator('table.webhooks').textContent()).resolves.toContain('X-Api-Key');
+  expect(await page.content()).not.toContain('hunter2-secret-value');
+  expect(await card.textContent()).toContain('Set: every request carries X-Signature.');
+
+  // An event from the client library; the receiver answers 400, a permanent failure.
+  const analytics = new Analytics({ writeKey, endpoint: origin });
+  const sent = analytics.track({ userId: 'portal-user', event: 'Order Completed', properties: { total: 42 } });
+  if (!sent.ok) throw sent.error;
+  const { messageId } = sent;
+  expect(await analytics.close()).toEqual({ delivered: 1, failed: 0 });
+  await receiver.waitForMessage(messageId);
+
+  // The list shows it failed.
+  await page.getByRole('link', { name: 'Deliveries', exact: true }).click();
+  await page.getByLabel('Source').first().selectOption(sourceId);
+  await waitForListedStatus(messageId, 'failed');
+  await shot('deliveries-failed');
+
+  // Its attempts: one POST to webhook 1, HTTP 400, permanent; a link to the same run in the Temporal Web UI.
+  await page.getByRole('link', { name: messageId }).click();
+  const attempts = page.locator(`section[data-destination-id="${destinationId}"] ol.timeline li`);
+  await attempts.first().waitFor();
+  expect(await attempts.count()).toBe(1);
+  expect(await attempts.first().textContent()).toMatch(/webhook 1, round 1 .*HTTP 400 permanent/);
+  expect(await page.locator('#delivery-status').textContent()).toBe('failed');
+  const workflowId = `message:${sourceId}:${messageId}`;
+  const { runId } = await system.client.workflow.getHandle(workflowId).describe();
+  expect(await page.locator('#temporal-link').getAttribute('href')).toBe(
+    `http://127.0.0.1:${system.config.temporalUiPort}/namespaces/${system.config.temporalNamespace}/workflows/${encodeURIComponent(workflowId)}/${runId}/history`,
+  );
+  await shot('delivery-failed');
+
+  // The receiver is fixed; one click sends the same message again and the page follows it to delivered.
+  receiver.respond(() => ({ status: 200 }));
+  const before = receiver.requests.length;
+  await page.getByRole('button', { name: 'Redeliver' }).click();
+  await page.locator('#delivery-status .status-delivered').waitFor({ timeout: 30_000 });
+  const redelivered = receiver.requests.slice(before).map((r) => JSON.parse(r.body) as { messageId: string });
+  expect(redelivered.map((b) => b.messageId)).toEqual([messageId]);
+  expect(await attempts.last().textContent()).toMatch(/HTTP 200 success/);
+  expect(await page.locator('table.facts').textContent()).toContain(`previous run ${runId}`);
+  await shot('delivery-redelivered');
+
+  // The destinations page: on/off and the shared secret round-trip through the API.
+  await page.getByRole('link', { name: 'Destinations', exact: true }).click();
+  await card.waitFor();
+  await shot('destinations');
+  await card.getByRole('button', { name: 'Switch off' }).click();
+  await card.getByRole('button', { name: 'Switch on' }).waitFor();
+  expect((await system.store.destinations.get(destinationId))!.enabled).toBe(false);
+  await card.getByRole('button', { name: 'Switch on' }).click();
+  await card.getByRole('button', { name: 'Switch off' }).waitFor();
+  expect((await system.store.destinations.get(destinationId))!.enabled).toBe(true);
+  await card.getByLabel('New shared secret (rotates it)').fill('rotated-secret');
+  await card.getByRole('button', { name: 'Rotate shared secret' }).click();
+  await waitFor(async () => (await system.store.destinations.get(destinationId))!.sharedSecret === 'rotated-secret', 'the rotated shared secret');
+  await card.getByRole('button', { name: 'Generate signing secret' }).click();
+  const signingSecret = await card.getByLabel('Signing secret').inputValue();
+  expect(signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  expect((await system.store.destinations.get(destinationId))!.signing?.current).toBe(signingSecret);
+
+  // Audiences and computed traits: definition, schedule, pause/resume, run now and its result.
+  const audience = await createDefinition(system.app, sourceId, 'audiences', { name: 'Big spenders', definition: { trait: 'plan', op: 'exists' }, schedule: NEVER, paused: true });
+  await page.getByRole('link', { name: 'Audiences & traits' }).click();
+  const row = page.locator(`tr[data-id="${audience.id}"]`);
+  await row.waitFor();
+  expect(await row.textContent()).toContain('paused');
+  expect(await row.textContent()).toContain('"op": "exists"');
+  await row.getByRole('button', { name: 'Resume' }).click();
+  await row.getByRole('button', { name: 'Pause' }).waitFor();
+  await row.getByRole('button', { name: 'Run now' }).click();
+  await waitFor(async () => {
+    await page.reload();
+    await row.waitFor();
+    return (await row.textContent())!.includes('version 1');
+  }, 'the audience\'s first sync in its row');
+  expect(await row.textContent()).toContain('active');
+  await shot('personas');
+
+  // Nothing from anywhere but this origin; the token never in a URL.
+  expect(requested.filter((url) => !url.startsWith(origin) && !url.startsWith('data:'))).toEqual([]);
+  expect(requested.filter((url) => url.includes(ADMIN_TOKEN))).toEqual([]);
+  expect(consoleErrors.filter((text) => !text.includes('401'))).toEqual([]);
+});
