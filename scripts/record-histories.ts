@@ -208,6 +208,35 @@ async function recordSyncs(): Promise<void> {
   }, 60_000);
 }
 
+/** A bulk redelivery job (issue 14) over three refused deliveries: a page, waits, checks until its redeliveries close. */
+async function recordRedeliveries(): Promise<void> {
+  if (!wanted('redeliver-matching')) return;
+  const s = await system();
+  let answer = 400;
+  const hook = await receiver(() => ({ status: answer }));
+  const since = new Date(Date.now() - 1_000).toISOString();
+  const { source, writeKey } = await destinationFor(s.store, 'redeliver-matching', [hook.url]);
+  const ids = ['record-redeliver-0', 'record-redeliver-1', 'record-redeliver-2'];
+  for (const messageId of ids) await send(s.app, writeKey, 'track', { userId: 'u', event: 'Recorded', messageId });
+  for (const messageId of ids) {
+    const result = await deliveryResult(s.client, source.id, messageId);
+    if (result.ok) throw new Error(`${messageId}: expected a refused delivery`);
+  }
+  const auth = { authorization: `Bearer ${s.config.adminToken}` };
+  await waitFor(async () => {
+    const page = (await s.app.inject({ method: 'GET', url: '/admin/deliveries', query: { sourceId: source.id, status: 'failed' }, headers: auth })).json() as { deliveries: unknown[] };
+    if (page.deliveries.length !== ids.length) throw new Error(`${page.deliveries.length} listed failed`);
+  }, 30_000);
+  answer = 200;
+  const started = await s.app.inject({ method: 'POST', url: `/admin/sources/${source.id}/redeliver`, headers: auth, payload: { status: 'failed', since, until: new Date(Date.now() + 60_000).toISOString() } });
+  if (started.statusCode !== 202) throw new Error(`bulk redelivery answered ${started.statusCode}: ${started.body}`);
+  const { id } = started.json() as { id: string };
+  const workflowId = `redelivery:${id}`;
+  const report = (await s.client.workflow.getHandle(workflowId).result()) as { status: string; started: number; finished: number };
+  if (report.status !== 'completed' || report.started !== ids.length || report.finished !== ids.length) throw new Error(`bulk redelivery: ${JSON.stringify(report)}`);
+  await save(s.client, 'redeliver-matching', workflowId);
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   process.env.PERSONAS_SYNC_PAGE_SIZE = PERSONAS_SYNC_PAGE_SIZE;
@@ -216,6 +245,7 @@ async function main(): Promise<void> {
     await recordDeliveries();
     await recordDeliveryRules();
     await recordSyncs();
+    await recordRedeliveries();
   } finally {
     for (const child of ownWorkers) await stopProcess(child, 'SIGKILL');
     await Promise.all(receivers.map((r) => r.close()));

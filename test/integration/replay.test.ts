@@ -28,6 +28,8 @@ const SCENARIOS = [
   'sync-audience-continued-as-new.run-1',
   'sync-audience-continued-as-new.run-2',
   'sync-computed-trait',
+  // Issue 14's bulk redelivery job: a page, a wait, a check of its redeliveries (redeliverMatching).
+  'redeliver-matching',
 ];
 
 const results = new Map<string, ReplayResult>();
