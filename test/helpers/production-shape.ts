@@ -55,6 +55,15 @@ export async function startProductionShape(options: { dir: string; shards: numbe
     for (const n of [1, 2]) started.apis.push(await startOwnApi(env, path.join(options.dir, `api-${n}.log`)));
     connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection, namespace: 'default' });
+    // startOwnWorker returns once the queue has a poller, which the first worker already is: wait
+    // for each worker's own identity (pid@host), or the second may still be bundling its workflows
+    // while the first takes every workflow (and, sticky, every later task of it).
+    await waitFor(async () => {
+      const { pollers } = await connection!.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: options.taskQueue } });
+      const polling = new Set((pollers ?? []).map((p) => p.identity?.split('@')[0]));
+      const missing = started.workers.filter((w) => !polling.has(String(w.process.pid)));
+      if (missing.length > 0) throw new Error(`worker pid ${missing.map((w) => w.process.pid).join(', ')} not polling yet`);
+    }, 120_000);
     return {
       temporal,
       client,
