@@ -188,3 +188,14 @@ describe('a page of a job run again (an activity retried after a worker crashed 
     expect(ids.map((id) => counts.get(id))).toEqual(ids.map(() => 2));
   });
 });
+
+it('both routes are in the API document, with the admin Bearer token and the filter as the request body', async () => {
+  type Operation = { security?: unknown; requestBody?: { content: Record<string, { schema: { required?: string[]; properties: Record<string, unknown> } }> } };
+  const document = (await system.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
+  const post = document.paths['/admin/sources/{sourceId}/redeliver'].post;
+  expect(post.security).toEqual([{ adminToken: [] }]);
+  const body = post.requestBody!.content['application/json'].schema;
+  expect(body.required?.sort()).toEqual(['since', 'status', 'until']);
+  expect(Object.keys(body.properties).sort()).toEqual(['destinationId', 'since', 'status', 'until']);
+  expect(document.paths['/admin/redeliveries/{id}'].get.security).toEqual([{ adminToken: [] }]);
+});
