@@ -67,8 +67,8 @@ export interface RedeliveryJobView extends RedeliveryJob {
  * read a message's latest run and a run's input, start a redelivery, see whether a run closed.
  */
 export interface RedeliveryRuns {
-  /** One page of runs matching a visibility query; `next` is absent on the last page. */
-  page(query: string, size: number, cursor?: string): Promise<{ runs: Array<{ workflowId: string; runId: string }>; next?: string }>;
+  /** One page of the job's snapshot (the ended runs it matches); `next` is absent on the last page. */
+  page(job: RedeliveryJob, size: number, cursor?: string): Promise<{ runs: Array<{ messageId: string; workflowId: string; runId: string }>; next?: string }>;
   latest(workflowId: string): Promise<LatestRun | undefined>;
   input(workflowId: string, runId: string): Promise<DeliveryInput | undefined>;
   redeliver(input: DeliveryInput): Promise<{ workflowId: string; runId: string } | 'running'>;

@@ -6,7 +6,6 @@ import { inParallel } from '../in-parallel';
 import { deliveryPlanner } from '../messages/plan-deliveries';
 import type { RedeliveryRuns } from '../ports';
 import type { Store } from '../store/types';
-import { messageIdOf, redeliverySnapshotQuery } from '../temporal/delivery-query';
 
 /** Runs looked at (describe, history, start) at once within a page. */
 const PAGE_CONCURRENCY = 8;
@@ -29,8 +28,7 @@ export interface RedeliveryPageResult {
 export function makeRedeliveryActivities(store: Store, policy: DeliveryPolicy, runs: RedeliveryRuns) {
   const planDeliveries = deliveryPlanner(store.destinations, policy);
 
-  async function redeliverOne(job: RedeliveryJob, workflowId: string, matchedRunId: string): Promise<InFlightRun | 'skipped'> {
-    const messageId = messageIdOf(workflowId, job.sourceId);
+  async function redeliverOne(job: RedeliveryJob, { messageId, workflowId, runId: matchedRunId }: { messageId: string; workflowId: string; runId: string }): Promise<InFlightRun | 'skipped'> {
     const latest = await runs.latest(workflowId);
     if (!latest) return 'skipped';
     const decision = decideRow(matchedRunId, latest, job.id);
@@ -56,10 +54,10 @@ export function makeRedeliveryActivities(store: Store, policy: DeliveryPolicy, r
   return {
     /** One page of the job's snapshot: each matched run redelivered, found redelivered, or skipped. */
     async redeliverPage({ job, cursor, size }: { job: RedeliveryJob; cursor?: string; size: number }): Promise<RedeliveryPageResult> {
-      const page = await runs.page(redeliverySnapshotQuery(job), size, cursor);
+      const page = await runs.page(job, size, cursor);
       const result: RedeliveryPageResult = { matched: page.runs.length, started: 0, skipped: 0, inFlight: [], ...(page.next !== undefined && { next: page.next }) };
-      await inParallel(page.runs, PAGE_CONCURRENCY, async ({ workflowId, runId }) => {
-        const outcome = await redeliverOne(job, workflowId, runId);
+      await inParallel(page.runs, PAGE_CONCURRENCY, async (run) => {
+        const outcome = await redeliverOne(job, run);
         if (outcome === 'skipped') result.skipped++;
         else {
           result.started++;

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { redeliveryJobWorkflowId, type RedeliveryFilter, type RedeliveryJob, type RedeliveryMemo } from '../delivery/redelivery-job';
 import type { RedeliveryJobView, RedeliveryRuns } from '../ports';
 import type { redeliverMatching, RedeliveryProgress } from '../workflows/redeliver-matching';
-import { decodeCursor, encodeCursor } from './delivery-query';
+import { decodeCursor, encodeCursor, messageIdOf, redeliverySnapshotQuery } from './delivery-query';
 import { startedInput } from './history-events';
 import { startRedeliveryWorkflow } from './start-delivery';
 
@@ -60,13 +60,14 @@ export async function readRedeliveryJob(client: Client, id: string): Promise<Red
 /** The worker's side of a job: visibility pages, describe, history and the single redelivery's start. */
 export function temporalRedeliveryRuns(client: Client, taskQueue: string): RedeliveryRuns {
   return {
-    async page(query, size, cursor) {
+    async page(job, size, cursor) {
+      const query = redeliverySnapshotQuery(job);
       const nextPageToken = cursor === undefined ? undefined : decodeCursor(cursor, query);
       if (cursor !== undefined && nextPageToken === undefined) throw new Error('redelivery job cursor does not belong to its query');
       const response = await client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize: size, nextPageToken });
       const token = response.nextPageToken;
       return {
-        runs: response.executions.map((execution) => ({ workflowId: execution.execution!.workflowId!, runId: execution.execution!.runId! })),
+        runs: response.executions.map(({ execution }) => ({ messageId: messageIdOf(execution!.workflowId!, job.sourceId), workflowId: execution!.workflowId!, runId: execution!.runId! })),
         ...(token && token.length > 0 && { next: encodeCursor(query, token) }),
       };
     },
