@@ -120,22 +120,40 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   expect(await page.content()).not.toContain('hunter2-secret-value');
   expect(await card.textContent()).toContain('Set: every request carries X-Signature.');
 
-  // An event from the client library; the receiver answers 400, a permanent failure.
+  // Two events from the client library; the receiver answers 400, a permanent failure.
   const analytics = new Analytics({ writeKey, endpoint: origin });
-  const sent = analytics.track({ userId: 'portal-user', event: 'Order Completed', properties: { total: 42 } });
-  if (!sent.ok) throw sent.error;
-  const { messageId } = sent;
-  expect(await analytics.close()).toEqual({ delivered: 1, failed: 0 });
-  await receiver.waitForMessage(messageId);
+  const track = (orderId: string) => {
+    const sent = analytics.track({ userId: 'portal-user', event: 'Order Completed', properties: { orderId, total: 42 } });
+    if (!sent.ok) throw sent.error;
+    return sent.messageId;
+  };
+  const messageId = track('o-1');
+  const laterId = track('o-2');
+  expect(await analytics.close()).toEqual({ delivered: 2, failed: 0 });
+  await Promise.all([receiver.waitForMessage(messageId), receiver.waitForMessage(laterId)]);
 
-  // The list shows it failed.
+  // The list shows them failed.
   await page.getByRole('link', { name: 'Deliveries', exact: true }).click();
   await page.getByLabel('Source').first().selectOption(sourceId);
   await waitForListedStatus(messageId, 'failed');
+  await waitForListedStatus(laterId, 'failed');
   await shot('deliveries-failed');
 
+  // The URL's health: every attempt of the day failed, the last error is the 400, the chart's bar says 0 %.
+  await page.getByRole('link', { name: 'Destinations', exact: true }).click();
+  const webhookRow = card.locator('table.webhooks tr[data-webhook-index="0"]');
+  await waitFor(async () => {
+    await page.reload();
+    await webhookRow.waitFor();
+    return (await webhookRow.locator('.success-rate').textContent())!.includes('0/2');
+  }, 'the two failed attempts in the URL\'s health');
+  expect(await webhookRow.locator('.success-rate').textContent()).toMatch(/^0 %/);
+  expect(await webhookRow.locator('.last-error').textContent()).toContain('400');
+  expect(await webhookRow.locator('svg.chart rect[data-rate="0.000"]').count()).toBeGreaterThan(0);
+  await shot('destinations-failing');
+
   // Its attempts: one POST to webhook 1, HTTP 400, permanent; a link to the same run in the Temporal Web UI.
-  await page.getByRole('link', { name: messageId }).click();
+  await page.goto(`${origin}/portal/#/deliveries/${sourceId}/${messageId}`);
   const attempts = page.locator(`section[data-destination-id="${destinationId}"] ol.timeline li`);
   await attempts.first().waitFor();
   expect(await attempts.count()).toBe(1);
@@ -159,9 +177,27 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   expect(await page.locator('table.facts').textContent()).toContain(`previous run ${runId}`);
   await shot('delivery-redelivered');
 
-  // The destinations page: on/off and the shared secret round-trip through the API.
+  // What else failed for this destination in the last hour goes again in one job, with its progress:
+  // the other message; the first one's latest run is delivered, so it is skipped.
+  await page.getByRole('link', { name: 'Deliveries', exact: true }).click();
+  const bulk = page.getByRole('form', { name: 'Redeliver failed deliveries' });
+  await bulk.getByLabel('Source').selectOption(sourceId);
+  await bulk.getByLabel('Destination id (optional)').fill(destinationId);
+  await bulk.getByRole('button', { name: 'Redeliver failed deliveries' }).click();
+  await page.locator('.bulk-progress[data-job-status="completed"]').waitFor({ timeout: 30_000 });
+  expect(await page.locator('.bulk-progress').textContent()).toContain('2 matched · 1 redelivered · 1 finished · 1 skipped');
+  const laterRequests = receiver.requests.filter((r) => (JSON.parse(r.body) as { messageId: string }).messageId === laterId);
+  expect(laterRequests).toHaveLength(2);
+  await shot('deliveries-bulk-redelivered');
+
+  // The destinations page: the URL's health after the two redeliveries, on/off and the secrets round-trip through the API.
   await page.getByRole('link', { name: 'Destinations', exact: true }).click();
-  await card.waitFor();
+  await waitFor(async () => {
+    await page.reload();
+    await webhookRow.waitFor();
+    return (await webhookRow.locator('.success-rate').textContent())!.includes('2/4');
+  }, 'the two redeliveries in the URL\'s health');
+  expect(await webhookRow.locator('.success-rate').textContent()).toMatch(/^50 %/);
   await shot('destinations');
   await card.getByRole('button', { name: 'Switch off' }).click();
   await card.getByRole('button', { name: 'Switch on' }).waitFor();
@@ -176,6 +212,21 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   const signingSecret = await card.getByLabel('Signing secret').inputValue();
   expect(signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
   expect((await system.store.destinations.get(destinationId))!.signing?.current).toBe(signingSecret);
+
+  // A 410 Gone switches the URL off; the page shows why and switches it back on.
+  receiver.respond(() => ({ status: 410 }));
+  const gone = new Analytics({ writeKey, endpoint: origin });
+  const goneSent = gone.track({ userId: 'portal-user', event: 'Order Completed', properties: { orderId: 'o-3' } });
+  expect(goneSent.ok).toBe(true);
+  await gone.close();
+  await waitFor(async () => Boolean((await system.store.destinations.get(destinationId))!.webhooks[0].disabled), 'the 410 to switch the URL off');
+  receiver.respond(() => ({ status: 200 }));
+  await page.reload();
+  await webhookRow.getByRole('button', { name: 'Re-enable' }).waitFor();
+  expect(await webhookRow.textContent()).toContain('disabled');
+  await webhookRow.getByRole('button', { name: 'Re-enable' }).click();
+  await waitFor(async () => !(await system.store.destinations.get(destinationId))!.webhooks[0].disabled, 'the URL switched back on');
+  await webhookRow.locator('.status-ok').waitFor();
 
   // Audiences and computed traits: definition, schedule, pause/resume, run now and its result.
   const audience = await createDefinition(system.app, sourceId, 'audiences', { name: 'Big spenders', definition: { trait: 'plan', op: 'exists' }, schedule: NEVER, paused: true });

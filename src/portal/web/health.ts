@@ -2,22 +2,40 @@ import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, h, replace, time } from './dom';
 import type { Page } from './page';
 
+interface Totals {
+  attempts: number;
+  successes: number;
+  failures: { retry: number; permanent: number };
+  successRate: number | null;
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+/** One step of a URL's last day. */
+export interface HealthPoint {
+  start: string;
+  attempts: number;
+  successes: number;
+  failures: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
 /** One webhook URL's health as GET /admin/destinations/:id/health reports it. */
 export interface WebhookHealth {
-  webhookIndex: number;
+  index: number;
   url: string;
-  attempts?: number;
-  successes?: number;
-  failures?: number;
-  successRate?: number | null;
-  p50Ms?: number | null;
-  p95Ms?: number | null;
-  lastError?: { at: string; httpStatus?: number; error?: string; message?: string } | null;
-  disabled?: { reason: string; at: string } | null;
-  series?: { at: string; attempts: number; successes: number; p95Ms?: number | null; p50Ms?: number | null }[];
+  disabled?: { reason: string; at: string };
+  lastHour: Totals;
+  lastDay: Totals;
+  lastError?: { reason: string; at: string };
+  series: HealthPoint[];
 }
 
 export interface DestinationHealth {
+  destinationId: string;
+  at: string;
+  stepMinutes: number;
   webhooks: WebhookHealth[];
 }
 
@@ -26,56 +44,50 @@ const ms = (value: number | null | undefined) => (value === null || value === un
 
 /**
  * Success rate (bars, left axis 0–100 %) and p95 latency (line, scaled to the largest value) per
- * hour bucket over the last 24 h, drawn as inline SVG: no chart library, nothing from elsewhere.
+ * step (15 minutes) over the last 24 h, drawn as inline SVG: no chart library, nothing from elsewhere.
  */
-export function healthChart(series: NonNullable<WebhookHealth['series']>, label: string): SVGSVGElement {
+export function healthChart(series: HealthPoint[], label: string): SVGSVGElement {
   const ns = 'http://www.w3.org/2000/svg';
-  const width = 240;
-  const height = 60;
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  svg.setAttribute('width', String(width));
-  svg.setAttribute('height', String(height));
-  svg.setAttribute('class', 'chart');
-  svg.setAttribute('role', 'img');
-  const title = document.createElementNS(ns, 'title');
-  title.textContent = label;
-  svg.appendChild(title);
-  const n = Math.max(series.length, 1);
-  const step = width / n;
-  const maxLatency = Math.max(1, ...series.map((b) => b.p95Ms ?? 0));
+  const plot = { left: 30, right: 4, top: 4, bottom: 14 };
+  const width = plot.left + Math.max(series.length, 1) * 3 + plot.right;
+  const height = 70;
+  const inner = height - plot.top - plot.bottom;
+  const base = height - plot.bottom;
+  const node = (tag: string, attributes: Record<string, string | number>, text?: string) => {
+    const element = document.createElementNS(ns, tag);
+    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+    if (text !== undefined) element.textContent = text;
+    return element;
+  };
+  const svg = node('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'chart', role: 'img' }) as SVGSVGElement;
+  svg.appendChild(node('title', {}, label));
+  for (const [rate, text] of [[1, '100 %'], [0.5, '50 %'], [0, '0 %']] as const) {
+    const y = base - rate * inner;
+    svg.appendChild(node('line', { x1: plot.left, x2: width - plot.right, y1: y, y2: y, stroke: '#e3e6ec' }));
+    svg.appendChild(node('text', { x: plot.left - 3, y: y + 3, 'text-anchor': 'end', 'font-size': 8, fill: '#6b7385' }, text));
+  }
+  svg.appendChild(node('text', { x: plot.left, y: height - 2, 'font-size': 8, fill: '#6b7385' }, '24 h ago'));
+  svg.appendChild(node('text', { x: width - plot.right, y: height - 2, 'font-size': 8, fill: '#6b7385', 'text-anchor': 'end' }, 'now'));
+  const maxLatency = Math.max(1, ...series.map((p) => p.p95Ms ?? 0));
   const points: string[] = [];
-  series.forEach((bucket, i) => {
-    if (bucket.attempts > 0) {
-      const rate = bucket.successes / bucket.attempts;
-      const bar = document.createElementNS(ns, 'rect');
-      bar.setAttribute('x', (i * step + 0.5).toFixed(1));
-      bar.setAttribute('width', Math.max(step - 1, 1).toFixed(1));
-      bar.setAttribute('y', (height - rate * (height - 4)).toFixed(1));
-      bar.setAttribute('height', (rate * (height - 4)).toFixed(1));
-      bar.setAttribute('fill', rate >= 0.99 ? '#2a9d4b' : rate >= 0.5 ? '#e0a800' : '#c62828');
-      // A bucket with attempts and no success still shows: a red tick at the bottom.
-      if (rate === 0) {
-        bar.setAttribute('y', String(height - 3));
-        bar.setAttribute('height', '3');
-      }
-      const tip = document.createElementNS(ns, 'title');
-      tip.textContent = `${new Date(bucket.at).toLocaleTimeString()}: ${bucket.successes}/${bucket.attempts} succeeded, p95 ${ms(bucket.p95Ms)}`;
-      bar.appendChild(tip);
-      bar.setAttribute('data-rate', rate.toFixed(3));
+  series.forEach((point, i) => {
+    const x = plot.left + i * 3;
+    if (point.attempts > 0) {
+      const rate = point.successes / point.attempts;
+      // A step with attempts and no success still shows: a red tick on the baseline.
+      const barHeight = Math.max(rate * inner, 3);
+      const bar = node('rect', { x, width: 2.5, y: (base - barHeight).toFixed(1), height: barHeight.toFixed(1), fill: rate >= 0.99 ? '#2a9d4b' : rate >= 0.5 ? '#e0a800' : '#c62828', 'data-rate': rate.toFixed(3) });
+      bar.appendChild(node('title', {}, `${new Date(point.start).toLocaleTimeString()}: ${point.successes}/${point.attempts} succeeded, p50 ${ms(point.p50Ms)}, p95 ${ms(point.p95Ms)}`));
       svg.appendChild(bar);
     }
-    if (bucket.p95Ms !== null && bucket.p95Ms !== undefined) points.push(`${(i * step + step / 2).toFixed(1)},${(height - 2 - (bucket.p95Ms / maxLatency) * (height - 6)).toFixed(1)}`);
+    if (point.p95Ms !== null) {
+      const y = (base - (point.p95Ms / maxLatency) * inner).toFixed(1);
+      points.push(`${x + 1.25},${y}`);
+      svg.appendChild(node('circle', { cx: x + 1.25, cy: y, r: 2, fill: '#2f5bd3', class: 'latency' }));
+    }
   });
-  if (points.length > 0) {
-    const line = document.createElementNS(ns, 'polyline');
-    line.setAttribute('points', points.join(' '));
-    line.setAttribute('fill', 'none');
-    line.setAttribute('stroke', '#2f5bd3');
-    line.setAttribute('stroke-width', '1.5');
-    line.setAttribute('class', 'latency');
-    svg.appendChild(line);
-  }
+  if (points.length > 1) svg.appendChild(node('polyline', { points: points.join(' '), fill: 'none', stroke: '#2f5bd3', 'stroke-width': 1.2, class: 'latency' }));
+  svg.appendChild(node('text', { x: width - plot.right, y: plot.top + 7, 'font-size': 8, fill: '#2f5bd3', 'text-anchor': 'end' }, `p95 max ${ms(maxLatency === 1 && !points.length ? null : maxLatency)}`));
   return svg;
 }
 
@@ -86,11 +98,11 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
   try {
     health = await api<DestinationHealth>('GET', `/admin/destinations/${encodeURIComponent(destination.id)}/health`);
   } catch (err) {
-    problem = err instanceof ApiFailure && err.status === 404 ? 'This server does not report webhook health.' : `Health unavailable: ${err instanceof Error ? err.message : String(err)}`;
+    problem = `Health unavailable: ${err instanceof ApiFailure ? err.message : String(err)}`;
   }
   if (page.left()) return;
   const rows = destination.webhooks.map((webhook, index) => {
-    const stats = health?.webhooks.find((w) => w.webhookIndex === index) ?? health?.webhooks[index];
+    const stats = health?.webhooks.find((w) => w.index === index);
     const disabled = stats?.disabled ?? webhook.disabled;
     const lastError = stats?.lastError;
     return h(
@@ -122,10 +134,10 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
             'Re-enable',
           ),
       ),
-      h('td', { class: 'success-rate' }, stats ? percent(stats.successRate) : '–', stats?.attempts !== undefined && h('div', { class: 'muted' }, `${stats.successes ?? 0}/${stats.attempts} attempts`)),
-      h('td', {}, stats ? `${ms(stats.p50Ms)} / ${ms(stats.p95Ms)}` : '–'),
-      h('td', { class: 'last-error' }, lastError ? [lastError.httpStatus ? `HTTP ${lastError.httpStatus}` : lastError.error ?? lastError.message ?? 'error', ' · ', new Date(lastError.at).toLocaleString()].join('') : '–'),
-      h('td', {}, stats?.series ? healthChart(stats.series, `Success rate and p95 latency of webhook ${index + 1}, last 24 h`) : '–'),
+      h('td', { class: 'success-rate' }, stats ? percent(stats.lastDay.successRate) : '–', stats && h('div', { class: 'muted' }, `${stats.lastDay.successes}/${stats.lastDay.attempts} · last hour ${percent(stats.lastHour.successRate)}`)),
+      h('td', {}, stats ? `${ms(stats.lastDay.p50Ms)} / ${ms(stats.lastDay.p95Ms)}` : '–'),
+      h('td', { class: 'last-error' }, lastError ? h('span', {}, lastError.reason, h('div', { class: 'muted' }, time(lastError.at))) : '–'),
+      h('td', {}, stats ? healthChart(stats.series, `Webhook ${index + 1}, last 24 h: success rate (bars) and p95 latency (line)`) : '–'),
     );
   });
   replace(
