@@ -61,6 +61,7 @@ runMain(async () => {
 Switchyard is running.
   Ingestion API   ${api}/v1/{identify,track,page,screen,group,alias,batch}
   Admin API       ${api}/admin   (Authorization: Bearer ${quickstart.adminToken})
+  Portal          ${api}/portal   (log in with the admin token)
   Health          ${api}/health
   Metrics         ${api}/metrics
 ${config.embeddedTemporal ? `  Temporal Web UI http://localhost:${config.temporalUiPort}/namespaces/${config.temporalNamespace}/workflows\n` : ''}  Write key       ${quickstart.writeKey}   (source ${quickstart.sourceId})

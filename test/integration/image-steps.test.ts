@@ -304,6 +304,18 @@ it('delivers a message through the compiled API and worker, on PostgreSQL', asyn
   expect(JSON.parse(delivered.body)).toMatchObject({ type: 'track', event: 'Image Built', userId: 'u1' });
 });
 
+it('serves the portal from the assets npm run build put in dist/ (the runtime has no esbuild to bundle them)', async () => {
+  expect(existsSync(path.join(runtimeDir, 'node_modules', 'esbuild'))).toBe(false);
+  for (const asset of ['index.html', 'portal.js', 'portal.css']) expect(existsSync(path.join(runtimeDir, 'dist', 'portal-web', asset))).toBe(true);
+  const page = await fetch(`${api}/portal/`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+  expect(await page.text()).toContain('<script defer src="/portal/portal.js"></script>');
+  const script = await fetch(`${api}/portal/portal.js`);
+  expect(script.status).toBe(200);
+  expect((await script.text()).length).toBeGreaterThan(1000);
+});
+
 it('writes nothing on local disk with DATABASE_URL set: its own tree and TMPDIR unchanged, run by an unprivileged user', async () => {
   expect(snapshot(runtimeDir)).toEqual(treeBefore);
   expect(readdirSync(scratch)).toEqual([]);

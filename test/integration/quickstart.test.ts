@@ -82,6 +82,12 @@ describe('npm start (quick start)', () => {
     // The printed destination is the local receiver the banner says to start (npm run receiver).
     expect(started.output()).toContain('npm run receiver -- --port 9000 --secret change-me');
     expect(started.output()).toContain('"sharedSecret":"change-me","webhooks":[{"url":"http://127.0.0.1:9000/hook"}]');
+    // The portal works from a fresh checkout: run from source, the API bundles its front end itself.
+    expect(started.output()).toContain(`Portal          ${api}/portal`);
+    const portalScript = await fetch(`${api}/portal/portal.js`);
+    expect(portalScript.status).toBe(200);
+    expect(portalScript.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect((await portalScript.text()).length).toBeGreaterThan(1000);
 
     const destination = await request(`${api}/admin/sources/${sourceId}/destinations`, {
       method: 'POST',
