@@ -115,6 +115,31 @@ describe.each(dialects)('webhook health on %s', (_name, makeDialect) => {
     expect((await stores[0].webhookHealth.read('dst_3', 0)).map((bucket) => nowMinute - bucket.minute)).toEqual([2 * DAY_MINUTES]);
   });
 
+  it('keeps the buckets of a flush that failed and adds them with the next one', async () => {
+    let failNext = true;
+    const flaky: Pick<Store, 'webhookHealth'> = {
+      webhookHealth: {
+        ...stores[0].webhookHealth,
+        add: async (buckets, options) => {
+          if (failNext) {
+            failNext = false;
+            throw new Error('database away');
+          }
+          return stores[0].webhookHealth.add(buckets, options);
+        },
+      },
+    };
+    const warnings: unknown[] = [];
+    const recorder = new HealthRecorder(flaky, 3_600_000, { warn: (...args: unknown[]) => void warnings.push(args) } as never, () => now);
+    recorder.record('dst_5', 'u', now, { kind: 'success', status: 200 }, 1);
+    await recorder.flush();
+    expect(await stores[0].webhookHealth.read('dst_5', 0)).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    recorder.record('dst_5', 'u', now, { kind: 'retry', status: 502, reason: 'HTTP 502' }, 1);
+    await recorder.close();
+    expect(await stores[0].webhookHealth.read('dst_5', 0)).toMatchObject([{ successes: 1, retryFailures: 1 }]);
+  });
+
   it('flushes on its own every interval, and what close() finds last', async () => {
     const recorder = new HealthRecorder(stores[0], 100, undefined, () => now);
     recorder.record('dst_4', 'u', now, { kind: 'success', status: 200 }, 1);
