@@ -66,7 +66,8 @@ const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `$
 
 /** Re-applies the deliveries filter until the row of this message shows this status (visibility is eventually consistent). */
 async function waitForListedStatus(messageId: string, status: string): Promise<void> {
-  const row = page.locator(`tr[data-message-id="${messageId}"]`);
+  // Newest first: a redelivered message's latest run is its first row.
+  const row = page.locator(`tr[data-message-id="${messageId}"]`).first();
   const deadline = Date.now() + 30_000;
   for (;;) {
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -188,6 +189,7 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   expect(await page.locator('.bulk-progress').textContent()).toContain('2 matched · 1 redelivered · 1 finished · 1 skipped');
   const laterRequests = receiver.requests.filter((r) => (JSON.parse(r.body) as { messageId: string }).messageId === laterId);
   expect(laterRequests).toHaveLength(2);
+  await waitForListedStatus(laterId, 'delivered');
   await shot('deliveries-bulk-redelivered');
 
   // The destinations page: the URL's health after the two redeliveries, on/off and the secrets round-trip through the API.
