@@ -1,5 +1,7 @@
+import path from 'node:path';
+import { faultDir, startOwnWorker, stopProcess, type OwnWorker } from '../helpers/faults';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
+import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem, useSystem } from '../helpers/system';
 
 /**
  * Issue 14, webhook health: the run's worker process counts every attempt in memory and adds it to
@@ -119,4 +121,30 @@ describe('GET /admin/destinations/:id/health', () => {
     // A URL never attempted: zeros and nulls, a full empty series.
     expect((await health(destination.id)).json().webhooks[0]).toMatchObject({ lastDay: { attempts: 0, successRate: null, p50Ms: null }, series: expect.arrayContaining([]) });
   });
+});
+
+describe('a worker that stops', () => {
+  let own: OwnWorker | undefined;
+  afterAll(async () => {
+    if (own) await stopProcess(own.process, 'SIGKILL');
+  });
+
+  it('writes the health it had not flushed yet when it stops on SIGTERM', async () => {
+    const r = await receiver({ status: 200 });
+    const queue = `health-shutdown-${process.pid}`;
+    // An interval longer than the test: only the flush at shutdown can write these counts.
+    own = await startOwnWorker({ TEMPORAL_TASK_QUEUE: queue, HEALTH_FLUSH_INTERVAL: '1h' }, path.join(faultDir('health-shutdown'), 'worker.log'));
+    const ownSystem = await startSystem({ temporalTaskQueue: queue });
+    try {
+      const { source, writeKey, destination } = await sourceWithDestination(ownSystem.store, { webhooks: [{ url: r.url, headers: {} }] });
+      await send(ownSystem.app, writeKey, 'track', { userId: 'u', event: 'Stop', messageId: 'health-stop-1' });
+      expect(await deliveryResult(ownSystem.client, source.id, 'health-stop-1')).toMatchObject({ ok: true });
+      expect((await health(destination.id)).json().webhooks[0].lastDay.attempts).toBe(0);
+      own.process.kill('SIGTERM');
+      expect(await own.exited).toBe(0);
+      expect((await health(destination.id)).json().webhooks[0].lastDay).toMatchObject({ attempts: 1, successes: 1 });
+    } finally {
+      await ownSystem.close();
+    }
+  }, 120_000);
 });
