@@ -1,4 +1,4 @@
-import type { LatestRun, RedeliveryFilter, RedeliveryJob } from './delivery/redelivery-job';
+import type { LatestRun, RedeliveryFilter, RedeliveryJob, RedeliveryProgress } from './delivery/redelivery-job';
 import type { DeliveryInput, MessageType } from './delivery/types';
 import type { ComputationRef } from './personas/types';
 
@@ -49,18 +49,7 @@ export interface Deliveries {
 }
 
 /** A bulk redelivery job as `GET /admin/redeliveries/:id` shows it. */
-export interface RedeliveryJobView extends RedeliveryJob {
-  status: 'running' | 'completed' | 'failed';
-  /** Runs in the job's snapshot read so far (all of them once completed). */
-  matched: number;
-  /** Redeliveries this job started. */
-  started: number;
-  /** Of those, the ones whose run has closed (delivered or not). */
-  finished: number;
-  /** Matched runs not redelivered: a newer run of the message exists, or no destination is left to send to. */
-  skipped: number;
-  error?: string;
-}
+export type RedeliveryJobView = RedeliveryJob & RedeliveryProgress;
 
 /**
  * What a bulk redelivery job's activities need from Temporal (worker side): page the snapshot,

@@ -62,3 +62,13 @@ export interface InFlightRun {
   messageId: string;
   runId: string;
 }
+
+/** A bulk redelivery job's progress (its workflow's query, and `GET /admin/redeliveries/:id`). */
+export interface RedeliveryProgress {
+  status: 'running' | 'completed' | 'failed';
+  matched: number;
+  started: number;
+  finished: number;
+  skipped: number;
+  error?: string;
+}

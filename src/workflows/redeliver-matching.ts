@@ -1,6 +1,8 @@
 import { ActivityFailure, continueAsNew, defineQuery, proxyActivities, setHandler, sleep, workflowInfo, type RetryPolicy } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { InFlightRun, RedeliveryJob } from '../delivery/redelivery-job';
+import type { InFlightRun, RedeliveryJob, RedeliveryProgress } from '../delivery/redelivery-job';
+
+export type { RedeliveryProgress };
 
 /**
  * A bulk redelivery job (issue 14): every delivery of a source that matched the job's filter and had
@@ -32,15 +34,6 @@ export interface RedeliverMatchingInput {
   job: RedeliveryJob;
   /** Set when the job continued as new. */
   resume?: RedeliveryState;
-}
-
-export interface RedeliveryProgress {
-  status: 'running' | 'completed' | 'failed';
-  matched: number;
-  started: number;
-  finished: number;
-  skipped: number;
-  error?: string;
 }
 
 export const redeliveryProgressQuery = defineQuery<RedeliveryProgress>('redeliveryProgress');

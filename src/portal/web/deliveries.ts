@@ -2,16 +2,8 @@ import { api, ApiFailure, type Attempt, type DeliveryDetail, type DeliveryRow, t
 import { announce, append, badge, field, formValues, h, replace, time } from './dom';
 import type { Page } from './page';
 import { listSources } from './sources';
-
-/** GET /admin/redeliveries/:id: a bulk redelivery job's progress. */
-interface RedeliveryJob {
-  status: 'running' | 'completed' | 'failed';
-  matched: number;
-  started: number;
-  finished: number;
-  skipped: number;
-  error?: string;
-}
+// Types only (erased in the bundle): the progress the API answers with, as the server defines it.
+import type { RedeliveryProgress as RedeliveryJob } from '../../delivery/redelivery-job';
 
 const STATUSES = ['delivering', 'retrying', 'delivered', 'failed', 'stopped'];
 const TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete'];

@@ -1,25 +1,10 @@
 import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, h, replace, time } from './dom';
 import type { Page } from './page';
+// Types only (erased in the bundle): the health route's shapes, as the server defines them.
+import type { HealthPoint, HealthTotals as Totals } from '../../delivery/webhook-health';
 
-interface Totals {
-  attempts: number;
-  successes: number;
-  failures: { retry: number; permanent: number };
-  successRate: number | null;
-  p50Ms: number | null;
-  p95Ms: number | null;
-}
-
-/** One step of a URL's last day. */
-export interface HealthPoint {
-  start: string;
-  attempts: number;
-  successes: number;
-  failures: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
-}
+export type { HealthPoint };
 
 /** One webhook URL's health as GET /admin/destinations/:id/health reports it. */
 export interface WebhookHealth {
