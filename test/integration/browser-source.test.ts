@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, listenForBrowser } from '../helpers/browser';
 import type { Receiver } from '../helpers/receiver';
 import { deliveryResult, sourceWithDestination, startSystem, useSystem, type TestSystem } from '../helpers/system';
 
@@ -10,8 +11,6 @@ import { deliveryResult, sourceWithDestination, startSystem, useSystem, type Tes
  * Chromium, on a page served from another origin than the API, with `cdnURL` = Switchyard: it loads
  * its settings from the API, answers CORS preflights, and posts to the short routes or /v1/b.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const BUNDLE = require.resolve('@segment/analytics-next/dist/umd/index.js');
 
 let system: TestSystem;
@@ -29,11 +28,7 @@ useSystem((s, r) => {
 });
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: this test drives a real Chromium. Install it with \`sudo apt-get install -y chromium\` (CI installs it in .ci/run).`);
-  }
-  await system.app.listen({ port: 0, host: '127.0.0.1' });
-  apiOrigin = `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
+  apiOrigin = await listenForBrowser(system);
   const bundle = readFileSync(BUNDLE);
   pageServer = http.createServer((req, res) => {
     if (req.url === '/analytics-next.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
@@ -46,7 +41,7 @@ beforeAll(async () => {
   await new Promise<void>((listening) => pageServer.listen(0, '127.0.0.1', listening));
   // Another port is another origin: every call from the page to the API is cross-origin.
   pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Analytics } from '../../src/client';
 import { PORTAL_CSP } from '../../src/portal/routes';
 import { NEVER, createDefinition } from '../helpers/personas';
 import { ROOT } from '../helpers/processes';
+import { launchChromium, listenForBrowser } from '../helpers/browser';
 import type { Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
 
@@ -15,8 +15,6 @@ import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
  * send an event with the client library, find the failed delivery, fix the receiver, redeliver it
  * and watch it arrive. Each page is photographed into docs/portal-screenshots/ for docs/portal.md.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOTS = path.join(ROOT, 'docs', 'portal-screenshots');
 
 let system: TestSystem;
@@ -35,13 +33,9 @@ useSystem((s, r) => {
 });
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: this test drives a real Chromium. Install it with \`sudo apt-get install -y chromium\` (CI installs it in .ci/run).`);
-  }
-  await system.app.listen({ port: 0, host: '127.0.0.1' });
-  origin = `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
+  origin = await listenForBrowser(system);
   mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   page.on('request', (request) => requested.push(request.url()));
