@@ -2,7 +2,7 @@ import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, copy, field, formValues, h, replace, time } from './dom';
 import { healthPanel } from './health';
 import type { Page } from './page';
-import { listSources, sourcePicker } from './sources';
+import { chosenSource, listSources, sourcePicker } from './sources';
 
 /** `whsec_` + base64 of 32 random bytes: a Standard Webhooks secret made in the browser, sent once. */
 function newSigningSecret(): string {
@@ -28,7 +28,7 @@ export async function destinationsPage(page: Page): Promise<void> {
     replace(main, h('h1', {}, 'Destinations'), h('p', {}, 'No source yet: ', h('a', { href: '#/sources' }, 'create one first'), '.'));
     return;
   }
-  const sourceId = query.get('source') ?? sources[0].id;
+  const sourceId = chosenSource(sources, query.get('source'));
   const destinations = (await api<{ destinations: Destination[] }>('GET', `/admin/sources/${encodeURIComponent(sourceId)}/destinations`)).destinations;
   const reload = () => destinationsPage(page);
 

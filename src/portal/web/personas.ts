@@ -1,7 +1,7 @@
 import { api, type Computation } from './api';
 import { announce, badge, h, replace } from './dom';
 import type { Page } from './page';
-import { listSources, sourcePicker } from './sources';
+import { chosenSource, listSources, sourcePicker } from './sources';
 
 const KINDS = [
   { title: 'Audiences', segment: 'audiences', listKey: 'audiences' },
@@ -15,7 +15,7 @@ export async function personasPage(page: Page): Promise<void> {
     replace(main, h('h1', {}, 'Audiences & computed traits'), h('p', {}, 'No source yet.'));
     return;
   }
-  const sourceId = query.get('source') ?? sources[0].id;
+  const sourceId = chosenSource(sources, query.get('source'));
   const reload = () => personasPage(page);
   const sections: HTMLElement[] = [];
   for (const kind of KINDS) {

@@ -5,6 +5,19 @@ import type { Page } from './page';
 export const listSources = async () => (await api<{ sources: Source[] }>('GET', '/admin/sources')).sources;
 
 /** A labelled select of the sources; changing it sets `?source=` in the page's hash. */
+const SOURCE_KEY = 'switchyard.portal.source';
+
+/**
+ * The source a per-source page shows: the one its URL names, else the one this tab showed last
+ * (so the menu's links keep it), else the first. Remembered in sessionStorage, like the token.
+ */
+export function chosenSource(sources: Source[], fromUrl: string | null): string {
+  const remembered = sessionStorage.getItem(SOURCE_KEY);
+  const id = fromUrl ?? (sources.some((s) => s.id === remembered) ? remembered! : sources[0].id);
+  sessionStorage.setItem(SOURCE_KEY, id);
+  return id;
+}
+
 export function sourcePicker(sources: Source[], selected: string | undefined, onChange: (sourceId: string) => void, label = 'Source'): HTMLLabelElement {
   const select = h('select', { name: 'source', onchange: () => onChange(select.value) }, ...sources.map((s) => h('option', { value: s.id, selected: s.id === selected }, `${s.name} (${s.id})`)));
   return field(label, select);
@@ -31,6 +44,7 @@ export async function sourcesPage({ main, settings }: Page): Promise<void> {
         event.preventDefault();
         const { name } = formValues(form);
         const source = await api<Source & { writeKey: string }>('POST', '/admin/sources', { name });
+        chosenSource([source], source.id);
         form.reset();
         const keyInput = h('input', { readonly: true, value: source.writeKey, id: 'write-key', size: 40 });
         const snippet = analyticsSnippet(source.writeKey, origin);
