@@ -36,7 +36,7 @@ export interface Deliveries {
    * history. Returns how many.
    */
   forgetUsers(ids: string[]): Promise<number>;
-  /** Deliveries from Temporal visibility, newest first; 'invalid_cursor' when the cursor is not one a page gave. */
+  /** Deliveries from Temporal visibility, running first (temporal/delivery-listing.ts); 'invalid_cursor' when the cursor is not one a page gave. */
   list(filter: DeliveryFilter): Promise<DeliveryPage | 'invalid_cursor'>;
   /** The latest run of a message's delivery, read from its history; undefined when Temporal has none. */
   history(sourceId: string, messageId: string): Promise<DeliveryHistory | undefined>;

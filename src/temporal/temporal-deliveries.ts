@@ -7,7 +7,8 @@ import { inParallel } from '../in-parallel';
 import type { Deliveries, DeliveryRow } from '../ports';
 import { ANONYMOUS_ID, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 import { deliveryAttempts } from './delivery-history';
-import { decodeCursor, deliveryQuery, deliveryStatus, encodeCursor, messageIdOf } from './delivery-query';
+import { deliveryQuery, deliveryStatus, messageIdOf } from './delivery-query';
+import { decodeListingCursor, encodeListingCursor, listingPhases, nextPosition, phaseQuery, type ListingPosition } from './delivery-listing';
 import { historyItems, startedInput } from './history-events';
 import { readRedeliveryJob, startRedeliveryJob } from './redelivery-jobs';
 import { startDeliveryWorkflow, startRedeliveryWorkflow } from './start-delivery';
@@ -132,12 +133,21 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     forgetUsers: (ids) => sumOver(idQueries(ids), deleteMatching),
     async list({ limit, cursor, ...filter }) {
       const query = deliveryQuery(filter);
-      const nextPageToken = cursor === undefined ? undefined : decodeCursor(cursor, query);
-      if (cursor !== undefined && nextPageToken === undefined) return 'invalid_cursor';
-      const response = await tracked(client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query, pageSize: limit, nextPageToken }));
-      const executions = await Promise.all(response.executions.map((raw) => executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace)));
-      const token = response.nextPageToken;
-      return { deliveries: executions.map(deliveryRow), ...(token && token.length > 0 && { nextCursor: encodeCursor(query, token) }) };
+      const phases = listingPhases(filter.status);
+      let position: ListingPosition | undefined = cursor === undefined ? { at: new Date().toISOString(), phase: phases[0]! } : decodeListingCursor(cursor, query);
+      if (position === undefined || !phases.includes(position.phase)) return 'invalid_cursor';
+      const deliveries: DeliveryRow[] = [];
+      // A page fills across sets, so a short page is always the last one.
+      while (position !== undefined && deliveries.length < limit) {
+        const { at, phase, token } = position;
+        const response = await tracked(
+          client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query: phaseQuery(query, phase, at), pageSize: limit - deliveries.length, nextPageToken: token }),
+        );
+        const executions = await Promise.all(response.executions.map((raw) => executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace)));
+        deliveries.push(...executions.map(deliveryRow));
+        position = nextPosition(phases, at, phase, response.nextPageToken ?? undefined);
+      }
+      return { deliveries, ...(position && { nextCursor: encodeListingCursor(query, position) }) };
     },
     async history(sourceId, messageId) {
       const workflowId = deliveryWorkflowId(sourceId, messageId);

@@ -35,7 +35,7 @@ const ListQuery = Type.Object(
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started at or after this time.' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started before this time.' })),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` })),
-    cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192, description: 'nextCursor of the previous page.' })),
+    cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192, description: 'nextCursor of the previous page: lists the deliveries started by the first page\'s moment.' })),
   },
   { additionalProperties: false },
 );
