@@ -118,6 +118,11 @@ async function recordDeliveries(): Promise<void> {
       await local.store.destinations.update(destinationId, { enabled: false });
     },
   });
+
+  // Issue 15 (policy.deliveredImplied): a delivery that succeeds writes no last status. The histories
+  // above were recorded before it, with `delivered` upserted at the end, and keep replaying so.
+  await deliver(local, 'deliver-delivered-implied-first-try', [(await receiver(ok)).url], 'delivered in 1 round', { warmUp: true });
+  await deliver(local, 'deliver-delivered-implied-after-retry', [(await receiver((_req, n) => ({ status: n === 0 ? 503 : 200 }))).url], 'delivered in 2 round(s)');
 }
 
 /**

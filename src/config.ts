@@ -204,5 +204,6 @@ export function deliveryPolicy(config: Pick<Config, 'deliveryRetryWindow' | 'del
     maxBackoffMs: config.deliveryMaxBackoff,
     firstAttemptLocal: config.deliveryFirstAttemptLocal,
     hardWindow: true,
+    deliveredImplied: true,
   };
 }

@@ -25,6 +25,14 @@ export interface DeliveryPolicy {
    * patch marker in every new delivery's history.
    */
   hardWindow?: boolean;
+  /**
+   * A delivery that succeeded writes no last status (issue 15): its run completing says it, so the
+   * workflow skips the `delivered` upsert, one history event and one visibility write less per
+   * message; SwitchyardStatus stays `delivering` (or `retrying`) and readers take a completed run
+   * with either as delivered (temporal/delivery-query.ts). Carried in the policy, like hardWindow,
+   * so workflows accepted before it still upsert `delivered` on replay, with no patch marker.
+   */
+  deliveredImplied?: boolean;
 }
 
 /** Workflow input: names destinations, never their secrets or headers (those stay in the store). */

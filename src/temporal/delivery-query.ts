@@ -59,28 +59,37 @@ function time(value: string, field: string): string {
   return `"${new Date(ms).toISOString()}"`;
 }
 
+/** What SwitchyardStatus says while a delivery is under way; a completed run left at either was delivered. */
+const UNDER_WAY: DeliveryStatusName[] = ['delivering', 'retrying'];
+
 /**
  * A delivery's status as the API shows it: the workflow's own SwitchyardStatus, except for runs
  * Temporal ended without the workflow writing a last status (terminated by a regulation or an
- * operator: stopped; past the execution timeout, the hard retry window: failed).
+ * operator: stopped; past the execution timeout, the hard retry window: failed) and for a delivery
+ * that succeeded, which writes none (policy.deliveredImplied, issue 15): a completed run whose
+ * SwitchyardStatus is still under way is delivered.
  */
 export function deliveryStatus(attribute: string | undefined, execution: string): DeliveryStatusName {
   if (execution === 'TERMINATED' || execution === 'CANCELLED' || execution === 'CANCELED') return 'stopped';
   if (execution === 'TIMED_OUT') return 'failed';
+  if (execution === 'COMPLETED' && (attribute === undefined || (UNDER_WAY as string[]).includes(attribute))) return 'delivered';
   const known: DeliveryStatusName[] = ['delivering', 'retrying', 'delivered', 'failed', 'stopped'];
   if (attribute && (known as string[]).includes(attribute)) return attribute as DeliveryStatusName;
   return execution === 'RUNNING' ? 'delivering' : execution === 'FAILED' ? 'failed' : 'delivered';
 }
 
-/** The same rule as deliveryStatus, as a clause: ExecutionStatus names are Temporal's (Running, TimedOut…). */
-function statusClause(status: DeliveryStatusName): string {
+/**
+ * The same rule as deliveryStatus, as a clause: ExecutionStatus names are Temporal's (Running,
+ * TimedOut…). The same text works on the dev server's SQLite and Temporal's PostgreSQL visibility.
+ */
+export function statusClause(status: DeliveryStatusName): string {
   const attribute = `${STATUS.name} = "${status}"`;
   switch (status) {
     case 'delivering':
     case 'retrying':
       return `(${attribute} AND ExecutionStatus = "Running")`;
     case 'delivered':
-      return attribute;
+      return `(${attribute} OR (ExecutionStatus = "Completed" AND ${STATUS.name} IN (${UNDER_WAY.map((name) => `"${name}"`).join(', ')})))`;
     case 'failed':
       return `(${attribute} OR ExecutionStatus = "TimedOut")`;
     case 'stopped':

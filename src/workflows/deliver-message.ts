@@ -174,6 +174,8 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       report,
     );
   }
-  setStatus(destinations.every((d) => d.status === 'delivered') ? 'delivered' : 'stopped');
+  if (!destinations.every((d) => d.status === 'delivered')) setStatus('stopped');
+  // The run completing is the `delivered` status (policy.deliveredImplied): no upsert on success.
+  else if (policy.deliveredImplied !== true) setStatus('delivered');
   return report;
 }

@@ -2,7 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * Custom search attributes, so operators can find deliveries in the Temporal Web UI
- * (e.g. `SwitchyardStatus = "retrying" AND SwitchyardSource = "src_..."`).
+ * (e.g. `SwitchyardStatus = "retrying" AND ExecutionStatus = "Running" AND SwitchyardSource = "src_..."`).
  * Registered by scripts/temporal-dev.sh and scripts/temporal-server.sh; keep the lists in step (a unit test checks).
  */
 export const SOURCE = defineSearchAttributeKey('SwitchyardSource', SearchAttributeType.KEYWORD);
@@ -15,5 +15,9 @@ export const ANONYMOUS_ID = defineSearchAttributeKey('SwitchyardAnonymousId', Se
 
 export const ALL_SEARCH_ATTRIBUTES = [SOURCE, DESTINATIONS, MESSAGE_TYPE, USER_ID, STATUS, ANONYMOUS_ID];
 
-/** Lifecycle of one message's delivery, as shown in SwitchyardStatus. */
+/**
+ * Lifecycle of one message's delivery, as shown in SwitchyardStatus. A delivery that succeeds writes
+ * no last status (DeliveryPolicy.deliveredImplied): a completed run still `delivering` or `retrying`
+ * was delivered (temporal/delivery-query.ts deliveryStatus and statusClause read it so).
+ */
 export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';

@@ -1,5 +1,7 @@
+import type { temporal } from '@temporalio/proto';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryInput } from '../../src/delivery/types';
+import { STATUS } from '../../src/workflows/search-attributes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
@@ -230,6 +232,56 @@ describe('GET /admin/deliveries', () => {
   it('needs the admin token', async () => {
     const response = await system.app.inject({ method: 'GET', url: '/admin/deliveries' });
     expect(response.statusCode).toBe(401);
+  });
+});
+
+describe('a delivery that succeeded writes no last status (issue 15): its completed run says delivered', () => {
+  /** Each event's kind, from the one `…EventAttributes` field it carries. */
+  const kinds = (history: temporal.api.history.v1.IHistory) =>
+    (history.events ?? []).map((event) => Object.keys(event).find((key) => key.endsWith('EventAttributes') && event[key as keyof typeof event])?.replace(/EventAttributes$/, ''));
+
+  it('first try: 6 history events, no search-attribute upsert after the start; listed and shown as delivered, never as delivering', async () => {
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    // The worker defers a local first attempt to a webhook it has not yet seen answer (a regular
+    // activity instead): the first message makes this one known, the second is the common case.
+    for (const messageId of ['implied-0', 'implied-1']) {
+      await send(system.app, writeKey, 'track', { messageId, userId: 'u-implied', event: 'Implied' });
+      expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', rounds: 1 }] } });
+    }
+
+    const handle = system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'implied-1'));
+    expect(kinds(await handle.fetchHistory())).toEqual(['workflowExecutionStarted', 'workflowTaskScheduled', 'workflowTaskStarted', 'workflowTaskCompleted', 'markerRecorded', 'workflowExecutionCompleted']);
+    expect((await handle.describe()).typedSearchAttributes.get(STATUS)).toBe('delivering');
+
+    const delivered = ['implied-0 delivered', 'implied-1 delivered'];
+    const rows = (r: Awaited<ReturnType<typeof list>>) => r.body.deliveries.map((row) => `${row.messageId} ${row.status}`).sort();
+    expect(rows(await until(() => list({ sourceId: source.id, status: 'delivered' }), (r) => r.body.deliveries.length === 2))).toEqual(delivered);
+    expect(rows(await list({ sourceId: source.id }))).toEqual(delivered);
+    expect((await list({ sourceId: source.id, status: 'delivering' })).body.deliveries).toEqual([]);
+    expect(((await detail(source.id, 'implied-1')).json() as Detail)).toMatchObject({ status: 'delivered', destinations: [{ status: 'delivered' }] });
+  });
+
+  it('after a retry round: SwitchyardStatus stays retrying, and the API lists and shows it delivered, never retrying', async () => {
+    const flaky = await startReceiver((_request, n) => ({ status: n === 0 ? 503 : 200 }));
+    others.push(flaky);
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: flaky.url, headers: {} }] });
+    await send(system.app, writeKey, 'track', { messageId: 'implied-2', userId: 'u-implied', event: 'Retried' });
+    expect(await deliveryResult(system.client, source.id, 'implied-2')).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', rounds: 2 }] } });
+
+    const handle = system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'implied-2'));
+    // The one upsert is the round's `retrying`; none follows the last attempt.
+    const history = kinds(await handle.fetchHistory());
+    expect(history.filter((kind) => kind === 'upsertWorkflowSearchAttributes')).toHaveLength(1);
+    expect(history.slice(history.lastIndexOf('activityTaskCompleted'))).toEqual(['activityTaskCompleted', 'workflowTaskScheduled', 'workflowTaskStarted', 'workflowTaskCompleted', 'workflowExecutionCompleted']);
+    expect((await handle.describe()).typedSearchAttributes.get(STATUS)).toBe('retrying');
+
+    const listed = await until(
+      () => list({ sourceId: source.id, status: 'delivered' }),
+      (r) => r.body.deliveries.length === 1,
+    );
+    expect(listed.body.deliveries).toEqual([expect.objectContaining({ messageId: 'implied-2', status: 'delivered' })]);
+    expect((await list({ sourceId: source.id, status: 'retrying' })).body.deliveries).toEqual([]);
+    expect(((await detail(source.id, 'implied-2')).json() as Detail)).toMatchObject({ status: 'delivered' });
   });
 });
 

@@ -25,6 +25,9 @@ const SCENARIOS = [
   'deliver-hard-window-exhausted',
   'deliver-busy-waits-its-turn',
   'deliver-lost-first-attempt-keeps-failover',
+  // Issue 15: a delivery that succeeds writes no last status (policy.deliveredImplied).
+  'deliver-delivered-implied-first-try',
+  'deliver-delivered-implied-after-retry',
   'sync-audience-continued-as-new.run-1',
   'sync-audience-continued-as-new.run-2',
   'sync-computed-trait',

@@ -6,7 +6,7 @@ import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { generateTestPki, type TestPki } from '../helpers/certs';
 import { faultDir, startOwnApi, type OwnApi } from '../helpers/faults';
 import { generateSigningKey, signJwt, startJwtIssuer, type JwtIssuer } from '../helpers/jwt';
-import { ROOT, spawnWorker, stopProcess } from '../helpers/processes';
+import { ROOT, spawnWorker, stopProcess, waitFor } from '../helpers/processes';
 import { startRealTemporal, type RealTemporal } from '../helpers/real-temporal';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth } from '../helpers/system';
@@ -89,6 +89,13 @@ async function deliverOneMessage(api: OwnApi): Promise<{ sourceId: string; messa
   return { sourceId: source.id, messageId };
 }
 
+/** The messageIds the API lists for a source with a status filter (Temporal visibility, here on PostgreSQL). */
+async function listed(api: OwnApi, sourceId: string, status: string): Promise<string[]> {
+  const res = await fetch(`${api.url}/admin/deliveries?sourceId=${sourceId}&status=${status}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { deliveries: { messageId: string; status: string }[] }).deliveries.map((row) => `${row.messageId} ${row.status}`);
+}
+
 /** Runs an entry point (src/worker.ts or src/server.ts) until it exits; its output and how long it took. */
 function runUntilExit(entry: 'worker' | 'server', env: NodeJS.ProcessEnv, name: string, timeoutMs = 60_000): Promise<{ code: number | null; output: string; ms: number }> {
   const started = Date.now();
@@ -119,8 +126,12 @@ function runUntilExit(entry: 'worker' | 'server', env: NodeJS.ProcessEnv, name: 
 describe('TLS: the server\'s certificate signed by a private CA', () => {
   it('delivers a message through a worker and an API that reach Temporal over TLS with TEMPORAL_TLS_CA', async () => {
     const { api, worker } = await startPair('tls', { TEMPORAL_TLS_CA: pki.caCert });
-    await deliverOneMessage(api);
+    const { sourceId, messageId } = await deliverOneMessage(api);
     expect(worker.exitCode).toBeNull();
+    // A delivery that succeeded writes no last status (issue 15): PostgreSQL visibility answers the
+    // API's delivered clause (a completed run still `delivering`) as the dev server's SQLite does.
+    await waitFor(async () => expect(await listed(api, sourceId, 'delivered')).toEqual([`${messageId} delivered`]), 30_000);
+    expect(await listed(api, sourceId, 'delivering')).toEqual([]);
   }, 180_000);
 
   it('stops a worker and an API at once, naming TEMPORAL_TLS_CA, when it is not the CA that signed the server\'s certificate', async () => {

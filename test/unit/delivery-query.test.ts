@@ -1,9 +1,11 @@
 import { deliverySummary } from '../../src/delivery/summary';
-import { decodeCursor, deliveryQuery, deliveryStatus, encodeCursor, messageIdOf, UnsafeFilterError, visibilityLiteral } from '../../src/temporal/delivery-query';
+import type { DeliveryStatusName } from '../../src/ports';
+import { decodeCursor, deliveryQuery, deliveryStatus, encodeCursor, messageIdOf, statusClause, UnsafeFilterError, visibilityLiteral } from '../../src/temporal/delivery-query';
 
 const SRC = 'src_0123456789abcdef0123456789abcdef';
 const DST = 'dst_0123456789abcdef0123456789abcdef';
 const BASE = 'WorkflowType = "deliverMessage"';
+const DELIVERED = '(SwitchyardStatus = "delivered" OR (ExecutionStatus = "Completed" AND SwitchyardStatus IN ("delivering", "retrying")))';
 
 describe('deliveries as a Temporal visibility query', () => {
   it.each([
@@ -15,10 +17,10 @@ describe('deliveries as a Temporal visibility query', () => {
     ['since and until as UTC start times', { since: '2026-01-01T01:00:00+01:00', until: '2026-01-02T00:00:00Z' }, `${BASE} AND StartTime >= "2026-01-01T00:00:00.000Z" AND StartTime < "2026-01-02T00:00:00.000Z"`],
     ['delivering: still running', { status: 'delivering' as const }, `${BASE} AND (SwitchyardStatus = "delivering" AND ExecutionStatus = "Running")`],
     ['retrying: still running', { status: 'retrying' as const }, `${BASE} AND (SwitchyardStatus = "retrying" AND ExecutionStatus = "Running")`],
-    ['delivered', { status: 'delivered' as const }, `${BASE} AND SwitchyardStatus = "delivered"`],
+    ['delivered includes completed runs left delivering or retrying (no last upsert)', { status: 'delivered' as const }, `${BASE} AND ${DELIVERED}`],
     ['failed includes runs past their execution timeout', { status: 'failed' as const }, `${BASE} AND (SwitchyardStatus = "failed" OR ExecutionStatus = "TimedOut")`],
     ['stopped includes terminated runs', { status: 'stopped' as const }, `${BASE} AND (SwitchyardStatus = "stopped" OR ExecutionStatus IN ("Terminated", "Canceled"))`],
-    ['filters combine with AND', { sourceId: SRC, type: 'page' as const, status: 'delivered' as const }, `${BASE} AND SwitchyardSource = "${SRC}" AND SwitchyardStatus = "delivered" AND SwitchyardType = "page"`],
+    ['filters combine with AND', { sourceId: SRC, type: 'page' as const, status: 'delivered' as const }, `${BASE} AND SwitchyardSource = "${SRC}" AND ${DELIVERED} AND SwitchyardType = "page"`],
   ])('%s', (_name, filter, expected) => {
     expect(deliveryQuery(filter)).toBe(expected);
   });
@@ -46,14 +48,61 @@ describe('delivery status from the search attribute and the execution status', (
   it.each([
     ['delivering', 'RUNNING', 'delivering'],
     ['retrying', 'RUNNING', 'retrying'],
+    ['delivered', 'RUNNING', 'delivered'],
     ['delivered', 'COMPLETED', 'delivered'],
+    // A delivery that succeeded writes no last status (policy.deliveredImplied).
+    ['delivering', 'COMPLETED', 'delivered'],
+    ['retrying', 'COMPLETED', 'delivered'],
+    [undefined, 'COMPLETED', 'delivered'],
     ['stopped', 'COMPLETED', 'stopped'],
     ['failed', 'FAILED', 'failed'],
     ['retrying', 'TERMINATED', 'stopped'],
+    ['delivering', 'CANCELED', 'stopped'],
     ['delivering', 'TIMED_OUT', 'failed'],
+    ['retrying', 'TIMED_OUT', 'failed'],
     [undefined, 'RUNNING', 'delivering'],
   ] as const)('%s while %s → %s', (attribute, execution, expected) => {
     expect(deliveryStatus(attribute, execution)).toBe(expected);
+  });
+});
+
+describe('a status as a visibility clause, the same rule as deliveryStatus', () => {
+  it.each([
+    ['delivering', '(SwitchyardStatus = "delivering" AND ExecutionStatus = "Running")'],
+    ['retrying', '(SwitchyardStatus = "retrying" AND ExecutionStatus = "Running")'],
+    ['delivered', DELIVERED],
+    ['failed', '(SwitchyardStatus = "failed" OR ExecutionStatus = "TimedOut")'],
+    ['stopped', '(SwitchyardStatus = "stopped" OR ExecutionStatus IN ("Terminated", "Canceled"))'],
+  ] as const)('%s → %s', (status, clause) => {
+    expect(statusClause(status)).toBe(clause);
+  });
+
+  // Every (attribute, execution) pair a delivery run can be in: the clause matches a run exactly
+  // when deliveryStatus gives that status. ExecutionStatus as the clause names it, and as the client
+  // reads it. A last status is written in the workflow task that closes the run (visibility may show
+  // it on the running run a moment first), so only an under-way status meets Temporal's own ends.
+  const CLIENT_NAME = { Running: 'RUNNING', Completed: 'COMPLETED', Failed: 'FAILED', Terminated: 'TERMINATED', Canceled: 'CANCELED', TimedOut: 'TIMED_OUT' } as const;
+  const REACHABLE: [DeliveryStatusName, (keyof typeof CLIENT_NAME)[]][] = [
+    ['delivering', ['Running', 'Completed', 'Terminated', 'Canceled', 'TimedOut']],
+    ['retrying', ['Running', 'Completed', 'Terminated', 'Canceled', 'TimedOut']],
+    ['delivered', ['Running', 'Completed']],
+    ['stopped', ['Running', 'Completed']],
+    ['failed', ['Running', 'Failed']],
+  ];
+  const ATTRIBUTES = REACHABLE.map(([attribute]) => attribute);
+  /** Evaluates a clause of this module's shapes (=, IN, AND, OR, parentheses) against one run. */
+  function matches(clause: string, run: Record<string, string>): boolean {
+    const js = clause
+      .replace(/(\w+) IN \(([^)]*)\)/g, (_m, field: string, list: string) => `[${list}].includes(run.${field})`)
+      .replace(/(\w+) = ("[^"]*")/g, (_m, field: string, value: string) => `run.${field} === ${value}`)
+      .replace(/ AND /g, ' && ')
+      .replace(/ OR /g, ' || ');
+    return (new Function('run', `return ${js};`) as (run: Record<string, string>) => boolean)(run);
+  }
+  it.each(REACHABLE.flatMap(([attribute, executions]) => executions.map((execution) => [attribute, execution] as const)))('%s while %s: matched by the clause of its status only', (attribute, execution) => {
+    const run = { SwitchyardStatus: attribute, ExecutionStatus: execution };
+    const shown = deliveryStatus(attribute, CLIENT_NAME[execution]);
+    for (const status of ATTRIBUTES) expect([status, matches(statusClause(status), run)]).toEqual([status, status === shown]);
   });
 });
 
