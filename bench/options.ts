@@ -20,6 +20,15 @@ export interface BenchOptions {
   combined: boolean;
   /** Write V8 CPU profiles of the API and workers next to the results. */
   profile: boolean;
+  /** Single calls: one message per request (POST /v1/track), offered open loop at `rate` per second. */
+  single: boolean;
+  /** Temporal's dev server (SQLite), or its real server on PostgreSQL as in production (scripts/temporal-server.sh). */
+  server: 'dev' | 'real';
+  /** The real server's history shards. */
+  shards: number;
+  /** Switchyard worker processes and API processes (separate processes only). */
+  workers: number;
+  apis: number;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -29,6 +38,9 @@ export const USAGE = `npm run bench -- [options]
   -c, --concurrency C   sender lanes, each with one batch in flight (default 2: with the fan-out,
                         64 messages in flight, which saturates one dev server without queueing
                         starts for longer than the API's start timeout)
+      --single R        single calls, as a website or app sends them: one message per request
+                        (POST /v1/track), R requests/s on a fixed schedule whether or not earlier
+                        ones were answered (open loop); ack latency is each call's 200
       --rate R          offer at most R messages/s (batches paced evenly) instead of as fast as
                         acknowledged: latency at a load the system sustains, not the backlog
   -b, --batch B         messages per batch: one POST /v1/batch for Switchyard (default 100)
@@ -36,7 +48,8 @@ export const USAGE = `npm run bench -- [options]
                         request (INGEST_START_CONCURRENCY, default 32), and the same for the references
   -r, --repeats R       runs of each (N, system), order rotated between repeats (default 1)
       --warmup W        unmeasured messages per system before the first run (default 1000; --quick 200)
-      --systems LIST    any of raw,bare,switchyard (default all three)
+      --systems LIST    any of raw,bare,floor,switchyard (default all four; floor is the empty workflow
+                        started like a delivery, the reference for Switchyard's own cost)
       --label TEXT      appended to the result file names and stored in the results
       --out-dir DIR     where results go (default bench/results)
       --keep-data       keep the run's Temporal data folder under .bench-data/
@@ -44,6 +57,13 @@ export const USAGE = `npm run bench -- [options]
                         on the bench's dev server), where workflow starts are eager (INGEST_EAGER_START)
       --profile         write V8 CPU profiles of the API, worker and bare worker (<results>-profiles/,
                         open in Chrome DevTools) and print each one's top functions
+      --server dev|real     Temporal's dev server on SQLite (default), or its real server (v1.32.1, built
+                        into .tools/bin) on a throwaway PostgreSQL, configured by scripts/temporal-server.sh
+                        as Switchyard ships it; Switchyard's store is then a database on that PostgreSQL
+      --shards N        the real server's history shards (default 4)
+      --workers N       Switchyard worker processes (default 1), metered as worker-1, worker-2, ...
+      --apis N          Switchyard API processes (default 1), metered as api-1, ...; the sender spreads
+                        batches over them round-robin. Neither with --combined
       --temporal-flags "FLAGS"   more \`temporal server start-dev\` flags for the bench's server, e.g.
                         "--sqlite-pragma synchronous=normal --dynamic-config-value K=V"
 
@@ -74,7 +94,14 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
     temporalFlags: [],
     combined: false,
     profile: false,
+    single: false,
+    server: 'dev',
+    shards: 4,
+    workers: 1,
+    apis: 1,
   };
+  let processesGiven = false;
+  let shardsGiven = false;
   let warmupGiven = false;
   let messagesGiven = false;
   for (let i = 0; i < argv.length; i++) {
@@ -103,6 +130,10 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
         break;
       case '--rate':
         options.rate = count(value(), flag);
+        break;
+      case '--single':
+        options.rate = count(value(), flag);
+        options.single = true;
         break;
       case '--fanout':
         options.fanout = count(value(), flag);
@@ -140,6 +171,24 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
       case '--profile':
         options.profile = true;
         break;
+      case '--server': {
+        const server = value();
+        if (server !== 'dev' && server !== 'real') throw new Error(`--server: "${server}" is not dev or real`);
+        options.server = server;
+        break;
+      }
+      case '--shards':
+        options.shards = count(value(), flag);
+        shardsGiven = true;
+        break;
+      case '--workers':
+        options.workers = count(value(), flag);
+        processesGiven = true;
+        break;
+      case '--apis':
+        options.apis = count(value(), flag);
+        processesGiven = true;
+        break;
       case '--keep-data':
         options.keepData = true;
         break;
@@ -154,6 +203,9 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
     if (!messagesGiven) options.messages = [1_000];
     if (!warmupGiven) options.warmup = 200;
   }
+  if (options.combined && processesGiven) throw new Error('--workers and --apis run separate processes: not with --combined');
+  if (shardsGiven && options.server !== 'real') throw new Error('--shards is for the real server (--server real); the dev server has one shard');
+  if (options.server === 'real' && options.temporalFlags.length > 0) throw new Error('--temporal-flags are dev server flags; the real server is configured by scripts/temporal-server.sh');
   if (options.batchSize > 500) throw new Error('--batch: at most 500 (a /v1/batch request is limited to 500 KB)');
   return options;
 }

@@ -9,13 +9,14 @@ import { folderBytes, ProcessMeter } from './proc';
 import { percentiles, round, type Percentiles } from './stats';
 import type { BenchStack, Receipt } from './system';
 
-/** The three things measured side by side. */
-export const SYSTEMS = ['raw', 'bare', 'switchyard'] as const;
+/** The things measured side by side: two references, Temporal's floor for a delivery, and Switchyard. */
+export const SYSTEMS = ['raw', 'bare', 'floor', 'switchyard'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
 export const SYSTEM_TITLES: Record<SystemName, string> = {
   raw: 'raw ceiling (undici → receiver)',
   bare: 'bare Temporal (no-op activity)',
+  floor: 'empty workflow started like a delivery',
   switchyard: 'Switchyard (API → workflow → webhook)',
 };
 
@@ -29,6 +30,8 @@ export interface Load {
   fanout: number;
   /** Messages per second offered (batches paced evenly); undefined: as fast as acknowledged. */
   rate?: number;
+  /** One message per request (POST /v1/track), each sent at its due time whatever is in flight (open loop, needs rate). */
+  single?: boolean;
 }
 
 export interface PhaseResult {
@@ -104,7 +107,10 @@ export interface PhaseRunner {
 export function phaseRunner(stack: BenchStack, runId: string, progress: (line: string, final?: boolean) => void): PhaseRunner {
   const book = new ReceiptBook();
   stack.onReceipts(book.accept);
-  const apiPool = new Pool(stack.switchyard.apiUrl, { connections: 256, keepAliveTimeout: 60_000 });
+  // One pool per API process; batches go to them in turn.
+  const apiPools = stack.switchyard.apiUrls.map((url) => new Pool(url, { connections: 256, keepAliveTimeout: 60_000 }));
+  let nextApi = 0;
+  const floorPool = new Pool(stack.floor.apiUrl, { connections: 256, keepAliveTimeout: 60_000 });
   const receiverUrl = new URL(stack.receiverUrl);
   const receiverPool = new Pool(receiverUrl.origin, { connections: 1024, keepAliveTimeout: 60_000 });
   const authorization = `Basic ${Buffer.from(`${stack.switchyard.writeKey}:`).toString('base64')}`;
@@ -120,19 +126,25 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     timestamp: new Date().toISOString(),
   });
 
+  /** One /v1/batch of `ids`; resolves when every message of it is acknowledged, with the retries it needed. */
+  async function postBatch(pool: Pool, ids: string[], first: number, single: boolean): Promise<number> {
+    const sentAt = new Date().toISOString();
+    const body = JSON.stringify(single ? { ...track(ids[0], first), sentAt } : { batch: ids.map((id, k) => track(id, first + k)), sentAt });
+    const path = single ? '/v1/track' : '/v1/batch';
+    // A Segment client retries 429/5xx; bounded here so a broken API ends the bench instead of looping.
+    for (let attempt = 0; ; attempt++) {
+      const response = await pool.request({ method: 'POST', path, headers: { authorization, 'content-type': 'application/json' }, body });
+      const text = await response.body.text();
+      if (response.statusCode === 200) return attempt;
+      if (attempt >= 5 || (response.statusCode !== 429 && response.statusCode < 500)) throw new Error(`${path} answered ${response.statusCode}: ${text}`);
+      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+    }
+  }
+
   /** Sends one batch; resolves when every message of it is acknowledged. Returns retries needed. */
-  const senders: Record<SystemName, (ids: string[], first: number, fanout: number) => Promise<number>> = {
-    async switchyard(ids, first) {
-      const body = JSON.stringify({ batch: ids.map((id, k) => track(id, first + k)), sentAt: new Date().toISOString() });
-      // A Segment client retries 429/5xx; bounded here so a broken API ends the bench instead of looping.
-      for (let attempt = 0; ; attempt++) {
-        const response = await apiPool.request({ method: 'POST', path: '/v1/batch', headers: { authorization, 'content-type': 'application/json' }, body });
-        const text = await response.body.text();
-        if (response.statusCode === 200) return attempt;
-        if (attempt >= 5 || (response.statusCode !== 429 && response.statusCode < 500)) throw new Error(`/v1/batch answered ${response.statusCode}: ${text}`);
-        await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
-      }
-    },
+  const senders: Record<SystemName, (ids: string[], first: number, fanout: number, single: boolean) => Promise<number>> = {
+    switchyard: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single),
+    floor: (ids, first, _fanout, single) => postBatch(floorPool, ids, first, single),
     async bare(ids, _first, fanout) {
       await inParallel(ids, fanout, async (id) => {
         await stack.client.workflow.start('benchNoop', { taskQueue: stack.bare.taskQueue, workflowId: `bench:${id}`, args: [id] });
@@ -180,7 +192,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   }
 
   async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
-    const queue = system === 'bare' ? stack.bare.taskQueue : stack.switchyard.taskQueue;
+    const queue = system === 'bare' ? stack.bare.taskQueue : system === 'floor' ? stack.floor.taskQueue : stack.switchyard.taskQueue;
     const count = async (status: string) => (await stack.client.workflow.count(`TaskQueue = "${queue}" AND ExecutionStatus = "${status}"`)).count;
     const closedOtherwise = (await stack.client.workflow.count(`TaskQueue = "${queue}" AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
     return { running: await count('Running'), notCompleted: closedOtherwise };
@@ -195,7 +207,10 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   }
 
   async function run(system: SystemName, load: Load, repeat: number, { warmup = false } = {}): Promise<PhaseResult> {
-    const { messages, concurrency, batchSize, fanout } = load;
+    const { messages, fanout } = load;
+    const single = load.single === true && load.rate !== undefined;
+    // Single calls: every request its own lane, sent at its due time (open loop, as independent clients send).
+    const batchSize = single ? 1 : load.batchSize;
     phaseNumber++;
     const prefix = `${runId}-${phaseNumber}-`;
     const ids = Array.from({ length: messages }, (_, i) => `${prefix}${i}`);
@@ -211,8 +226,8 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
 
     book.expect(prefix);
     const connectionsBefore = stack.receiverConnections();
-    const dataBefore = system === 'raw' ? 0 : checkpointedDataBytes();
-    const meter = new ProcessMeter(stack.pids);
+    const dataBefore = system === 'raw' ? 0 : await (stack.dataBytes?.() ?? checkpointedDataBytes());
+    const meter = new ProcessMeter(stack.pids, stack.processTrees);
     const loadBefore = os.loadavg().map((l) => round(l, 2));
     const label = `${warmup ? 'warm-up ' : ''}${system} n=${messages}${warmup ? '' : ` #${repeat}`}`;
     const started = now();
@@ -224,7 +239,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     try {
       let next = 0;
       await Promise.all(
-        Array.from({ length: Math.min(concurrency, batches.length) }, async () => {
+        Array.from({ length: Math.min(single ? batches.length : load.concurrency, batches.length) }, async () => {
           while (next < batches.length) {
             const index = next++;
             const batch = batches[index];
@@ -233,7 +248,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
               if (due > now()) await new Promise((resolve) => setTimeout(resolve, due - now()));
             }
             batchSentAt[index] = now();
-            retries += await senders[system](batch.ids, batch.first, fanout);
+            retries += await senders[system](batch.ids, batch.first, fanout, single);
             lastAck = now();
             ackLatencies.push(lastAck - batchSentAt[index]);
             acked += batch.ids.length;
@@ -260,13 +275,13 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
       const sample = spreadSample(ids, 50);
       const lengths = await Promise.all(
         sample.map(async (id) => {
-          const workflowId = system === 'bare' ? `bench:${id}` : deliveryWorkflowId(stack.switchyard.sourceId, id);
+          const workflowId = system === 'bare' ? `bench:${id}` : deliveryWorkflowId(system === 'floor' ? stack.floor.sourceId : stack.switchyard.sourceId, id);
           return (await stack.client.workflow.getHandle(workflowId).describe()).historyLength;
         }),
       );
       historyEventsPerMessage = lengths.reduce((a, b) => a + b, 0) / lengths.length;
     }
-    const dataGrowth = system === 'raw' ? null : checkpointedDataBytes() - dataBefore;
+    const dataGrowth = system === 'raw' ? null : (await (stack.dataBytes?.() ?? checkpointedDataBytes())) - dataBefore;
     const delivered = book.firstSeen.size;
     const per1000 = (value: number) => round((value / messages) * 1000, 3);
     const totalCpu = Object.values(cost.cpuSeconds).reduce((a, b) => a + b, 0);
@@ -312,7 +327,8 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   return {
     run,
     async close() {
-      await apiPool.close();
+      for (const pool of apiPools) await pool.close();
+      await floorPool.close();
       await receiverPool.close();
     },
   };

@@ -12,7 +12,7 @@ export interface Summary {
   ackLatencyMs: { p50: number; p95: number; p99: number };
   endToEndLatencyMs: { p50: number; p95: number; p99: number; p99Spread: Spread };
   cpuSecondsPer1000: number;
-  peakRssMb: { worker?: number; api?: number; bareWorker?: number; temporal: number };
+  peakRssMb: { worker?: number; api?: number; bareWorker?: number; floorWorker?: number; floorApi?: number; temporal: number };
   historyEventsPerMessage: number | null;
   dataGrowthKbPer1000: number | null;
   delivered: number;
@@ -28,6 +28,12 @@ export interface Ratio {
   bareVsRaw: number | null;
   /** p99 end-to-end latency, Switchyard over bare Temporal. */
   p99VsBare: number | null;
+  /**
+   * Switchyard against the empty workflow started like a delivery (issue 15's goal: throughput at
+   * least 0.95×, CPU per message at most 1.1×): end-to-end throughput and CPU per message, medians.
+   */
+  switchyardVsFloor: number | null;
+  cpuVsFloor: number | null;
 }
 
 const median = (values: number[]) => spread(values).median;
@@ -58,7 +64,14 @@ export function summarize(results: PhaseResult[]): Summary[] {
           p99Spread: spread(runs.map((r) => r.endToEnd.latencyMs.p99)),
         },
         cpuSecondsPer1000: round(median(runs.map((r) => r.cost.cpuSecondsPer1000.total)), 2),
-        peakRssMb: { worker: system === 'switchyard' ? rss('worker') : undefined, api: system === 'switchyard' ? rss('api') : undefined, bareWorker: system === 'bare' ? rss('bareWorker') : undefined, temporal: rss('temporal') ?? 0 },
+        peakRssMb: {
+          worker: system === 'switchyard' ? rss('worker') : undefined,
+          api: system === 'switchyard' ? rss('api') : undefined,
+          bareWorker: system === 'bare' ? rss('bareWorker') : undefined,
+          floorWorker: system === 'floor' ? rss('floorWorker') : undefined,
+          floorApi: system === 'floor' ? rss('floorApi') : undefined,
+          temporal: rss('temporal') ?? 0,
+        },
         historyEventsPerMessage: events.length ? median(events) : null,
         dataGrowthKbPer1000: growth.length ? round(median(growth), 1) : null,
         delivered: runs.reduce((a, r) => a + r.delivered, 0),
@@ -73,7 +86,7 @@ export function ratios(summaries: Summary[]): Ratio[] {
   const sizes = [...new Set(summaries.map((s) => s.messages))];
   return sizes.map((messages) => {
     const of = (system: SystemName) => summaries.find((s) => s.messages === messages && s.system === system);
-    const [raw, bare, sy] = [of('raw'), of('bare'), of('switchyard')];
+    const [raw, bare, floor, sy] = [of('raw'), of('bare'), of('floor'), of('switchyard')];
     const ratio = (a?: number, b?: number) => (a !== undefined && b ? round(a / b, 3) : null);
     return {
       messages,
@@ -81,6 +94,8 @@ export function ratios(summaries: Summary[]): Ratio[] {
       switchyardVsRaw: ratio(sy?.endToEndMessagesPerSecond.median, raw?.endToEndMessagesPerSecond.median),
       bareVsRaw: ratio(bare?.endToEndMessagesPerSecond.median, raw?.endToEndMessagesPerSecond.median),
       p99VsBare: ratio(sy?.endToEndLatencyMs.p99, bare?.endToEndLatencyMs.p99),
+      switchyardVsFloor: ratio(sy?.endToEndMessagesPerSecond.median, floor?.endToEndMessagesPerSecond.median),
+      cpuVsFloor: ratio(sy?.cpuSecondsPer1000, floor?.cpuSecondsPer1000),
     };
   });
 }
@@ -90,23 +105,32 @@ const fmtSpread = (s: Spread, digits = 0) => (s.min === s.max ? fmt(s.median, di
 
 export function markdownTable(summaries: Summary[], ratioRows: Ratio[]): string {
   const lines = [
-    '| N | system | end-to-end msg/s | vs bare | vs raw | ingest msg/s | ack p50 / p95 / p99 ms | end-to-end p50 / p95 / p99 ms | CPU s per 1k msgs | peak RSS MB | history events / msg | data KB per 1k |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| N | system | end-to-end msg/s | vs bare | vs floor | vs raw | ingest msg/s | ack p50 / p95 / p99 ms | end-to-end p50 / p95 / p99 ms | CPU s per 1k msgs | CPU vs floor | peak RSS MB | history events / msg | data KB per 1k |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const s of summaries) {
     const r = ratioRows.find((x) => x.messages === s.messages);
     const vsBare = s.system === 'switchyard' ? r?.switchyardVsBare : s.system === 'bare' ? 1 : null;
-    const vsRaw = s.system === 'switchyard' ? r?.switchyardVsRaw : s.system === 'bare' ? r?.bareVsRaw : 1;
+    const vsRaw = s.system === 'switchyard' ? r?.switchyardVsRaw : s.system === 'bare' ? r?.bareVsRaw : s.system === 'raw' ? 1 : null;
+    const vsFloor = s.system === 'switchyard' ? r?.switchyardVsFloor : s.system === 'floor' ? 1 : null;
+    const cpuVsFloor = s.system === 'switchyard' ? r?.cpuVsFloor : s.system === 'floor' ? 1 : null;
+    const times = (value: number | null | undefined, digits: number) => (value === null || value === undefined ? '–' : `${fmt(value, digits)}×`);
     const rss =
-      s.system === 'switchyard' ? `worker ${fmt(s.peakRssMb.worker)}, API ${fmt(s.peakRssMb.api)}, Temporal ${fmt(s.peakRssMb.temporal)}` : s.system === 'bare' ? `worker ${fmt(s.peakRssMb.bareWorker)}, Temporal ${fmt(s.peakRssMb.temporal)}` : '–';
+      s.system === 'switchyard'
+        ? `worker ${fmt(s.peakRssMb.worker)}, API ${fmt(s.peakRssMb.api)}, Temporal ${fmt(s.peakRssMb.temporal)}`
+        : s.system === 'bare'
+          ? `worker ${fmt(s.peakRssMb.bareWorker)}, Temporal ${fmt(s.peakRssMb.temporal)}`
+          : s.system === 'floor'
+            ? `worker ${fmt(s.peakRssMb.floorWorker)}${s.peakRssMb.floorApi === undefined ? '' : `, API ${fmt(s.peakRssMb.floorApi)}`}, Temporal ${fmt(s.peakRssMb.temporal)}`
+            : '–';
     lines.push(
-      `| ${fmt(s.messages)} | ${s.system} | ${fmtSpread(s.endToEndMessagesPerSecond)} | ${vsBare === null || vsBare === undefined ? '–' : `${fmt(vsBare, 2)}×`} | ${vsRaw === null || vsRaw === undefined ? '–' : `${fmt(vsRaw, 3)}×`} | ${fmtSpread(s.ingestMessagesPerSecond)} | ${fmt(s.ackLatencyMs.p50, 1)} / ${fmt(s.ackLatencyMs.p95, 1)} / ${fmt(s.ackLatencyMs.p99, 1)} | ${fmt(s.endToEndLatencyMs.p50, 1)} / ${fmt(s.endToEndLatencyMs.p95, 1)} / ${fmt(s.endToEndLatencyMs.p99, 1)} | ${fmt(s.cpuSecondsPer1000, 2)} | ${rss} | ${fmt(s.historyEventsPerMessage, 1)} | ${fmt(s.dataGrowthKbPer1000)} |`,
+      `| ${fmt(s.messages)} | ${s.system} | ${fmtSpread(s.endToEndMessagesPerSecond)} | ${times(vsBare, 2)} | ${times(vsFloor, 2)} | ${times(vsRaw, 3)} | ${fmtSpread(s.ingestMessagesPerSecond)} | ${fmt(s.ackLatencyMs.p50, 1)} / ${fmt(s.ackLatencyMs.p95, 1)} / ${fmt(s.ackLatencyMs.p99, 1)} | ${fmt(s.endToEndLatencyMs.p50, 1)} / ${fmt(s.endToEndLatencyMs.p95, 1)} / ${fmt(s.endToEndLatencyMs.p99, 1)} | ${fmt(s.cpuSecondsPer1000, 2)} | ${times(cpuVsFloor, 2)} | ${rss} | ${fmt(s.historyEventsPerMessage, 1)} | ${fmt(s.dataGrowthKbPer1000)} |`,
     );
   }
   return lines.join('\n');
 }
 
-const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', switchyard: '#f59e0b' };
+const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', switchyard: '#f59e0b' };
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A grouped bar chart on a log scale, one group per N, min–max whiskers over the repeats. */
@@ -149,7 +173,7 @@ export function svgChart(summaries: Summary[], subtitle: string): string {
   const width = 1000;
   const height = 420;
   const half = width / 2;
-  const legend = SYSTEMS.map((system, k) => `<rect x="${60 + k * 300}" y="${height - 22}" width="14" height="14" fill="${COLORS[system]}"/><text x="${80 + k * 300}" y="${height - 10}" font-size="12">${escapeXml(SYSTEM_TITLES[system])}</text>`).join('\n');
+  const legend = SYSTEMS.map((system, k) => `<rect x="${20 + k * 245}" y="${height - 22}" width="14" height="14" fill="${COLORS[system]}"/><text x="${38 + k * 245}" y="${height - 10}" font-size="10">${escapeXml(SYSTEM_TITLES[system])}</text>`).join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height + 20}" viewBox="0 0 ${width} ${height + 20}" font-family="system-ui, sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 ${panel(0, 'End-to-end throughput (higher is better)', 'messages/s', summaries, (s) => s.endToEndMessagesPerSecond, half, height)}

@@ -63,7 +63,16 @@ async function main(): Promise<number> {
 
   const stem = path.join(options.outDir, `${stamp}${options.label ? `-${options.label}` : ''}`);
   const cpuProfileDir = options.profile ? path.resolve(`${stem}-profiles`) : undefined;
-  const stack = await startStack(dataDir, log, { temporalFlags: options.temporalFlags, fanout: options.fanout, cpuProfileDir, combined: options.combined });
+  const stack = await startStack(dataDir, log, {
+    temporalFlags: options.temporalFlags,
+    fanout: options.fanout,
+    cpuProfileDir,
+    combined: options.combined,
+    server: options.server,
+    shards: options.shards,
+    workers: options.workers,
+    apis: options.apis,
+  });
   const runner = phaseRunner(stack, runId, progress);
   const results: PhaseResult[] = [];
   const stop = async () => {
@@ -79,10 +88,10 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    const base = { concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, rate: options.rate };
+    const base = { concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, rate: options.rate, single: options.single };
     if (options.warmup > 0) {
       log(`warm-up: ${options.warmup} messages per system (JIT, connection pools, workflow caches; not measured)`);
-      for (const system of options.systems) await runner.run(system, { ...base, rate: undefined, messages: options.warmup }, 0, { warmup: true });
+      for (const system of options.systems) await runner.run(system, { ...base, rate: undefined, single: false, messages: options.warmup }, 0, { warmup: true });
     }
     for (const messages of options.messages) {
       for (let repeat = 1; repeat <= options.repeats; repeat++) {
@@ -119,13 +128,14 @@ async function main(): Promise<number> {
       uptimeAfter,
     },
     code,
-    options: { messages: options.messages, combined: options.combined, rate: options.rate, concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, repeats: options.repeats, warmup: options.warmup, systems: options.systems, temporalFlags: options.temporalFlags },
+    options: { messages: options.messages, combined: options.combined, rate: options.rate, single: options.single, concurrency: options.concurrency, batchSize: options.batchSize, fanout: options.fanout, repeats: options.repeats, warmup: options.warmup, systems: options.systems, temporalFlags: options.temporalFlags, server: options.server, shards: options.server === 'real' ? options.shards : undefined, workers: options.workers, apis: options.apis },
     settings: { ...settingsFromEnvironment(), ...stack.settings },
     definitions: {
       raw: SYSTEM_TITLES.raw,
       bare: SYSTEM_TITLES.bare,
+      floor: `${SYSTEM_TITLES.floor}: Switchyard's workflow type, id, input, search attributes, summary and fan-out, from a minimal HTTP ingest (bench/floor), completing in its first workflow task; the floor of one workflow per message`,
       switchyard: SYSTEM_TITLES.switchyard,
-      endToEnd: 'first batch sent → last message seen by the receiver (bare: by the no-op activity); latency per message from its batch being sent',
+      endToEnd: 'first batch sent → last message seen by the receiver (bare: by the no-op activity; floor: by the empty workflow); latency per message from its batch being sent',
       ingest: 'first batch sent → last batch acknowledged (Switchyard: 200 from /v1/batch; bare: every start returned; raw: every POST answered); ack latency per batch',
       cpuSecondsPer1000: 'user+system CPU of every bench process during the phase (sender, receiver, Temporal, API, worker, bare worker), per 1,000 messages',
       peakRssMb: 'highest resident memory sampled every 200 ms during the phase',
@@ -146,6 +156,7 @@ async function main(): Promise<number> {
   console.log(`\n${table}\n`);
   for (const r of ratioRows) {
     if (r.switchyardVsBare !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsBare}× bare Temporal, ${r.switchyardVsRaw ?? '–'}× the raw ceiling (end-to-end throughput, medians)`);
+    if (r.switchyardVsFloor !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsFloor}× the empty workflow's throughput at ${r.cpuVsFloor ?? '–'}× its CPU per message (medians)`);
   }
   console.log(`\nresults: ${path.relative(process.cwd(), `${stem}.json`)}  chart: ${path.relative(process.cwd(), `${stem}.svg`)}`);
   console.log(`load: before "${uptimeBefore}", after "${uptimeAfter}"`);

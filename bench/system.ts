@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, openSync } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import pg from 'pg';
 import { request } from 'undici';
 import { loadConfig } from '../src/config';
 import { startDevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/helpers/ports';
+import { createTestDatabase } from '../test/helpers/postgres';
+import { startRealTemporal, type RealTemporal } from '../test/helpers/real-temporal';
 import { ROOT, stopProcess, waitFor, waitForPoller } from '../test/helpers/processes';
 
 /** Where a delivered message (or a bare no-op) was seen, and when (ms, sub-ms resolution). */
@@ -17,10 +20,20 @@ export interface BenchStack {
   temporalAddress: string;
   client: Client;
   receiverUrl: string;
-  switchyard: { apiUrl: string; writeKey: string; sourceId: string; taskQueue: string };
+  /** `apiUrls`: every API process (`apiUrl` is the first), for a sender that spreads batches over them. */
+  switchyard: { apiUrl: string; apiUrls: string[]; writeKey: string; sourceId: string; taskQueue: string };
   bare: { taskQueue: string };
+  /** The empty-workflow reference: its ingestion URL (POST /v1/batch), task queue and the source id its workflow ids carry. */
+  floor: { apiUrl: string; taskQueue: string; sourceId: string };
   /** Process ids by role, for CPU and memory accounting. */
   pids: Record<string, number>;
+  /** Roles metered as a process tree (PostgreSQL's postmaster and its backends), not one process. */
+  processTrees: ReadonlySet<string>;
+  /**
+   * Bytes of data the server keeps, when it is not the dev server's SQLite in `dir`: the real
+   * server's PostgreSQL databases (temporal, temporal_visibility and Switchyard's store).
+   */
+  dataBytes?(): Promise<number>;
   /** Called with every batch of receipts from the receiver and from the bare worker. */
   onReceipts(listener: (receipts: Receipt[]) => void): void;
   /** TCP connections the receiver has accepted so far. */
@@ -31,6 +44,9 @@ export interface BenchStack {
 }
 
 const NAMESPACE = 'default';
+/** Ids of the shape the store makes, for the floor's workflows (there is no such source or destination). */
+const FLOOR_SOURCE_ID = `src_${'f'.repeat(32)}`;
+const FLOOR_DESTINATION_ID = `dst_${'f'.repeat(32)}`;
 
 function logTo(file: string): number {
   return openSync(file, 'a');
@@ -65,7 +81,25 @@ export interface StackOptions {
   cpuProfileDir?: string;
   /** API and worker in one process (src/main.ts), as `npm start` runs them. */
   combined?: boolean;
+  /** The dev server (default), or the real server on PostgreSQL (scripts/temporal-server.sh) with Switchyard's store there too. */
+  server?: 'dev' | 'real';
+  /** The real server's history shards (default: the script's, 4). */
+  shards?: number;
+  /** Switchyard worker and API processes (default 1 each; separate processes only). */
+  workers?: number;
+  apis?: number;
 }
+
+/** Process ids of the real server and its PostgreSQL postmaster, from the script's pid files. */
+function realServerPids(real: RealTemporal): { temporal: number; postgres: number } {
+  return {
+    temporal: Number(readFileSync(path.join(real.dir, 'server.pid'), 'utf8').trim()),
+    postgres: Number(readFileSync(path.join(real.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]),
+  };
+}
+
+/** `worker`, or `worker-1`, `worker-2`, ... when there are several. */
+const roleNames = (role: string, count: number) => (count === 1 ? [role] : Array.from({ length: count }, (_, i) => `${role}-${i + 1}`));
 
 export async function startStack(dir: string, log: (line: string) => void, options: StackOptions): Promise<BenchStack> {
   mkdirSync(dir, { recursive: true });
@@ -77,9 +111,22 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     if (message.receipts) for (const listener of listeners) listener(message.receipts);
   };
   let client: Client | undefined;
+  let real: RealTemporal | undefined;
+  // The real server and its PostgreSQL run in the background (the script's nohup and pg_ctl), not as children.
+  let realPids: { temporal: number; postgres: number } | undefined;
   // Whatever ends the bench (an error, Ctrl-C, a hung child), none of its processes outlive it.
   const killAll = () => {
     for (const [, child] of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (realPids) {
+      // SIGQUIT: PostgreSQL's immediate shutdown (the postmaster stops its backends itself).
+      for (const [pid, signal] of [[realPids.temporal, 'SIGKILL'], [realPids.postgres, 'SIGQUIT']] as const) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // already gone
+        }
+      }
+    }
   };
   process.once('exit', killAll);
 
@@ -87,24 +134,64 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     await client?.connection.close().catch(() => undefined);
     // Clients of Temporal first, the server last.
     for (const [, child] of [...children].reverse()) await stopProcess(child, 'SIGTERM', 15_000);
+    await real?.stop();
     process.off('exit', killAll);
   }
 
   try {
-    const temporalPort = await freePort();
-    const temporalAddress = `127.0.0.1:${temporalPort}`;
-    log(`Temporal dev server on ${temporalAddress} (data in ${path.relative(ROOT, dir)})`);
-    const temporalLog = path.join(dir, 'temporal.log');
-    const temporal = startDevServer({ port: temporalPort, dbFile: path.join(dir, 'temporal.db'), headless: true, extraArgs: options.temporalFlags });
-    children.push(['temporal', temporal]);
-    const temporalLogStream = createWriteStream(temporalLog, { flags: 'a' });
-    temporal.stdout?.pipe(temporalLogStream);
-    temporal.stderr?.pipe(temporalLogStream);
-    client = await waitFor(async () => {
-      const connection = await Connection.connect({ address: temporalAddress, connectTimeout: 1_000 });
+    let temporalAddress: string;
+    let storeEnv: Record<string, string>;
+    let dataBytes: (() => Promise<number>) | undefined;
+    const connectClient = (address: string) => async () => {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       await connection.workflowService.getSystemInfo({});
       return new Client({ connection, namespace: NAMESPACE });
-    }, 15 * 60_000, () => exited(temporal, 'Temporal dev server', temporalLog));
+    };
+    if (options.server === 'real') {
+      const realDir = path.join(dir, 'temporal-server');
+      log(`Temporal's real server (scripts/temporal-server.sh, ${options.shards ?? 4} history shards) on a throwaway PostgreSQL in ${path.relative(ROOT, realDir)}`);
+      real = await startRealTemporal({ dir: realDir, shards: options.shards });
+      realPids = realServerPids(real);
+      temporalAddress = real.address;
+      // Switchyard's store on the same PostgreSQL, as in production (docker-compose.yml).
+      const serverUrl = `postgres://temporal:temporal@127.0.0.1:${real.pgPort}`;
+      const storeUrl = await createTestDatabase('switchyard_bench', serverUrl);
+      const storeName = new URL(storeUrl).pathname.slice(1);
+      storeEnv = { DATABASE_URL: storeUrl };
+      dataBytes = async () => {
+        const db = new pg.Client({ connectionString: `${serverUrl}/postgres` });
+        await db.connect();
+        try {
+          const { rows } = await db.query<{ bytes: string }>('SELECT sum(pg_database_size(datname))::text AS bytes FROM pg_database WHERE datname = ANY($1)', [['temporal', 'temporal_visibility', storeName]]);
+          return Number(rows[0].bytes);
+        } finally {
+          await db.end();
+        }
+      };
+      const realLog = real.logFile;
+      const serverPid = realPids.temporal;
+      const serverGone = () => {
+        try {
+          process.kill(serverPid, 0);
+          return false;
+        } catch {
+          return `the real Temporal server exited; see ${realLog}`;
+        }
+      };
+      client = await waitFor(connectClient(temporalAddress), 5 * 60_000, serverGone);
+    } else {
+      const temporalPort = await freePort();
+      temporalAddress = `127.0.0.1:${temporalPort}`;
+      log(`Temporal dev server on ${temporalAddress} (data in ${path.relative(ROOT, dir)})`);
+      const temporalLog = path.join(dir, 'temporal.log');
+      const temporal = startDevServer({ port: temporalPort, dbFile: path.join(dir, 'temporal.db'), headless: true, extraArgs: options.temporalFlags });
+      children.push(['temporal', temporal]);
+      const temporalLogStream = createWriteStream(temporalLog, { flags: 'a' });
+      temporal.stdout?.pipe(temporalLogStream);
+      temporal.stderr?.pipe(temporalLogStream);
+      storeEnv = { DATABASE_PATH: path.join(dir, 'switchyard.db') };
+      client = await waitFor(connectClient(temporalAddress), 15 * 60_000, () => exited(temporal, 'Temporal dev server', temporalLog));
+    }
 
     const receiverLog = path.join(dir, 'receiver.log');
     const receiver = spawnTs('bench/receiver.ts', {}, receiverLog);
@@ -116,13 +203,17 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     receiver.on('message', forward);
 
     const adminToken = randomBytes(16).toString('hex');
-    const apiPort = await freePort();
+    const workerCount = options.combined ? 1 : (options.workers ?? 1);
+    const apiCount = options.combined ? 1 : (options.apis ?? 1);
+    const apiPorts: number[] = [];
+    for (let i = 0; i < apiCount; i++) apiPorts.push(await freePort());
+    const apiPort = apiPorts[0];
     const switchyardEnv = {
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_NAMESPACE: NAMESPACE,
       TEMPORAL_TASK_QUEUE: 'bench-switchyard',
       DATA_DIR: dir,
-      DATABASE_PATH: path.join(dir, 'switchyard.db'),
+      ...storeEnv,
       ADMIN_TOKEN: adminToken,
       PORT: String(apiPort),
       HOST: '127.0.0.1',
@@ -144,17 +235,32 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     const apiLog = options.combined ? workerLog : path.join(dir, 'api.log');
     let worker: ChildProcess;
     let api: ChildProcess;
+    // Every worker and API process, with its log; `worker` and `api` are the first of each.
+    const workers: { child: ChildProcess; log: string }[] = [];
+    const apis: { child: ChildProcess; log: string }[] = [];
     if (options.combined) {
       log('Switchyard worker and API in one process (src/main.ts, eager workflow starts)');
       // Metered as the worker; its CPU and memory include the API's.
       worker = api = spawnTs('src/main.ts', { ...switchyardEnv, EMBEDDED_TEMPORAL: 'false' }, workerLog, profile('worker'));
       children.push(['worker', worker]);
+      workers.push({ child: worker, log: workerLog });
+      apis.push({ child: api, log: apiLog });
     } else {
-      log('Switchyard worker and API (separate processes)');
-      worker = spawnTs('src/worker.ts', switchyardEnv, workerLog, profile('worker'));
-      children.push(['worker', worker]);
-      api = spawnTs('src/server.ts', switchyardEnv, apiLog, profile('api'));
-      children.push(['api', api]);
+      log(`Switchyard worker${workerCount > 1 ? `s (${workerCount})` : ''} and API${apiCount > 1 ? `s (${apiCount})` : ''} (separate processes)`);
+      for (const role of roleNames('worker', workerCount)) {
+        const roleLog = workerCount === 1 ? workerLog : path.join(dir, `${role}.log`);
+        const child = spawnTs('src/worker.ts', switchyardEnv, roleLog, profile(role));
+        children.push([role, child]);
+        workers.push({ child, log: roleLog });
+      }
+      for (const [i, role] of roleNames('api', apiCount).entries()) {
+        const roleLog = apiCount === 1 ? apiLog : path.join(dir, `${role}.log`);
+        const child = spawnTs('src/server.ts', { ...switchyardEnv, PORT: String(apiPorts[i]) }, roleLog, profile(role));
+        children.push([role, child]);
+        apis.push({ child, log: roleLog });
+      }
+      worker = workers[0].child;
+      api = apis[0].child;
     }
 
     const bareEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-bare' };
@@ -163,14 +269,42 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     children.push(['bareWorker', bare]);
     bare.on('message', forward);
 
+    // The floor: the empty workflow, started like a delivery, in the same process shape as Switchyard.
+    const floorPort = await freePort();
+    const floorEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-floor', PORT: String(floorPort), FLOOR_SOURCE_ID: FLOOR_SOURCE_ID, FLOOR_DESTINATION_ID: FLOOR_DESTINATION_ID };
+    const floorLog = path.join(dir, 'floor.log');
+    const floorWorker = spawnTs('bench/floor/floor.ts', { ...floorEnv, FLOOR_ROLE: options.combined ? 'combined' : 'worker' }, floorLog, profile('floor-worker'));
+    children.push(['floorWorker', floorWorker]);
+    floorWorker.on('message', forward);
+    const floorApi = options.combined ? floorWorker : spawnTs('bench/floor/floor.ts', { ...floorEnv, FLOOR_ROLE: 'api' }, floorLog, profile('floor-api'));
+    if (!options.combined) children.push(['floorApi', floorApi]);
+
     await waitForPoller(temporalAddress, NAMESPACE, switchyardEnv.TEMPORAL_TASK_QUEUE, worker);
     await waitForPoller(temporalAddress, NAMESPACE, bareEnv.TEMPORAL_TASK_QUEUE, bare);
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    await waitForPoller(temporalAddress, NAMESPACE, floorEnv.TEMPORAL_TASK_QUEUE, floorWorker);
+    const floorUrl = `http://127.0.0.1:${floorPort}`;
     await waitFor(async () => {
-      const response = await request(`${apiUrl}/health`);
+      const response = await request(`${floorUrl}/v1/batch`, { method: 'POST', body: '{"batch":[]}' });
       await response.body.dump();
-      if (response.statusCode !== 200) throw new Error(`/health answered ${response.statusCode}`);
-    }, 120_000, () => exited(api, 'API', apiLog));
+    }, 120_000, () => exited(floorApi, 'floor API', floorLog));
+    if (workers.length > 1) {
+      // Each worker polls under its own identity (pid@host): wait until every one of them does.
+      const queue = switchyardEnv.TEMPORAL_TASK_QUEUE;
+      await waitFor(async () => {
+        const { pollers } = await client!.connection.workflowService.describeTaskQueue({ namespace: NAMESPACE, taskQueue: { name: queue } });
+        const identities = new Set((pollers ?? []).map((p) => p.identity));
+        if (identities.size < workers.length) throw new Error(`${identities.size} of ${workers.length} workers poll ${queue}`);
+      }, 180_000, () => workers.map((w) => exited(w.child, 'worker', w.log)).find(Boolean) ?? false);
+    }
+    const apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
+    const apiUrl = apiUrls[0];
+    for (const [i, url] of apiUrls.entries()) {
+      await waitFor(async () => {
+        const response = await request(`${url}/health`);
+        await response.body.dump();
+        if (response.statusCode !== 200) throw new Error(`/health answered ${response.statusCode}`);
+      }, 120_000, () => exited(apis[i].child, 'API', apis[i].log));
+    }
 
     const admin = async <T>(url: string, body: unknown): Promise<T> => {
       const response = await request(`${apiUrl}${url}`, {
@@ -191,12 +325,22 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       temporalAddress,
       client,
       receiverUrl: `http://127.0.0.1:${receiverPort}/hook`,
-      switchyard: { apiUrl, writeKey: source.writeKey, sourceId: source.id, taskQueue: switchyardEnv.TEMPORAL_TASK_QUEUE },
+      switchyard: { apiUrl, apiUrls, writeKey: source.writeKey, sourceId: source.id, taskQueue: switchyardEnv.TEMPORAL_TASK_QUEUE },
       bare: { taskQueue: bareEnv.TEMPORAL_TASK_QUEUE },
-      pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])) },
+      floor: { apiUrl: floorUrl, taskQueue: floorEnv.TEMPORAL_TASK_QUEUE, sourceId: FLOOR_SOURCE_ID },
+      pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])), ...realPids },
+      // The dev server runs under scripts/temporal-dev.sh's bash; PostgreSQL forks a backend per connection.
+      processTrees: new Set(['temporal', 'postgres']),
+      dataBytes,
       onReceipts: (listener) => void listeners.push(listener),
       receiverConnections: () => receiverConnections,
-      settings: Object.fromEntries(['LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_START_CONCURRENCY', 'INGEST_START_TIMEOUT', 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', 'EGRESS_ALLOWLIST'].map((key) => [key, switchyardEnv[key as keyof typeof switchyardEnv]])),
+      settings: {
+        ...Object.fromEntries(['LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_START_CONCURRENCY', 'INGEST_START_TIMEOUT', 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', 'EGRESS_ALLOWLIST'].map((key) => [key, switchyardEnv[key as keyof typeof switchyardEnv]])),
+        // The real server's tuning knobs (scripts/temporal-server.sh), when set.
+        ...Object.fromEntries(
+          ['TEMPORAL_PG_SETTINGS', 'TEMPORAL_DYNAMIC_CONFIG_EXTRA', 'TEMPORAL_PG_MAX_CONNS', 'TEMPORAL_PG_VISIBILITY_MAX_CONNS', 'TEMPORAL_SERVER_METRICS'].flatMap((key) => (real && process.env[key] !== undefined ? [[key, process.env[key]!]] : [])),
+        ),
+      },
       stop,
     };
   } catch (err) {

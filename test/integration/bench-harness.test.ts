@@ -28,22 +28,26 @@ interface Result {
   cost: { cpuSecondsPer1000: Record<string, number>; peakRssMb: Record<string, number>; historyEventsPerMessage: number | null; dataGrowthKbPer1000: number | null };
 }
 
-it('runs the quick bench: raw ceiling, bare Temporal and Switchyard, every message delivered', async () => {
-  // The bench starts its own system; the test run's Temporal address, store and queue must not leak into it.
+/** The bench as `npm run bench -- args` runs it; it starts its own system, so the test run's Temporal address, store and queue must not leak into it. */
+function bench(args: string[]) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !Object.values(SETTINGS).some((s) => s.env === key)));
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), '--quick', '--out-dir', outDir], { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024, timeout: 14 * 60_000 });
+  return run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), ...args], { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024, timeout: 14 * 60_000 });
+}
+
+it('runs the quick bench: raw ceiling, bare Temporal, the empty workflow and Switchyard, every message delivered', async () => {
+  const { stdout } = await bench(['--quick', '--out-dir', outDir]);
   const files = readdirSync(outDir);
   const json = files.find((f) => f.endsWith('.json'));
   expect(json).toBeDefined();
   expect(files).toContain(json!.replace(/\.json$/, '.svg'));
   expect(readFileSync(path.join(outDir, json!.replace(/\.json$/, '.svg')), 'utf8')).toMatch(/^<svg[^>]*>[\s\S]*End-to-end throughput[\s\S]*<\/svg>\s*$/);
-  expect(stdout).toContain('| N | system | end-to-end msg/s | vs bare | vs raw |');
+  expect(stdout).toContain('| N | system | end-to-end msg/s | vs bare | vs floor | vs raw |');
 
   const report = JSON.parse(readFileSync(path.join(outDir, json!), 'utf8'));
-  expect(report).toMatchObject({ schema: 1, options: { messages: [1000], systems: ['raw', 'bare', 'switchyard'] } });
+  expect(report).toMatchObject({ schema: 1, options: { messages: [1000], systems: ['raw', 'bare', 'floor', 'switchyard'] } });
   expect(report.machine.uptimeBefore).toMatch(/load average/);
   const results = report.results as Result[];
-  expect(results.map((r) => r.system).sort()).toEqual(['bare', 'raw', 'switchyard']);
+  expect(results.map((r) => r.system).sort()).toEqual(['bare', 'floor', 'raw', 'switchyard']);
   for (const r of results) {
     expect(r).toMatchObject({ messages: 1000, delivered: 1000, missing: 0 });
     for (const value of [r.ingest.messagesPerSecond, r.endToEnd.messagesPerSecond, r.endToEnd.latencyMs.p50, r.endToEnd.latencyMs.p99, r.ingest.ackLatencyMs.p99, r.cost.cpuSecondsPer1000.total]) {
@@ -54,7 +58,28 @@ it('runs the quick bench: raw ceiling, bare Temporal and Switchyard, every messa
   expect(of('raw').cost.historyEventsPerMessage).toBeNull();
   expect(of('bare').cost.historyEventsPerMessage).toBeGreaterThan(0);
   expect(of('switchyard').cost.historyEventsPerMessage).toBeGreaterThan(0);
+  // The floor completes in its first workflow task: started, task scheduled, started, completed, workflow completed.
+  expect(of('floor').cost.historyEventsPerMessage).toBe(5);
+  expect(of('floor').cost.peakRssMb).toMatchObject({ floorWorker: expect.any(Number), floorApi: expect.any(Number) });
   expect(of('switchyard').cost.dataGrowthKbPer1000).toBeGreaterThan(0);
   expect(of('switchyard').cost.peakRssMb).toMatchObject({ worker: expect.any(Number), api: expect.any(Number), temporal: expect.any(Number) });
-  expect(report.ratios).toEqual([expect.objectContaining({ messages: 1000, switchyardVsBare: expect.any(Number), switchyardVsRaw: expect.any(Number) })]);
+  const [ratio] = report.ratios as Record<string, number>[];
+  expect(ratio).toMatchObject({ messages: 1000, switchyardVsBare: expect.any(Number), switchyardVsRaw: expect.any(Number), switchyardVsFloor: expect.any(Number), cpuVsFloor: expect.any(Number) });
+  // The ratios are the medians' quotients, not numbers of their own.
+  const total = (system: string) => of(system).cost.cpuSecondsPer1000.total;
+  expect(ratio!.cpuVsFloor).toBeCloseTo(total('switchyard') / total('floor'), 1);
+  expect(ratio!.switchyardVsFloor).toBeCloseTo(of('switchyard').endToEnd.messagesPerSecond / of('floor').endToEnd.messagesPerSecond, 1);
+  expect(stdout).toMatch(/Switchyard = [\d.]+× the empty workflow's throughput at [\d.]+× its CPU per message/);
+}, 15 * 60_000);
+
+it('runs single calls: one message per POST /v1/track, on schedule, each acknowledged and delivered', async () => {
+  const dir = path.join(outDir, 'single');
+  await bench(['--single', '25', '-n', '100', '--warmup', '20', '--systems', 'floor,switchyard', '--label', 'single', '--out-dir', dir]);
+  const report = JSON.parse(readFileSync(path.join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+  expect(report.options).toMatchObject({ single: true, rate: 25, systems: ['floor', 'switchyard'] });
+  for (const r of report.results as (Result & { ingest: { batches: number }; offeredRate: number })[]) {
+    // A request per message: as many acknowledgements as messages.
+    expect(r).toMatchObject({ messages: 100, delivered: 100, missing: 0, offeredRate: 25, ingest: { batches: 100 } });
+    expect(r.ingest.ackLatencyMs.p50).toBeGreaterThan(0);
+  }
 }, 15 * 60_000);

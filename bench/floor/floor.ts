@@ -1,0 +1,90 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker, type InjectedSinks } from '@temporalio/worker';
+import { deliveryPolicy, loadConfig } from '../../src/config';
+import type { DeliveryInput, MessageBody } from '../../src/delivery/types';
+import { inParallel } from '../../src/in-parallel';
+import { startDeliveryWorkflow } from '../../src/temporal/start-delivery';
+import { workerTuning } from '../../src/temporal/workers';
+import type { FloorSinks } from './workflows';
+
+/**
+ * The bench's floor reference (`floor` in the results): the empty workflow of ./workflows.ts,
+ * started the way Switchyard's ingestion API starts a delivery, without anything Switchyard does
+ * besides (write-key lookup, validation, the store, the signed POST).
+ *   FLOOR_ROLE=worker    a worker with Switchyard's tuning on its own task queue
+ *   FLOOR_ROLE=api       POST /v1/batch (or a single call) starts one workflow per message, INGEST_START_CONCURRENCY at a time
+ *   FLOOR_ROLE=combined  both in one process, starts eager on the worker's connection (as npm start)
+ * FLOOR_SOURCE_ID and FLOOR_DESTINATION_ID are the ids the workflows are started with.
+ */
+const role = process.env.FLOOR_ROLE ?? 'combined';
+const config = loadConfig();
+const policy = deliveryPolicy(config);
+const sourceId = process.env.FLOOR_SOURCE_ID ?? 'src_00000000000000000000000000000000';
+const destinationIds = [process.env.FLOOR_DESTINATION_ID ?? 'dst_00000000000000000000000000000000'];
+
+/** When each empty workflow ran, reported to the bench like the receiver's receipts. */
+const seen: [string, number][] = [];
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function inputOf(message: MessageBody & { messageId: string; userId?: string }): DeliveryInput {
+  return { sourceId, messageId: message.messageId, type: message.type, ...(message.userId && { userId: message.userId }), destinationIds, message, policy };
+}
+
+/** The ingestion API's shape of work: parse the batch, start every message's workflow, answer 200 when all are durable. */
+function serve(client: Client, eager: boolean): void {
+  const server = createServer((request, response) => {
+    void (async () => {
+      try {
+        // POST /v1/batch carries `batch`; a single call (/v1/track) is the message itself.
+        const body = JSON.parse(await readBody(request)) as { batch?: (MessageBody & { messageId: string; userId?: string })[] };
+        const batch = body.batch ?? [body as MessageBody & { messageId: string; userId?: string }];
+        await inParallel(batch, config.ingestStartConcurrency, async (message) => void (await startDeliveryWorkflow(client, config.temporalTaskQueue, inputOf(message), eager)));
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
+      } catch (err) {
+        response.writeHead(500).end(String(err));
+      }
+    })();
+  });
+  server.listen(config.port, config.host);
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
+  if (role === 'api') {
+    serve(new Client({ connection: await Connection.connect({ address: config.temporalAddress }), namespace: config.temporalNamespace }), false);
+    return;
+  }
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const sinks: InjectedSinks<FloorSinks> = {
+    floor: { seen: { fn: (_info, messageId) => void seen.push([messageId, performance.timeOrigin + performance.now()]), callDuringReplay: false } },
+  };
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.temporalTaskQueue,
+    workflowsPath: require.resolve('./workflows'),
+    sinks,
+    ...workerTuning(config),
+  });
+  const flush = setInterval(() => {
+    if (seen.length > 0) process.send?.({ receipts: seen.splice(0) });
+  }, 50);
+  if (role === 'combined') serve(new Client({ connection, namespace: config.temporalNamespace }), config.ingestEagerStart);
+  process.on('disconnect', () => worker.shutdown());
+  await worker.run();
+  clearInterval(flush);
+  await connection.close();
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
