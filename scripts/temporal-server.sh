@@ -16,6 +16,12 @@
 #   TEMPORAL_HISTORY_SHARDS=4   fixed for the life of the databases: changing it needs new databases
 #   TEMPORAL_FRONTEND_PORT=7233 frontend gRPC; the other services use fixed offsets from it (see write_config)
 #   TEMPORAL_NAMESPACE=default  TEMPORAL_RETENTION=3d
+# Tuning (defaults measured in docs/performance.md, "The real server: tuning"):
+#   TEMPORAL_PG_SETTINGS="name=value ..."     more settings for the throwaway PostgreSQL (after, so over, the defaults)
+#   TEMPORAL_DYNAMIC_CONFIG_EXTRA="yaml"       appended to the dynamic config the script writes
+#   TEMPORAL_PG_MAX_CONNS=20  TEMPORAL_PG_VISIBILITY_MAX_CONNS=10   each service's pools (default store, visibility)
+#   TEMPORAL_SERVER_METRICS=on   off: no Prometheus endpoint (what the measured cost of metrics is)
+#   TEMPORAL_SERVER_PPROF_PORT   serve Go's pprof on 127.0.0.1 on this port (profiling the server's CPU)
 # Securing the frontend (all optional; see the README's "Secured Temporal"):
 #   TEMPORAL_SERVER_TLS_CERT, TEMPORAL_SERVER_TLS_KEY   PEM files: the frontend serves TLS with them
 #   TEMPORAL_SERVER_TLS_CLIENT_CA   PEM file: the frontend requires client certificates signed by it (mutual TLS)
@@ -44,6 +50,11 @@ tls_cert="${TEMPORAL_SERVER_TLS_CERT:-}"
 tls_key="${TEMPORAL_SERVER_TLS_KEY:-}"
 tls_client_ca="${TEMPORAL_SERVER_TLS_CLIENT_CA:-}"
 jwks_url="${TEMPORAL_SERVER_JWKS_URL:-}"
+pg_settings="${TEMPORAL_PG_SETTINGS:-}"
+dynamic_config_extra="${TEMPORAL_DYNAMIC_CONFIG_EXTRA:-}"
+max_conns="${TEMPORAL_PG_MAX_CONNS:-20}"
+visibility_max_conns="${TEMPORAL_PG_VISIBILITY_MAX_CONNS:-10}"
+metrics="${TEMPORAL_SERVER_METRICS:-on}"
 
 die() { echo "temporal-server: $*" >&2; exit 1; }
 say() { echo "temporal-server: $*" >&2; }
@@ -99,8 +110,10 @@ postgres_start() {
   fi
   # Each Temporal service opens pools of 20 (default store) + 10 (visibility): four services
   # need more than PostgreSQL's default max_connections of 100.
+  local options="-p $pg_port -c listen_addresses=$pg_host -c max_connections=300 -k $data" setting
+  for setting in $pg_settings; do options+=" -c $setting"; done
   as_pg "$b/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t 60 \
-    -o "-p $pg_port -c listen_addresses=$pg_host -c max_connections=300 -k $data" start >&2 \
+    -o "$options" start >&2 \
     || die "PostgreSQL did not start, see $data/postgres.log"
   say "PostgreSQL on $pg_host:$pg_port (user $pg_user, data $data)"
 }
@@ -148,8 +161,9 @@ write_config() {
 # (regulations, the Web UI, tests that wait on visibility).
 frontend.namespaceRPS.visibility:
   - value: 100
+$dynamic_config_extra
 EOF
-  local svc grpc member services="" tls="" auth=""
+  local svc grpc member services="" tls="" auth="" metrics_config=""
   for svc in $(service_ports); do
     grpc=$((port + ${svc#*:})); member=$((grpc - 300))
     services+="  ${svc%%:*}:
@@ -181,6 +195,16 @@ EOF
   elif [ -n "$tls_client_ca" ]; then
     die "TEMPORAL_SERVER_TLS_CLIENT_CA needs TEMPORAL_SERVER_TLS_CERT and TEMPORAL_SERVER_TLS_KEY"
   fi
+  [ -n "${TEMPORAL_SERVER_PPROF_PORT:-}" ] && metrics_config+="  pprof:
+    port: $TEMPORAL_SERVER_PPROF_PORT
+    host: 127.0.0.1
+"
+  [ "$metrics" = off ] || metrics_config+="  metrics:
+    prometheus:
+      framework: tally
+      timerType: histogram
+      listenAddress: \"127.0.0.1:$((port + 767))\"
+"
   if [ -n "$jwks_url" ]; then
     auth="  authorization:
     jwtKeyProvider:
@@ -209,8 +233,8 @@ persistence:
         connectProtocol: tcp
         user: "$pg_user"
         password: "$pg_password"
-        maxConns: 20
-        maxIdleConns: 20
+        maxConns: $max_conns
+        maxIdleConns: $max_conns
         maxConnLifetime: 1h
     postgres-visibility:
       sql:
@@ -220,19 +244,14 @@ persistence:
         connectProtocol: tcp
         user: "$pg_user"
         password: "$pg_password"
-        maxConns: 10
-        maxIdleConns: 10
+        maxConns: $visibility_max_conns
+        maxIdleConns: $visibility_max_conns
         maxConnLifetime: 1h
 global:
   membership:
     maxJoinDuration: 30s
     broadcastAddress: 127.0.0.1
-  metrics:
-    prometheus:
-      framework: tally
-      timerType: histogram
-      listenAddress: "127.0.0.1:$((port + 767))"
-$tls$auth
+$metrics_config$tls$auth
 services:
 $services
 clusterMetadata:
