@@ -7,6 +7,7 @@ import { Pool } from 'undici';
 import { deliveryWorkflowId } from '../src/delivery/ids';
 import { folderBytes, ProcessMeter } from './proc';
 import { percentiles, round, type Percentiles } from './stats';
+import { stagePercentiles, workflowTimes, type CallTimes, type Stage } from './stages';
 import type { BenchStack, Receipt } from './system';
 
 /** The things measured side by side: two references, Temporal's floor for a delivery, and Switchyard. */
@@ -44,6 +45,8 @@ export interface PhaseResult {
   /** Messages per second offered, when paced (--rate). */
   offeredRate?: number;
   endToEnd: { messagesPerSecond: number; latencyMs: Percentiles };
+  /** Single calls (floor and Switchyard): where a call's time went, over a sample of 100 (bench/stages.ts). */
+  stagesMs?: Record<Stage, Percentiles>;
   delivered: number;
   duplicates: number;
   /** TCP connections the receiver accepted during the phase (keep-alive: a handful, not one per message). */
@@ -217,6 +220,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     const batches: { ids: string[]; first: number }[] = [];
     for (let first = 0; first < messages; first += batchSize) batches.push({ ids: ids.slice(first, first + batchSize), first });
     const batchSentAt = new Float64Array(batches.length);
+    const batchAckedAt = new Float64Array(batches.length);
     const ackLatencies: number[] = [];
     let acked = 0;
     let retries = 0;
@@ -250,6 +254,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
             batchSentAt[index] = now();
             retries += await senders[system](batch.ids, batch.first, fanout, single);
             lastAck = now();
+            batchAckedAt[index] = lastAck;
             ackLatencies.push(lastAck - batchSentAt[index]);
             acked += batch.ids.length;
           }
@@ -281,6 +286,19 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
       );
       historyEventsPerMessage = lengths.reduce((a, b) => a + b, 0) / lengths.length;
     }
+    let stagesMs: PhaseResult['stagesMs'];
+    if (single && (system === 'switchyard' || system === 'floor')) {
+      const sourceId = system === 'floor' ? stack.floor.sourceId : stack.switchyard.sourceId;
+      const sample = await Promise.all(
+        spreadSample(ids, 100).map(async (id): Promise<CallTimes | undefined> => {
+          const index = Number(id.slice(prefix.length));
+          const times = await workflowTimes(stack.client, deliveryWorkflowId(sourceId, id));
+          const receiptAt = book.firstSeen.get(id);
+          return times && receiptAt !== undefined ? { sentAt: batchSentAt[index], ackAt: batchAckedAt[index], receiptAt, ...times } : undefined;
+        }),
+      );
+      stagesMs = stagePercentiles(sample.filter((t): t is CallTimes => t !== undefined));
+    }
     const dataGrowth = system === 'raw' ? null : (await (stack.dataBytes?.() ?? checkpointedDataBytes())) - dataBefore;
     const delivered = book.firstSeen.size;
     const per1000 = (value: number) => round((value / messages) * 1000, 3);
@@ -302,6 +320,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
         messagesPerSecond: round(delivered / ((lastReceipt - started) / 1000)),
         latencyMs: mapValues(percentiles(latencies), (v) => round(v, 2)),
       },
+      ...(stagesMs && { stagesMs }),
       delivered,
       duplicates: book.duplicates,
       receiverConnections: stack.receiverConnections() - connectionsBefore,

@@ -1,5 +1,6 @@
 import type { PhaseResult, SystemName } from './phase';
 import { SYSTEM_TITLES, SYSTEMS } from './phase';
+import { STAGES, type Stage } from './stages';
 import { round, spread, type Spread } from './stats';
 
 /** One (N, system) cell over its repeats. */
@@ -182,4 +183,14 @@ ${legend}
 <text x="${width / 2}" y="${height + 12}" text-anchor="middle" font-size="11" fill="#555">${escapeXml(subtitle)}</text>
 </svg>
 `;
+}
+
+/** Single calls: each stage's p50 / p95 / p99 per run (bench/stages.ts); empty when no run has stages. */
+export function stagesTable(results: PhaseResult[]): string {
+  const runs = results.filter((r) => r.stagesMs);
+  if (runs.length === 0) return '';
+  const stages = Object.keys(STAGES) as Stage[];
+  const lines = [`| N | system | run | ${stages.map((stage) => `${stage} p50 / p95 / p99 ms`).join(' | ')} |`, `|---:|---|---:|${stages.map(() => '---:').join('|')}|`];
+  for (const r of runs) lines.push(`| ${fmt(r.messages)} | ${r.system} | ${r.repeat} | ${stages.map((stage) => `${fmt(r.stagesMs![stage].p50, 1)} / ${fmt(r.stagesMs![stage].p95, 1)} / ${fmt(r.stagesMs![stage].p99, 1)}`).join(' | ')} |`);
+  return [...lines, '', ...stages.map((stage) => `- ${stage}: ${STAGES[stage]}`)].join('\n');
 }

@@ -7,7 +7,7 @@ import { ROOT } from '../test/helpers/processes';
 import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options';
 import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
 import { topFunctions } from './profile';
-import { markdownTable, ratios, summarize, svgChart } from './report';
+import { markdownTable, ratios, stagesTable, summarize, svgChart } from './report';
 import { startStack } from './system';
 
 /**
@@ -110,7 +110,8 @@ async function main(): Promise<number> {
   const summaries = summarize(results);
   const ratioRows = ratios(summaries);
   const uptimeAfter = shell('uptime');
-  const table = markdownTable(summaries, ratioRows);
+  const stages = stagesTable(results);
+  const table = `${markdownTable(summaries, ratioRows)}${stages ? `\n\nWhere a single call's time goes (a sample of 100 per run):\n\n${stages}` : ''}`;
   const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
   const report = {
     schema: 1,
