@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './tables';
 
@@ -30,7 +30,35 @@ export function connectSqlite(databasePath: string): Kysely<Tables> {
   database.pragma('journal_mode = WAL');
   // Off by default in SQLite, per connection; the schema relies on it to cascade source deletes.
   database.pragma('foreign_keys = ON');
-  return new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Tables>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
+}
+
+/** Distinct SQL texts whose compiled statements a SQLite connection keeps (an `IN` list's length makes a text of its own). */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely's SQLite driver prepares every query it runs, and better-sqlite3 compiles the SQL each
+ * time: on the hot path (the write key and destinations per request, the destination and the
+ * erasure check per attempt, always the same few texts) that compiling was over half the reads'
+ * CPU (measured: 210-245 µs for those four reads before, 107 µs with statements kept). Statements
+ * are kept by their text, least recently used dropped first. Reusing one is safe: Kysely runs one
+ * query at a time on its SQLite connection, and `all`/`run` finish before returning.
+ */
+function keepingStatements(database: Database.Database): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (statement) statements.delete(sql);
+      else {
+        statement = database.prepare(sql);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
+  };
 }
 
 /** A pool on a PostgreSQL database shared by any number of API and worker processes (DATABASE_URL). */
