@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 interface ProfileNode {
   id: number;
@@ -27,4 +28,19 @@ export function topFunctions(file: string, count = 12): string[] {
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)
     .map(([key, samples]) => `${((100 * samples) / total).toFixed(1).padStart(5)}%  ${key}`);
+}
+
+/** A role's profiles (one per thread: main, workflow threads, tsx's loader), busiest first: (file, share of samples not idle). */
+export function busiestProfiles(dir: string): { file: string; busy: number }[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => {
+      const file = path.join(dir, name);
+      const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+      const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
+      const busy = profile.samples.filter((sample) => !idle.has(sample)).length;
+      return { file, busy: busy / (profile.samples.length || 1), samples: busy };
+    })
+    .sort((a, b) => b.samples - a.samples)
+    .map(({ file, busy }) => ({ file, busy }));
 }

@@ -6,7 +6,7 @@ import { loadConfig, SETTINGS } from '../src/config';
 import { ROOT } from '../test/helpers/processes';
 import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options';
 import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
-import { topFunctions } from './profile';
+import { busiestProfiles, topFunctions } from './profile';
 import { markdownTable, ratios, stagesTable, summarize, svgChart } from './report';
 import { startStack } from './system';
 
@@ -162,8 +162,11 @@ async function main(): Promise<number> {
   console.log(`\nresults: ${path.relative(process.cwd(), `${stem}.json`)}  chart: ${path.relative(process.cwd(), `${stem}.svg`)}`);
   console.log(`load: before "${uptimeBefore}", after "${uptimeAfter}"`);
   if (cpuProfileDir) {
-    for (const file of readdirSync(cpuProfileDir).filter((f) => f.endsWith('.cpuprofile'))) {
-      console.log(`\n${path.relative(process.cwd(), path.join(cpuProfileDir, file))}, self time:\n${topFunctions(path.join(cpuProfileDir, file)).join('\n')}`);
+    for (const role of readdirSync(cpuProfileDir)) {
+      // The two busiest threads of each process: its main thread, and a workflow thread where there is one.
+      for (const { file, busy } of busiestProfiles(path.join(cpuProfileDir, role)).slice(0, 2)) {
+        console.log(`\n${role}: ${path.relative(process.cwd(), file)} (${(busy * 100).toFixed(0)}% busy), self time:\n${topFunctions(file).join('\n')}`);
+      }
     }
   }
   const incomplete = results.filter((r) => r.missing > 0);

@@ -230,7 +230,9 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       // slots so the bench measures delivery, not the cap (docs/performance.md measures the cap).
       WORKER_MAX_IN_FLIGHT_PER_WEBHOOK: process.env.WORKER_MAX_IN_FLIGHT_PER_WEBHOOK ?? String(loadConfig().workerMaxConcurrentActivities),
     };
-    const profile = (name: string) => (options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir, '--cpu-prof-name', `${name}.cpuprofile`] : []);
+    // One folder per role and Node's own file names (pid, thread): with a fixed name, tsx's loader
+    // thread and the workflow threads overwrote the main thread's profile.
+    const profile = (name: string) => (options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', path.join(options.cpuProfileDir, name)] : []);
     const workerLog = path.join(dir, 'worker.log');
     const apiLog = options.combined ? workerLog : path.join(dir, 'api.log');
     let worker: ChildProcess;
@@ -338,7 +340,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
         ...Object.fromEntries(['LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_START_CONCURRENCY', 'INGEST_START_TIMEOUT', 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', 'EGRESS_ALLOWLIST'].map((key) => [key, switchyardEnv[key as keyof typeof switchyardEnv]])),
         // The real server's tuning knobs (scripts/temporal-server.sh), when set.
         ...Object.fromEntries(
-          ['TEMPORAL_PG_SETTINGS', 'TEMPORAL_DYNAMIC_CONFIG_EXTRA', 'TEMPORAL_PG_MAX_CONNS', 'TEMPORAL_PG_VISIBILITY_MAX_CONNS', 'TEMPORAL_SERVER_METRICS'].flatMap((key) => (real && process.env[key] !== undefined ? [[key, process.env[key]!]] : [])),
+          ['TEMPORAL_PG_SETTINGS', 'TEMPORAL_DYNAMIC_CONFIG_EXTRA', 'TEMPORAL_PG_MAX_CONNS', 'TEMPORAL_PG_VISIBILITY_MAX_CONNS', 'TEMPORAL_SERVER_METRICS', 'TEMPORAL_PG_PLUGIN', 'TEMPORAL_PG_SOCKET'].flatMap((key) => (real && process.env[key] !== undefined ? [[key, process.env[key]!]] : [])),
         ),
       },
       stop,
