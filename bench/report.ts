@@ -48,7 +48,11 @@ export function summarize(results: PhaseResult[]): Summary[] {
   return [...cells.values()]
     .map((runs) => {
       const { system, messages } = runs[0];
-      const rss = (role: string) => (runs[0].cost.peakRssMb[role] === undefined ? undefined : Math.max(...runs.map((r) => r.cost.peakRssMb[role])));
+      // A role run as several processes (worker-1, worker-2… with --workers) shows its largest one.
+      const rss = (role: string) => {
+        const values = runs.flatMap((r) => Object.entries(r.cost.peakRssMb).filter(([name]) => name === role || name.startsWith(`${role}-`)).map(([, mb]) => mb));
+        return values.length === 0 ? undefined : Math.max(...values);
+      };
       const events = runs.map((r) => r.cost.historyEventsPerMessage).filter((v): v is number => v !== null);
       const growth = runs.map((r) => r.cost.dataGrowthKbPer1000).filter((v): v is number => v !== null);
       return {
