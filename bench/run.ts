@@ -57,7 +57,7 @@ async function main(): Promise<number> {
   const dataDir = path.join(ROOT, '.bench-data', stamp);
   const uptimeBefore = shell('uptime');
   // The code measured is the code at the start: a commit made while a long run goes on is not it.
-  const code = { commit: shell('git rev-parse --short HEAD'), uncommittedChanges: shell('git status --porcelain -- src bench scripts package.json') !== '' };
+  const code = { commit: shell('git rev-parse --short HEAD'), uncommittedChanges: shell("git status --porcelain -- src bench scripts package.json ':!bench/results'") !== '' };
   log(`Switchyard bench ${stamp}: N=${options.messages.join(',')}, concurrency ${options.concurrency} × batch ${options.batchSize} (fan-out ${options.fanout}), ${options.repeats} repeat(s), systems ${options.systems.join(', ')}`);
   log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${uptimeBefore}`);
 
