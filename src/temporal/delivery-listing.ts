@@ -1,4 +1,5 @@
 import type { DeliveryStatusName } from '../ports';
+import { openCursor, sealCursor } from './delivery-query';
 
 /**
  * Paging the delivery list without skipping a delivery that finishes while a client pages.
@@ -56,28 +57,18 @@ export interface ListingPosition {
   token?: Uint8Array;
 }
 
-/**
- * The API's cursor: the position together with the query it pages, base64url. A cursor from other
- * filters, or not made here, is refused before it reaches the server (which retries a token it
- * cannot read until the call's deadline instead of refusing it).
- */
+/** The API's cursor: the position, sealed with the query it pages (delivery-query's sealCursor). */
 export function encodeListingCursor(query: string, position: ListingPosition): string {
   const { at, phase, token } = position;
-  const body = { query, at, phase, ...(token && { token: Buffer.from(token).toString('base64') }) };
-  return Buffer.from(JSON.stringify(body)).toString('base64url');
+  return sealCursor(query, { at, phase, ...(token && { token: Buffer.from(token).toString('base64') }) });
 }
 
 /** The position inside a cursor made by encodeListingCursor for this query; undefined for any other text. */
 export function decodeListingCursor(cursor: string, query: string): ListingPosition | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { query: madeFor, at, phase, token } = parsed as Record<string, unknown>;
-  if (madeFor !== query || typeof at !== 'string' || Number.isNaN(Date.parse(at))) return undefined;
+  const fields = openCursor(cursor, query);
+  if (fields === undefined) return undefined;
+  const { at, phase, token } = fields;
+  if (typeof at !== 'string' || Number.isNaN(Date.parse(at))) return undefined;
   if (!PHASES.includes(phase as ListingPhase)) return undefined;
   if (token !== undefined && (typeof token !== 'string' || token === '')) return undefined;
   return { at, phase: phase as ListingPhase, ...(typeof token === 'string' && { token: Buffer.from(token, 'base64') }) };

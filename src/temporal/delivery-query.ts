@@ -27,25 +27,36 @@ export function visibilityLiteral(value: string): string {
 }
 
 /**
- * The API's cursor: Temporal's page token together with the query it pages, base64url. A cursor
+ * A cursor: what a page needs to go on, sealed with the query it pages, as base64url JSON. A cursor
  * from other filters, or not made here, is refused before it reaches the server (which retries a
  * token it cannot read until the call's deadline instead of refusing it).
  */
+export function sealCursor(query: string, fields: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify({ query, ...fields })).toString('base64url');
+}
+
+/** The fields of a cursor sealCursor made for this query; undefined for any other text. */
+export function openCursor(cursor: string, query: string): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { query: madeFor, ...fields } = parsed as Record<string, unknown>;
+  return madeFor === query ? fields : undefined;
+}
+
+/** A cursor holding only Temporal's page token (a bulk redelivery job's pages). */
 export function encodeCursor(query: string, token: Uint8Array): string {
-  return Buffer.from(JSON.stringify({ query, token: Buffer.from(token).toString('base64') })).toString('base64url');
+  return sealCursor(query, { token: Buffer.from(token).toString('base64') });
 }
 
 /** The page token inside a cursor made by encodeCursor for this query; undefined for any other text. */
 export function decodeCursor(cursor: string, query: string): Uint8Array | undefined {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { query: madeFor, token } = parsed as { query?: unknown; token?: unknown };
-    if (madeFor !== query || typeof token !== 'string' || token === '') return undefined;
-    return Buffer.from(token, 'base64');
-  } catch {
-    return undefined;
-  }
+  const token = openCursor(cursor, query)?.token;
+  return typeof token === 'string' && token !== '' ? Buffer.from(token, 'base64') : undefined;
 }
 
 function matching(value: string, pattern: string, field: string): string {
