@@ -41,6 +41,10 @@ const logFormatSetting = (raw: string): LogFormatSetting => {
   if (!(LOG_FORMAT_SETTINGS as readonly string[]).includes(raw)) throw new Error(`"${raw}" is not one of ${LOG_FORMAT_SETTINGS.join(', ')}`);
   return raw as LogFormatSetting;
 };
+const onOff = (raw: string) => {
+  if (raw !== 'on' && raw !== 'off') throw new Error(`"${raw}" is not on or off`);
+  return raw === 'on';
+};
 const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean);
 const cidrs = (raw: string) => {
   const entries = list(raw);
@@ -169,6 +173,11 @@ export const SETTINGS = {
   corsOrigins: { env: 'CORS_ORIGINS', default: '*', description: 'Web pages (origins, e.g. `https://shop.example.com`) whose browsers may send to the ingestion routes and read the source settings route (CORS), comma-separated; `*` allows any page. The admin API never answers cross-origin requests.', parse: corsOrigins },
   publicUrl: { env: 'PUBLIC_URL', default: '', description: 'URL at which clients reach this API (e.g. `https://events.example.com`); the source settings route tells browser and mobile libraries to send to `<PUBLIC_URL>/v1`. Empty: taken from each settings request (its `Host` and protocol, `X-Forwarded-*` when `TRUST_PROXY` allows).', parse: publicUrl },
   trustProxy: { env: 'TRUST_PROXY', default: 'false', description: 'Whether the API sits behind proxies whose `X-Forwarded-For`/`-Proto`/`-Host` count (for `context.ip` and the settings route): `false`, `true` (trust every hop: only when every request comes through your proxy), or the proxies\' comma-separated addresses/CIDRs (also `loopback`, `linklocal`, `uniquelocal`), as Fastify\'s `trustProxy`. Not a hop count (Fastify 5 ignores one: a client could send the hops itself).', parse: trustProxy },
+  payloadEncryption: { env: 'PAYLOAD_ENCRYPTION', default: 'on', description: '`on`: every payload Switchyard puts into Temporal (workflow and activity inputs and results, memos, summaries, failure messages) is encrypted with AES-256-GCM under the active key of `PAYLOAD_KEYS`, and user ids in visibility are keyed hashes (docs/privacy.md). `off` (on purpose only): plaintext, as before; `src/server.ts` and `src/worker.ts` refuse to start without keys unless this says `off`.', parse: onOff },
+  payloadKeys: { env: 'PAYLOAD_KEYS', default: '', description: 'The master keys: comma-separated `id=base64` entries, each a 32-byte key (`openssl rand -base64 32`). New payloads use the active key; every listed key still decrypts what it encrypted. Rotate by adding a key and making it active. `npm start` creates and keeps a development key in `$DATA_DIR/payload-keys` when neither this nor `PAYLOAD_KEYS_FILE` is set. Never logged.', parse: text },
+  payloadKeysFile: { env: 'PAYLOAD_KEYS_FILE', default: '', description: 'A file holding what `PAYLOAD_KEYS` would (entries one a line or comma-separated; `#` comments), for a secret mounted as a file. Read at start-up.', parse: text },
+  payloadActiveKey: { env: 'PAYLOAD_ACTIVE_KEY', default: '', description: 'Id of the key that encrypts new payloads. Empty: the last key listed.', parse: text },
+  payloadHashKey: { env: 'PAYLOAD_HASH_KEY', default: '', description: 'Id of the key whose HMAC hides user and anonymous ids in visibility, workflow ids and regulation records. Empty: the first key listed. Keep it listed and unchanged as long as old deliveries should be found by user id.', parse: text },
   ingestStartTimeout: { env: 'INGEST_START_TIMEOUT', default: '10s', description: 'How long an ingestion request waits for Temporal to accept its workflow starts before answering 503 (retryable; re-sending the same messageIds is safe).', parse: duration },
 } satisfies Record<string, Setting<unknown>>;
 
