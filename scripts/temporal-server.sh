@@ -129,7 +129,8 @@ postgres_start() {
 postgres_stop() {
   local data="$dir/pg"
   [ -f "$data/postmaster.pid" ] || { say "no PostgreSQL running in $data"; return 0; }
-  as_pg "$(pg_bin)/pg_ctl" -D "$data" -m fast -w stop >&2
+  # TEMPORAL_PG_STOP_MODE=immediate: a crash as far as clients can tell (the fault drills use it).
+  as_pg "$(pg_bin)/pg_ctl" -D "$data" -m "${TEMPORAL_PG_STOP_MODE:-fast}" -w stop >&2
 }
 
 # --- schema -----------------------------------------------------------------------------------

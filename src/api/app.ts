@@ -66,7 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });
   serveMetricsRoute(app, metrics);
   await allowBrowserOrigins(app, options.config);
-  await app.register(healthRoutes, { deliveries: options.deliveries });
+  await app.register(healthRoutes, { deliveries: options.deliveries, store: options.store });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule } });

@@ -1,5 +1,9 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
+import { isStoreUnavailable } from '../store/unavailable';
+
+/** What a sender hears to wait while the store is away: PostgreSQL restarts in seconds. */
+const STORE_RETRY_AFTER_SECONDS = 2;
 
 /**
  * Every error reply is `{code, message}`: Segment's clients read `code`, and the message names
@@ -45,6 +49,15 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       // Seed: a request over the limit is a 400 like every other broken rule, with a stable code.
       return reply.code(400).send({ code: 'request_too_large', message: `body: is larger than ${MAX_BATCH_BYTES / 1024} KB (${MAX_BATCH_BYTES} bytes), the most one request may carry; send fewer messages per request` });
+    }
+    if (isStoreUnavailable(error)) {
+      // Not a bug: the database is restarting or unreachable. Retryable, like Temporal being away;
+      // the log names the error's code, never the database URL.
+      request.log.warn({ code: (error as { code?: string }).code, reason: error.message }, 'store unavailable');
+      return reply
+        .code(503)
+        .header('retry-after', String(STORE_RETRY_AFTER_SECONDS))
+        .send({ code: 'store_unavailable', message: `the settings store is unavailable; retry after ${STORE_RETRY_AFTER_SECONDS} s` });
     }
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) {

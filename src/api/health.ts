@@ -1,20 +1,40 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Deliveries } from '../ports';
+import type { Store } from '../store';
+
+/** A store that does not answer this fast counts as away (PostgreSQL's connect timeout is longer). */
+const STORE_PING_TIMEOUT_MS = 2_000;
 
 const Health = Type.Object({
   status: Type.String(),
   temporal: Type.Boolean(),
+  /** The settings store (SQLite file or PostgreSQL) answers a query. */
+  store: Type.Boolean(),
   /** Every watched task queue has a worker that polled within HEALTH_POLLER_WINDOW. */
   worker: Type.Boolean(),
   taskQueues: Type.Array(Type.Object({ name: Type.String(), workers: Type.Integer(), lastPollAt: Type.Optional(Type.String({ format: 'date-time' })) })),
 });
 
-/** Ready only when the API runs, Temporal answers and live workers poll both delivery task queues (ingested calls, Personas syncs). */
-export const healthRoutes: FastifyPluginAsync<{ deliveries: Deliveries }> = async (app, { deliveries }) => {
+/**
+ * Ready only when the API runs, its store answers, Temporal answers and live workers poll both
+ * delivery task queues (ingested calls, Personas syncs).
+ */
+export const healthRoutes: FastifyPluginAsync<{ deliveries: Deliveries; store: Store }> = async (app, { deliveries, store }) => {
   app.get('/health', { schema: { response: { 200: Health, 503: Health } } }, async (_request, reply) => {
-    const { temporal, worker, taskQueues } = await deliveries.health();
-    const ok = temporal && worker;
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', temporal, worker, taskQueues });
+    const [{ temporal, worker, taskQueues }, storeUp] = await Promise.all([deliveries.health(), storeAnswers(store)]);
+    const ok = temporal && worker && storeUp;
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', temporal, store: storeUp, worker, taskQueues });
   });
 };
+
+async function storeAnswers(store: Store): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STORE_PING_TIMEOUT_MS)));
+  const answered = store.ping().then(() => true, () => false);
+  try {
+    return await Promise.race([answered, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

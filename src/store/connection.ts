@@ -62,10 +62,28 @@ function keepingStatements(database: Database.Database): SqliteDatabase {
 }
 
 /** A pool on a PostgreSQL database shared by any number of API and worker processes (DATABASE_URL). */
+/**
+ * How long a request waits for a connection before the store counts as away (503 with Retry-After):
+ * PostgreSQL refusing connections fails at once, but a server behind a cut network would hang.
+ */
+const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
+
 export function postgresPool(databaseUrl: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: POSTGRES_POOL_SIZE, application_name: 'switchyard' });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: POSTGRES_POOL_SIZE,
+    application_name: 'switchyard',
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    // A peer that vanished without a FIN (failover, cut network) is found by TCP keepalive.
+    keepAlive: true,
+  });
   // An idle connection the server drops (restart, failover) errors here; the pool replaces it.
   pool.on('error', () => undefined);
+  // The pool listens for errors of idle connections only: a connection checked out when PostgreSQL
+  // goes away (restart, crash, a terminated backend) emits 'error' with no listener, which throws
+  // and ends the process (brianc/node-postgres#3202, #2439). Its query, if any, fails on its own;
+  // the pool then drops it on release, as it is no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

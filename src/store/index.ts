@@ -58,6 +58,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     erasures,
     webhookHealth: webhookHealthStore(db),
     personas: personasStore(db),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
     async close() {
       await listener?.close();
       await db.destroy();

@@ -139,5 +139,7 @@ export interface Store {
   };
   /** Profiles, audiences and computed traits (see personas-types.ts). */
   personas: PersonasStore;
+  /** Resolves when the database answers a trivial query; rejects with its error otherwise (for /health). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

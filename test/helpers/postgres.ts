@@ -15,6 +15,8 @@ export interface PostgresServer {
   /** `postgres://temporal:temporal@127.0.0.1:<port>`: a role with CREATEDB, no database. */
   url: string;
   stop(): Promise<void>;
+  /** Stops PostgreSQL (`fast`: clients told to go; `immediate`: as a crash) and, after `downMs`, starts it on the same port and data. */
+  restart(mode: 'fast' | 'immediate', downMs?: number): Promise<void>;
 }
 
 /**
@@ -35,6 +37,11 @@ export async function startPostgres(dir: string, port?: number): Promise<Postgre
     url: `postgres://temporal:temporal@127.0.0.1:${pgPort}`,
     stop: async () => {
       await run('bash', [SCRIPT, 'postgres-stop'], { env, timeout: 60_000 }).catch(() => undefined);
+    },
+    restart: async (mode, downMs = 0) => {
+      await run('bash', [SCRIPT, 'postgres-stop'], { env: { ...env, TEMPORAL_PG_STOP_MODE: mode }, timeout: 60_000 });
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await run('bash', [SCRIPT, 'postgres'], { env, timeout: 120_000 });
     },
   };
 }

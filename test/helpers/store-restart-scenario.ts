@@ -1,0 +1,165 @@
+import path from 'node:path';
+import { startOwnApi, startOwnWorker, stopProcess, sleep } from './faults';
+import { createTestDatabase, startPostgres } from './postgres';
+import { sourceThrough } from './production-shape';
+import { startReceiver } from './receiver';
+import { receipts, waitForAll, type Log } from './scenarios';
+import { ADMIN_TOKEN, basicAuth } from './system';
+
+/**
+ * Issue 21: Switchyard's store PostgreSQL restarted under steady single calls, once as a crash
+ * (`immediate`) and once as an orderly stop (`fast`), with an API and a worker process of the
+ * scenario's own on a PostgreSQL of its own (the run's shared one is never touched). While the
+ * database is away every call must get a clear 503 with Retry-After (never a 500, never a hang),
+ * no process may die (a pooled connection checked out at the restart used to end the process with
+ * an unhandled 'error' event), `/health` must say the store is away and then that it is back, and
+ * every acknowledged call must be delivered.
+ */
+
+export interface StoreRestartFigures {
+  calls: number;
+  /** Replies by HTTP status; `hung` is a call without a reply within CALL_TIMEOUT_MS. */
+  statuses: Record<string, number>;
+  /** 503 replies without a Retry-After header. */
+  unavailableWithoutRetryAfter: number;
+  /** Codes of the 503 replies (`store_unavailable`, `temporal_unavailable`). */
+  unavailableCodes: string[];
+  acked: number;
+  delivered: number;
+  lost: number;
+  /** Deliveries beyond one per acknowledged message. */
+  duplicates: number;
+  /** Longest time from a call's 200 to its first delivery. */
+  maxDelayMs: number;
+  /** Per restart: from PostgreSQL accepting connections again to the first call sent after that answered 200. */
+  recoveryMs: number[];
+  /** Per restart: /health statuses and `store` values seen while PostgreSQL was away, and the first after it was back. */
+  healthWhileDown: { status: number; store?: boolean }[][];
+  healthAfter: { status: number; store?: boolean }[];
+  /** Exit codes of the API and the worker at the end: `running` when alive. */
+  api: string;
+  worker: string;
+}
+
+const CALL_TIMEOUT_MS = 15_000;
+
+export async function storeRestartScenario(options: { dir: string; rate: number; seconds: number; restarts: ('fast' | 'immediate')[]; downMs: number; log?: Log }): Promise<StoreRestartFigures> {
+  const log = options.log ?? (() => undefined);
+  const postgres = await startPostgres(path.join(options.dir, 'postgres'));
+  const receiver = await startReceiver();
+  const databaseUrl = await createTestDatabase('switchyard_restart', postgres.url);
+  const env = { DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: `store-restart-${process.pid}-${Date.now()}` };
+  const api = await startOwnApi({ ...env, ADMIN_TOKEN, INGEST_RATE_LIMIT: '0', DELIVERY_TIMEOUT: '2s', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '2s', DELIVERY_RETRY_WINDOW: '15m' }, path.join(options.dir, 'api.log'));
+  const worker = await startOwnWorker(env, path.join(options.dir, 'worker.log'));
+  try {
+    const { writeKey } = await sourceThrough(api, 'store-restart', receiver.url);
+    const statuses: Record<string, number> = {};
+    const unavailableCodes = new Set<string>();
+    let unavailableWithoutRetryAfter = 0;
+    const ackedAt = new Map<string, number>();
+    const oks: { sentAt: number }[] = [];
+
+    const call = async (i: number) => {
+      const messageId = `store-restart-${i}`;
+      const sentAt = Date.now();
+      let status = 'hung';
+      try {
+        const res = await fetch(`${api.url}/v1/track`, {
+          method: 'POST',
+          headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
+          body: JSON.stringify({ type: 'track', userId: `user-${i % 7}`, event: 'Store Restart', messageId, properties: { i } }),
+          signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+        });
+        status = String(res.status);
+        const body = (await res.json().catch(() => ({}))) as { code?: string };
+        if (res.status === 200) {
+          ackedAt.set(messageId, Date.now());
+          oks.push({ sentAt });
+        }
+        if (res.status === 503) {
+          unavailableCodes.add(body.code ?? 'none');
+          if (!res.headers.get('retry-after')) unavailableWithoutRetryAfter++;
+        }
+      } catch (err) {
+        status = (err as Error).name === 'TimeoutError' ? 'hung' : `error:${(err as Error).message}`;
+      }
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    };
+
+    // Open loop: a call every 1/rate s whatever the replies, as many independent senders would.
+    const calls: Promise<void>[] = [];
+    const started = Date.now();
+    const total = options.rate * options.seconds;
+    const sending = (async () => {
+      for (let i = 0; i < total; i++) {
+        const due = started + (i * 1000) / options.rate;
+        if (due > Date.now()) await sleep(due - Date.now());
+        calls.push(call(i));
+      }
+    })();
+
+    const health = async () => {
+      const res = await fetch(`${api.url}/health`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+      return { status: res.status, store: ((await res.json()) as { store?: boolean }).store };
+    };
+    const upTimes: number[] = [];
+    const healthWhileDown: { status: number; store?: boolean }[][] = [];
+    const healthAfter: { status: number; store?: boolean }[] = [];
+    const gap = (options.seconds * 1000) / (options.restarts.length + 1);
+    for (const [n, mode] of options.restarts.entries()) {
+      await sleep(Math.max(0, started + gap * (n + 1) - Date.now()));
+      log(`  restarting PostgreSQL (${mode})`);
+      const seen: { status: number; store?: boolean }[] = [];
+      let restarting = true;
+      const polling = (async () => {
+        while (restarting) {
+          seen.push(await health().catch(() => ({ status: 0 })));
+          await sleep(250);
+        }
+      })();
+      await postgres.restart(mode, options.downMs);
+      restarting = false;
+      await polling;
+      upTimes.push(Date.now());
+      healthWhileDown.push(seen);
+      const after = Date.now();
+      let reply = await health();
+      while (reply.status !== 200 && Date.now() - after < 20_000) {
+        await sleep(250);
+        reply = await health();
+      }
+      healthAfter.push(reply);
+    }
+    await sending;
+    await Promise.all(calls);
+
+    const acked = [...ackedAt.keys()];
+    await waitForAll(receiver, acked, 120_000, log).catch((err: Error) => log(`  ${err.message}`));
+    const got = receipts(receiver);
+    const delays = acked.filter((id) => got.has(id)).map((id) => got.get(id)![0].at - ackedAt.get(id)!);
+    return {
+      calls: total,
+      statuses,
+      unavailableWithoutRetryAfter,
+      unavailableCodes: [...unavailableCodes].sort(),
+      acked: acked.length,
+      delivered: acked.filter((id) => got.has(id)).length,
+      lost: acked.filter((id) => !got.has(id)).length,
+      duplicates: acked.reduce((sum, id) => sum + Math.max(0, (got.get(id)?.length ?? 0) - 1), 0),
+      maxDelayMs: Math.max(0, ...delays),
+      recoveryMs: upTimes.map((up) => {
+        const first = oks.filter((ok) => ok.sentAt >= up).sort((a, b) => a.sentAt - b.sentAt)[0];
+        return first ? first.sentAt - up : -1;
+      }),
+      healthWhileDown,
+      healthAfter,
+      api: api.process.exitCode === null && api.process.signalCode === null ? 'running' : `exited ${api.process.exitCode ?? api.process.signalCode}`,
+      worker: worker.process.exitCode === null && worker.process.signalCode === null ? 'running' : `exited ${worker.process.exitCode ?? worker.process.signalCode}`,
+    };
+  } finally {
+    await stopProcess(worker.process);
+    await stopProcess(api.process);
+    await receiver.close();
+    await postgres.stop();
+  }
+}
