@@ -6,8 +6,11 @@
  *   npx tsx scripts/faults.ts                       all scenarios, full size
  *   npx tsx scripts/faults.ts worker-kill --messages 5000
  *   npx tsx scripts/faults.ts isolation --minutes 3
+ *   npx tsx scripts/faults.ts store-restart --runs 10 --seconds 40
  *
- * Scenarios: worker-kill, api-kill, temporal-restart, isolation.
+ * Scenarios: worker-kill, api-kill, temporal-restart, isolation, store-restart (Switchyard's store
+ * PostgreSQL restarted immediate then fast under 15 single calls/s; `--runs` repeats it, each run
+ * on a new PostgreSQL, and the script exits 1 unless every run kept every rule).
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -15,8 +18,9 @@ import type { ChildProcess } from 'node:child_process';
 import { faultDir, startOwnTemporal, startOwnWorker, stopProcess } from '../test/helpers/faults';
 import { ROOT } from '../test/helpers/processes';
 import { apiKillScenario, isolationScenario, temporalRestartScenario, workerKillScenario } from '../test/helpers/scenarios';
+import { storeRestartBroken, storeRestartScenario } from '../test/helpers/store-restart-scenario';
 
-const SCENARIOS = ['worker-kill', 'api-kill', 'temporal-restart', 'isolation'] as const;
+const SCENARIOS = ['worker-kill', 'api-kill', 'temporal-restart', 'isolation', 'store-restart'] as const;
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -56,6 +60,17 @@ async function main(): Promise<void> {
       if (scenario === 'worker-kill') results[scenario] = await workerKillScenario({ messages: option('messages', 5_000), dir: faultDir('worker-kill'), log });
       if (scenario === 'api-kill') results[scenario] = await apiKillScenario({ batches: option('batches', 300), batchSize: 10, dir: faultDir('api-kill'), log });
       if (scenario === 'temporal-restart') results[scenario] = await temporalRestartScenario({ messages: option('restart-messages', 2_000), dir: faultDir('temporal-restart'), log });
+      if (scenario === 'store-restart') {
+        const runs = [];
+        for (let run = 1; run <= option('runs', 1); run++) {
+          const figures = await storeRestartScenario({ dir: faultDir('store-restart'), rate: option('rate', 15), seconds: option('seconds', 40), restarts: ['immediate', 'fast'], downMs: option('down-ms', 2_500), log });
+          const broken = storeRestartBroken(figures);
+          log(`store-restart run ${run}: ${broken.length === 0 ? 'kept every rule' : broken.join('; ')} ${JSON.stringify(figures)}`);
+          runs.push({ figures, broken });
+        }
+        results[scenario] = runs;
+        if (runs.some((r) => r.broken.length > 0)) process.exitCode = 1;
+      }
       if (scenario === 'isolation') {
         const minutes = option('minutes', 3);
         results[scenario] = await isolationScenario({
@@ -81,7 +96,7 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (err) => {
     console.error(err);
     process.exit(1);

@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { formatDuration } from '../delivery/duration';
+import { searchAttributeProblemMessage, searchAttributeProblems } from './search-attribute-check';
 import { describeConnection, temporalConnectionOptions, TemporalSettingsError, type TemporalConnectionOptions, type TemporalConnectionSettings } from './connection-options';
 
 /**
@@ -126,6 +127,7 @@ function grpcStatus(err: unknown): { code?: number; text: string } {
 const PERMISSION_DENIED = 7;
 const UNAUTHENTICATED = 16;
 const NOT_FOUND = 5;
+const UNIMPLEMENTED = 12;
 
 /** Refused credentials, as either SDK connection reports them (the native one only in words). */
 function refusedCredentials(err: unknown): boolean {
@@ -150,10 +152,31 @@ export async function checkNamespace(workflowService: { describeNamespace(reques
   }
 }
 
-/** A freshly opened connection once its namespace answers; closed again when it does not. */
-export async function namespaceChecked<C extends { workflowService: Parameters<typeof checkNamespace>[0]; close(): Promise<void> }>(connection: C, namespace: string): Promise<C> {
+type ListSearchAttributes = { listSearchAttributes(request: { namespace: string }): Promise<{ customAttributes?: Record<string, number | string> | null }> };
+
+/**
+ * Stops start-up when the namespace lacks one of Switchyard's search attributes (or has it with
+ * another type), naming it and the command that registers it: otherwise every process starts and
+ * reports healthy, and the first DELETE regulation fails. A key not allowed to list them (an
+ * operator-only call on some servers) cannot check, and does not stop start-up.
+ */
+export async function checkSearchAttributes(operatorService: ListSearchAttributes, namespace: string): Promise<void> {
+  let registered: Record<string, number | string>;
+  try {
+    registered = (await operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
+  } catch (err) {
+    if (refusedCredentials(err) || grpcStatus(err).code === UNIMPLEMENTED) return;
+    throw err;
+  }
+  const problems = searchAttributeProblems(registered);
+  if (problems.length > 0) throw new TemporalStartupError(searchAttributeProblemMessage(namespace, problems));
+}
+
+/** A freshly opened connection once its namespace answers with every search attribute; closed again when it does not. */
+export async function namespaceChecked<C extends { workflowService: Parameters<typeof checkNamespace>[0]; operatorService: ListSearchAttributes; close(): Promise<void> }>(connection: C, namespace: string): Promise<C> {
   try {
     await checkNamespace(connection.workflowService, namespace);
+    await checkSearchAttributes(connection.operatorService, namespace);
     return connection;
   } catch (err) {
     await connection.close().catch(() => undefined);

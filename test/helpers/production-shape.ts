@@ -17,7 +17,8 @@ import { basicAuth, trackBatch } from './system';
  * nothing shared but those two servers. Used by test/integration/production-shape.test.ts.
  */
 
-const ADMIN_TOKEN = 'production-shape-admin';
+/** The admin token of the production-shape processes (and of any test's own processes that use sourceThrough). */
+export const ADMIN_TOKEN = 'production-shape-admin';
 
 export interface ProductionShape {
   temporal: RealTemporal;

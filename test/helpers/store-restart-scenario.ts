@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { startOwnApi, startOwnWorker, stopProcess, sleep } from './faults';
 import { createTestDatabase, startPostgres } from './postgres';
-import { sourceThrough } from './production-shape';
+import { ADMIN_TOKEN, sourceThrough } from './production-shape';
 import { startReceiver } from './receiver';
 import { receipts, waitForAll, type Log } from './scenarios';
-import { ADMIN_TOKEN, basicAuth } from './system';
+import { basicAuth } from './system';
 
 /**
  * Issue 21: Switchyard's store PostgreSQL restarted under steady single calls, once as a crash
@@ -162,4 +162,18 @@ export async function storeRestartScenario(options: { dir: string; rate: number;
     await receiver.close();
     await postgres.stop();
   }
+}
+
+/** The rules a store restart run broke, in words; empty when it kept every one (the test asserts each on its own). */
+export function storeRestartBroken(f: StoreRestartFigures): string[] {
+  const broken: string[] = [];
+  if (f.api !== 'running' || f.worker !== 'running') broken.push(`a process ended (API ${f.api}, worker ${f.worker})`);
+  const others = Object.keys(f.statuses).filter((s) => s !== '200' && s !== '503');
+  if (others.length > 0) broken.push(`replies other than 200/503: ${others.map((s) => `${s} ×${f.statuses[s]}`).join(', ')}`);
+  if (f.unavailableWithoutRetryAfter > 0) broken.push(`${f.unavailableWithoutRetryAfter} 503s without Retry-After`);
+  if (f.healthWhileDown.some((seen) => !seen.some((h) => h.status === 503 && h.store === false))) broken.push('/health never said the store was away');
+  if (f.healthAfter.some((h) => h.status !== 200 || h.store !== true)) broken.push('/health did not come back to 200');
+  if (f.recoveryMs.some((ms) => ms < 0 || ms >= 10_000)) broken.push(`recovery took ${f.recoveryMs.join('/')} ms`);
+  if (f.lost > 0) broken.push(`${f.lost} acknowledged calls not delivered`);
+  return broken;
 }
