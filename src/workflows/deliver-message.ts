@@ -6,6 +6,7 @@ import {
   proxySinks,
   proxyLocalActivities,
   sleep,
+  TimeoutFailure,
   upsertSearchAttributes,
   log,
   type Sinks,
@@ -96,7 +97,11 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       }
       return await attemptWebhook(request);
     } catch (err) {
-      if (!(err instanceof ActivityFailure)) throw err;
+      // A regular activity's error arrives wrapped in an ActivityFailure; a local activity's arrives
+      // as it was thrown (an ApplicationFailure, or a TimeoutFailure): the store away at send time
+      // (a PostgreSQL restart) failed whole deliveries until these counted as a lost attempt too.
+      // A cancellation still ends the delivery.
+      if (!(err instanceof ActivityFailure || err instanceof ApplicationFailure || err instanceof TimeoutFailure)) throw err;
       const outcome: AttemptOutcome = { kind: 'retry', reason: `attempt lost: ${err.cause?.message ?? err.message}` };
       // The lost attempt could not say how many URLs there are now; keep the last known count. With
       // none known yet (the first attempt was lost), take as many as a destination may have, so the

@@ -15,6 +15,9 @@ export interface PostgresServer {
   /** `postgres://temporal:temporal@127.0.0.1:<port>`: a role with CREATEDB, no database. */
   url: string;
   stop(): Promise<void>;
+  /** Stops PostgreSQL as `immediate` (a crash, as far as clients can tell) or `fast`; `start` brings it back on the same port and data. */
+  halt(mode: 'fast' | 'immediate'): Promise<void>;
+  start(): Promise<void>;
   /** Stops PostgreSQL (`fast`: clients told to go; `immediate`: as a crash) and, after `downMs`, starts it on the same port and data. */
   restart(mode: 'fast' | 'immediate', downMs?: number): Promise<void>;
 }
@@ -32,16 +35,20 @@ export async function startPostgres(dir: string, port?: number): Promise<Postgre
     const { stderr } = err as { stderr?: string };
     throw new Error(`PostgreSQL for the tests did not start (scripts/temporal-server.sh postgres): ${stderr ?? (err as Error).message}`);
   }
+  const halt = async (mode: 'fast' | 'immediate') => void (await run('bash', [SCRIPT, 'postgres-stop'], { env: { ...env, TEMPORAL_PG_STOP_MODE: mode }, timeout: 60_000 }));
+  const start = async () => void (await run('bash', [SCRIPT, 'postgres'], { env, timeout: 120_000 }));
   return {
     port: pgPort,
     url: `postgres://temporal:temporal@127.0.0.1:${pgPort}`,
     stop: async () => {
       await run('bash', [SCRIPT, 'postgres-stop'], { env, timeout: 60_000 }).catch(() => undefined);
     },
+    halt,
+    start,
     restart: async (mode, downMs = 0) => {
-      await run('bash', [SCRIPT, 'postgres-stop'], { env: { ...env, TEMPORAL_PG_STOP_MODE: mode }, timeout: 60_000 });
+      await halt(mode);
       await new Promise((resolve) => setTimeout(resolve, downMs));
-      await run('bash', [SCRIPT, 'postgres'], { env, timeout: 120_000 });
+      await start();
     },
   };
 }

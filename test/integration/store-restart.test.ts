@@ -1,11 +1,17 @@
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { deliveryPolicy, loadConfig } from '../../src/config';
+import { deliveryWorkflowId } from '../../src/delivery/ids';
+import type { DeliveryInput, DeliveryReport } from '../../src/delivery/types';
+import { openStore } from '../../src/store';
 import { connectPostgres, postgresPool } from '../../src/store/connection';
 import { isStoreUnavailable } from '../../src/store/unavailable';
-import { faultDir } from '../helpers/faults';
+import { faultDir, sleep, startOwnWorker, stopProcess } from '../helpers/faults';
 import { createTestDatabase, startPostgres, type PostgresServer } from '../helpers/postgres';
 import { waitFor } from '../helpers/processes';
+import { startReceiver } from '../helpers/receiver';
 import { storeRestartScenario } from '../helpers/store-restart-scenario';
 
 /**
@@ -16,14 +22,46 @@ import { storeRestartScenario } from '../helpers/store-restart-scenario';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-describe('a pooled connection checked out when PostgreSQL goes away', () => {
+describe('with PostgreSQL away', () => {
   let postgres: PostgresServer;
+  const dir = faultDir('store-pool');
   beforeAll(async () => {
-    postgres = await startPostgres(path.join(faultDir('store-pool'), 'postgres'));
+    postgres = await startPostgres(path.join(dir, 'postgres'));
   }, 180_000);
   afterAll(async () => {
     await postgres?.stop();
   });
+
+  it('a delivery whose first attempt (a local activity) finds the store away counts it as a lost attempt, and delivers once PostgreSQL is back', async () => {
+    const databaseUrl = await createTestDatabase('switchyard_first_attempt', postgres.url);
+    const receiver = await startReceiver();
+    const store = await openStore({ databasePath: '', databaseUrl });
+    const { source } = await store.sources.create('first attempt, store away');
+    const destination = await store.destinations.create(source.id, { enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
+    await store.close();
+    const taskQueue = `store-away-${process.pid}`;
+    const worker = await startOwnWorker({ DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: taskQueue }, path.join(dir, 'worker.log'));
+    const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    try {
+      const policy = deliveryPolicy(loadConfig(process.env, { deliveryRetryWindow: 120_000, deliveryTimeout: 2_000, deliveryInitialBackoff: 500, deliveryMaxBackoff: 1_000, deliveryFirstAttemptLocal: true }));
+      const messageId = 'first-attempt-store-away';
+      const input: DeliveryInput = { sourceId: source.id, messageId, type: 'track', userId: 'u', destinationIds: [destination.id], message: { type: 'track', messageId, userId: 'u', event: 'Store Away' }, policy };
+      await postgres.halt('immediate');
+      const handle = await new Client({ connection }).workflow.start('deliverMessage', { taskQueue, workflowId: deliveryWorkflowId(source.id, messageId), args: [input] });
+      // The first attempt runs now and cannot read the destination; rounds keep trying meanwhile.
+      await sleep(3_000);
+      expect(receiver.requests).toHaveLength(0);
+      await postgres.start();
+      const report = (await handle.result()) as DeliveryReport;
+      expect(report.destinations).toEqual([expect.objectContaining({ destinationId: destination.id, status: 'delivered' })]);
+      expect(receiver.requests).toHaveLength(1);
+      expect(worker.process.exitCode).toBeNull();
+    } finally {
+      await connection.close();
+      await stopProcess(worker.process);
+      await receiver.close();
+    }
+  }, 180_000);
 
   it.each(['immediate', 'fast'] as const)('fails its query as "store unavailable" and leaves the process running (%s stop)', async (mode) => {
     const url = await createTestDatabase('switchyard_pool', postgres.url);
