@@ -21,6 +21,8 @@ export interface RealTemporal {
   logFile: string;
   /** Stops the server (keeping PostgreSQL and its databases) and starts it again with `env` over the start's. */
   restart(env?: NodeJS.ProcessEnv): Promise<void>;
+  /** Stops its PostgreSQL (`immediate`: as a crash; `fast`: clients told to go) and starts it again after `downMs`; the server keeps running. */
+  restartPostgres(mode: 'fast' | 'immediate', downMs?: number): Promise<void>;
   /** Stops the server, then PostgreSQL. */
   stop(): Promise<void>;
 }
@@ -116,6 +118,11 @@ export async function startRealTemporal(options: RealTemporalOptions): Promise<R
       await temporalServerScript('stop', env);
       env = { ...base, ...more };
       await temporalServerScript('start', env);
+    },
+    async restartPostgres(mode, downMs = 0) {
+      await temporalServerScript('postgres-stop', { ...env, TEMPORAL_PG_STOP_MODE: mode });
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await temporalServerScript('postgres', env);
     },
     async stop() {
       await temporalServerScript('stop', env).catch(() => undefined);
