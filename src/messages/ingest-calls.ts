@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { formatDuration } from '../delivery/duration';
 import type { Deliveries } from '../ports';
 import type { Store } from '../store/types';
@@ -45,6 +46,8 @@ export type IngestResult =
  */
 function withinStartTimeout(timeoutMs: number, start: (deadline: number, signal: AbortSignal) => Promise<void>): Promise<void> {
   const abort = new AbortController();
+  // One listener per workflow start (the SDK's), and a batch is up to hundreds of starts.
+  setMaxListeners(0, abort.signal);
   const starting = start(Date.now() + timeoutMs, abort.signal);
   starting.catch(() => undefined);
   // The sender hears 503 on time even where a cancel is not immediate (an eager start's native
