@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { ALL_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import { generateTestPki, type TestPki } from '../helpers/certs';
 import { faultDir, startOwnApi, type OwnApi } from '../helpers/faults';
 import { generateSigningKey, signJwt, startJwtIssuer, type JwtIssuer } from '../helpers/jwt';
@@ -83,7 +85,8 @@ async function deliverOneMessage(api: OwnApi): Promise<{ sourceId: string; messa
     headers: { authorization: basicAuth(source.writeKey), 'content-type': 'application/json' },
     body: JSON.stringify({ userId: 'u1', event: 'Order Completed', messageId }),
   });
-  expect(res.status).toBe(200);
+  // A refusal names its reason only in the API's log ("could not start deliveries"): show it.
+  if (res.status !== 200) throw new Error(`the API answered ${res.status} ${await res.text()}; its log says:\n${readFileSync(api.logFile, 'utf8').split('\n').filter((line) => line.includes('could not start')).join('\n')}`);
   const request = await receiver.waitForMessage(messageId, 90_000);
   expect(JSON.parse(request.body)).toMatchObject({ type: 'track', event: 'Order Completed', messageId });
   return { sourceId: source.id, messageId };
@@ -124,6 +127,23 @@ function runUntilExit(entry: 'worker' | 'server', env: NodeJS.ProcessEnv, name: 
 }
 
 describe('TLS: the server\'s certificate signed by a private CA', () => {
+  // First, straight after the start: the script's "ready" once came while the frontend's namespace
+  // cache still lacked the search attributes, and the first ingest answered 503 (issue 21).
+  it('accepts a start carrying every Switchyard search attribute as soon as the server script says ready', async () => {
+    const connection = await Connection.connect({ address: temporal!.address, tls: { serverRootCACertificate: readFileSync(pki.caCert) } });
+    try {
+      const handle = await new Client({ connection }).workflow.start('readinessProbe', {
+        taskQueue: `secured-readiness-${process.pid}`,
+        workflowId: `secured-readiness-${process.pid}`,
+        workflowExecutionTimeout: '1s',
+        typedSearchAttributes: ALL_SEARCH_ATTRIBUTES.map((key) => (key.type === SearchAttributeType.KEYWORD_LIST ? { key, value: ['readiness'] } : { key, value: 'readiness' })) as SearchAttributePair[],
+      });
+      expect(handle.firstExecutionRunId).toBeTruthy();
+    } finally {
+      await connection.close();
+    }
+  }, 60_000);
+
   it('delivers a message through a worker and an API that reach Temporal over TLS with TEMPORAL_TLS_CA', async () => {
     const { api, worker } = await startPair('tls', { TEMPORAL_TLS_CA: pki.caCert });
     const { sourceId, messageId } = await deliverOneMessage(api);
