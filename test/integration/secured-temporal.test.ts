@@ -2,15 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
-import { ALL_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 import { generateTestPki, type TestPki } from '../helpers/certs';
 import { faultDir, startOwnApi, type OwnApi } from '../helpers/faults';
 import { generateSigningKey, signJwt, startJwtIssuer, type JwtIssuer } from '../helpers/jwt';
 import { ROOT, spawnWorker, stopProcess, waitFor } from '../helpers/processes';
 import { startRealTemporal, type RealTemporal } from '../helpers/real-temporal';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { startCarryingEverySearchAttribute } from '../helpers/search-attribute-start';
 import { ADMIN_TOKEN, basicAuth } from '../helpers/system';
 
 /**
@@ -132,13 +131,7 @@ describe('TLS: the server\'s certificate signed by a private CA', () => {
   it('accepts a start carrying every Switchyard search attribute as soon as the server script says ready', async () => {
     const connection = await Connection.connect({ address: temporal!.address, tls: { serverRootCACertificate: readFileSync(pki.caCert) } });
     try {
-      const handle = await new Client({ connection }).workflow.start('readinessProbe', {
-        taskQueue: `secured-readiness-${process.pid}`,
-        workflowId: `secured-readiness-${process.pid}`,
-        workflowExecutionTimeout: '1s',
-        typedSearchAttributes: ALL_SEARCH_ATTRIBUTES.map((key) => (key.type === SearchAttributeType.KEYWORD_LIST ? { key, value: ['readiness'] } : { key, value: 'readiness' })) as SearchAttributePair[],
-      });
-      expect(handle.firstExecutionRunId).toBeTruthy();
+      expect(await startCarryingEverySearchAttribute(new Client({ connection }), `secured-readiness-${process.pid}`)).toBeTruthy();
     } finally {
       await connection.close();
     }
