@@ -7,7 +7,8 @@
 #   scripts/temporal-server.sh setup       create and migrate the temporal and temporal_visibility databases
 #   scripts/temporal-server.sh config      write the server config and dynamic config into the data dir
 #   scripts/temporal-server.sh start       config, start the server in the background, wait for the frontend,
-#                                          register the namespace and the search attributes
+#                                          register the namespace and the search attributes, and wait
+#                                          until the frontend accepts starts that carry them
 #   scripts/temporal-server.sh stop
 # Settings (environment):
 #   TEMPORAL_PG_HOST=127.0.0.1 TEMPORAL_PG_PORT=5432 TEMPORAL_PG_USER=temporal TEMPORAL_PG_PASSWORD=temporal
@@ -348,6 +349,17 @@ start() {
   # and until then this answers "Namespace ... is not found": retry.
   until cli operator search-attribute create --namespace "$namespace" "${args[@]}" >"$dir/search-attributes.log" 2>&1; do
     [ $((SECONDS - started)) -lt 120 ] || { cat "$dir/search-attributes.log" >&2; die "registering the search attributes failed"; }
+    sleep 1
+  done
+  # Registered is not yet usable: the frontend checks a start's search attributes against its own
+  # namespace cache, refreshed every 10 s, and until then refuses every Switchyard start with
+  # "Namespace ... has no mapping defined for search attribute ..." (a first ingest answered 503
+  # right after this script said ready: issue 21). A visibility query naming each of them is
+  # refused the same way and starts nothing: ready once the frontend accepts it.
+  local query=""
+  for attribute in "${search_attributes[@]}"; do query+="${query:+ AND }${attribute%=*} = \"readiness\""; done
+  until cli workflow list --namespace "$namespace" --query "$query" --limit 1 >/dev/null 2>"$dir/search-attributes.log"; do
+    [ $((SECONDS - started)) -lt 120 ] || { cat "$dir/search-attributes.log" >&2; die "the frontend did not accept the search attributes within 120 s"; }
     sleep 1
   done
   say "Temporal $pinned on 127.0.0.1:$port ($shards history shards, namespace $namespace) ready in $((SECONDS - started)) s; pid $(cat "$dir/server.pid"), log $dir/server.log"

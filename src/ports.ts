@@ -127,6 +127,8 @@ export interface DeliveryHistory {
 export interface StartOptions {
   /** The workflows' first task waits this long (Temporal start delay), e.g. for attempts already in flight to end. */
   startDelayMs?: number;
+  /** Aborted: every start still under way is cancelled, retries included, and `start` rejects. */
+  signal?: AbortSignal;
 }
 
 /** An audience or computed trait as its Temporal Schedule needs to know it. */

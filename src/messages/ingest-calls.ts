@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { formatDuration } from '../delivery/duration';
 import type { Deliveries } from '../ports';
 import type { Store } from '../store/types';
@@ -37,17 +38,26 @@ export type IngestResult =
 
 /**
  * While Temporal is unreachable the client library keeps retrying a start for tens of seconds;
- * the sender should hear 503 long before its own timeout instead. Past the deadline no call is
- * retried and no new start begins; one that landed in time is found by id on the sender's retry,
- * so nothing is delivered twice.
+ * the sender should hear 503 long before its own timeout instead. At the deadline every start still
+ * under way is cancelled, retries waiting for their turn included, so nothing of the request
+ * outlives its answer by more than the cancel (nor the connection, closed after the app's drain:
+ * issue 21). A start that landed in time is found by id on the sender's retry, so nothing is
+ * delivered twice.
  */
-function withinStartTimeout(timeoutMs: number, start: (deadline: number) => Promise<void>): Promise<void> {
-  const starting = start(Date.now() + timeoutMs);
+function withinStartTimeout(timeoutMs: number, start: (deadline: number, signal: AbortSignal) => Promise<void>): Promise<void> {
+  const abort = new AbortController();
+  // One listener per workflow start (the SDK's), and a batch is up to hundreds of starts.
+  setMaxListeners(0, abort.signal);
+  const starting = start(Date.now() + timeoutMs, abort.signal);
   starting.catch(() => undefined);
-  // The client may be between retries at the deadline; the sender hears 503 on time regardless.
+  // The sender hears 503 on time even where a cancel is not immediate (an eager start's native
+  // connection honours the deadline but takes no AbortSignal); the drain awaits what is left.
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`workflow starts not confirmed within ${formatDuration(timeoutMs)}`)), timeoutMs);
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new Error(`workflow starts not confirmed within ${formatDuration(timeoutMs)}`));
+    }, timeoutMs);
   });
   return Promise.race([starting, timedOut]).finally(() => clearTimeout(timer));
 }
@@ -69,7 +79,7 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   const plan = await deps.planDeliveries(request.sourceId, accepted.filter((a) => a.deliverable).map((a) => outgoing(a.message)));
   const inputs = plan.status === 'planned' ? plan.inputs : [];
   try {
-    await withinStartTimeout(deps.startTimeoutMs, (deadline) => deps.deliveries.start(inputs, deadline));
+    await withinStartTimeout(deps.startTimeoutMs, (deadline, signal) => deps.deliveries.start(inputs, deadline, { signal }));
   } catch (err) {
     return { status: 'unavailable', reason: (err as Error).message };
   }

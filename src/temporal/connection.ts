@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { formatDuration } from '../delivery/duration';
+import { cancellableRetryInterceptor } from './grpc-retry';
 import { searchAttributeProblemMessage, searchAttributeProblems } from './search-attribute-check';
 import { describeConnection, temporalConnectionOptions, TemporalSettingsError, type TemporalConnectionOptions, type TemporalConnectionSettings } from './connection-options';
 
@@ -226,7 +227,7 @@ export async function connectWhenReachable<T>(options: TemporalConnectionOptions
 export async function connectClient(config: TemporalConnectSettings, logger?: Logger, timeoutMs = config.temporalConnectTimeout): Promise<Client> {
   const options = temporalConnectionOptions(config);
   const connection = await connectWhenReachable(options, { timeoutMs, logger }, async (o) =>
-    namespaceChecked(await Connection.connect({ ...o, connectTimeout: 5_000 }), config.temporalNamespace),
+    namespaceChecked(await Connection.connect({ ...o, connectTimeout: 5_000, interceptors: [cancellableRetryInterceptor()] }), config.temporalNamespace),
   );
   return new Client({ connection, namespace: config.temporalNamespace });
 }

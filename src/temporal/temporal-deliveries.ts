@@ -124,7 +124,10 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
   return {
     start: (inputs, deadline, options) => {
       const startAll = () => inParallel(inputs, startConcurrency, (input) => startOne(input, options?.startDelayMs));
-      return tracked(deadline === undefined ? startAll() : client.withDeadline(deadline, startAll));
+      const withinDeadline = deadline === undefined ? startAll : () => client.withDeadline(deadline, startAll);
+      // The abort cancels calls between their retries too (temporal/grpc-retry.ts), so once the
+      // sender has heard 503 nothing of this request is left to outlive the connection.
+      return tracked(options?.signal ? client.withAbortSignal(options.signal, withinDeadline) : withinDeadline());
     },
     async drain() {
       while (underWay.size > 0) await Promise.allSettled([...underWay]);
@@ -170,9 +173,15 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     async health() {
       try {
         // A down server would otherwise be retried for half a minute; a probe wants an answer now.
-        const taskQueues = await tracked(
-          client.withDeadline(Date.now() + HEALTH_DEADLINE_MS, () => Promise.all(health.taskQueues.map((name) => taskQueueHealth(client, name, health.pollerWindowMs, Date.now())))),
+        // Settled, not Promise.all: a first failure must not leave the other queue's call (and its
+        // retries) running untracked, past the drain and the connection's close.
+        const answers = await tracked(
+          client.withDeadline(Date.now() + HEALTH_DEADLINE_MS, () => Promise.allSettled(health.taskQueues.map((name) => taskQueueHealth(client, name, health.pollerWindowMs, Date.now())))),
         );
+        const taskQueues = answers.map((answer) => {
+          if (answer.status === 'rejected') throw answer.reason;
+          return answer.value;
+        });
         return { temporal: true, worker: taskQueues.every((queue) => queue.workers > 0), taskQueues };
       } catch {
         return { temporal: false, worker: false, taskQueues: [] };

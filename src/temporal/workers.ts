@@ -13,6 +13,7 @@ import type { Metrics } from '../metrics';
 import type { DeliverySinks } from '../workflows/deliver-message';
 import { connectWhenReachable, namespaceChecked, type TemporalConnectSettings } from './connection';
 import { temporalConnectionOptions } from './connection-options';
+import { cancellableRetryInterceptor } from './grpc-retry';
 
 /** Temporal's logger interface over our pino logger, so its lines follow LOG_LEVEL. */
 function temporalLogger(logger: Logger): TemporalLogger {
@@ -105,7 +106,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   const ownConnection = connection ? undefined : await connectWorker(config, logger);
   const workerConnection = (connection ?? ownConnection)!;
   // Personas sync activities start delivery workflows and retire schedules through an ordinary client (connected on first use).
-  const client = new Client({ connection: Connection.lazy(temporalConnectionOptions(config)), namespace: config.temporalNamespace });
+  const client = new Client({ connection: Connection.lazy({ ...temporalConnectionOptions(config), interceptors: [cancellableRetryInterceptor()] }), namespace: config.temporalNamespace });
   // Webhook health: attempts added up in memory, flushed to the store every HEALTH_FLUSH_INTERVAL and at close.
   const health = config.healthFlushInterval > 0 ? new HealthRecorder(store, config.healthFlushInterval, logger) : undefined;
   const activities = createActivities(store, config, {

@@ -2,7 +2,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { createWriteStream, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { openStore } from '../../src/store';
 import { loadCompose, type ComposeService } from '../helpers/compose';
@@ -10,6 +10,7 @@ import { freePort } from '../helpers/ports';
 import { startPostgres, type PostgresServer } from '../helpers/postgres';
 import { ROOT, stopProcess, waitFor } from '../helpers/processes';
 import { ensureRealTemporal, freeTemporalPort } from '../helpers/real-temporal';
+import { startCarryingEverySearchAttribute } from '../helpers/search-attribute-start';
 
 /**
  * docker-compose.yml's Temporal side, run without Docker on the binaries the images hold (same
@@ -120,10 +121,14 @@ it('starts the Temporal server from the temporal service environment, healthy by
   expect(info.serverVersion).toBe(pinned);
 }, 180_000);
 
-it("registers the namespace and Switchyard's search attributes with the temporal-namespace service's commands, twice", async () => {
-  for (let i = 0; i < 2; i++) await runOneShot('temporal-namespace', { TEMPORAL_ADDRESS: `127.0.0.1:${grpcPort}` }, (script) => script);
+it("registers the namespace and Switchyard's search attributes with the temporal-namespace service's commands, twice, and is done only once starts carrying them are accepted", async () => {
   const connection = await Connection.connect({ address: `127.0.0.1:${grpcPort}` });
   try {
+    for (let i = 0; i < 2; i++) {
+      await runOneShot('temporal-namespace', { TEMPORAL_ADDRESS: `127.0.0.1:${grpcPort}` }, (script) => script);
+      // At once: the API and worker start as soon as this one-shot has finished (depends_on).
+      expect(await startCarryingEverySearchAttribute(new Client({ connection }), `compose-readiness-${i}`)).toBeTruthy();
+    }
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
     expect(Object.keys(customAttributes ?? {}).filter((name) => name.startsWith('Switchyard')).sort()).toEqual(['SwitchyardAnonymousId', 'SwitchyardDestinations', 'SwitchyardSource', 'SwitchyardStatus', 'SwitchyardType', 'SwitchyardUserId']);
   } finally {

@@ -68,6 +68,61 @@ it('API: stops accepting connections, finishes the request in flight (200, deliv
   }
 }, 180_000);
 
+it('API under load: every call acknowledged before or during the SIGTERM is delivered; the rest are refused, none left unanswered', async () => {
+  const SENDERS = 8;
+  const receiver = await startReceiver();
+  receivers.push(receiver);
+  const system = await startSystem();
+  try {
+    const { source, writeKey } = await system.store.sources.create('shutdown api load');
+    await system.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
+    const api = await startOwnApi({ ADMIN_TOKEN: 'shutdown-admin', INGEST_RATE_LIMIT: '0' }, path.join(faultDir('shutdown-api-load'), 'api.log'));
+    processes.push(api);
+
+    // Senders on keep-alive connections, one call after another, until the API is gone.
+    const acknowledged: string[] = [];
+    const answers: Record<string, number> = {};
+    let n = 0;
+    let exited = false;
+    void api.exited.then(() => (exited = true));
+    const sender = async () => {
+      while (!exited) {
+        const messageId = `load-${++n}`;
+        try {
+          const res = await fetch(`${api.url}/v1/track`, {
+            method: 'POST',
+            headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
+            body: JSON.stringify({ userId: 'u', event: 'Under load', messageId }),
+            signal: AbortSignal.timeout(30_000),
+          });
+          await res.text();
+          answers[res.status] = (answers[res.status] ?? 0) + 1;
+          if (res.status === 200) acknowledged.push(messageId);
+        } catch (err) {
+          // Refused or closed once the API stopped accepting: not acknowledged. A hung call is a failure.
+          if ((err as Error).name === 'TimeoutError') throw err;
+          answers.refused = (answers.refused ?? 0) + 1;
+          await sleep(20);
+        }
+      }
+    };
+    const senders = Array.from({ length: SENDERS }, sender);
+    await sleep(1_500);
+    const acknowledgedBeforeSignal = acknowledged.length;
+    api.process.kill('SIGTERM');
+    expect(await api.exited).toBe(0);
+    await Promise.all(senders);
+
+    expect(acknowledgedBeforeSignal).toBeGreaterThan(0);
+    // Calls in flight at the signal were served to the end: the "during" case was exercised.
+    expect(acknowledged.length).toBeGreaterThan(acknowledgedBeforeSignal);
+    expect(Object.keys(answers).filter((status) => status !== '200' && status !== '503' && status !== 'refused')).toEqual([]);
+    for (const messageId of acknowledged) await receiver.waitForMessage(messageId, 60_000);
+  } finally {
+    await system.close();
+  }
+}, 180_000);
+
 it('worker: finishes the POSTs in flight before exiting 0, so none is sent twice by the next worker', async () => {
   const ANSWER_AFTER_MS = 1_500;
   const receiver = await startReceiver(() => ({ status: 200, delayMs: ANSWER_AFTER_MS }));

@@ -2,6 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { faultDir, sleep, startOwnTemporal, stopProcess, type OwnTemporal } from '../helpers/faults';
 import { postTrackBatch, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import { startTcpRelay } from '../helpers/tcp-relay';
 
 /**
  * The API against a Temporal server that has gone away: a 503 at the start deadline means the
@@ -10,6 +11,12 @@ import { postTrackBatch, sourceWithDestination, startSystem, type TestSystem } f
  */
 
 const START_TIMEOUT_MS = 1_000;
+// The close-with-pending-retries cycle (issue 21): repeated, as one run of a race proves little.
+const CLOSE_CYCLES = 20;
+// Short, so the 503 comes while the client is between its first retries (100 ms, 170 ms, 290 ms...).
+const CYCLE_START_TIMEOUT_MS = 700;
+// The health read's own deadline is 3 s; a close has nothing left to wait for beyond that.
+const CLOSE_WITHIN_MS = 4_000;
 // Longer than the Temporal client's whole retry budget for one call (10 attempts, at most 5 s apart).
 const CLIENT_RETRY_BUDGET_MS = 25_000;
 
@@ -61,15 +68,30 @@ it('answers 503 at the start deadline and starts none of those messages once Tem
   await closeSystem();
 }, 300_000);
 
-it('closes cleanly while refused starts are between client retries (no retry fires on a closed connection)', async () => {
-  const { api, writeKey } = await openSystem();
-  await stopProcess(temporal.process, 'SIGTERM', 30_000);
-  const health = await api.app.inject({ method: 'GET', url: '/health' });
-  expect(health.statusCode).toBe(503);
-  expect(health.json()).toMatchObject({ temporal: false });
-  const res = await postTrackBatch(api.app, writeKey, ['closing-1', 'closing-2']);
-  expect(res.statusCode).toBe(503);
-  await closeSystem();
-  // A retry timer left behind would now throw "Channel has been shut down" and fail this test.
-  await sleep(6_000);
+it('closes cleanly, 20 times in a row, with refused starts and health reads between client retries (no retry fires on a closed connection)', async () => {
+  // Temporal stays up behind a relay the test cuts: each cycle opens the API, cuts it off, has a
+  // start answer 503 at its timeout while the client is still retrying it, and closes.
+  const relay = await startTcpRelay(temporal.address);
+  try {
+    for (let cycle = 1; cycle <= CLOSE_CYCLES; cycle++) {
+      relay.restore();
+      system = await startSystem({ temporalAddress: relay.address, temporalTaskQueue: `temporal-down-${process.pid}`, ingestStartTimeout: CYCLE_START_TIMEOUT_MS, ingestRateLimit: 0 });
+      const { writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] });
+      relay.cut();
+      // A health read checks two task queues; while one call fails the other may be between retries.
+      const [health, res] = await Promise.all([system.app.inject({ method: 'GET', url: '/health' }), postTrackBatch(system.app, writeKey, [`closing-${cycle}-1`, `closing-${cycle}-2`])]);
+      expect(health.json()).toMatchObject({ temporal: false });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ code: 'temporal_unavailable' });
+      // Promptly: the drain waits for calls cancelled at the start timeout, not for their retries.
+      const closing = Date.now();
+      await closeSystem();
+      expect(Date.now() - closing).toBeLessThan(CLOSE_WITHIN_MS);
+    }
+    // A retry timer left by any cycle would fire within one backoff (at most 5 s, plus jitter), throw
+    // "Channel has been shut down" from a timer, and Jest fails the running test on it.
+    await sleep(7_000);
+  } finally {
+    await relay.close();
+  }
 }, 300_000);
