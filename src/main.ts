@@ -7,7 +7,9 @@ import { Lifecycle, runMain } from './lifecycle';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { loadQuickstart } from './quickstart';
+import { loadKeyring } from './privacy/load-keyring';
 import { openStore } from './store';
+import { switchyardDataConverter } from './temporal/data-converter';
 import { connectClient } from './temporal/connection';
 import { startDevServer } from './temporal/dev-server';
 import { connectWorker, startWorkers } from './temporal/workers';
@@ -20,6 +22,8 @@ runMain(async () => {
   const logger = createLogger(config.logLevel, 'switchyard', config.logFormat);
   const lifecycle = new Lifecycle(logger);
   mkdirSync(config.dataDir, { recursive: true });
+  // The quick start's development key lives in DATA_DIR (made on the first start), so it needs no setup.
+  const keyring = loadKeyring(config, { createInDataDir: true });
 
   if (config.embeddedTemporal) {
     const temporalPort = Number(config.temporalAddress.split(':').pop());
@@ -42,18 +46,18 @@ runMain(async () => {
   config.adminToken = quickstart.adminToken;
   // The first start of the embedded dev server may build the Temporal CLI from source; allow for it.
   const connectTimeout = config.embeddedTemporal && config.temporalConnectTimeout > 0 ? Math.max(config.temporalConnectTimeout, 15 * 60_000) : config.temporalConnectTimeout;
-  const client = lifecycle.opened('Temporal client', await connectClient(config, logger, connectTimeout), (c) => c.connection.close());
+  const client = lifecycle.opened('Temporal client', await connectClient(config, keyring, logger, connectTimeout), (c) => c.connection.close());
   const workerConnection = lifecycle.opened('worker connection', await connectWorker(config, logger, connectTimeout), (c) => c.close());
   // Temporal's runtime also reacts to SIGINT/SIGTERM and may already be draining the workers.
   // One registry for the process: the API's /metrics shows the worker's attempts and deliveries too.
   const metrics = createMetrics();
-  lifecycle.opened('workers', await startWorkers(config, store, logger, workerConnection, metrics), (w) => {
+  lifecycle.opened('workers', await startWorkers(config, store, logger, keyring, workerConnection, metrics), (w) => {
     w.shutdown();
     return w.close();
   });
   // Eager starts need the client on the worker's own connection: Temporal then hands the first
   // workflow task back in the start reply, and a message's first attempt runs without a task queue trip.
-  const starter = config.ingestEagerStart ? new Client({ connection: workerConnection, namespace: config.temporalNamespace }) : undefined;
+  const starter = config.ingestEagerStart ? new Client({ connection: workerConnection, namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) }) : undefined;
   await serveApi(config, store, logger, lifecycle, { client, starter }, metrics);
 
   const api = `http://localhost:${config.port}`;

@@ -6,6 +6,7 @@ import { buildApp } from '../../src/api/app';
 import { loadConfig, type Config } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryReport } from '../../src/delivery/types';
+import { loadKeyring } from '../../src/privacy/load-keyring';
 import { openStore } from '../../src/store';
 import type { NewDestination, Store } from '../../src/store/types';
 import { connectClient } from '../../src/temporal/connection';
@@ -36,7 +37,7 @@ export interface TestSystem {
 export async function startSystem(overrides: Partial<Config> = {}): Promise<TestSystem> {
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
   const store = await openStore(config);
-  const client = await connectClient(config);
+  const client = await connectClient(config, loadKeyring(config));
   const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
   await app.ready();
   return {
