@@ -27,7 +27,10 @@ runMain(async () => {
 
   if (config.embeddedTemporal) {
     const temporalPort = Number(config.temporalAddress.split(':').pop());
-    const devServer = startDevServer({ port: temporalPort, uiPort: config.temporalUiPort, dbFile: path.join(config.dataDir, 'temporal.db') });
+    // Its Web UI shows payloads decrypted by this process's codec server (the browser calls it cross-origin).
+    const uiOrigins = [`http://localhost:${config.temporalUiPort}`, `http://127.0.0.1:${config.temporalUiPort}`];
+    config.codecCorsOrigins = [...new Set([...config.codecCorsOrigins, ...uiOrigins])];
+    const devServer = startDevServer({ port: temporalPort, uiPort: config.temporalUiPort, dbFile: path.join(config.dataDir, 'temporal.db'), uiCodecEndpoint: `http://localhost:${config.port}/codec` });
     // Its banner (server, Web UI and metrics addresses) and its warnings are the operator's to see.
     devServer.stdout?.on('data', (chunk: Buffer) => process.stdout.write(chunk));
     devServer.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
@@ -58,7 +61,8 @@ runMain(async () => {
   // Eager starts need the client on the worker's own connection: Temporal then hands the first
   // workflow task back in the start reply, and a message's first attempt runs without a task queue trip.
   const starter = config.ingestEagerStart ? new Client({ connection: workerConnection, namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) }) : undefined;
-  await serveApi(config, store, logger, lifecycle, { client, starter }, metrics);
+  // The embedded dev server's Web UI decodes through this API's codec server, without a token (loopback only: src/api/codec.ts).
+  await serveApi(config, store, logger, lifecycle, { client, starter }, { keyring, codecOpenToLoopback: config.embeddedTemporal }, metrics);
 
   const api = `http://localhost:${config.port}`;
   console.log(`

@@ -16,6 +16,6 @@ runMain(async () => {
   const lifecycle = new Lifecycle(logger);
   const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
   const client = lifecycle.opened('Temporal client', await connectClient(config, keyring, logger), (c) => c.connection.close());
-  await serveApi(config, store, logger, lifecycle, { client });
+  await serveApi(config, store, logger, lifecycle, { client }, { keyring });
   lifecycle.stopOnSignals();
 });

@@ -37,8 +37,9 @@ export interface TestSystem {
 export async function startSystem(overrides: Partial<Config> = {}): Promise<TestSystem> {
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
   const store = await openStore(config);
-  const client = await connectClient(config, loadKeyring(config));
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
+  const keyring = loadKeyring(config);
+  const client = await connectClient(config, keyring);
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), keyring });
   await app.ready();
   return {
     app,

@@ -2,13 +2,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { historyFromJSON } from '../helpers/histories';
+import { testDataConverter } from '../helpers/payload-keys';
 
 /**
  * Replay safety: histories recorded from real runs (scripts/record-histories.ts) replayed against
  * today's workflow code. A workflow change that issues different commands for the same history
  * (another order of activities, timers or markers; a new sleep; a renamed workflow type) would
  * break the deliveries and syncs already running when it is deployed, and fails here first.
- * Integration project: the workflow bundle is built with webpack (seconds).
+ * Integration project: the workflow bundle is built with webpack (seconds). The histories are
+ * encrypted with the committed test key (test/fixtures/payload-keys) and replayed through the codec,
+ * as a worker reads them.
  */
 const DIR = path.resolve(__dirname, '../fixtures/histories');
 
@@ -39,7 +42,7 @@ const results = new Map<string, ReplayResult>();
 
 beforeAll(async () => {
   const histories = SCENARIOS.map((workflowId) => ({ workflowId, history: historyFromJSON(JSON.parse(readFileSync(path.join(DIR, `${workflowId}.json`), 'utf8'))) }));
-  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../src/workflows'), replayName: 'replay-test' }, histories)) {
+  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../src/workflows'), dataConverter: testDataConverter(), replayName: 'replay-test' }, histories)) {
     results.set(result.workflowId, result);
   }
 }, 180_000);
