@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { buildApp } from '../../src/api/app';
 import { deliveriesOptions, temporalDeliveries } from '../../src/temporal/temporal-deliveries';
 import { testKeyring } from '../helpers/payload-keys';
+import { ROOT } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem, workflowHistoryText } from '../helpers/system';
 
@@ -158,5 +162,18 @@ describe('the codec server', () => {
     } finally {
       await local.close();
     }
+  });
+});
+
+describe('start-up without keys', () => {
+  const run = promisify(execFile);
+  it.each(['worker', 'server'])('src/%s.ts refuses to start, naming PAYLOAD_KEYS', async (entry) => {
+    const env = { ...process.env, PAYLOAD_KEYS: '', PAYLOAD_KEYS_FILE: '', ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: `no-keys-${process.pid}` };
+    const failed = await run(process.execPath, ['--import', 'tsx', path.join(ROOT, `src/${entry}.ts`)], { cwd: ROOT, env, timeout: 60_000 }).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain('No payload keys: set PAYLOAD_KEYS');
   });
 });
