@@ -6,6 +6,8 @@ import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { request } from 'undici';
 import { loadConfig } from '../src/config';
+import { loadKeyring } from '../src/privacy/load-keyring';
+import { switchyardDataConverter } from '../src/temporal/data-converter';
 import { startDevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/helpers/ports';
 import { createTestDatabase } from '../test/helpers/postgres';
@@ -142,10 +144,14 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     let temporalAddress: string;
     let storeEnv: Record<string, string>;
     let dataBytes: (() => Promise<number>) | undefined;
+    // Every process of the stack (Switchyard, bare, floor) and the bench's own client encrypt payloads
+    // with one throwaway key, as production would, unless the environment brings keys or PAYLOAD_ENCRYPTION=off.
+    const keysEnv: Record<string, string> = process.env.PAYLOAD_KEYS || process.env.PAYLOAD_KEYS_FILE ? {} : { PAYLOAD_KEYS: `bench-1=${randomBytes(32).toString('base64')}` };
+    const dataConverter = switchyardDataConverter(loadKeyring(loadConfig({ ...process.env, ...keysEnv })));
     const connectClient = (address: string) => async () => {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       await connection.workflowService.getSystemInfo({});
-      return new Client({ connection, namespace: NAMESPACE });
+      return new Client({ connection, namespace: NAMESPACE, dataConverter });
     };
     if (options.server === 'real') {
       const realDir = path.join(dir, 'temporal-server');
@@ -214,6 +220,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       TEMPORAL_TASK_QUEUE: 'bench-switchyard',
       DATA_DIR: dir,
       ...storeEnv,
+      ...keysEnv,
       ADMIN_TOKEN: adminToken,
       PORT: String(apiPort),
       HOST: '127.0.0.1',

@@ -14,6 +14,7 @@
  * Everything lives in a temporary folder, removed at the end unless --keep.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +23,9 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { acceptCalls } from '../src/messages/accept-calls';
 import { profileUpdates } from '../src/personas/profile-updates';
+import { parseKeyring } from '../src/privacy/keyring';
 import { openStore } from '../src/store';
+import { switchyardDataConverter } from '../src/temporal/data-converter';
 import { temporalSyncSchedules } from '../src/temporal/temporal-sync-schedules';
 import type { PersonasSyncReport } from '../src/workflows/personas-sync';
 
@@ -143,11 +146,13 @@ async function main(): Promise<void> {
         }
       }
     })();
-    const client = new Client({ connection, namespace: 'default' });
+    // The worker and this client share one throwaway payload key, as a deployment's processes would.
+    const payloadKeys = `bench-1=${randomBytes(32).toString('base64')}`;
+    const client = new Client({ connection, namespace: 'default', dataConverter: switchyardDataConverter(parseKeyring(payloadKeys)) });
 
     const worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker.ts')], {
       cwd: ROOT,
-      env: { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue, DATABASE_PATH: databasePath, DATA_DIR: dir, EGRESS_ALLOWLIST: '127.0.0.0/8', LOG_LEVEL: 'warn', PERSONAS_SYNC_PAGE_SIZE: PAGE_SIZE },
+      env: { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue, DATABASE_PATH: databasePath, DATA_DIR: dir, EGRESS_ALLOWLIST: '127.0.0.0/8', LOG_LEVEL: 'warn', PERSONAS_SYNC_PAGE_SIZE: PAGE_SIZE, PAYLOAD_KEYS: payloadKeys, PAYLOAD_KEYS_FILE: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(worker);

@@ -9,7 +9,10 @@
  * scenario; a replay failure otherwise means the change would break deliveries already running.
  *
  * Files: test/fixtures/histories/<scenario>.json, in the JSON of `temporal workflow show --output
- * json`, written and read by test/helpers/histories.ts.
+ * json`, written and read by test/helpers/histories.ts. Their payloads are encrypted with the
+ * committed test key (test/fixtures/payload-keys, which the test setup gives every process), as a
+ * production history is; test/fixtures/histories/before-encryption/ keeps the same scenarios as
+ * recorded before issue 19, for workflows still running when encryption was switched on.
  *
  * `npm run record-histories -- <scenario> ...` records only those scenarios: add a new one without
  * re-recording the histories of earlier code, which must keep replaying as they were recorded.

@@ -71,6 +71,13 @@ const corsOrigins = (raw: string): '*' | string[] => {
   }
   return origins;
 };
+/** Exact origins only (no `*`): a codec server answers with decrypted data, so every origin is named. Empty: none. */
+const exactOrigins = (raw: string): string[] => {
+  if (list(raw).length === 0) return [];
+  const origins = corsOrigins(raw);
+  if (origins === '*') throw new Error('"*" is not allowed here: name each Temporal Web UI origin, e.g. http://localhost:8233');
+  return origins;
+};
 /** An absolute http(s) URL without query or fragment, kept without its trailing slash. */
 const publicUrl = (raw: string) => {
   if (raw === '') return '';
@@ -178,6 +185,7 @@ export const SETTINGS = {
   payloadKeysFile: { env: 'PAYLOAD_KEYS_FILE', default: '', description: 'A file holding what `PAYLOAD_KEYS` would (entries one a line or comma-separated; `#` comments), for a secret mounted as a file. Read at start-up.', parse: text },
   payloadActiveKey: { env: 'PAYLOAD_ACTIVE_KEY', default: '', description: 'Id of the key that encrypts new payloads. Empty: the last key listed.', parse: text },
   payloadHashKey: { env: 'PAYLOAD_HASH_KEY', default: '', description: 'Id of the key whose HMAC hides user and anonymous ids in visibility, workflow ids and regulation records. Empty: the first key listed. Keep it listed and unchanged as long as old deliveries should be found by user id.', parse: text },
+  codecCorsOrigins: { env: 'CODEC_CORS_ORIGINS', default: '', description: 'Temporal Web UI origins (e.g. `https://cloud.temporal.io`, `http://localhost:8233`), comma-separated, whose browsers may call the codec server at `/codec/decode` and `/codec/encode` (CORS, with credentials); `*` is refused. Empty: none (the `temporal` CLI needs no CORS). `npm start` adds its own Web UI\'s origin.', parse: exactOrigins },
   ingestStartTimeout: { env: 'INGEST_START_TIMEOUT', default: '10s', description: 'How long an ingestion request waits for Temporal to accept its workflow starts before answering 503 (retryable; re-sending the same messageIds is safe).', parse: duration },
 } satisfies Record<string, Setting<unknown>>;
 

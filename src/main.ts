@@ -7,7 +7,9 @@ import { Lifecycle, runMain } from './lifecycle';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { loadQuickstart } from './quickstart';
+import { loadKeyring } from './privacy/load-keyring';
 import { openStore } from './store';
+import { switchyardDataConverter } from './temporal/data-converter';
 import { connectClient } from './temporal/connection';
 import { startDevServer } from './temporal/dev-server';
 import { connectWorker, startWorkers } from './temporal/workers';
@@ -20,10 +22,15 @@ runMain(async () => {
   const logger = createLogger(config.logLevel, 'switchyard', config.logFormat);
   const lifecycle = new Lifecycle(logger);
   mkdirSync(config.dataDir, { recursive: true });
+  // The quick start's development key lives in DATA_DIR (made on the first start), so it needs no setup.
+  const keyring = loadKeyring(config, { createInDataDir: true });
 
   if (config.embeddedTemporal) {
     const temporalPort = Number(config.temporalAddress.split(':').pop());
-    const devServer = startDevServer({ port: temporalPort, uiPort: config.temporalUiPort, dbFile: path.join(config.dataDir, 'temporal.db') });
+    // Its Web UI shows payloads decrypted by this process's codec server (the browser calls it cross-origin).
+    const uiOrigins = [`http://localhost:${config.temporalUiPort}`, `http://127.0.0.1:${config.temporalUiPort}`];
+    config.codecCorsOrigins = [...new Set([...config.codecCorsOrigins, ...uiOrigins])];
+    const devServer = startDevServer({ port: temporalPort, uiPort: config.temporalUiPort, dbFile: path.join(config.dataDir, 'temporal.db'), uiCodecEndpoint: `http://localhost:${config.port}/codec` });
     // Its banner (server, Web UI and metrics addresses) and its warnings are the operator's to see.
     devServer.stdout?.on('data', (chunk: Buffer) => process.stdout.write(chunk));
     devServer.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
@@ -42,19 +49,20 @@ runMain(async () => {
   config.adminToken = quickstart.adminToken;
   // The first start of the embedded dev server may build the Temporal CLI from source; allow for it.
   const connectTimeout = config.embeddedTemporal && config.temporalConnectTimeout > 0 ? Math.max(config.temporalConnectTimeout, 15 * 60_000) : config.temporalConnectTimeout;
-  const client = lifecycle.opened('Temporal client', await connectClient(config, logger, connectTimeout), (c) => c.connection.close());
+  const client = lifecycle.opened('Temporal client', await connectClient(config, keyring, logger, connectTimeout), (c) => c.connection.close());
   const workerConnection = lifecycle.opened('worker connection', await connectWorker(config, logger, connectTimeout), (c) => c.close());
   // Temporal's runtime also reacts to SIGINT/SIGTERM and may already be draining the workers.
   // One registry for the process: the API's /metrics shows the worker's attempts and deliveries too.
   const metrics = createMetrics();
-  lifecycle.opened('workers', await startWorkers(config, store, logger, workerConnection, metrics), (w) => {
+  lifecycle.opened('workers', await startWorkers(config, store, logger, keyring, workerConnection, metrics), (w) => {
     w.shutdown();
     return w.close();
   });
   // Eager starts need the client on the worker's own connection: Temporal then hands the first
   // workflow task back in the start reply, and a message's first attempt runs without a task queue trip.
-  const starter = config.ingestEagerStart ? new Client({ connection: workerConnection, namespace: config.temporalNamespace }) : undefined;
-  await serveApi(config, store, logger, lifecycle, { client, starter }, metrics);
+  const starter = config.ingestEagerStart ? new Client({ connection: workerConnection, namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) }) : undefined;
+  // The embedded dev server's Web UI decodes through this API's codec server, without a token (loopback only: src/api/codec.ts).
+  await serveApi(config, store, logger, lifecycle, { client, starter }, { keyring, codecOpenToLoopback: config.embeddedTemporal }, metrics);
 
   const api = `http://localhost:${config.port}`;
   console.log(`

@@ -2,12 +2,15 @@ import { loadConfig } from './config';
 import { Lifecycle, runMain } from './lifecycle';
 import { createLogger } from './logger';
 import { createMetrics, serveMetrics } from './metrics';
+import { loadKeyring } from './privacy/load-keyring';
 import { openStore } from './store';
 import { startWorkers } from './temporal/workers';
 
 /** Entry point: one delivery worker process. SIGTERM/SIGINT finish in-flight attempts, then exit. */
 runMain(async () => {
   const config = loadConfig();
+  // Before anything opens: without keys (and PAYLOAD_ENCRYPTION=off not set) this stops, naming PAYLOAD_KEYS.
+  const keyring = loadKeyring(config);
   const logger = createLogger(config.logLevel, 'switchyard-worker', config.logFormat);
   const lifecycle = new Lifecycle(logger);
   // The worker's attempts read destinations through the LISTEN/NOTIFY cache on PostgreSQL.
@@ -17,7 +20,7 @@ runMain(async () => {
     lifecycle.opened('metrics endpoint', await serveMetrics(metrics, config.metricsPort, config.host), (server) => new Promise<void>((resolve) => server.close(() => resolve())));
     logger.info({ port: config.metricsPort, host: config.host }, 'serving /metrics');
   }
-  const workers = lifecycle.opened('workers', await startWorkers(config, store, logger, undefined, metrics), (w) => w.close());
+  const workers = lifecycle.opened('workers', await startWorkers(config, store, logger, keyring, undefined, metrics), (w) => w.close());
   logger.info({ taskQueue: config.temporalTaskQueue, personasTaskQueue: config.personasDeliveryTaskQueue, temporal: config.temporalAddress }, 'worker polling');
   // Temporal's runtime drains both workers on SIGTERM/SIGINT; then everything closes.
   await workers.run;

@@ -1,5 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../../src/config';
+import { loadKeyring } from '../../src/privacy/load-keyring';
+import { switchyardDataConverter } from '../../src/temporal/data-converter';
 import { workerTuning } from '../../src/temporal/workers';
 import { bareActivities, ran } from './activities';
 
@@ -19,6 +21,8 @@ async function main(): Promise<void> {
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
     workflowsPath: require.resolve('./workflows'),
+    // The same codec as Switchyard's worker, so the reference pays what every Temporal payload costs.
+    dataConverter: switchyardDataConverter(loadKeyring(config)),
     activities: bareActivities,
     ...workerTuning(config),
   });

@@ -5,6 +5,8 @@ import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Wo
 import { deliveryPolicy, loadConfig } from '../../src/config';
 import type { DeliveryInput, MessageBody } from '../../src/delivery/types';
 import { inParallel } from '../../src/in-parallel';
+import { loadKeyring } from '../../src/privacy/load-keyring';
+import { switchyardDataConverter } from '../../src/temporal/data-converter';
 import { startDeliveryWorkflow } from '../../src/temporal/start-delivery';
 import { workerTuning } from '../../src/temporal/workers';
 import type { FloorSinks } from './workflows';
@@ -20,6 +22,8 @@ import type { FloorSinks } from './workflows';
  */
 const role = process.env.FLOOR_ROLE ?? 'combined';
 const config = loadConfig();
+// The same codec as Switchyard's (the floor is Temporal's cost for the same payloads).
+const keyring = loadKeyring(config);
 const policy = deliveryPolicy(config);
 const sourceId = process.env.FLOOR_SOURCE_ID ?? 'src_00000000000000000000000000000000';
 const destinationIds = [process.env.FLOOR_DESTINATION_ID ?? 'dst_00000000000000000000000000000000'];
@@ -58,7 +62,7 @@ function serve(client: Client, eager: boolean): void {
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
   if (role === 'api') {
-    serve(new Client({ connection: await Connection.connect({ address: config.temporalAddress }), namespace: config.temporalNamespace }), false);
+    serve(new Client({ connection: await Connection.connect({ address: config.temporalAddress }), namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) }), false);
     return;
   }
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
@@ -70,13 +74,14 @@ async function main(): Promise<void> {
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
     workflowsPath: require.resolve('./workflows'),
+    dataConverter: switchyardDataConverter(keyring),
     sinks,
     ...workerTuning(config),
   });
   const flush = setInterval(() => {
     if (seen.length > 0) process.send?.({ receipts: seen.splice(0) });
   }, 50);
-  if (role === 'combined') serve(new Client({ connection, namespace: config.temporalNamespace }), config.ingestEagerStart);
+  if (role === 'combined') serve(new Client({ connection, namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) }), config.ingestEagerStart);
   process.on('disconnect', () => worker.shutdown());
   await worker.run();
   clearInterval(flush);

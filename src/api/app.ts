@@ -13,6 +13,8 @@ import { adminRoutes } from './admin';
 import { ingestRoutes } from './ingest';
 import { healthRoutes } from './health';
 import { allowBrowserOrigins } from './cors';
+import { codecRoutes } from './codec';
+import type { Keyring } from '../privacy/keyring';
 import { sourceSettingsRoutes } from './source-settings';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
 import { createMetrics, type Metrics } from '../metrics';
@@ -28,6 +30,10 @@ export interface AppOptions {
   logger?: Logger | false;
   /** The process's metrics (`npm start` shares them with its worker); a fresh set without Node's default metrics when absent. */
   metrics?: Metrics;
+  /** The payload keys the codec server decrypts with (undefined: PAYLOAD_ENCRYPTION=off). */
+  keyring?: Keyring;
+  /** Only `npm start`: the codec server answers tokenless requests over loopback (src/api/codec.ts). */
+  codecOpenToLoopback?: boolean;
 }
 
 /** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
@@ -70,6 +76,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule } });
+  await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, adminToken: options.config.adminToken, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
   await app.register(portalRoutes, {
     adminToken: options.config.adminToken,
     temporalUiUrl: options.config.temporalUiUrl || `http://127.0.0.1:${options.config.temporalUiPort}`,

@@ -12,19 +12,33 @@ export function isBrowserPath(url: string): boolean {
   return INGEST_PATHS.has(path) || isSourceSettingsPath(path);
 }
 
+/** The codec server's routes (./codec.ts): any depth under /codec. */
+export const isCodecPath = (url: string): boolean => url.split('?')[0].startsWith('/codec/');
+
 /**
  * CORS for the browser routes only (CORS_ORIGINS: `*` or a list of exact origins), preflight and
- * the requests themselves. Decided per path rather than per route because a preflight reaches
+ * the requests themselves; and for the codec server, only the Temporal Web UIs of
+ * CODEC_CORS_ORIGINS, with credentials (a UI may send a cookie or its access token). Decided per path rather than per route because a preflight reaches
  * the plugin's catch-all `OPTIONS *` route, whatever path it asks about; elsewhere the plugin adds
  * nothing and a preflight gets the usual 404.
  */
-export async function allowBrowserOrigins(app: FastifyInstance, config: Pick<Config, 'corsOrigins'>): Promise<void> {
+export async function allowBrowserOrigins(app: FastifyInstance, config: Pick<Config, 'corsOrigins' | 'codecCorsOrigins'>): Promise<void> {
   await app.register(cors, {
     hook: 'onRequest',
     // A preflight's own log line would carry the settings path, and with it a write key.
     logLevel: 'warn',
     delegator: (request, done) =>
-      done(null, isBrowserPath(request.url)
+      done(null, isCodecPath(request.url)
+        ? {
+            origin: config.codecCorsOrigins.length > 0 ? config.codecCorsOrigins : false,
+            methods: ['POST'],
+            // What the Web UI sends: X-Namespace always, Authorization when it passes its access token.
+            allowedHeaders: ['Authorization', 'Content-Type', 'X-Namespace'],
+            credentials: true,
+            maxAge: 7_200,
+            strictPreflight: false,
+          }
+        : isBrowserPath(request.url)
         ? {
             origin: config.corsOrigins,
             methods: ['GET', 'HEAD', 'POST'],

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Lifecycle } from '../lifecycle';
+import type { Keyring } from '../privacy/keyring';
 import type { Store } from '../store/types';
 import { deliveriesOptions, temporalDeliveries } from '../temporal/temporal-deliveries';
 import { temporalSyncSchedules } from '../temporal/temporal-sync-schedules';
@@ -16,10 +17,19 @@ const DRAIN_LIMIT_MS = 30_000;
  * The HTTP API on Temporal, listening, closed first by `lifecycle`: it stops accepting and lets
  * requests in flight finish (src/api/drain.ts) before the connections they use close. `starter`
  * starts delivery workflows (the worker's own connection when starts are eager), `client` the rest.
+ * `privacy.keyring` is what the codec server decrypts with (the clients carry it already).
  */
-export async function serveApi(config: Config, store: Store, logger: Logger, lifecycle: Lifecycle, temporal: { client: Client; starter?: Client }, metrics?: Metrics): Promise<FastifyInstance> {
+export async function serveApi(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  temporal: { client: Client; starter?: Client },
+  privacy: { keyring: Keyring | undefined; codecOpenToLoopback?: boolean },
+  metrics?: Metrics,
+): Promise<FastifyInstance> {
   const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, temporal.starter !== undefined && config.ingestEagerStart));
-  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger, metrics: metrics ?? createMetrics() });
+  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger, metrics: metrics ?? createMetrics(), ...privacy });
   lifecycle.opened('HTTP API', app, (opened) => {
     setTimeout(() => opened.server.closeAllConnections(), DRAIN_LIMIT_MS).unref();
     return opened.close();

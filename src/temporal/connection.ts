@@ -3,6 +3,8 @@ import tls from 'node:tls';
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import type { Keyring } from '../privacy/keyring';
+import { switchyardDataConverter } from './data-converter';
 import { formatDuration } from '../delivery/duration';
 import { cancellableRetryInterceptor } from './grpc-retry';
 import { searchAttributeProblemMessage, searchAttributeProblems } from './search-attribute-check';
@@ -223,11 +225,14 @@ export async function connectWhenReachable<T>(options: TemporalConnectionOptions
   }
 }
 
-/** The API's client: connected once Temporal answers (see the rule above). */
-export async function connectClient(config: TemporalConnectSettings, logger?: Logger, timeoutMs = config.temporalConnectTimeout): Promise<Client> {
+/**
+ * The API's client: connected once Temporal answers (see the rule above), encrypting with `keyring`
+ * (undefined only with PAYLOAD_ENCRYPTION=off).
+ */
+export async function connectClient(config: TemporalConnectSettings, keyring: Keyring | undefined, logger?: Logger, timeoutMs = config.temporalConnectTimeout): Promise<Client> {
   const options = temporalConnectionOptions(config);
   const connection = await connectWhenReachable(options, { timeoutMs, logger }, async (o) =>
     namespaceChecked(await Connection.connect({ ...o, connectTimeout: 5_000, interceptors: [cancellableRetryInterceptor()] }), config.temporalNamespace),
   );
-  return new Client({ connection, namespace: config.temporalNamespace });
+  return new Client({ connection, namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) });
 }

@@ -8,6 +8,8 @@ export interface DevServerOptions {
   /** SQLite file: deliveries survive a restart of the dev server. */
   dbFile: string;
   headless?: boolean;
+  /** The codec server the Web UI decodes payloads with (`--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
   logFile?: string;
   /** More `temporal server start-dev` flags (e.g. `--dynamic-config-value`), after the defaults. */
   extraArgs?: string[];
@@ -21,6 +23,7 @@ export function startDevServer(options: DevServerOptions): ChildProcess {
   const args = ['--port', String(options.port), '--db-filename', options.dbFile, '--log-level', 'warn'];
   if (options.headless) args.push('--headless');
   else if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+  if (!options.headless && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   args.push(...(options.extraArgs ?? []));
   return spawn('bash', [path.join(ROOT, 'scripts/temporal-dev.sh'), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],

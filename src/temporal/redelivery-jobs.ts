@@ -84,7 +84,7 @@ export function temporalRedeliveryRuns(client: Client, taskQueue: string): Redel
     async input(workflowId, runId) {
       try {
         const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-        return startedInput(history, client.options.loadedDataConverter.payloadConverter);
+        return await startedInput(history, client.options.loadedDataConverter);
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return undefined;
         throw err;

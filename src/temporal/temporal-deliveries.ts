@@ -162,10 +162,11 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
         throw err;
       }
       const history = await tracked(client.workflow.getHandle(workflowId, description.runId).fetchHistory());
-      const converter = client.options.loadedDataConverter.payloadConverter;
-      const input = startedInput(history, converter);
+      // Through the client's codec: the admin API shows the operator decrypted bodies.
+      const converter = client.options.loadedDataConverter;
+      const input = await startedInput(history, converter);
       if (!input) return undefined;
-      return { input, row: deliveryRow(description), destinations: deliveryAttempts(input, historyItems(history, converter)) };
+      return { input, row: deliveryRow(description), destinations: deliveryAttempts(input, await historyItems(history, converter)) };
     },
     redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, input)),
     startRedeliveryJob: (sourceId, filter) => tracked(startRedeliveryJob(client, taskQueue, sourceId, filter)),

@@ -2,6 +2,8 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString, type InjectedSinks, type LogLevel, type Logger as TemporalLogger, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import type { Keyring } from '../privacy/keyring';
+import { switchyardDataConverter } from './data-converter';
 import type { Store } from '../store/types';
 import { createActivities } from '../activities';
 import { HealthRecorder } from '../activities/health-recorder';
@@ -101,12 +103,13 @@ export interface Workers {
  * where Personas syncs start their identify deliveries: its own pollers and slots, so a
  * 100,000-member first sync neither delays the deliveries of ingested calls nor starves the sync's
  * own workflow tasks. `connection` is shared when given (eager starts need the API's client on it).
+ * `keyring` encrypts every payload of the workers and of their client (undefined: PAYLOAD_ENCRYPTION=off).
  */
-export async function startWorkers(config: Config, store: Store, logger: Logger, connection?: NativeConnection, metrics?: Metrics): Promise<Workers> {
+export async function startWorkers(config: Config, store: Store, logger: Logger, keyring: Keyring | undefined, connection?: NativeConnection, metrics?: Metrics): Promise<Workers> {
   const ownConnection = connection ? undefined : await connectWorker(config, logger);
   const workerConnection = (connection ?? ownConnection)!;
   // Personas sync activities start delivery workflows and retire schedules through an ordinary client (connected on first use).
-  const client = new Client({ connection: Connection.lazy({ ...temporalConnectionOptions(config), interceptors: [cancellableRetryInterceptor()] }), namespace: config.temporalNamespace });
+  const client = new Client({ connection: Connection.lazy({ ...temporalConnectionOptions(config), interceptors: [cancellableRetryInterceptor()] }), namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) });
   // Webhook health: attempts added up in memory, flushed to the store every HEALTH_FLUSH_INTERVAL and at close.
   const health = config.healthFlushInterval > 0 ? new HealthRecorder(store, config.healthFlushInterval, logger) : undefined;
   const activities = createActivities(store, config, {
@@ -123,6 +126,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
         namespace: config.temporalNamespace,
         taskQueue,
         workflowBundle: workflows,
+        dataConverter: switchyardDataConverter(keyring),
         activities,
         sinks: deliverySinks(metrics),
         ...workerTuning(config),

@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, type Logger, type WorkflowBundleOption } from '@temporalio/worker';
+import { FAILURE_CONVERTER_PATH } from './data-converter';
 
 /**
  * Where `npm run build` writes the workflow bundle: beside the compiled entry points
@@ -9,9 +10,12 @@ import { bundleWorkflowCode, type Logger, type WorkflowBundleOption } from '@tem
  */
 export const PREBUILT_WORKFLOW_BUNDLE = path.join(__dirname, '..', 'workflow-bundle.js');
 
-/** The workflow code (src/workflows, or dist/workflows when compiled) bundled for Temporal's sandbox. */
+/**
+ * The workflow code (src/workflows, or dist/workflows when compiled) bundled for Temporal's sandbox,
+ * with the failure converter that encodes failure messages (a bundle carries its own; issue 19).
+ */
 export function bundleWorkflows(logger?: Logger) {
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger });
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), failureConverterPath: FAILURE_CONVERTER_PATH, logger });
 }
 
 /**

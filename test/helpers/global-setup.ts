@@ -2,6 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from './ports';
 import { startPostgres } from './postgres';
+import { TEST_PAYLOAD_KEYS_FILE } from './payload-keys';
 import { ensureRealTemporal } from './real-temporal';
 import { ROOT, spawnWorker, startTemporal, waitForPoller } from './processes';
 
@@ -27,6 +28,8 @@ export default async function globalSetup(): Promise<void> {
     SWITCHYARD_TEST_DIR: dir,
     // The worker adds its webhook health to the store this often: tests read it back within a second.
     HEALTH_FLUSH_INTERVAL: '200ms',
+    // Every process of the run encrypts payloads with the committed test key (issue 19).
+    PAYLOAD_KEYS_FILE: TEST_PAYLOAD_KEYS_FILE,
   };
   Object.assign(process.env, env);
 

@@ -4,6 +4,7 @@ import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryReport } from '../../src/delivery/types';
 import { chunks } from '../../src/store/chunks';
 import { sleep, startOwnApi, startOwnWorker, stopProcess, type OwnApi, type OwnWorker } from './faults';
+import { testDataConverter } from './payload-keys';
 import { createTestDatabase } from './postgres';
 import { waitFor } from './processes';
 import { startRealTemporal, type RealTemporal } from './real-temporal';
@@ -55,7 +56,7 @@ export async function startProductionShape(options: { dir: string; shards: numbe
     for (const n of [1, 2]) started.workers.push(await startOwnWorker(env, path.join(options.dir, `worker-${n}.log`)));
     for (const n of [1, 2]) started.apis.push(await startOwnApi(env, path.join(options.dir, `api-${n}.log`)));
     connection = await Connection.connect({ address: temporal.address });
-    const client = new Client({ connection, namespace: 'default' });
+    const client = new Client({ connection, namespace: 'default', dataConverter: testDataConverter() });
     // startOwnWorker returns once the queue has a poller, which the first worker already is: wait
     // for each worker's own identity (pid@host), or the second may still be bundling its workflows
     // while the first takes every workflow (and, sticky, every later task of it).

@@ -6,6 +6,7 @@ import { buildApp } from '../../src/api/app';
 import { loadConfig, type Config } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryReport } from '../../src/delivery/types';
+import { loadKeyring } from '../../src/privacy/load-keyring';
 import { openStore } from '../../src/store';
 import type { NewDestination, Store } from '../../src/store/types';
 import { connectClient } from '../../src/temporal/connection';
@@ -36,8 +37,9 @@ export interface TestSystem {
 export async function startSystem(overrides: Partial<Config> = {}): Promise<TestSystem> {
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
   const store = await openStore(config);
-  const client = await connectClient(config);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
+  const keyring = loadKeyring(config);
+  const client = await connectClient(config, keyring);
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), keyring });
   await app.ready();
   return {
     app,
@@ -119,9 +121,26 @@ function withDecodedPayloads(json: string): string {
   return `${json}\n${decoded.join('\n')}`;
 }
 
-/** `temporal workflow show` for a workflow, payloads decoded: what anyone with Web UI access can read in history. */
-export async function workflowHistoryText(workflowId: string): Promise<string> {
+/**
+ * `temporal workflow show` for a workflow, payloads' base64 opened: what anyone with Web UI access
+ * can read in history (without a codec server; `cliArgs` may add `--codec-endpoint`, `--codec-auth`).
+ */
+export async function workflowHistoryText(workflowId: string, cliArgs: string[] = []): Promise<string> {
   const { stdout: cli } = await run('bash', [`${ROOT}/scripts/temporal-dev.sh`, 'ensure']);
-  const { stdout } = await run(cli.trim(), ['workflow', 'show', '--workflow-id', workflowId, '--address', process.env.TEMPORAL_ADDRESS!, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run(cli.trim(), ['workflow', 'show', '--workflow-id', workflowId, '--address', process.env.TEMPORAL_ADDRESS!, '--output', 'json', ...cliArgs], { maxBuffer: 64 * 1024 * 1024 });
   return withDecodedPayloads(stdout);
+}
+
+/** The system's API listening on loopback (once), for a client outside this process such as the `temporal` CLI. */
+export async function listening(system: TestSystem): Promise<string> {
+  if (!system.app.server.listening) await system.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = system.app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the API listens on no TCP port');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** What an operator with the admin token reads: `workflowHistoryText` through the system's codec server. */
+export async function decodedWorkflowHistoryText(system: TestSystem, workflowId: string): Promise<string> {
+  const api = await listening(system);
+  return workflowHistoryText(workflowId, ['--codec-endpoint', `${api}/codec`, '--codec-auth', `Bearer ${ADMIN_TOKEN}`]);
 }

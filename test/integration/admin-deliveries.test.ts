@@ -1,3 +1,4 @@
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryInput } from '../../src/delivery/types';
@@ -377,7 +378,7 @@ describe('POST /admin/sources/:sourceId/deliveries/:messageId/redeliver', () => 
     // The new run's history says it is a redelivery: in its input and its static summary.
     const handle = system.client.workflow.getHandle(started.workflowId, started.runId);
     const history = await handle.fetchHistory();
-    const input = system.client.options.loadedDataConverter.payloadConverter.fromPayload<DeliveryInput>(history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0]);
+    const input = await decodeFromPayloadsAtIndex<DeliveryInput>(system.client.options.loadedDataConverter, 0, history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads);
     expect(input.redelivery).toEqual({ requestedAt: expect.any(String), previousRunId: first.runId });
     expect(await (await handle.describe()).staticSummary()).toBe('redelivery · track · Again · user u-again → 1 destination');
     expect(((await detail(source.id, 'again-1')).json() as Detail)).toMatchObject({ runId: started.runId, status: 'delivered', redelivery: { previousRunId: first.runId } });

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { faultDir, startOwnApi, startOwnWorker, stopProcess, type OwnApi, type OwnWorker } from '../helpers/faults';
+import { testDataConverter } from '../helpers/payload-keys';
 import { createTestDatabase } from '../helpers/postgres';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, deliveryResult } from '../helpers/system';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   }, path.join(dir, 'api.log'));
   [worker, client] = await Promise.all([
     startOwnWorker({ ...env, DESTINATION_CACHE_TTL: CACHE_TTL }, path.join(dir, 'worker.log')),
-    Connection.connect({ address: process.env.TEMPORAL_ADDRESS! }).then((connection) => new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' })),
+    Connection.connect({ address: process.env.TEMPORAL_ADDRESS! }).then((connection) => new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', dataConverter: testDataConverter() })),
   ]);
 }, 240_000);
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadCompose } from '../helpers/compose';
+import { TEST_PAYLOAD_KEYS } from '../helpers/payload-keys';
 import { freePort } from '../helpers/ports';
 import { createTestDatabase } from '../helpers/postgres';
 import { ROOT, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
@@ -248,6 +249,7 @@ beforeAll(async () => {
     TEMPORAL_TASK_QUEUE: taskQueue,
     EGRESS_ALLOWLIST: '127.0.0.0/8,::1/128',
     LOG_LEVEL: 'info',
+    PAYLOAD_KEYS: TEST_PAYLOAD_KEYS,
   };
   treeBefore = snapshot(runtimeDir);
   const workerStarted = Date.now();

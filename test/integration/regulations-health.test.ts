@@ -1,7 +1,7 @@
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { waitFor } from '../helpers/processes';
-import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, workflowHistoryText, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 let system: TestSystem;
 let receivers: Receiver[];
@@ -73,7 +73,7 @@ describe('DELETE regulations (seed: Events, delete)', () => {
       if (await exists('forget-1')) throw new Error('still there');
     }, 120_000);
     expect(await exists('keep-1')).toBe(true);
-    const history = await workflowHistoryText(deliveryWorkflowId(source.id, `${response.json().id}:forget-me`));
+    const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, `${response.json().id}:forget-me`));
     expect(history).toContain('"type":"delete"');
   }, 180_000);
 

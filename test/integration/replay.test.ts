@@ -1,7 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker, type ReplayResult } from '@temporalio/worker';
+import { parseKeyring } from '../../src/privacy/keyring';
+import { switchyardDataConverter } from '../../src/temporal/data-converter';
 import { historyFromJSON } from '../helpers/histories';
+import { TEST_PAYLOAD_KEYS_FILE, testDataConverter } from '../helpers/payload-keys';
 
 /**
  * Replay safety: histories recorded from real runs (scripts/record-histories.ts) replayed against
@@ -9,8 +13,14 @@ import { historyFromJSON } from '../helpers/histories';
  * (another order of activities, timers or markers; a new sleep; a renamed workflow type) would
  * break the deliveries and syncs already running when it is deployed, and fails here first.
  * Integration project: the workflow bundle is built with webpack (seconds).
+ *
+ * Both sets replay through the codec with the committed test key (test/fixtures/payload-keys), as a
+ * worker reads them: the histories recorded encrypted (issue 19), and the same scenarios recorded
+ * before payloads were encrypted, which workflows still running at the upgrade look like (the codec
+ * passes their plaintext payloads through).
  */
 const DIR = path.resolve(__dirname, '../fixtures/histories');
+const SETS = { encrypted: DIR, 'before encryption': path.join(DIR, 'before-encryption') };
 
 /** Every scenario a running workflow may be in; a missing fixture fails too. */
 const SCENARIOS = [
@@ -36,20 +46,54 @@ const SCENARIOS = [
 ];
 
 const results = new Map<string, ReplayResult>();
+const key = (set: string, scenario: string) => `${set}/${scenario}`;
 
 beforeAll(async () => {
-  const histories = SCENARIOS.map((workflowId) => ({ workflowId, history: historyFromJSON(JSON.parse(readFileSync(path.join(DIR, `${workflowId}.json`), 'utf8'))) }));
-  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../src/workflows'), replayName: 'replay-test' }, histories)) {
+  // One replay run (one bundle); each history under its set's name.
+  const histories = Object.entries(SETS).flatMap(([set, dir]) =>
+    SCENARIOS.map((scenario) => ({ workflowId: key(set, scenario), history: historyFromJSON(JSON.parse(readFileSync(path.join(dir, `${scenario}.json`), 'utf8'))) })),
+  );
+  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('../../src/workflows'), dataConverter: testDataConverter(), replayName: 'replay-test' }, histories)) {
     results.set(result.workflowId, result);
   }
 }, 180_000);
 
-it('has a recorded history for every scenario, and no history without a scenario', () => {
-  expect(readdirSync(DIR).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort()).toEqual([...SCENARIOS].sort());
+it.each(Object.entries(SETS))('has a %s history for every scenario, and no history without a scenario', (_set, dir) => {
+  expect(readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort()).toEqual([...SCENARIOS].sort());
 });
 
-it.each(SCENARIOS)('today\'s workflow code replays %s', (scenario) => {
-  const result = results.get(scenario);
-  expect(result).toBeDefined();
-  if (result?.error) throw result.error;
+describe.each(Object.keys(SETS))('recorded %s', (set) => {
+  it.each(SCENARIOS)('today\'s workflow code replays %s', (scenario) => {
+    const result = results.get(key(set, scenario));
+    expect(result).toBeDefined();
+    if (result?.error) throw result.error;
+  });
+});
+
+describe('key rotation', () => {
+  const scenario = 'deliver-retry-rounds';
+  const history = () => historyFromJSON(JSON.parse(readFileSync(path.join(DIR, `${scenario}.json`), 'utf8')));
+  const keys = readFileSync(TEST_PAYLOAD_KEYS_FILE, 'utf8');
+  const newKey = `rotated-2=${randomBytes(32).toString('base64')}`;
+  const replayWith = async (keyringText: string) => {
+    const dataConverter = switchyardDataConverter(parseKeyring(keyringText));
+    try {
+      return (await Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), dataConverter, replayName: 'replay-rotation' }, history())) ?? 'replayed';
+    } catch (err) {
+      return err as Error;
+    }
+  };
+
+  it('replays a history written under the test key once another key is active', async () => {
+    const keyring = parseKeyring(`${keys}\n${newKey}`);
+    expect(keyring.activeKeyId).toBe('rotated-2');
+    expect(await replayWith(`${keys}\n${newKey}`)).toBe('replayed');
+  }, 120_000);
+
+  it('fails loudly, naming the key id, once the key it was written under is removed', async () => {
+    const failed = await replayWith(newKey);
+    expect(failed).toBeInstanceOf(Error);
+    // The workflow task failure names the key in plaintext (src/temporal/failure-converter.ts), here in core's debug quoting.
+    expect((failed as Error).message).toMatch(/payload encrypted with key \\*"test-1\\*", which is not listed in PAYLOAD_KEYS/);
+  }, 120_000);
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Connection, Client } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { testDataConverter } from '../helpers/payload-keys';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { faultDir, readLog, startOwnApi, startOwnWorker, stopProcess, type OwnApi, type OwnWorker } from '../helpers/faults';
 import { workflowHistoryText } from '../helpers/system';
@@ -58,7 +59,7 @@ beforeAll(async () => {
   gone = http.createServer((_req, res) => res.writeHead(410).end());
   await new Promise<void>((done) => gone.listen(0, '127.0.0.1', done));
   goneUrl = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/gone`;
-  client = new Client({ connection: await Connection.connect({ address: process.env.TEMPORAL_ADDRESS }) });
+  client = new Client({ connection: await Connection.connect({ address: process.env.TEMPORAL_ADDRESS }), dataConverter: testDataConverter() });
 }, 240_000);
 
 afterAll(async () => {

@@ -1,12 +1,14 @@
-import { defaultPayloadConverter } from '@temporalio/common';
+import type { Payload } from '@temporalio/common';
+import { decodeOptionalSinglePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
 /**
- * The Temporal Web UI reads a delivery without opening payloads: the workflow's static summary and
+ * The Temporal Web UI reads a delivery without opening its input: the workflow's static summary and
  * details, and each attempt's summary, are user metadata on the start request and on the attempt's
- * command, read here through the client the way the UI reads them.
+ * command. They name a user and an event, so they are encrypted like every payload (issue 19): read
+ * here through the client's codec, as the UI reads them through the codec server.
  */
 let system: TestSystem;
 let failing: Receiver;
@@ -24,9 +26,8 @@ beforeAll(async () => {
   others.push(failing);
 });
 
-type Payload = Parameters<typeof defaultPayloadConverter.fromPayload>[0];
-const summaryOf = (metadata: { summary?: Payload | null } | null | undefined): string | undefined =>
-  metadata?.summary ? defaultPayloadConverter.fromPayload<string>(metadata.summary) : undefined;
+const summaryOf = async (metadata: { summary?: Payload | null } | null | undefined): Promise<string | undefined> =>
+  (await decodeOptionalSinglePayload<string>(system.client.options.loadedDataConverter, metadata?.summary)) ?? undefined;
 
 describe('summaries in the Temporal Web UI', () => {
   it('a delivery shows "type · event · user → destinations" and each attempt "POST webhook i <url>", with no query, properties or secrets', async () => {
@@ -48,9 +49,11 @@ describe('summaries in the Temporal Web UI', () => {
     // Attempts as regular activities (ActivityTaskScheduled) and as the local first attempt (its
     // marker); a local attempt the worker defers to a regular activity shows the same summary twice.
     const history = await handle.fetchHistory();
-    const attempts = (history.events ?? [])
-      .filter((event) => event.activityTaskScheduledEventAttributes || event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
-      .map((event) => summaryOf(event.userMetadata));
+    const attempts = await Promise.all(
+      (history.events ?? [])
+        .filter((event) => event.activityTaskScheduledEventAttributes || event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+        .map((event) => summaryOf(event.userMetadata)),
+    );
     expect([...new Set(attempts)]).toEqual([`POST webhook 0 ${failing.url}`, `POST webhook 1 ${working.url}`]);
 
     const shown = JSON.stringify([await description.staticSummary(), await description.staticDetails(), attempts]);
@@ -67,7 +70,7 @@ describe('summaries in the Temporal Web UI', () => {
     const handle = system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'summary-2'));
     expect(await (await handle.describe()).staticSummary()).toBe('page · Pricing · user u2 → 1 destination');
     const history = await handle.fetchHistory();
-    const attempts = (history.events ?? []).map((event) => summaryOf(event.userMetadata)).filter((summary) => summary?.startsWith('POST'));
+    const attempts = (await Promise.all((history.events ?? []).map((event) => summaryOf(event.userMetadata)))).filter((summary) => summary?.startsWith('POST'));
     expect([...new Set(attempts)]).toEqual([`POST webhook 0 ${working.url}`, `POST webhook 0 ${working.url} · round 2`]);
   });
 });
