@@ -27,6 +27,9 @@ export default async function globalSetup(): Promise<void> {
     SWITCHYARD_TEST_DIR: dir,
     // The worker adds its webhook health to the store this often: tests read it back within a second.
     HEALTH_FLUSH_INTERVAL: '200ms',
+    // The committed test key (issue 19): every spawned process and in-process system hashes and
+    // encrypts under it, so tests can decode what they wrote and replay fixtures stay readable.
+    PAYLOAD_KEYS_FILE: path.join(ROOT, 'test', 'fixtures', 'payload-keys'),
   };
   Object.assign(process.env, env);
 
