@@ -7,6 +7,7 @@ import { Lifecycle, runMain } from './lifecycle';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { loadQuickstart } from './quickstart';
+import { loadKeyring } from './privacy/load-keyring';
 import { openStore } from './store';
 import { connectClient } from './temporal/connection';
 import { startDevServer } from './temporal/dev-server';
@@ -37,7 +38,9 @@ runMain(async () => {
     });
   }
 
-  const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
+  // The quick start needs no key setup: a development key is made under DATA_DIR on first start.
+  const keyring = loadKeyring(config, { createInDataDir: true });
+  const store = lifecycle.opened('store', await openStore({ ...config, keyring }), (s) => s.close());
   const quickstart = await loadQuickstart(config.dataDir, store, config.adminToken);
   config.adminToken = quickstart.adminToken;
   // The first start of the embedded dev server may build the Temporal CLI from source; allow for it.
@@ -47,14 +50,14 @@ runMain(async () => {
   // Temporal's runtime also reacts to SIGINT/SIGTERM and may already be draining the workers.
   // One registry for the process: the API's /metrics shows the worker's attempts and deliveries too.
   const metrics = createMetrics();
-  lifecycle.opened('workers', await startWorkers(config, store, logger, workerConnection, metrics), (w) => {
+  lifecycle.opened('workers', await startWorkers(config, store, logger, workerConnection, metrics, keyring), (w) => {
     w.shutdown();
     return w.close();
   });
   // Eager starts need the client on the worker's own connection: Temporal then hands the first
   // workflow task back in the start reply, and a message's first attempt runs without a task queue trip.
   const starter = config.ingestEagerStart ? new Client({ connection: workerConnection, namespace: config.temporalNamespace }) : undefined;
-  await serveApi(config, store, logger, lifecycle, { client, starter }, metrics);
+  await serveApi(config, store, logger, lifecycle, { client, starter, keyring }, metrics);
 
   const api = `http://localhost:${config.port}`;
   console.log(`

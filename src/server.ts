@@ -2,6 +2,7 @@ import { serveApi } from './api/serve';
 import { loadConfig } from './config';
 import { Lifecycle, runMain } from './lifecycle';
 import { createLogger } from './logger';
+import { loadKeyring } from './privacy/load-keyring';
 import { openStore } from './store';
 import { connectClient } from './temporal/connection';
 
@@ -11,8 +12,9 @@ runMain(async () => {
   if (!config.adminToken) throw new Error('ADMIN_TOKEN is required (the admin API has no other protection)');
   const logger = createLogger(config.logLevel, 'switchyard-api', config.logFormat);
   const lifecycle = new Lifecycle(logger);
-  const store = lifecycle.opened('store', await openStore(config), (s) => s.close());
+  const keyring = loadKeyring(config);
+  const store = lifecycle.opened('store', await openStore({ ...config, keyring }), (s) => s.close());
   const client = lifecycle.opened('Temporal client', await connectClient(config, logger), (c) => c.connection.close());
-  await serveApi(config, store, logger, lifecycle, { client });
+  await serveApi(config, store, logger, lifecycle, { client, keyring });
   lifecycle.stopOnSignals();
 });

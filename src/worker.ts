@@ -2,6 +2,7 @@ import { loadConfig } from './config';
 import { Lifecycle, runMain } from './lifecycle';
 import { createLogger } from './logger';
 import { createMetrics, serveMetrics } from './metrics';
+import { loadKeyring } from './privacy/load-keyring';
 import { openStore } from './store';
 import { startWorkers } from './temporal/workers';
 
@@ -11,13 +12,14 @@ runMain(async () => {
   const logger = createLogger(config.logLevel, 'switchyard-worker', config.logFormat);
   const lifecycle = new Lifecycle(logger);
   // The worker's attempts read destinations through the LISTEN/NOTIFY cache on PostgreSQL.
-  const store = lifecycle.opened('store', await openStore({ ...config, destinationCacheTtlMs: config.destinationCacheTtl }), (s) => s.close());
+  const keyring = loadKeyring(config);
+  const store = lifecycle.opened('store', await openStore({ ...config, destinationCacheTtlMs: config.destinationCacheTtl, keyring }), (s) => s.close());
   const metrics = createMetrics();
   if (config.metricsPort > 0) {
     lifecycle.opened('metrics endpoint', await serveMetrics(metrics, config.metricsPort, config.host), (server) => new Promise<void>((resolve) => server.close(() => resolve())));
     logger.info({ port: config.metricsPort, host: config.host }, 'serving /metrics');
   }
-  const workers = lifecycle.opened('workers', await startWorkers(config, store, logger, undefined, metrics), (w) => w.close());
+  const workers = lifecycle.opened('workers', await startWorkers(config, store, logger, undefined, metrics, keyring), (w) => w.close());
   logger.info({ taskQueue: config.temporalTaskQueue, personasTaskQueue: config.personasDeliveryTaskQueue, temporal: config.temporalAddress }, 'worker polling');
   // Temporal's runtime drains both workers on SIGTERM/SIGINT; then everything closes.
   await workers.run;

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import { deliveryPolicy, type Config } from '../config';
 import type { Store } from '../store/types';
+import type { Keyring } from '../privacy/keyring';
 import type { Deliveries } from '../ports';
 import type { SyncSchedules } from '../ports';
 import { installErrorHandler } from './errors';
@@ -28,6 +29,8 @@ export interface AppOptions {
   logger?: Logger | false;
   /** The process's metrics (`npm start` shares them with its worker); a fresh set without Node's default metrics when absent. */
   metrics?: Metrics;
+  /** The process's keyring (src/privacy/load-keyring.ts); undefined with PAYLOAD_ENCRYPTION=off. */
+  keyring: Keyring | undefined;
 }
 
 /** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
@@ -69,7 +72,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { deliveries: options.deliveries });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule } });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
   await app.register(portalRoutes, {
     adminToken: options.config.adminToken,
     temporalUiUrl: options.config.temporalUiUrl || `http://127.0.0.1:${options.config.temporalUiPort}`,

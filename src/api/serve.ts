@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import type { Keyring } from '../privacy/keyring';
 import type { Lifecycle } from '../lifecycle';
 import type { Store } from '../store/types';
 import { deliveriesOptions, temporalDeliveries } from '../temporal/temporal-deliveries';
@@ -15,11 +16,12 @@ const DRAIN_LIMIT_MS = 30_000;
 /**
  * The HTTP API on Temporal, listening, closed first by `lifecycle`: it stops accepting and lets
  * requests in flight finish (src/api/drain.ts) before the connections they use close. `starter`
- * starts delivery workflows (the worker's own connection when starts are eager), `client` the rest.
+ * starts delivery workflows (the worker's own connection when starts are eager), `client` the rest;
+ * `keyring` hashes the ids they put into visibility (undefined with PAYLOAD_ENCRYPTION=off).
  */
-export async function serveApi(config: Config, store: Store, logger: Logger, lifecycle: Lifecycle, temporal: { client: Client; starter?: Client }, metrics?: Metrics): Promise<FastifyInstance> {
-  const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, temporal.starter !== undefined && config.ingestEagerStart));
-  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger, metrics: metrics ?? createMetrics() });
+export async function serveApi(config: Config, store: Store, logger: Logger, lifecycle: Lifecycle, temporal: { client: Client; starter?: Client; keyring: Keyring | undefined }, metrics?: Metrics): Promise<FastifyInstance> {
+  const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, temporal.keyring, temporal.starter !== undefined && config.ingestEagerStart));
+  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger, metrics: metrics ?? createMetrics(), keyring: temporal.keyring });
   lifecycle.opened('HTTP API', app, (opened) => {
     setTimeout(() => opened.server.closeAllConnections(), DRAIN_LIMIT_MS).unref();
     return opened.close();

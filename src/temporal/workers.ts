@@ -13,6 +13,7 @@ import type { Metrics } from '../metrics';
 import type { DeliverySinks } from '../workflows/deliver-message';
 import { connectWhenReachable, namespaceChecked, type TemporalConnectSettings } from './connection';
 import { temporalConnectionOptions } from './connection-options';
+import type { Keyring } from '../privacy/keyring';
 
 /** Temporal's logger interface over our pino logger, so its lines follow LOG_LEVEL. */
 function temporalLogger(logger: Logger): TemporalLogger {
@@ -101,7 +102,7 @@ export interface Workers {
  * 100,000-member first sync neither delays the deliveries of ingested calls nor starves the sync's
  * own workflow tasks. `connection` is shared when given (eager starts need the API's client on it).
  */
-export async function startWorkers(config: Config, store: Store, logger: Logger, connection?: NativeConnection, metrics?: Metrics): Promise<Workers> {
+export async function startWorkers(config: Config, store: Store, logger: Logger, connection?: NativeConnection, metrics?: Metrics, keyring?: Keyring): Promise<Workers> {
   const ownConnection = connection ? undefined : await connectWorker(config, logger);
   const workerConnection = (connection ?? ownConnection)!;
   // Personas sync activities start delivery workflows and retire schedules through an ordinary client (connected on first use).
@@ -109,10 +110,11 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   // Webhook health: attempts added up in memory, flushed to the store every HEALTH_FLUSH_INTERVAL and at close.
   const health = config.healthFlushInterval > 0 ? new HealthRecorder(store, config.healthFlushInterval, logger) : undefined;
   const activities = createActivities(store, config, {
-    startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, input),
+    startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, keyring, input),
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
     // Bulk redelivery jobs start their redeliveries where the API starts single ones.
-    redeliveries: temporalRedeliveryRuns(client, config.temporalTaskQueue),
+    redeliveries: temporalRedeliveryRuns(client, config.temporalTaskQueue, keyring),
+    keyring,
   }, metrics, health);
   const workflows = await workflowBundle(logger);
   const workers = await Promise.all(

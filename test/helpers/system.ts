@@ -6,6 +6,8 @@ import { buildApp } from '../../src/api/app';
 import { loadConfig, type Config } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryReport } from '../../src/delivery/types';
+import { loadKeyring } from '../../src/privacy/load-keyring';
+import type { Keyring } from '../../src/privacy/keyring';
 import { openStore } from '../../src/store';
 import type { NewDestination, Store } from '../../src/store/types';
 import { connectClient } from '../../src/temporal/connection';
@@ -29,21 +31,25 @@ export interface TestSystem {
   store: Store;
   client: Client;
   config: Config;
+  /** The run's test key (test/fixtures/payload-keys), as the worker process has it. */
+  keyring: Keyring | undefined;
   close(): Promise<void>;
 }
 
 /** The real API (in-process, driven with inject) on the run's real Temporal server and store; the worker is the run's worker process. */
 export async function startSystem(overrides: Partial<Config> = {}): Promise<TestSystem> {
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
-  const store = await openStore(config);
+  const keyring = loadKeyring(config);
+  const store = await openStore({ ...config, keyring });
   const client = await connectClient(config);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue) });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), keyring });
   await app.ready();
   return {
     app,
     store,
     client,
     config,
+    keyring,
     async close() {
       await app.close();
       await client.connection.close();

@@ -177,7 +177,7 @@ describe("a DELETE regulation stops the user's deliveries still under way", () =
 
     const lateId = unique('late');
     const [destination] = await system.store.destinations.listEnabledIds(source.id);
-    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, {
+    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, {
       sourceId: source.id,
       messageId: lateId,
       type: 'track',
