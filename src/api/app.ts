@@ -19,6 +19,7 @@ import { MAX_BATCH_BYTES } from '../messages/call-rules';
 import { createMetrics, type Metrics } from '../metrics';
 import { serveMetricsRoute } from './metrics';
 import { portalRoutes } from '../portal/routes';
+import { requestLogValue } from './request-log';
 
 export interface AppOptions {
   config: Config;
@@ -36,7 +37,8 @@ export interface AppOptions {
 /** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
+    // The instance's own `req` serializer wins over Fastify's: request lines censor ?userId= values.
+    ...(options.logger ? { loggerInstance: options.logger.child({}, { serializers: { req: requestLogValue } }) as FastifyBaseLogger } : { logger: false }),
     // Seed limit: a batch request carries at most 500 KB (gzip is measured after inflating).
     bodyLimit: MAX_BATCH_BYTES,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
