@@ -131,3 +131,13 @@ export async function workflowHistoryText(workflowId: string): Promise<string> {
   const { stdout } = await run(cli.trim(), ['workflow', 'show', '--workflow-id', workflowId, '--address', process.env.TEMPORAL_ADDRESS!, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
   return withDecodedPayloads(stdout);
 }
+
+/**
+ * `temporal workflow list --query` as JSON, without a codec: what anyone who can read Temporal's
+ * visibility (the Web UI's list, the CLI) sees of the matching workflows.
+ */
+export async function workflowListText(query: string): Promise<string> {
+  const { stdout: cli } = await run('bash', [`${ROOT}/scripts/temporal-dev.sh`, 'ensure']);
+  const { stdout } = await run(cli.trim(), ['workflow', 'list', '--query', query, '--address', process.env.TEMPORAL_ADDRESS!, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
+}
