@@ -54,7 +54,9 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
       // What the Web UI's workflow list and page say without opening the input (delivery/summary.ts).
       staticSummary: deliverySummary(input),
       staticDetails: deliveryDetails(input),
-      memo: deliveryMemo(keyring, input),
+      // Read back by describe (strongly consistent, unlike visibility): a bulk job retried after a
+      // crash recognises the runs it already started (delivery/redelivery-job.ts decideRow).
+      ...(input.redelivery && { memo: { previousRunId: input.redelivery.previousRunId, ...(input.redelivery.jobId && { redeliveryJob: input.redelivery.jobId }) } satisfies RedeliveryMemo }),
       typedSearchAttributes: [
         { key: SOURCE, value: input.sourceId },
         { key: DESTINATIONS, value: input.destinationIds },
@@ -71,18 +73,4 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
     if (err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
     throw err;
   }
-}
-
-/**
- * Read back by describe (strongly consistent, unlike visibility): a bulk job retried after a crash
- * recognises the runs it already started (delivery/redelivery-job.ts decideRow). With keys, the
- * userId too: the memo is a payload (encrypted by the codec), so the admin list shows the real
- * userId while visibility holds only its hash.
- */
-function deliveryMemo(keyring: Keyring | undefined, input: DeliveryInput): (Partial<RedeliveryMemo> & { userId?: string }) | undefined {
-  const memo = {
-    ...(input.redelivery && { previousRunId: input.redelivery.previousRunId, ...(input.redelivery.jobId && { redeliveryJob: input.redelivery.jobId }) }),
-    ...(keyring && input.userId && { userId: input.userId }),
-  };
-  return Object.keys(memo).length > 0 ? memo : undefined;
 }

@@ -21,15 +21,16 @@ const HEALTH_DEADLINE_MS = 3_000;
 const GRPC_NOT_FOUND = 5;
 
 /**
- * A delivery workflow as the admin API lists it. The userId comes from the memo (a payload, so
- * encrypted by the codec; temporal/start-delivery.ts) when visibility holds only its hash, and from
- * the attribute where that is plaintext (no keys, or a delivery started before them).
+ * A delivery workflow as the admin API lists it. With keys visibility holds only the userId's hash
+ * (issue 19), so the row shows the userId it knows from elsewhere: the filter that found it, or the
+ * decoded input of a delivery's detail. A plaintext attribute (no keys, or a delivery started
+ * before them) is shown as it is. No copy of the id is kept in Temporal for this (a memo would be
+ * one that crypto-shredding cannot reach).
  */
-function deliveryRow(execution: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'startTime' | 'closeTime' | 'status' | 'typedSearchAttributes' | 'memo'>): DeliveryRow {
+function deliveryRow(execution: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'startTime' | 'closeTime' | 'status' | 'typedSearchAttributes'>, knownUserId?: string): DeliveryRow {
   const sourceId = execution.typedSearchAttributes.get(SOURCE) ?? '';
   const attribute = execution.typedSearchAttributes.get(USER_ID);
-  const memoUserId = execution.memo?.userId;
-  const userId = typeof memoUserId === 'string' ? memoUserId : attribute !== undefined && !isIdentifierHash(attribute) ? attribute : undefined;
+  const userId = attribute === undefined ? undefined : isIdentifierHash(attribute) ? knownUserId : attribute;
   return {
     messageId: messageIdOf(execution.workflowId, sourceId),
     sourceId,
@@ -147,7 +148,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
           client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query: phaseQuery(query, phase, at), pageSize: limit - deliveries.length, nextPageToken: token }),
         );
         const executions = await Promise.all(response.executions.map((raw) => executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace)));
-        deliveries.push(...executions.map(deliveryRow));
+        deliveries.push(...executions.map((execution) => deliveryRow(execution, filter.userId)));
         position = nextPosition(phases, at, phase, response.nextPageToken ?? undefined);
       }
       return { deliveries, ...(position && { nextCursor: encodeListingCursor(query, position) }) };
@@ -165,7 +166,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
       const converter = client.options.loadedDataConverter.payloadConverter;
       const input = startedInput(history, converter);
       if (!input) return undefined;
-      return { input, row: deliveryRow(description), destinations: deliveryAttempts(input, historyItems(history, converter)) };
+      return { input, row: deliveryRow(description, input.userId), destinations: deliveryAttempts(input, historyItems(history, converter)) };
     },
     redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, keyring, input)),
     startRedeliveryJob: (sourceId, filter) => tracked(startRedeliveryJob(client, taskQueue, sourceId, filter)),

@@ -86,7 +86,11 @@ describe('GET /admin/deliveries', () => {
     expect(bySource.status).toBe(200);
     expect(ids(bySource.body.deliveries)).toEqual(['list-1', 'list-2']);
     const row = bySource.body.deliveries.find((r) => r.messageId === 'list-1')!;
-    expect(row).toMatchObject({ sourceId: sourceA, type: 'track', userId: 'u-list', status: 'delivered', workflowId: deliveryWorkflowId(sourceA, 'list-1') });
+    expect(row).toMatchObject({ sourceId: sourceA, type: 'track', status: 'delivered', workflowId: deliveryWorkflowId(sourceA, 'list-1') });
+    // Issue 19 changed this rule: visibility holds only the userId's keyed hash, so a row shows the
+    // userId when the filter names it (and the detail, from the decoded input), never the hash.
+    expect(row.userId).toBeUndefined();
+    expect((await list({ userId: 'u-list', sourceId: sourceA })).body.deliveries).toEqual([expect.objectContaining({ messageId: 'list-1', userId: 'u-list' })]);
     expect(Date.parse(row.startedAt)).toBeLessThanOrEqual(Date.parse(row.closedAt!));
     expect(row.runId).toMatch(/^[0-9a-f-]{36}$/);
 

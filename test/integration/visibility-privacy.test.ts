@@ -83,7 +83,8 @@ describe("Temporal's visibility holds no plaintext user or anonymous id", () => 
       listed = await workflowListText(query);
       if (!listed.includes(regulation.id)) throw new Error('the delete notification is not indexed yet');
     }, 15_000);
-    // The search attributes are there, as hashes (their payloads are JSON strings in base64).
+    // The CLI shows memos decoded: none holds an id. The search attributes are there, as hashes
+    // (their payloads are JSON strings in base64).
     const decoded = decodedAttributes(listed);
     expect(decoded).toContain(identifierHash(system.keyring!, 'userId', userId));
     expect(decoded).toContain(identifierHash(system.keyring!, 'anonymousId', anonymousId));
