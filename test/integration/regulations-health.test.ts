@@ -76,7 +76,7 @@ describe('DELETE regulations (seed: Events, delete)', () => {
       if (await exists('forget-1')) throw new Error('still there');
     }, 120_000);
     expect(await exists('keep-1')).toBe(true);
-    const history = await workflowHistoryText(deliveryWorkflowId(source.id, `${response.json().id}:forget-me`));
+    const history = await workflowHistoryText(deliveryWorkflowId(source.id, deleteNotification(system.keyring, response.json(), 'forget-me').messageId));
     expect(history).toContain('"type":"delete"');
   }, 180_000);
 
