@@ -1,5 +1,10 @@
+import pino from 'pino';
+import { buildApp } from '../../src/api/app';
+import { deliveryPolicy } from '../../src/config';
 import { deleteNotification } from '../../src/messages/delete-notification';
 import { identifierHash } from '../../src/privacy/keyring';
+import { startDeliveryWorkflow } from '../../src/temporal/start-delivery';
+import { deliveriesOptions, temporalDeliveries } from '../../src/temporal/temporal-deliveries';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, workflowListText, type TestSystem } from '../helpers/system';
@@ -112,3 +117,61 @@ function decodedAttributes(json: string): string {
   }
   return values.join('\n');
 }
+
+describe('what a regulation leaves names no user', () => {
+  it('a 410 to a delete notification switches the URL off naming the regulation, not the user', async () => {
+    const userId = unique('gone-410-user');
+    const gone = await startReceiver((request) => ({ status: (JSON.parse(request.body) as { type?: string }).type === 'delete' ? 410 : 200 }));
+    others.push(gone);
+    const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: gone.url, headers: {} }] });
+    await send(system.app, writeKey, 'identify', { userId, traits: {}, messageId: unique('seen') });
+    const regulation = (await deleteUsers([userId])).json();
+    await deliveryResult(system.client, source.id, deleteNotification(system.keyring, regulation, userId).messageId);
+    const view = await system.app.inject({ method: 'GET', url: `/admin/destinations/${destination.id}`, headers: auth });
+    expect(view.json().webhooks[0].disabled.reason).toBe(`answered HTTP 410 Gone to a delete notification of regulation ${regulation.id}`);
+    expect(view.body).not.toContain(userId);
+  });
+
+  it('request log lines censor the userId the admin API was asked to search', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const app = await buildApp({ config: system.config, store: system.store, deliveries: temporalDeliveries(system.client, deliveriesOptions(system.config, system.keyring)), keyring: system.keyring, logger });
+    try {
+      const userId = unique('logged-user@example.com');
+      const response = await app.inject({ method: 'GET', url: `/admin/deliveries?userId=${encodeURIComponent(userId)}&limit=5`, headers: auth });
+      expect(response.statusCode).toBe(200);
+      const logged = lines.join('');
+      expect(logged).toContain('/admin/deliveries?userId=[redacted]&limit=5');
+      expect(logged).not.toContain(encodeURIComponent(userId));
+      expect(logged).not.toContain(userId);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a regulation still stops and deletes a delivery started before keys, whose attributes hold the plaintext id', async () => {
+    const userId = unique('before-keys');
+    const failing = await startReceiver(() => ({ status: 503 }));
+    others.push(failing);
+    const { source } = await sourceWithDestination(system.store, { webhooks: [{ url: failing.url, headers: {} }] });
+    const [destinationId] = await system.store.destinations.listEnabledIds(source.id);
+    const messageId = unique('plaintext-track');
+    const at = new Date().toISOString();
+    // No keyring: what a process before issue 19 (or with PAYLOAD_ENCRYPTION=off) started.
+    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, undefined, {
+      sourceId: source.id,
+      messageId,
+      type: 'track',
+      userId,
+      destinationIds: [destinationId!],
+      message: { version: 1, type: 'track', messageId, userId, timestamp: at, receivedAt: at, context: {}, event: 'Old', properties: {} },
+      policy: deliveryPolicy(system.config),
+    });
+    await waitFor(async () => {
+      if (requestsFor(failing, messageId).length < 1) throw new Error('not attempted yet');
+      if ((await system.client.workflow.count(`SwitchyardUserId = "${userId}" AND ExecutionStatus = "Running"`)).count < 1) throw new Error('not indexed yet');
+    }, 30_000);
+    const response = await deleteUsers([userId]);
+    expect(response.json()).toMatchObject({ deliveriesStopped: 1, deliveriesDeleted: 1 });
+  });
+});
