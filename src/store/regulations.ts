@@ -5,6 +5,7 @@ import { chunks } from './chunks';
 import type { ErasedIdHashes } from './erasures';
 import { newId } from './ids';
 import type { RegulationRow, Tables } from './tables';
+import { writeTransaction } from './write-transaction';
 import type { Regulation, Store } from './types';
 
 function toRegulation(row: Selectable<RegulationRow>): Regulation {
@@ -58,7 +59,8 @@ export async function hashPlaintextSubjectIds(db: Kysely<Tables>, keyring: Keyri
   let hashed = 0;
   for (const row of rows) {
     const ids = JSON.parse(row.subject_ids) as string[];
-    await db.transaction().execute(async (trx) => {
+    // Reads then writes: waits its turn rather than failing when another process opens the store too.
+    await writeTransaction(db, async (trx) => {
       const claimed = await trx
         .updateTable('regulations')
         .set({ subject_ids: JSON.stringify(subjectForm(keyring, ids)), subject_ids_hashed: 1 })
