@@ -118,6 +118,22 @@ function decodedAttributes(json: string): string {
   return values.join('\n');
 }
 
+describe('with PAYLOAD_ENCRYPTION=off (no keys)', () => {
+  it('searches the plaintext attribute, and refuses a userId it cannot quote with a 400 naming the setting', async () => {
+    const app = await buildApp({ config: system.config, store: system.store, deliveries: temporalDeliveries(system.client, deliveriesOptions(system.config, undefined)), keyring: undefined });
+    try {
+      const refused = await app.inject({ method: 'GET', url: '/admin/deliveries', query: { userId: 'x" OR WorkflowType = "deliverMessage' }, headers: auth });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().message).toMatch(/^userId: with PAYLOAD_ENCRYPTION=off, a userId with a double quote/);
+      const plain = await app.inject({ method: 'GET', url: '/admin/deliveries', query: { userId: unique('nobody') }, headers: auth });
+      expect(plain.statusCode).toBe(200);
+      expect(plain.json().deliveries).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('what a regulation leaves names no user', () => {
   it('a 410 to a delete notification switches the URL off naming the regulation, not the user', async () => {
     const userId = unique('gone-410-user');
