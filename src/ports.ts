@@ -36,8 +36,12 @@ export interface Deliveries {
    * history. Returns how many.
    */
   forgetUsers(ids: string[]): Promise<number>;
-  /** Deliveries from Temporal visibility, running first (temporal/delivery-listing.ts); 'invalid_cursor' when the cursor is not one a page gave. */
-  list(filter: DeliveryFilter): Promise<DeliveryPage | 'invalid_cursor'>;
+  /**
+   * Deliveries from Temporal visibility, running first (temporal/delivery-listing.ts); 'invalid_cursor'
+   * when the cursor is not one a page gave; 'unsearchable_user_id' for a userId with a double quote,
+   * a backslash or a control character while visibility holds plaintext ids (PAYLOAD_ENCRYPTION=off).
+   */
+  list(filter: DeliveryFilter): Promise<DeliveryPage | 'invalid_cursor' | 'unsearchable_user_id'>;
   /** The latest run of a message's delivery, read from its history; undefined when Temporal has none. */
   history(sourceId: string, messageId: string): Promise<DeliveryHistory | undefined>;
   /** Starts a redelivery (input.redelivery set) as a new run of the same workflow id; 'running' while a run is under way. */

@@ -14,7 +14,7 @@ runMain(async () => {
   const logger = createLogger(config.logLevel, 'switchyard-worker', config.logFormat);
   const lifecycle = new Lifecycle(logger);
   // The worker's attempts read destinations through the LISTEN/NOTIFY cache on PostgreSQL.
-  const store = lifecycle.opened('store', await openStore({ ...config, destinationCacheTtlMs: config.destinationCacheTtl }), (s) => s.close());
+  const store = lifecycle.opened('store', await openStore({ ...config, destinationCacheTtlMs: config.destinationCacheTtl, keyring }), (s) => s.close());
   const metrics = createMetrics();
   if (config.metricsPort > 0) {
     lifecycle.opened('metrics endpoint', await serveMetrics(metrics, config.metricsPort, config.host), (server) => new Promise<void>((resolve) => server.close(() => resolve())));

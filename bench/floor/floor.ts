@@ -49,7 +49,8 @@ function serve(client: Client, eager: boolean): void {
         // POST /v1/batch carries `batch`; a single call (/v1/track) is the message itself.
         const body = JSON.parse(await readBody(request)) as { batch?: (MessageBody & { messageId: string; userId?: string })[] };
         const batch = body.batch ?? [body as MessageBody & { messageId: string; userId?: string }];
-        await inParallel(batch, config.ingestStartConcurrency, async (message) => void (await startDeliveryWorkflow(client, config.temporalTaskQueue, inputOf(message), eager)));
+        // No keyring: the floor is Temporal's own cost, without Switchyard's hashing or encryption.
+        await inParallel(batch, config.ingestStartConcurrency, async (message) => void (await startDeliveryWorkflow(client, config.temporalTaskQueue, undefined, inputOf(message), eager)));
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
       } catch (err) {
         response.writeHead(500).end(String(err));

@@ -1,6 +1,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { Agent } from 'undici';
 import { webhookRequestHeaders } from '../delivery/request';
+import { goneReason } from '../delivery/switched-off-reason';
 import { attemptBudgetMs } from '../delivery/retry-window';
 import { activeSigningSecrets, standardWebhookId } from '../delivery/standard-webhooks';
 import type { AttemptOutcome, AttemptRequest, AttemptResult } from '../delivery/types';
@@ -54,7 +55,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     if (outcome.kind === 'success') log.debug('webhook accepted', logged);
     else log.warn(`webhook attempt failed: ${outcome.reason}`, { ...logged, outcome: outcome.kind });
     if (outcome.kind === 'permanent' && outcome.disablesWebhook) {
-      const reason = `answered HTTP ${outcome.status} Gone to message ${req.messageId}`;
+      const reason = goneReason(outcome.status ?? 410, req.messageId, String(req.message.type));
       if (await store.destinations.disableWebhook(req.destinationId, webhook.url, reason)) log.warn('webhook URL switched off', { ...fields, reason });
     }
     return { outcome, durationMs };

@@ -1,6 +1,7 @@
 import { deliveryPolicy, type Config } from '../config';
 import { parseAllowlist } from '../delivery/egress';
 import type { RedeliveryRuns, StartDelivery, SyncSchedules } from '../ports';
+import type { Keyring } from '../privacy/keyring';
 import type { Store } from '../store/types';
 import { makeAttemptWebhook } from './attempt-webhook';
 import { stoppingErasedUsers } from './erased-users';
@@ -24,7 +25,8 @@ const LOCAL_ATTEMPT_BUDGET_MS = 1_000;
 export function createActivities(
   store: Store,
   config: Pick<Config, 'egressAllowlist' | 'workerMaxInFlightPerWebhook'> & PersonasConfig,
-  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns },
+  /** `keyring`: hashes the user ids that go into what Temporal shows (Personas message ids); undefined with PAYLOAD_ENCRYPTION=off. */
+  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; keyring: Keyring | undefined },
   metrics?: Metrics,
   health?: AttemptRecorder,
 ) {

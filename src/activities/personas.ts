@@ -5,6 +5,7 @@ import { deliveryPlanner, outgoing } from '../messages/plan-deliveries';
 import { toPersonasIdentify } from '../personas/messages';
 import type { ComputationRef } from '../personas/types';
 import type { StartDelivery, SyncSchedules } from '../ports';
+import type { Keyring } from '../privacy/keyring';
 import type { Store } from '../store/types';
 
 /** Delivery starts in flight at once from one page: bounded fan-out against the Temporal frontend. */
@@ -33,7 +34,7 @@ export type PageResult =
  * changes of a version are frozen in the store, message ids are derived from them, and Temporal
  * refuses a second delivery workflow with the same id.
  */
-export function makePersonasActivities(store: Store, config: PersonasConfig, temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'> }) {
+export function makePersonasActivities(store: Store, config: PersonasConfig, temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; keyring: Keyring | undefined }) {
   const planDeliveries = deliveryPlanner(store.destinations, deliveryPolicy(config));
 
   return {
@@ -58,7 +59,7 @@ export function makePersonasActivities(store: Store, config: PersonasConfig, tem
       if (page.status !== 'pending') return { status: page.status };
       const changes = page.changes.slice(0, config.personasSyncPageSize);
       const synced = { kind: computation.kind, id: computation.id, key: page.key, version, computedAt: page.computedAt };
-      const plan = await planDeliveries(page.sourceId, changes.map((change) => outgoing(toPersonasIdentify(synced, change))));
+      const plan = await planDeliveries(page.sourceId, changes.map((change) => outgoing(toPersonasIdentify(temporal.keyring, synced, change))));
       if (plan.status === 'no_destinations') return { status: 'no_destinations' };
       let started = 0;
       let existing = 0;

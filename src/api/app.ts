@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import { deliveryPolicy, type Config } from '../config';
 import type { Store } from '../store/types';
+import type { Keyring } from '../privacy/keyring';
 import type { Deliveries } from '../ports';
 import type { SyncSchedules } from '../ports';
 import { installErrorHandler } from './errors';
@@ -14,12 +15,12 @@ import { ingestRoutes } from './ingest';
 import { healthRoutes } from './health';
 import { allowBrowserOrigins } from './cors';
 import { codecRoutes } from './codec';
-import type { Keyring } from '../privacy/keyring';
 import { sourceSettingsRoutes } from './source-settings';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
 import { createMetrics, type Metrics } from '../metrics';
 import { serveMetricsRoute } from './metrics';
 import { portalRoutes } from '../portal/routes';
+import { requestLogValue } from './request-log';
 
 export interface AppOptions {
   config: Config;
@@ -39,7 +40,8 @@ export interface AppOptions {
 /** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
+    // The instance's own `req` serializer wins over Fastify's: request lines censor ?userId= values.
+    ...(options.logger ? { loggerInstance: options.logger.child({}, { serializers: { req: requestLogValue } }) as FastifyBaseLogger } : { logger: false }),
     // Seed limit: a batch request carries at most 500 KB (gzip is measured after inflating).
     bodyLimit: MAX_BATCH_BYTES,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
@@ -75,7 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { deliveries: options.deliveries, store: options.store });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule } });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, adminToken: options.config.adminToken, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
   await app.register(portalRoutes, {
     adminToken: options.config.adminToken,

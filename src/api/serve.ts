@@ -2,8 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import type { Lifecycle } from '../lifecycle';
 import type { Keyring } from '../privacy/keyring';
+import type { Lifecycle } from '../lifecycle';
 import type { Store } from '../store/types';
 import { deliveriesOptions, temporalDeliveries } from '../temporal/temporal-deliveries';
 import { temporalSyncSchedules } from '../temporal/temporal-sync-schedules';
@@ -17,7 +17,8 @@ const DRAIN_LIMIT_MS = 30_000;
  * The HTTP API on Temporal, listening, closed first by `lifecycle`: it stops accepting and lets
  * requests in flight finish (src/api/drain.ts) before the connections they use close. `starter`
  * starts delivery workflows (the worker's own connection when starts are eager), `client` the rest.
- * `privacy.keyring` is what the codec server decrypts with (the clients carry it already).
+ * `privacy.keyring` hashes the ids the starts put into visibility and is what the codec server
+ * decrypts with (the clients carry it already); undefined with PAYLOAD_ENCRYPTION=off.
  */
 export async function serveApi(
   config: Config,
@@ -28,7 +29,7 @@ export async function serveApi(
   privacy: { keyring: Keyring | undefined; codecOpenToLoopback?: boolean },
   metrics?: Metrics,
 ): Promise<FastifyInstance> {
-  const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, temporal.starter !== undefined && config.ingestEagerStart));
+  const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, privacy.keyring, temporal.starter !== undefined && config.ingestEagerStart));
   const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger, metrics: metrics ?? createMetrics(), ...privacy });
   lifecycle.opened('HTTP API', app, (opened) => {
     setTimeout(() => opened.server.closeAllConnections(), DRAIN_LIMIT_MS).unref();

@@ -1,4 +1,5 @@
 import type { Message } from '../delivery/payload';
+import type { Keyring } from '../privacy/keyring';
 import { personasMessageId } from './message-ids';
 import type { ComputationKind } from './types';
 
@@ -26,10 +27,10 @@ export interface ProfileChange {
  * audience). `context.personas` tells a receiver which computation sent it, in the keys Segment uses.
  * Everything here is derived from its inputs, so a rerun of the same version builds the same bytes.
  */
-export function toPersonasIdentify(computation: SyncedComputation, change: ProfileChange): Message {
+export function toPersonasIdentify(keyring: Keyring | undefined, computation: SyncedComputation, change: ProfileChange): Message {
   return {
     type: 'identify',
-    messageId: personasMessageId(computation.id, computation.version, change.profileId),
+    messageId: personasMessageId(keyring, computation.id, computation.version, change.profileId),
     ...(change.userId !== null ? { userId: change.userId } : { anonymousId: change.profileId }),
     timestamp: computation.computedAt,
     receivedAt: computation.computedAt,

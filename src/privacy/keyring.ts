@@ -42,6 +42,12 @@ export function parseKeyring(text: string, activeKeyId = '', hashKeyId = ''): Ke
   return { activeKeyId: active, hashKeyId: hash, keys };
 }
 
+/**
+ * What an identifier is, hashed apart: user and anonymous ids in visibility, Personas profile ids in
+ * message ids, and `erasedId` for the erased-id list (any id a regulation erased, whatever its kind).
+ */
+export type IdentifierKind = 'userId' | 'anonymousId' | 'profileId' | 'erasedId';
+
 /** What a keyed identifier hash says it is, so a reader of visibility can tell it from an id. */
 export const IDENTIFIER_HASH_PREFIX = 'h1_';
 
@@ -51,7 +57,7 @@ export const IDENTIFIER_HASH_PREFIX = 'h1_';
  * Without the key nobody can confirm a guessed id against it; with it, a search hashes its query.
  * The kind separates namespaces (a userId and an anonymousId that are equal strings hash apart).
  */
-export function identifierHash(keyring: Keyring, kind: 'userId' | 'anonymousId' | 'profileId', id: string): string {
+export function identifierHash(keyring: Keyring, kind: IdentifierKind, id: string): string {
   const mac = createHmac('sha256', keyring.keys.get(keyring.hashKeyId)!).update(kind).update('\0').update(id, 'utf8').digest();
   return IDENTIFIER_HASH_PREFIX + mac.subarray(0, 16).toString('base64url');
 }

@@ -30,6 +30,9 @@ export function connectSqlite(databasePath: string): Kysely<Tables> {
   database.pragma('journal_mode = WAL');
   // Off by default in SQLite, per connection; the schema relies on it to cascade source deletes.
   database.pragma('foreign_keys = ON');
+  // Deleted rows are overwritten, not left in free pages: a regulation's deletions (profiles,
+  // events, seen users) must not linger readable in the file (issue 19).
+  database.pragma('secure_delete = ON');
   return new Kysely<Tables>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
 }
 

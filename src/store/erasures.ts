@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { identifierHash, type Keyring } from '../privacy/keyring';
 import { chunks } from './chunks';
 import type { Tables } from './tables';
 import type { Store } from './types';
@@ -8,11 +9,21 @@ import type { Store } from './types';
 const IDS_PER_QUERY = 500;
 
 /**
- * The one-way form an erased id is kept in: enough to recognise a message about it, not to read
- * it back from the store. Unsalted, so the lookup can use an index; ids are not secrets like keys,
- * but a guessed id (an email address, say) can be confirmed — the price of checking at send time.
+ * The one-way forms an erased id is looked up by, the first the one it is written in: enough to
+ * recognise a message about it, not to read it back from the store. Deterministic, so the lookup
+ * can use an index. With keys, the keyed hash (HMAC under the hash key, issue 19), so a guessed id
+ * (an email address, say) cannot be confirmed without the key; the unsalted SHA-256 rows written
+ * before keys existed are still looked up, so their erasures keep holding (they cannot be turned
+ * into keyed hashes: the ids are not kept). Without keys (PAYLOAD_ENCRYPTION=off), SHA-256 only.
  */
-export function erasedIdHash(id: string): string {
+export type ErasedIdHashes = (id: string) => string[];
+
+export function erasedIdHashes(keyring: Keyring | undefined): ErasedIdHashes {
+  return keyring ? (id) => [identifierHash(keyring, 'erasedId', id), unkeyedHash(id)] : (id) => [unkeyedHash(id)];
+}
+
+/** The form rows had before keys: 64 hex digits, never the `h1_` of a keyed hash. */
+function unkeyedHash(id: string): string {
   return createHash('sha256').update(id, 'utf8').digest('hex');
 }
 
@@ -21,9 +32,9 @@ export function erasedIdHash(id: string): string {
  * before the regulation whose write lands after it must not bring them back. Run inside the
  * request's write transaction, so it is ordered with the regulation's own writes.
  */
-export async function erasedSince(db: Kysely<Tables>, ids: string[], acceptedAt: string): Promise<Set<string>> {
+export async function erasedSince(db: Kysely<Tables>, hashes: ErasedIdHashes, ids: string[], acceptedAt: string): Promise<Set<string>> {
   const erased = new Set<string>();
-  const byHash = new Map([...new Set(ids)].map((id) => [erasedIdHash(id), id]));
+  const byHash = new Map([...new Set(ids)].flatMap((id) => hashes(id).map((hash) => [hash, id] as const)));
   for (const part of chunks([...byHash.keys()], IDS_PER_QUERY)) {
     const rows = await db.selectFrom('erased_ids').select('id_hash').where('id_hash', 'in', part).where('erased_at', '>=', acceptedAt).execute();
     for (const { id_hash } of rows) erased.add(byHash.get(id_hash)!);
@@ -41,10 +52,10 @@ export async function erasedAtEach(db: Kysely<Tables>, idHashes: string[]): Prom
   return erased;
 }
 
-export function erasureStore(db: Kysely<Tables>): Store['erasures'] {
+export function erasureStore(db: Kysely<Tables>, hashes: ErasedIdHashes): Store['erasures'] {
   return {
     async add(ids, at) {
-      const rows = [...new Set(ids)].map((id) => ({ id_hash: erasedIdHash(id), erased_at: at }));
+      const rows = [...new Set(ids)].map((id) => ({ id_hash: hashes(id)[0]!, erased_at: at }));
       for (const part of chunks(rows, IDS_PER_QUERY)) {
         await db
           .insertInto('erased_ids')
@@ -57,7 +68,7 @@ export function erasureStore(db: Kysely<Tables>): Store['erasures'] {
 
     async erasedAt(ids) {
       if (ids.length === 0) return undefined;
-      const rows = await db.selectFrom('erased_ids').select('erased_at').where('id_hash', 'in', ids.map(erasedIdHash)).execute();
+      const rows = await db.selectFrom('erased_ids').select('erased_at').where('id_hash', 'in', ids.flatMap(hashes)).execute();
       return rows.map((r) => r.erased_at).sort().at(-1);
     },
   };

@@ -5,8 +5,9 @@ import { listenForStoreChanges, type StoreListener } from './store-notifications
 import { destinationStore } from './destinations';
 import { migrateToLatest } from './migrations';
 import { personasStore } from './personas';
-import { erasureStore } from './erasures';
-import { regulationStore } from './regulations';
+import { erasedIdHashes, erasureStore } from './erasures';
+import { hashPlaintextSubjectIds, regulationStore } from './regulations';
+import type { Keyring } from '../privacy/keyring';
 import { sourceUserStore } from './source-users';
 import { sourceStore } from './sources';
 import { webhookHealthStore } from './webhook-health';
@@ -27,6 +28,11 @@ export interface StoreOptions {
    * Config: DESTINATION_CACHE_TTL (worker).
    */
   destinationCacheTtlMs?: number;
+  /**
+   * Keys erased-id hashes and regulation records (issue 19); undefined with PAYLOAD_ENCRYPTION=off,
+   * where they stay unkeyed SHA-256 and plaintext ids as before.
+   */
+  keyring?: Keyring;
 }
 
 /** Opens the settings store and brings its schema up to date; every process calls this at start-up. */
@@ -34,12 +40,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const db = options.databaseUrl ? await openPostgres(options.databaseUrl) : connectSqlite(options.databasePath);
   try {
     await migrateToLatest(db);
+    if (options.keyring) await hashPlaintextSubjectIds(db, options.keyring, erasedIdHashes(options.keyring));
   } catch (err) {
     await db.destroy();
     throw err;
   }
+  const hashes = erasedIdHashes(options.keyring);
   let destinations = destinationStore(db);
-  let erasures = erasureStore(db);
+  let erasures = erasureStore(db, hashes);
   let listener: StoreListener | undefined;
   if (options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0) {
     // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
@@ -48,16 +56,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       notify: async (channel, payload) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(db)),
     });
     destinations = cachedDestinationReads(destinations, caches.destinations);
-    erasures = cachedErasureReads(db, erasures, caches.erasures);
+    erasures = cachedErasureReads(db, erasures, caches.erasures, hashes);
   }
   return {
     sources: sourceStore(db),
     destinations,
-    regulations: regulationStore(db),
+    regulations: regulationStore(db, options.keyring),
     sourceUsers: sourceUserStore(db),
     erasures,
     webhookHealth: webhookHealthStore(db),
-    personas: personasStore(db),
+    personas: personasStore(db, hashes),
     async ping() {
       await sql`select 1`.execute(db);
     },

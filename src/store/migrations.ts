@@ -158,6 +158,14 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('webhook_health_minute').on('webhook_health').column('minute').execute();
     },
   },
+  // Issue 19: a regulation keeps keyed hashes of its subject ids, not the ids. Rows written before
+  // (plaintext, 0) are hashed when a process with keys opens the store (regulations.ts
+  // hashPlaintextSubjectIds): a migration has no keys, and with PAYLOAD_ENCRYPTION=off they stay.
+  '0008_regulation_subject_hashes': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('regulations').addColumn('subject_ids_hashed', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

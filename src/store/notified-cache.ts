@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { erasedAtEach, erasedIdHash } from './erasures';
+import { erasedAtEach, type ErasedIdHashes } from './erasures';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -104,14 +104,14 @@ export function cachedDestinationReads(destinations: Store['destinations'], cach
  * cache: one entry per id, keyed by its one-way hash like the table, holding when it was erased or
  * that it was not (the usual answer).
  */
-export function cachedErasureReads(db: Kysely<Tables>, erasures: Store['erasures'], cache: NotifiedCache<string | undefined>, clock: () => number = Date.now): Store['erasures'] {
+export function cachedErasureReads(db: Kysely<Tables>, erasures: Store['erasures'], cache: NotifiedCache<string | undefined>, hashes: ErasedIdHashes, clock: () => number = Date.now): Store['erasures'] {
   return {
     ...erasures,
     async erasedAt(ids) {
       const times: string[] = [];
       const missing: string[] = [];
       let generation = 0;
-      for (const hash of new Set(ids.map(erasedIdHash))) {
+      for (const hash of new Set(ids.flatMap(hashes))) {
         const found = cache.lookup(hash, clock());
         if (found.hit) {
           if (found.value !== undefined) times.push(found.value);

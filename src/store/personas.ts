@@ -4,14 +4,15 @@ import { computedTraitStore } from './computed-traits';
 import { personasSyncStore } from './personas-snapshots';
 import type { PersonasTables } from './personas-tables';
 import type { PersonasStore } from './personas-types';
+import type { ErasedIdHashes } from './erasures';
 import { profileStore } from './profiles';
 import type { Tables } from './tables';
 
 /** Profiles, audiences, computed traits and their sync state, over the settings store's database. */
-export function personasStore(db: Kysely<Tables>): PersonasStore {
+export function personasStore(db: Kysely<Tables>, erasedIdHashes: ErasedIdHashes): PersonasStore {
   const personas = db.withTables<PersonasTables>();
   return {
-    profiles: profileStore(db),
+    profiles: profileStore(db, erasedIdHashes),
     audiences: audienceStore(db),
     computedTraits: computedTraitStore(db),
     sync: personasSyncStore(db),

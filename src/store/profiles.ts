@@ -6,7 +6,7 @@ import { binaryText } from '../personas/sql-dialect';
 import { dialectOf } from './dialect';
 import type { PersonasTables } from './personas-tables';
 import type { ProfileStore } from './personas-types';
-import { erasedSince } from './erasures';
+import { erasedSince, type ErasedIdHashes } from './erasures';
 import { recordSeenUsers } from './source-users';
 import { chunks } from './chunks';
 import type { Tables } from './tables';
@@ -104,7 +104,7 @@ async function storedProfiles(db: Db, sourceId: string, profileIds: string[]) {
   return stored;
 }
 
-export function profileStore(base: Kysely<Tables>): ProfileStore {
+export function profileStore(base: Kysely<Tables>, erasedIdHashes: ErasedIdHashes): ProfileStore {
   const db: Db = base.withTables<PersonasTables>();
   // Aliases are listed in byte order on both dialects (PostgreSQL's default collation may not be).
   const aliasOrder = sql.raw(binaryText(dialectOf(db), raw('alias_id')).sql);
@@ -119,7 +119,7 @@ export function profileStore(base: Kysely<Tables>): ProfileStore {
         if (acceptedAt !== undefined) {
           // A DELETE regulation that ran since the request arrived: its ids stay forgotten.
           const ids = [...allUpdates.flatMap(updateIds), ...allSeen.flatMap((u) => [u.userId, ...u.linkedIds])];
-          const erased = await erasedSince(trx as unknown as Kysely<Tables>, ids, acceptedAt);
+          const erased = await erasedSince(trx as unknown as Kysely<Tables>, erasedIdHashes, ids, acceptedAt);
           if (erased.size > 0) {
             updates = allUpdates.filter((u) => !updateIds(u).some((id) => erased.has(id)));
             seen = allSeen.filter((u) => ![u.userId, ...u.linkedIds].some((id) => erased.has(id)));

@@ -45,8 +45,9 @@ export interface RegulationRow {
   id: string;
   regulation_type: string;
   subject_type: string;
-  /** JSON array of strings. */
+  /** JSON array of strings: keyed hashes of the ids when subject_ids_hashed is 1, the ids themselves when 0 (no keys). */
   subject_ids: string;
+  subject_ids_hashed: number;
   created_at: string;
 }
 

@@ -1,6 +1,8 @@
 import type { RedeliveryJob } from '../delivery/redelivery-job';
 import type { DeliveryFilter, DeliveryStatusName } from '../ports';
-import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+import type { Keyring } from '../privacy/keyring';
+import { visibleId } from '../privacy/visible-ids';
+import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 
 /**
  * Delivery filters as a Temporal visibility query. The API validates every value first (ids by
@@ -112,7 +114,12 @@ export function statusClause(status: DeliveryStatusName): string {
 
 const TYPES = new Set(['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete']);
 
-export function deliveryQuery(filter: Omit<DeliveryFilter, 'limit' | 'cursor'>): string {
+/**
+ * `keyring`: the userId filter matches SwitchyardUserId's keyed hash (issue 19), so any userId is
+ * searchable, quotes and backslashes included; without keys (PAYLOAD_ENCRYPTION=off) it matches the
+ * plaintext attribute, and such a userId is refused (visibilityLiteral).
+ */
+export function deliveryQuery(filter: Omit<DeliveryFilter, 'limit' | 'cursor'>, keyring: Keyring | undefined): string {
   const clauses = ['WorkflowType = "deliverMessage"'];
   if (filter.sourceId !== undefined) clauses.push(`${SOURCE.name} = ${matching(filter.sourceId, SOURCE_ID_PATTERN, 'sourceId')}`);
   if (filter.destinationId !== undefined) clauses.push(`${DESTINATIONS.name} = ${matching(filter.destinationId, DESTINATION_ID_PATTERN, 'destinationId')}`);
@@ -121,10 +128,40 @@ export function deliveryQuery(filter: Omit<DeliveryFilter, 'limit' | 'cursor'>):
     if (!TYPES.has(filter.type)) throw new UnsafeFilterError('type is not a message type');
     clauses.push(`${MESSAGE_TYPE.name} = "${filter.type}"`);
   }
-  if (filter.userId !== undefined) clauses.push(`${USER_ID.name} = ${visibilityLiteral(filter.userId)}`);
+  if (filter.userId !== undefined) clauses.push(`${USER_ID.name} = ${visibilityLiteral(visibleId(keyring, 'userId', filter.userId))}`);
   if (filter.since !== undefined) clauses.push(`StartTime >= ${time(filter.since, 'since')}`);
   if (filter.until !== undefined) clauses.push(`StartTime < ${time(filter.until, 'until')}`);
   return clauses.join(' AND ');
+}
+
+/** Ids per query: each appears up to four times (two hashes, two plaintext forms), and a query string has a size limit. */
+export const USER_IDS_PER_QUERY = 50;
+
+/** What visibilityLiteral takes as it is. */
+// eslint-disable-next-line no-control-regex
+const QUOTABLE = /^[^"\\\u0000-\u001f\u007f]*$/;
+
+/**
+ * The visibility queries that find a regulation's deliveries: those made under any of these ids as
+ * user id or anonymous id, delete notifications excepted (they are the record that the receivers
+ * were told). With keys, each id is matched by its keyed hashes, so an id with a quote, a backslash
+ * or any other character is found; its plaintext form is matched too when it can be quoted, so
+ * deliveries started before the keys (plaintext attributes) are still stopped and deleted. Without
+ * keys an id that cannot be quoted cannot be matched either, and is left out rather than escaped
+ * into a query of its own (visibilityLiteral).
+ */
+export function userDeliveryQueries(ids: string[], keyring: Keyring | undefined): string[] {
+  const queries: string[] = [];
+  for (let i = 0; i < ids.length; i += USER_IDS_PER_QUERY) {
+    const part = ids.slice(i, i + USER_IDS_PER_QUERY);
+    const plain = part.filter((id) => QUOTABLE.test(id));
+    const userValues = [...new Set([...(keyring ? part.map((id) => visibleId(keyring, 'userId', id)) : []), ...plain])];
+    const anonymousValues = [...new Set([...(keyring ? part.map((id) => visibleId(keyring, 'anonymousId', id)) : []), ...plain])];
+    if (userValues.length === 0) continue;
+    const list = (values: string[]) => values.map(visibilityLiteral).join(', ');
+    queries.push(`(${USER_ID.name} IN (${list(userValues)}) OR ${ANONYMOUS_ID.name} IN (${list(anonymousValues)})) AND ${MESSAGE_TYPE.name} != "delete"`);
+  }
+  return queries;
 }
 
 /** The messageId inside a delivery workflow id `message:<sourceId>:<messageId>` (delivery/ids.ts). */
@@ -141,6 +178,7 @@ export function messageIdOf(workflowId: string, sourceId: string): string {
  */
 export function redeliverySnapshotQuery(job: Pick<RedeliveryJob, 'sourceId' | 'filter' | 'createdAt'>): string {
   const { status, since, until, destinationId } = job.filter;
-  const base = deliveryQuery({ sourceId: job.sourceId, status, since, until, ...(destinationId !== undefined && { destinationId }) });
+  // No userId in a job's filter: no keyring needed.
+  const base = deliveryQuery({ sourceId: job.sourceId, status, since, until, ...(destinationId !== undefined && { destinationId }) }, undefined);
   return `${base} AND ExecutionStatus != "Running" AND CloseTime <= ${time(job.createdAt, 'createdAt')}`;
 }

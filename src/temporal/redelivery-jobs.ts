@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { redeliveryJobWorkflowId, type RedeliveryFilter, type RedeliveryJob, type RedeliveryMemo } from '../delivery/redelivery-job';
 import type { RedeliveryJobView, RedeliveryRuns } from '../ports';
+import type { Keyring } from '../privacy/keyring';
 import type { redeliverMatching, RedeliveryProgress } from '../workflows/redeliver-matching';
 import { decodeCursor, encodeCursor, messageIdOf, redeliverySnapshotQuery } from './delivery-query';
 import { startedInput } from './history-events';
@@ -58,7 +59,7 @@ export async function readRedeliveryJob(client: Client, id: string): Promise<Red
 }
 
 /** The worker's side of a job: visibility pages, describe, history and the single redelivery's start. */
-export function temporalRedeliveryRuns(client: Client, taskQueue: string): RedeliveryRuns {
+export function temporalRedeliveryRuns(client: Client, taskQueue: string, keyring: Keyring | undefined): RedeliveryRuns {
   return {
     async page(job, size, cursor) {
       const query = redeliverySnapshotQuery(job);
@@ -90,7 +91,7 @@ export function temporalRedeliveryRuns(client: Client, taskQueue: string): Redel
         throw err;
       }
     },
-    redeliver: (input) => startRedeliveryWorkflow(client, taskQueue, input),
+    redeliver: (input) => startRedeliveryWorkflow(client, taskQueue, keyring, input),
     async closed(workflowId, runId) {
       try {
         return (await client.workflow.getHandle(workflowId, runId).describe()).status.name !== 'RUNNING';

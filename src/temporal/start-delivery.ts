@@ -5,6 +5,8 @@ import type { RedeliveryMemo } from '../delivery/redelivery-job';
 import { executionTimeoutMs } from '../delivery/retry-window';
 import { deliveryDetails, deliverySummary } from '../delivery/summary';
 import type { DeliveryInput } from '../delivery/types';
+import type { Keyring } from '../privacy/keyring';
+import { visibleId } from '../privacy/visible-ids';
 import type { deliverMessage } from '../workflows';
 import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 
@@ -14,22 +16,22 @@ import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } fro
  * delivery that failed (or timed out) is started afresh, so a sender re-sending a message that
  * could not be delivered (the receiver was broken) gets it delivered once the receiver works.
  */
-export async function startDeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput, eager = false, startDelayMs?: number): Promise<boolean> {
-  return (await start(client, taskQueue, input, eager, startDelayMs)) !== undefined;
+export async function startDeliveryWorkflow(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput, eager = false, startDelayMs?: number): Promise<boolean> {
+  return (await start(client, taskQueue, keyring, input, eager, startDelayMs)) !== undefined;
 }
 
 /**
  * Starts a redelivery (input.redelivery set): a new run of the message's workflow id, even after a
  * delivered run, since an operator asked for it. Resolves 'running' while a run is under way.
  */
-export async function startRedeliveryWorkflow(client: Client, taskQueue: string, input: DeliveryInput): Promise<{ workflowId: string; runId: string } | 'running'> {
+export async function startRedeliveryWorkflow(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput): Promise<{ workflowId: string; runId: string } | 'running'> {
   if (!input.redelivery) throw new Error('startRedeliveryWorkflow needs input.redelivery');
-  const runId = await start(client, taskQueue, input, false);
+  const runId = await start(client, taskQueue, keyring, input, false);
   return runId === undefined ? 'running' : { workflowId: deliveryWorkflowId(input.sourceId, input.messageId), runId };
 }
 
 /** The new run's id; undefined when Temporal already has the workflow (reuse policy) or it is running. */
-async function start(client: Client, taskQueue: string, input: DeliveryInput, eager: boolean, startDelayMs?: number): Promise<string | undefined> {
+async function start(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput, eager: boolean, startDelayMs?: number): Promise<string | undefined> {
   const anonymousId = typeof input.message.anonymousId === 'string' ? input.message.anonymousId : undefined;
   try {
     // By type name: the client side never loads workflow code.
@@ -59,8 +61,10 @@ async function start(client: Client, taskQueue: string, input: DeliveryInput, ea
         { key: SOURCE, value: input.sourceId },
         { key: DESTINATIONS, value: input.destinationIds },
         { key: MESSAGE_TYPE, value: input.type },
-        ...(input.userId ? [{ key: USER_ID, value: input.userId }] : []),
-        ...(anonymousId ? [{ key: ANONYMOUS_ID, value: anonymousId }] : []),
+        // Keyed hashes (issue 19): visibility is readable by whoever operates Temporal, and the
+        // admin API and regulations search by hashing their query the same way.
+        ...(input.userId ? [{ key: USER_ID, value: visibleId(keyring, 'userId', input.userId) }] : []),
+        ...(anonymousId ? [{ key: ANONYMOUS_ID, value: visibleId(keyring, 'anonymousId', anonymousId) }] : []),
         { key: STATUS, value: 'delivering' },
       ],
     });

@@ -5,9 +5,11 @@ import { deliveryWorkflowId } from '../delivery/ids';
 import type { DeliveryInput } from '../delivery/types';
 import { inParallel } from '../in-parallel';
 import type { Deliveries, DeliveryRow } from '../ports';
-import { ANONYMOUS_ID, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+import type { Keyring } from '../privacy/keyring';
+import { isIdentifierHash } from '../privacy/visible-ids';
+import { MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 import { deliveryAttempts } from './delivery-history';
-import { deliveryQuery, deliveryStatus, messageIdOf } from './delivery-query';
+import { deliveryQuery, deliveryStatus, messageIdOf, UnsafeFilterError, userDeliveryQueries } from './delivery-query';
 import { decodeListingCursor, encodeListingCursor, listingPhases, nextPosition, phaseQuery, type ListingPosition } from './delivery-listing';
 import { historyItems, startedInput } from './history-events';
 import { readRedeliveryJob, startRedeliveryJob } from './redelivery-jobs';
@@ -18,10 +20,17 @@ const HEALTH_DEADLINE_MS = 3_000;
 /** gRPC status NOT_FOUND. */
 const GRPC_NOT_FOUND = 5;
 
-/** A delivery workflow as the admin API lists it. */
-function deliveryRow(execution: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'startTime' | 'closeTime' | 'status' | 'typedSearchAttributes'>): DeliveryRow {
+/**
+ * A delivery workflow as the admin API lists it. With keys visibility holds only the userId's hash
+ * (issue 19), so the row shows the userId it knows from elsewhere: the filter that found it, or the
+ * decoded input of a delivery's detail. A plaintext attribute (no keys, or a delivery started
+ * before them) is shown as it is. No copy of the id is kept in Temporal for this (a memo would be
+ * one that crypto-shredding cannot reach).
+ */
+function deliveryRow(execution: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'startTime' | 'closeTime' | 'status' | 'typedSearchAttributes'>, knownUserId?: string): DeliveryRow {
   const sourceId = execution.typedSearchAttributes.get(SOURCE) ?? '';
-  const userId = execution.typedSearchAttributes.get(USER_ID);
+  const attribute = execution.typedSearchAttributes.get(USER_ID);
+  const userId = attribute === undefined ? undefined : isIdentifierHash(attribute) ? knownUserId : attribute;
   return {
     messageId: messageIdOf(execution.workflowId, sourceId),
     sourceId,
@@ -45,11 +54,14 @@ export interface DeliveriesOptions {
   eagerStart?: boolean;
   /** Task queues /health expects workers on (deliveries and Personas deliveries), and how recent a poll counts. */
   health: { taskQueues: string[]; pollerWindowMs: number };
+  /** Hashes user and anonymous ids in visibility (attributes and queries); undefined with PAYLOAD_ENCRYPTION=off. */
+  keyring: Keyring | undefined;
 }
 
 /** The options a process's configuration gives; `eagerStart` only where a worker shares the client's connection. */
-export function deliveriesOptions(config: Pick<Config, 'temporalTaskQueue' | 'personasDeliveryTaskQueue' | 'ingestStartConcurrency' | 'healthPollerWindow'>, eagerStart = false): DeliveriesOptions {
+export function deliveriesOptions(config: Pick<Config, 'temporalTaskQueue' | 'personasDeliveryTaskQueue' | 'ingestStartConcurrency' | 'healthPollerWindow'>, keyring: Keyring | undefined, eagerStart = false): DeliveriesOptions {
   return {
+    keyring,
     taskQueue: config.temporalTaskQueue,
     startConcurrency: config.ingestStartConcurrency,
     eagerStart,
@@ -57,23 +69,8 @@ export function deliveriesOptions(config: Pick<Config, 'temporalTaskQueue' | 'pe
   };
 }
 
-export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health }: DeliveriesOptions): Deliveries {
-  const startOne = async (input: DeliveryInput, startDelayMs?: number) => void (await startDeliveryWorkflow(client, taskQueue, input, eagerStart, startDelayMs));
-
-  /** Visibility query string literal: quotes and backslashes escaped. */
-  const literal = (value: string) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-
-  /** Ids per visibility query: each appears twice (user id or anonymous id), and a query string has a size limit. */
-  const IDS_PER_QUERY = 50;
-  const idQueries = (ids: string[]) => {
-    const queries: string[] = [];
-    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-      const list = ids.slice(i, i + IDS_PER_QUERY).map(literal).join(', ');
-      // Delete notifications stay: they are the record that the user's receivers were told.
-      queries.push(`(${USER_ID.name} IN (${list}) OR ${ANONYMOUS_ID.name} IN (${list})) AND ${MESSAGE_TYPE.name} != "delete"`);
-    }
-    return queries;
-  };
+export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health, keyring }: DeliveriesOptions): Deliveries {
+  const startOne = async (input: DeliveryInput, startDelayMs?: number) => void (await startDeliveryWorkflow(client, taskQueue, keyring, input, eagerStart, startDelayMs));
 
   async function stopMatching(query: string, reason: string): Promise<number> {
     let stopped = 0;
@@ -132,10 +129,17 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     async drain() {
       while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
-    stopUsers: (ids, reason) => sumOver(idQueries(ids), (query) => stopMatching(query, reason)),
-    forgetUsers: (ids) => sumOver(idQueries(ids), deleteMatching),
+    stopUsers: (ids, reason) => sumOver(userDeliveryQueries(ids, keyring), (query) => stopMatching(query, reason)),
+    forgetUsers: (ids) => sumOver(userDeliveryQueries(ids, keyring), deleteMatching),
     async list({ limit, cursor, ...filter }) {
-      const query = deliveryQuery(filter);
+      let query: string;
+      try {
+        query = deliveryQuery(filter, keyring);
+      } catch (err) {
+        // The API validated every other filter by its shape; only a plaintext userId can be unquotable.
+        if (err instanceof UnsafeFilterError && filter.userId !== undefined && keyring === undefined) return 'unsearchable_user_id';
+        throw err;
+      }
       const phases = listingPhases(filter.status);
       let position: ListingPosition | undefined = cursor === undefined ? { at: new Date().toISOString(), phase: phases[0]! } : decodeListingCursor(cursor, query);
       if (position === undefined || !phases.includes(position.phase)) return 'invalid_cursor';
@@ -147,7 +151,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
           client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, query: phaseQuery(query, phase, at), pageSize: limit - deliveries.length, nextPageToken: token }),
         );
         const executions = await Promise.all(response.executions.map((raw) => executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace)));
-        deliveries.push(...executions.map(deliveryRow));
+        deliveries.push(...executions.map((execution) => deliveryRow(execution, filter.userId)));
         position = nextPosition(phases, at, phase, response.nextPageToken ?? undefined);
       }
       return { deliveries, ...(position && { nextCursor: encodeListingCursor(query, position) }) };
@@ -166,9 +170,9 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
       const converter = client.options.loadedDataConverter;
       const input = await startedInput(history, converter);
       if (!input) return undefined;
-      return { input, row: deliveryRow(description), destinations: deliveryAttempts(input, await historyItems(history, converter)) };
+      return { input, row: deliveryRow(description, input.userId), destinations: deliveryAttempts(input, await historyItems(history, converter)) };
     },
-    redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, input)),
+    redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, keyring, input)),
     startRedeliveryJob: (sourceId, filter) => tracked(startRedeliveryJob(client, taskQueue, sourceId, filter)),
     redeliveryJob: (id) => tracked(readRedeliveryJob(client, id)),
     async health() {

@@ -113,10 +113,11 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   // Webhook health: attempts added up in memory, flushed to the store every HEALTH_FLUSH_INTERVAL and at close.
   const health = config.healthFlushInterval > 0 ? new HealthRecorder(store, config.healthFlushInterval, logger) : undefined;
   const activities = createActivities(store, config, {
-    startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, input),
+    startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, keyring, input),
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
     // Bulk redelivery jobs start their redeliveries where the API starts single ones.
-    redeliveries: temporalRedeliveryRuns(client, config.temporalTaskQueue),
+    redeliveries: temporalRedeliveryRuns(client, config.temporalTaskQueue, keyring),
+    keyring,
   }, metrics, health);
   const workflows = await workflowBundle(logger);
   const workers = await Promise.all(

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryReport } from '../../src/delivery/types';
 import { loadKeyring } from '../../src/privacy/load-keyring';
+import type { Keyring } from '../../src/privacy/keyring';
 import { openStore } from '../../src/store';
 import type { NewDestination, Store } from '../../src/store/types';
 import { connectClient } from '../../src/temporal/connection';
@@ -30,22 +31,25 @@ export interface TestSystem {
   store: Store;
   client: Client;
   config: Config;
+  /** The run's test key (test/fixtures/payload-keys), as the worker process has it. */
+  keyring: Keyring | undefined;
   close(): Promise<void>;
 }
 
 /** The real API (in-process, driven with inject) on the run's real Temporal server and store; the worker is the run's worker process. */
 export async function startSystem(overrides: Partial<Config> = {}): Promise<TestSystem> {
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
-  const store = await openStore(config);
   const keyring = loadKeyring(config);
+  const store = await openStore({ ...config, keyring });
   const client = await connectClient(config, keyring);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), keyring });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), keyring });
   await app.ready();
   return {
     app,
     store,
     client,
     config,
+    keyring,
     async close() {
       await app.close();
       await client.connection.close();
@@ -143,4 +147,14 @@ export async function listening(system: TestSystem): Promise<string> {
 export async function decodedWorkflowHistoryText(system: TestSystem, workflowId: string): Promise<string> {
   const api = await listening(system);
   return workflowHistoryText(workflowId, ['--codec-endpoint', `${api}/codec`, '--codec-auth', `Bearer ${ADMIN_TOKEN}`]);
+}
+
+/**
+ * `temporal workflow list --query` as JSON, without a codec: what anyone who can read Temporal's
+ * visibility (the Web UI's list, the CLI) sees of the matching workflows.
+ */
+export async function workflowListText(query: string): Promise<string> {
+  const { stdout: cli } = await run('bash', [`${ROOT}/scripts/temporal-dev.sh`, 'ensure']);
+  const { stdout } = await run(cli.trim(), ['workflow', 'list', '--query', query, '--address', process.env.TEMPORAL_ADDRESS!, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  return stdout;
 }

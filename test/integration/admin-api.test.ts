@@ -55,7 +55,7 @@ async function buildAdminApp(store: Store): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
   });
   installErrorHandler(app);
-  await app.register(adminRoutes, { prefix: '/admin', store, deliveries: noDeliveries, adminToken: ADMIN_TOKEN, policy });
+  await app.register(adminRoutes, { prefix: '/admin', store, deliveries: noDeliveries, adminToken: ADMIN_TOKEN, policy, keyring: undefined });
   await app.ready();
   return app;
 }
@@ -125,7 +125,7 @@ describe('admin authentication', () => {
   it('locks the admin API when no token is configured', async () => {
     const locked = Fastify({ logger: false });
     installErrorHandler(locked);
-    await locked.register(adminRoutes, { prefix: '/admin', store, deliveries: noDeliveries, adminToken: '', policy });
+    await locked.register(adminRoutes, { prefix: '/admin', store, deliveries: noDeliveries, adminToken: '', policy, keyring: undefined });
     const res = await locked.inject({ method: 'GET', url: '/admin/sources', headers: { authorization: 'Bearer ' } });
     expect(res.statusCode).toBe(401);
     await locked.close();

@@ -87,7 +87,11 @@ describe('GET /admin/deliveries', () => {
     expect(bySource.status).toBe(200);
     expect(ids(bySource.body.deliveries)).toEqual(['list-1', 'list-2']);
     const row = bySource.body.deliveries.find((r) => r.messageId === 'list-1')!;
-    expect(row).toMatchObject({ sourceId: sourceA, type: 'track', userId: 'u-list', status: 'delivered', workflowId: deliveryWorkflowId(sourceA, 'list-1') });
+    expect(row).toMatchObject({ sourceId: sourceA, type: 'track', status: 'delivered', workflowId: deliveryWorkflowId(sourceA, 'list-1') });
+    // Issue 19 changed this rule: visibility holds only the userId's keyed hash, so a row shows the
+    // userId when the filter names it (and the detail, from the decoded input), never the hash.
+    expect(row.userId).toBeUndefined();
+    expect((await list({ userId: 'u-list', sourceId: sourceA })).body.deliveries).toEqual([expect.objectContaining({ messageId: 'list-1', userId: 'u-list' })]);
     expect(Date.parse(row.startedAt)).toBeLessThanOrEqual(Date.parse(row.closedAt!));
     expect(row.runId).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -98,13 +102,23 @@ describe('GET /admin/deliveries', () => {
     expect((await list({ sourceId: sourceA, status: 'retrying' })).body.deliveries).toEqual([]);
   });
 
-  it('takes a userId as a value, never as query text: an apostrophe matches, a double quote is refused', async () => {
+  // Issue 19 changed this rule: visibility holds keyed hashes, so a double quote or a backslash,
+  // refused before, is now searchable like any other character.
+  it('takes a userId as a value, never as query text: any id, quotes, backslashes and non-ASCII included, is found by its keyed hash', async () => {
     expect(ids((await list({ userId: "o'brien" })).body.deliveries)).toEqual(['list-2']);
-    // Would match every delivery if the quote ended the literal.
+    // Would match every delivery if the quote ended the literal: it matches none.
     const injected = await list({ userId: 'x" OR WorkflowType = "deliverMessage' });
-    expect(injected.status).toBe(400);
-    expect(injected.body.message).toMatch(/^userId: must match pattern/);
-    expect((await list({ userId: 'a\\b' })).status).toBe(400);
+    expect(injected.status).toBe(200);
+    expect(injected.body.deliveries).toEqual([]);
+
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    const odd = ['a\\b', 'q"uote', 'zoë 🦊 ü'];
+    for (const [i, userId] of odd.entries()) await send(system.app, writeKey, 'track', { messageId: `odd-${i}`, userId, event: 'Odd' });
+    for (const [i, userId] of odd.entries()) {
+      const found = await until(() => list({ userId, sourceId: source.id }), (r) => r.body.deliveries.length === 1);
+      // The row shows the real userId (from the memo), not the hash visibility holds.
+      expect(found.body.deliveries).toEqual([expect.objectContaining({ messageId: `odd-${i}`, userId })]);
+    }
   });
 
   it('filters by start time with since and until', async () => {

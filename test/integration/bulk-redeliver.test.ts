@@ -166,7 +166,7 @@ describe('a page of a job run again (an activity retried after a worker crashed 
     receiver.respond(() => ({ status: 200 }));
 
     // The job's real activity on the real server, called as the worker would call it, twice.
-    const activities = makeRedeliveryActivities(system.store, deliveryPolicy(system.config), temporalRedeliveryRuns(system.client, system.config.temporalTaskQueue));
+    const activities = makeRedeliveryActivities(system.store, deliveryPolicy(system.config), temporalRedeliveryRuns(system.client, system.config.temporalTaskQueue, system.keyring));
     const job: RedeliveryJob = { id: 'rdl_0123456789abcdef0123456789abcdef', sourceId: source.id, filter: { status: 'failed', since, until: new Date(Date.now() + 60_000).toISOString() }, createdAt: new Date().toISOString() };
     const page = () => new MockActivityEnvironment().run(activities.redeliverPage, { job, size: 100 }) as Promise<RedeliveryPageResult>;
 

@@ -150,7 +150,7 @@ describe('the codec server', () => {
   });
 
   it("answers without a token only in npm start's setup, and only over loopback", async () => {
-    const local = await buildApp({ config: system.config, store: system.store, deliveries: temporalDeliveries(system.client, deliveriesOptions(system.config)), keyring: testKeyring(), codecOpenToLoopback: true });
+    const local = await buildApp({ config: system.config, store: system.store, deliveries: temporalDeliveries(system.client, deliveriesOptions(system.config, testKeyring())), keyring: testKeyring(), codecOpenToLoopback: true });
     try {
       const post = (remoteAddress: string, headers: Record<string, string> = {}) =>
         local.inject({ method: 'POST', url: '/codec/decode', remoteAddress, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(asJson([plain])) });

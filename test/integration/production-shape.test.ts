@@ -1,6 +1,7 @@
 import { faultDir } from '../helpers/faults';
 import { readSource, sourceThrough, startProductionShape, splitAndKillScenario, switchOffScenario, type ProductionShape } from '../helpers/production-shape';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { postgresRestartDrill, storeRestartBroken } from '../helpers/store-restart-scenario';
 
 /**
  * The production shape (issue 13) on this machine: Temporal's own server v1.32.1 on PostgreSQL
@@ -51,3 +52,15 @@ it(`delivers all ${MESSAGES} messages sent through both APIs when a worker is SI
   expect(figures.duplicatedNotInFlight).toBe(0);
   expect(figures.duplicatesThatDiffer).toBe(0);
 }, 1_200_000);
+
+it('survives its one PostgreSQL (Temporal\'s and the store\'s) restarting under single calls through both APIs, immediate then fast: 503s with Retry-After, never a 500, no process lost, every acknowledged call delivered', async () => {
+  const drillReceiver = await startReceiver();
+  try {
+    const figures = await postgresRestartDrill({ apis: shape.apis, workers: shape.workers, receiver: drillReceiver, restart: (mode, downMs) => shape.temporal.restartPostgres(mode, downMs), rate: 15, seconds: 30, restarts: ['immediate', 'fast'], downMs: 2_500, log });
+    log(`production shape, PostgreSQL restart: ${JSON.stringify(figures)}`);
+    expect(storeRestartBroken(figures)).toEqual([]);
+    expect(figures.acked).toBeGreaterThan(0);
+  } finally {
+    await drillReceiver.close();
+  }
+}, 600_000);

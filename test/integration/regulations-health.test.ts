@@ -1,5 +1,7 @@
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { deleteNotification } from '../../src/messages/delete-notification';
+import { identifierHash } from '../../src/privacy/keyring';
 import { waitFor } from '../helpers/processes';
 import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
@@ -32,11 +34,12 @@ describe('DELETE regulations (seed: Events, delete)', () => {
     const response = await deleteUsers(['gone-1', 'gone-2']);
     expect(response.statusCode).toBe(201);
     const regulation = response.json();
-    expect(regulation).toMatchObject({ id: expect.stringMatching(/^reg_/), subjectIds: ['gone-1', 'gone-2'] });
+    // Issue 19: the record keeps keyed hashes of the ids, as SwitchyardUserId holds them.
+    expect(regulation).toMatchObject({ id: expect.stringMatching(/^reg_/), subjectIds: ['gone-1', 'gone-2'].map((id) => identifierHash(system.keyring!, 'userId', id)) });
 
     for (const [receiver, { source }] of [[a, sourceA], [b, sourceB]] as const) {
       for (const userId of ['gone-1', 'gone-2']) {
-        expect(await deliveryResult(system.client, source.id, `${regulation.id}:${userId}`)).toMatchObject({ ok: true });
+        expect(await deliveryResult(system.client, source.id, deleteNotification(system.keyring, regulation, userId).messageId)).toMatchObject({ ok: true });
       }
       const bodies = receiver.requests.map((r) => JSON.parse(r.body));
       expect(bodies).toEqual(expect.arrayContaining([
@@ -62,7 +65,7 @@ describe('DELETE regulations (seed: Events, delete)', () => {
 
     // Visibility is eventually consistent: the regulation finds what the index shows.
     await waitFor(async () => {
-      const { count } = await system.client.workflow.count('SwitchyardUserId = "forget-me"');
+      const { count } = await system.client.workflow.count(`SwitchyardUserId = "${identifierHash(system.keyring!, 'userId', 'forget-me')}"`);
       if (count < 1) throw new Error('not indexed yet');
     }, 10_000);
     const response = await deleteUsers(['forget-me']);
@@ -73,7 +76,7 @@ describe('DELETE regulations (seed: Events, delete)', () => {
       if (await exists('forget-1')) throw new Error('still there');
     }, 120_000);
     expect(await exists('keep-1')).toBe(true);
-    const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, `${response.json().id}:forget-me`));
+    const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, deleteNotification(system.keyring, response.json(), 'forget-me').messageId));
     expect(history).toContain('"type":"delete"');
   }, 180_000);
 

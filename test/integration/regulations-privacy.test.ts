@@ -3,6 +3,8 @@ import type { Receiver } from '../helpers/receiver';
 import { startReceiver } from '../helpers/receiver';
 import { deliveryPolicy } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { deleteNotification } from '../../src/messages/delete-notification';
+import { identifierHash } from '../../src/privacy/keyring';
 import { startDeliveryWorkflow } from '../../src/temporal/start-delivery';
 import { waitFor } from '../helpers/processes';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
@@ -15,16 +17,19 @@ useSystem((s, r) => ((system = s), (receiver = r)), { alsoClose: others });
 const unique = (name: string) => `${name}-${process.pid}-${Date.now().toString(36)}`;
 const deleteUsers = (subjectIds: string[]) =>
   system.app.inject({ method: 'POST', url: '/admin/regulations', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds } });
+/** What visibility and the regulation record hold for a user id: its keyed hash under the run's test key. */
+const hashed = (kind: 'userId' | 'anonymousId', id: string) => identifierHash(system.keyring!, kind, id);
+/** The message id of a regulation's delete notification to a user (derived from the keyed hash, not the id). */
+const notificationId = (regulation: { id: string; createdAt: string }, userId: string) => deleteNotification(system.keyring, regulation, userId).messageId;
 const bodies = (r: Receiver) => r.requests.map((request) => JSON.parse(request.body) as Record<string, unknown>);
 const requestsFor = (r: Receiver, messageId: string) => r.requests.filter((request) => (JSON.parse(request.body) as { messageId?: string }).messageId === messageId);
 
-/** Every text column of the store, for "Switchyard keeps no copy of the id" checks. */
+/** Every text column of the store, the regulation record included (it keeps hashes, issue 19), for "Switchyard keeps no copy of the id" checks. */
 function storeMentions(id: string): string[] {
   const db = new Database(system.config.databasePath, { readonly: true });
   try {
     const found: string[] = [];
     for (const { name } of db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as { name: string }[]) {
-      if (name === 'regulations') continue; // the regulation record keeps its subject ids, as asked
       for (const row of db.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]) {
         if (Object.values(row).some((v) => typeof v === 'string' && v.includes(id))) found.push(name);
       }
@@ -74,19 +79,19 @@ describe('a DELETE regulation tells only the sources that have seen the user', (
     const response = await deleteUsers([userId]);
     expect(response.statusCode).toBe(201);
     const regulation = response.json();
-    expect(regulation).toMatchObject({ subjectIds: [userId], notifications: 1 });
+    expect(regulation).toMatchObject({ subjectIds: [hashed('userId', userId)], notifications: 1 });
 
-    expect(await deliveryResult(system.client, seen.source.id, `${regulation.id}:${userId}`)).toMatchObject({ ok: true });
+    expect(await deliveryResult(system.client, seen.source.id, notificationId(regulation, userId))).toMatchObject({ ok: true });
     expect(bodies(receiver)).toContainEqual({ type: 'delete', userId, timestamp: regulation.createdAt });
-    const notStarted = await system.client.workflow.getHandle(deliveryWorkflowId(unseen.source.id, `${regulation.id}:${userId}`)).describe().then(() => true, () => false);
+    const notStarted = await system.client.workflow.getHandle(deliveryWorkflowId(unseen.source.id, notificationId(regulation, userId))).describe().then(() => true, () => false);
     expect(notStarted).toBe(false);
     expect(bodies(other).filter((body) => body.type === 'delete')).toEqual([]);
     expect(bodies(other).some((body) => JSON.stringify(body).includes(userId))).toBe(false);
 
-    // The regulation record keeps the subject ids; no other table keeps the user or the id seen with it.
+    // No table keeps the user or the id seen with it; the regulation record keeps the keyed hash (issue 19).
     expect(await system.store.sourceUsers.sourcesThatSaw([userId])).toEqual(new Map());
     expect(storeMentions(userId)).toEqual([]);
-    expect(await system.store.regulations.get(regulation.id)).toMatchObject({ subjectIds: [userId] });
+    expect(await system.store.regulations.get(regulation.id)).toMatchObject({ subjectIds: [hashed('userId', userId)] });
   });
 
   it('a request accepted before the regulation but written after it does not bring the user back', async () => {
@@ -121,7 +126,7 @@ describe("a DELETE regulation stops the user's deliveries still under way", () =
     const trackId = unique('track');
     await send(system.app, writeKey, 'track', { userId, event: 'Private', messageId: trackId });
     await retrying(failing, trackId);
-    await indexed(`SwitchyardUserId = "${userId}" AND ExecutionStatus = "Running"`, 1);
+    await indexed(`SwitchyardUserId = "${hashed('userId', userId)}" AND ExecutionStatus = "Running"`, 1);
 
     const response = await deleteUsers([userId]);
     expect(response.statusCode).toBe(201);
@@ -129,7 +134,7 @@ describe("a DELETE regulation stops the user's deliveries still under way", () =
     expect(regulation).toMatchObject({ notifications: 1, deliveriesStopped: 1, deliveriesDeleted: 1 });
     const recoveredAt = recover();
 
-    expect(await deliveryResult(system.client, source.id, `${regulation.id}:${userId}`)).toMatchObject({ ok: true });
+    expect(await deliveryResult(system.client, source.id, notificationId(regulation, userId))).toMatchObject({ ok: true });
     const deleteArrived = failing.requests.find((r) => JSON.parse(r.body).type === 'delete')!;
     expect(JSON.parse(deleteArrived.body)).toEqual({ type: 'delete', userId, timestamp: regulation.createdAt });
     // Past the longest backoff (FAST_DELIVERY: 1 s) the stopped track would have come back.
@@ -149,8 +154,8 @@ describe("a DELETE regulation stops the user's deliveries still under way", () =
     await send(system.app, writeKey, 'alias', { previousId: anonymousId, userId, messageId: aliasId });
     await retrying(failing, trackId);
     await retrying(failing, aliasId);
-    await indexed(`SwitchyardAnonymousId = "${anonymousId}" AND ExecutionStatus = "Running"`, 1);
-    await indexed(`SwitchyardUserId = "${userId}" AND ExecutionStatus = "Running"`, 1);
+    await indexed(`SwitchyardAnonymousId = "${hashed('anonymousId', anonymousId)}" AND ExecutionStatus = "Running"`, 1);
+    await indexed(`SwitchyardUserId = "${hashed('userId', userId)}" AND ExecutionStatus = "Running"`, 1);
 
     const response = await deleteUsers([userId]);
     expect(response.statusCode).toBe(201);
@@ -158,7 +163,7 @@ describe("a DELETE regulation stops the user's deliveries still under way", () =
     expect(regulation).toMatchObject({ notifications: 1, deliveriesStopped: 2, deliveriesDeleted: 2 });
     const recoveredAt = recover();
 
-    expect(await deliveryResult(system.client, source.id, `${regulation.id}:${userId}`)).toMatchObject({ ok: true });
+    expect(await deliveryResult(system.client, source.id, notificationId(regulation, userId))).toMatchObject({ ok: true });
     await new Promise((r) => setTimeout(r, 3_000));
     for (const messageId of [trackId, aliasId]) expect(requestsFor(failing, messageId).filter((r) => r.at >= recoveredAt)).toEqual([]);
     expect(bodies(failing).filter((body) => body.type === 'delete')).toEqual([{ type: 'delete', userId, timestamp: regulation.createdAt }]);
@@ -177,7 +182,7 @@ describe("a DELETE regulation stops the user's deliveries still under way", () =
 
     const lateId = unique('late');
     const [destination] = await system.store.destinations.listEnabledIds(source.id);
-    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, {
+    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, {
       sourceId: source.id,
       messageId: lateId,
       type: 'track',

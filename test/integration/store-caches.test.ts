@@ -2,6 +2,7 @@ import net from 'node:net';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store';
+import { erasedIdHashes } from '../../src/store/erasures';
 import { cachedDestinationReads, cachedErasureReads, NotifiedCache } from '../../src/store/notified-cache';
 import { LISTENER_APPLICATION_NAME, listenForStoreChanges, type StoreListener } from '../../src/store/store-notifications';
 import { connectPostgres, postgresPool } from '../../src/store/connection';
@@ -35,7 +36,7 @@ beforeAll(async () => {
   db = connectPostgres(postgresPool(url));
   listener = await listenForStoreChanges(url, { destinations: cache, erasures: erasureCache }, { notify });
   worker = cachedDestinationReads(workerStore.destinations, cache);
-  workerErasures = cachedErasureReads(db, workerStore.erasures, erasureCache);
+  workerErasures = cachedErasureReads(db, workerStore.erasures, erasureCache, erasedIdHashes(undefined));
 });
 afterAll(async () => {
   await listener?.close();

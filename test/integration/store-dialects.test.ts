@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
+import { identifierHash, parseKeyring, type Keyring } from '../../src/privacy/keyring';
 import { openStore, type Store } from '../../src/store';
 import { connectPostgres, connectSqlite, postgresPool } from '../../src/store/connection';
 import { SWITCHED_OFF_BY_OPERATOR } from '../../src/store/destinations';
@@ -20,8 +21,8 @@ import { testPostgresUrl } from '../helpers/postgres';
  */
 
 interface Dialect {
-  /** A store handle, as one process opens it (the API, a worker). */
-  open(): Promise<Store>;
+  /** A store handle, as one process opens it (the API, a worker); with keys when given (issue 19). */
+  open(keyring?: Keyring): Promise<Store>;
   /** The same database through Kysely directly: rows the Store interface does not show. */
   raw(): Kysely<Tables>;
   /** Handles that may run write transactions at the same moment (see the concurrency test). */
@@ -34,7 +35,7 @@ async function sqliteDialect(): Promise<Dialect> {
   const file = path.join(dir, 'switchyard.db');
   const raws: Kysely<Tables>[] = [];
   return {
-    open: () => openStore({ databasePath: file }),
+    open: (keyring) => openStore({ databasePath: file, keyring }),
     raw: () => {
       const db = connectSqlite(file);
       raws.push(db);
@@ -64,7 +65,7 @@ async function postgresDialect(): Promise<Dialect> {
   const url = `${server}/${name}`;
   const raws: Kysely<Tables>[] = [];
   return {
-    open: () => openStore({ databasePath: '', databaseUrl: url }),
+    open: (keyring) => openStore({ databasePath: '', databaseUrl: url, keyring }),
     raw: () => {
       const db = connectPostgres(postgresPool(url));
       raws.push(db);
@@ -342,6 +343,57 @@ describe.each([
       expect(await other.erasures.erasedAt([])).toBeUndefined();
       await store.erasures.add([`${p}a`], '2026-03-01T00:00:00.000Z');
       expect(await other.erasures.erasedAt([`${p}a`])).toBe('2026-03-01T00:00:00.000Z');
+    });
+  });
+
+  // Last: a keyed store hashes every plaintext regulation it finds when it opens.
+  describe('with keys (issue 19)', () => {
+    const keyring = parseKeyring(`k1=${Buffer.alloc(32, 9).toString('base64')}`);
+
+    it('keeps a regulation\'s subject ids and erased ids as keyed hashes only', async () => {
+      const keyed = await dialect.open(keyring);
+      try {
+        const ids = [`${randomUUID()} o"brien`, `${randomUUID()} zoë\\`];
+        const regulation = await keyed.regulations.create({ regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ids });
+        expect(regulation.subjectIds).toEqual(ids.map((id) => identifierHash(keyring, 'userId', id)));
+        expect(await keyed.regulations.get(regulation.id)).toEqual(regulation);
+        await keyed.erasures.add(ids, '2026-04-01T00:00:00.000Z');
+        expect(await keyed.erasures.erasedAt([ids[1]!])).toBe('2026-04-01T00:00:00.000Z');
+        const rows = JSON.stringify([
+          await raw.selectFrom('regulations').selectAll().where('id', '=', regulation.id).execute(),
+          await raw.selectFrom('erased_ids').selectAll().where('id_hash', 'in', ids.map((id) => identifierHash(keyring, 'erasedId', id))).execute(),
+        ]);
+        expect(rows).toContain('h1_');
+        for (const id of ids) expect(rows).not.toContain(id.slice(0, 36));
+      } finally {
+        await keyed.close();
+      }
+    });
+
+    it('hashes the records written before keys when a keyed process opens the store, and still honours their erasures', async () => {
+      const subject = `${randomUUID()}-before-keys`;
+      const linked = `${randomUUID()}-linked-device`;
+      const before = await store.regulations.create({ regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: [subject] });
+      expect(before.subjectIds).toEqual([subject]);
+      await store.erasures.add([subject, linked], '2026-05-01T00:00:00.000Z');
+
+      const keyed = await dialect.open(keyring);
+      try {
+        expect((await keyed.regulations.get(before.id))?.subjectIds).toEqual([identifierHash(keyring, 'userId', subject)]);
+        const record = await raw.selectFrom('regulations').selectAll().where('id', '=', before.id).executeTakeFirstOrThrow();
+        expect(record.subject_ids).not.toContain(subject);
+        // The subject's erasure moved to the keyed hash; the linked id's (never recorded in plaintext) is still found.
+        expect(await keyed.erasures.erasedAt([subject])).toBe('2026-05-01T00:00:00.000Z');
+        expect(await keyed.erasures.erasedAt([linked])).toBe('2026-05-01T00:00:00.000Z');
+        expect(await raw.selectFrom('erased_ids').select('erased_at').where('id_hash', '=', identifierHash(keyring, 'erasedId', subject)).execute()).toEqual([{ erased_at: '2026-05-01T00:00:00.000Z' }]);
+        expect(await store.erasures.erasedAt([subject])).toBeUndefined();
+        // A second keyed process finds nothing left to do.
+        const again = await dialect.open(keyring);
+        await again.close();
+        expect((await keyed.regulations.get(before.id))?.subjectIds).toEqual([identifierHash(keyring, 'userId', subject)]);
+      } finally {
+        await keyed.close();
+      }
     });
   });
 

@@ -77,7 +77,7 @@ async function deliver(name: string, responder: Responder) {
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
-    activities: createActivities(store, config, { startDelivery: unused, schedules: { delete: unused }, redeliveries: { page: unused, latest: unused, input: unused, redeliver: unused, closed: unused } }),
+    activities: createActivities(store, config, { startDelivery: unused, schedules: { delete: unused }, redeliveries: { page: unused, latest: unused, input: unused, redeliver: unused, closed: unused }, keyring: undefined }),
   });
   const handle = await env.client.workflow.start('deliverMessage', { taskQueue, workflowId: deliveryWorkflowId(source.id, messageId), args: [input] });
   const outcome = await worker.runUntil(handle.result().then(

@@ -1,6 +1,7 @@
 import { deliverySummary } from '../../src/delivery/summary';
 import type { DeliveryStatusName } from '../../src/ports';
-import { decodeCursor, deliveryQuery, deliveryStatus, encodeCursor, messageIdOf, statusClause, UnsafeFilterError, visibilityLiteral } from '../../src/temporal/delivery-query';
+import { identifierHash, parseKeyring } from '../../src/privacy/keyring';
+import { decodeCursor, deliveryQuery, deliveryStatus, encodeCursor, messageIdOf, statusClause, UnsafeFilterError, userDeliveryQueries, visibilityLiteral } from '../../src/temporal/delivery-query';
 
 const SRC = 'src_0123456789abcdef0123456789abcdef';
 const DST = 'dst_0123456789abcdef0123456789abcdef';
@@ -13,7 +14,7 @@ describe('deliveries as a Temporal visibility query', () => {
     ['by source', { sourceId: SRC }, `${BASE} AND SwitchyardSource = "${SRC}"`],
     ['by destination (a keyword list contains it)', { destinationId: DST }, `${BASE} AND SwitchyardDestinations = "${DST}"`],
     ['by type', { type: 'track' as const }, `${BASE} AND SwitchyardType = "track"`],
-    ['by userId, an apostrophe kept as it is', { userId: "o'brien" }, `${BASE} AND SwitchyardUserId = "o'brien"`],
+    ['by userId without keys (PAYLOAD_ENCRYPTION=off), an apostrophe kept as it is', { userId: "o'brien" }, `${BASE} AND SwitchyardUserId = "o'brien"`],
     ['since and until as UTC start times', { since: '2026-01-01T01:00:00+01:00', until: '2026-01-02T00:00:00Z' }, `${BASE} AND StartTime >= "2026-01-01T00:00:00.000Z" AND StartTime < "2026-01-02T00:00:00.000Z"`],
     ['delivering: still running', { status: 'delivering' as const }, `${BASE} AND (SwitchyardStatus = "delivering" AND ExecutionStatus = "Running")`],
     ['retrying: still running', { status: 'retrying' as const }, `${BASE} AND (SwitchyardStatus = "retrying" AND ExecutionStatus = "Running")`],
@@ -22,7 +23,7 @@ describe('deliveries as a Temporal visibility query', () => {
     ['stopped includes terminated runs', { status: 'stopped' as const }, `${BASE} AND (SwitchyardStatus = "stopped" OR ExecutionStatus IN ("Terminated", "Canceled"))`],
     ['filters combine with AND', { sourceId: SRC, type: 'page' as const, status: 'delivered' as const }, `${BASE} AND SwitchyardSource = "${SRC}" AND ${DELIVERED} AND SwitchyardType = "page"`],
   ])('%s', (_name, filter, expected) => {
-    expect(deliveryQuery(filter)).toBe(expected);
+    expect(deliveryQuery(filter, undefined)).toBe(expected);
   });
 
   it.each([
@@ -34,8 +35,8 @@ describe('deliveries as a Temporal visibility query', () => {
     ['a type that is not a message type', { type: 'click" OR "1' as never }],
     ['a status that is not a delivery status', { status: 'lost' as never }],
     ['a since that is not a date', { since: 'yesterday' }],
-  ])('refuses %s', (_name, filter) => {
-    expect(() => deliveryQuery(filter)).toThrow(UnsafeFilterError);
+  ])('refuses %s (without keys)', (_name, filter) => {
+    expect(() => deliveryQuery(filter, undefined)).toThrow(UnsafeFilterError);
   });
 
   it('quotes a plain value and refuses quote, backslash and control characters', () => {
@@ -106,8 +107,46 @@ describe('a status as a visibility clause, the same rule as deliveryStatus', () 
   });
 });
 
+describe('user ids in visibility queries, with keys (issue 19)', () => {
+  const keyring = parseKeyring(`k1=${Buffer.alloc(32, 7).toString('base64')}`);
+  const userHash = (id: string) => identifierHash(keyring, 'userId', id);
+  const anonymousHash = (id: string) => identifierHash(keyring, 'anonymousId', id);
+
+  it.each([
+    ['a plain id', 'u1'],
+    ['a double quote that would end the literal', 'x" OR WorkflowType = "deliverMessage'],
+    ['a backslash', 'a\\b'],
+    ['a line break', 'a\nb'],
+    ['non-ASCII characters', 'zoë@exämple.com 🦊'],
+  ])('the userId filter matches the keyed hash of %s, never the id', (_name, userId) => {
+    const query = deliveryQuery({ userId }, keyring);
+    expect(query).toBe(`${BASE} AND SwitchyardUserId = "${userHash(userId)}"`);
+    expect(query).not.toContain(userId);
+  });
+
+  it('finds a regulation\'s ids by both hashes, and by the plaintext of those that can be quoted (deliveries started before keys)', () => {
+    const [query, ...more] = userDeliveryQueries(['u1', 'a"b'], keyring);
+    expect(more).toEqual([]);
+    expect(query).toBe(
+      `(SwitchyardUserId IN ("${userHash('u1')}", "${userHash('a"b')}", "u1") OR SwitchyardAnonymousId IN ("${anonymousHash('u1')}", "${anonymousHash('a"b')}", "u1")) AND SwitchyardType != "delete"`,
+    );
+  });
+
+  it('without keys leaves out an id it cannot quote, rather than escaping it into a clause of its own', () => {
+    expect(userDeliveryQueries(['u1', 'x" OR "1" = "1', 'a\\'], undefined)).toEqual(['(SwitchyardUserId IN ("u1") OR SwitchyardAnonymousId IN ("u1")) AND SwitchyardType != "delete"']);
+    expect(userDeliveryQueries(['x"'], undefined)).toEqual([]);
+  });
+
+  it('splits many ids over several queries', () => {
+    const ids = Array.from({ length: 120 }, (_, i) => `user-${i}`);
+    const queries = userDeliveryQueries(ids, keyring);
+    expect(queries).toHaveLength(3);
+    for (const id of ids) expect(queries.filter((q) => q.includes(`"${userHash(id)}"`))).toHaveLength(1);
+  });
+});
+
 describe('cursor', () => {
-  const query = deliveryQuery({ sourceId: SRC });
+  const query = deliveryQuery({ sourceId: SRC }, undefined);
   it('carries the page token for the same query', () => {
     const token = Uint8Array.from([1, 2, 250]);
     const cursor = encodeCursor(query, token);

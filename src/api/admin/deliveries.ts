@@ -27,11 +27,9 @@ const ListQuery = Type.Object(
     destinationId: Type.Optional(DestinationId),
     status: Type.Optional(Status),
     type: Type.Optional(MessageTypeFilter),
-    // The value goes into a visibility query as a literal: no double quote, backslash or control
-    // character (temporal/delivery-query.ts says why they are refused, not escaped).
-    userId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, pattern: '^[^"\\\\\\u0000-\\u001f\\u007f]+$', description: 'Without double quotes, backslashes or control characters.' }),
-    ),
+    // Searched by its keyed hash (issue 19), so any id a call can carry is found; with
+    // PAYLOAD_ENCRYPTION=off visibility holds plaintext, and an unquotable one is refused below.
+    userId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Any userId; with PAYLOAD_ENCRYPTION=off, without double quotes, backslashes or control characters.' })),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started at or after this time.' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started before this time.' })),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` })),
@@ -109,6 +107,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) throw badRequest('until: must be later than since');
       const page = await deliveries.list({ ...filter, ...(since && { since }), ...(until && { until }), limit });
       if (page === 'invalid_cursor') throw badRequest('cursor: is not a nextCursor this API returned for these filters');
+      if (page === 'unsearchable_user_id') throw badRequest('userId: with PAYLOAD_ENCRYPTION=off, a userId with a double quote, a backslash or a control character cannot be searched');
       return page;
     },
   );

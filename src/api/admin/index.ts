@@ -3,6 +3,7 @@ import { SETTINGS } from '../../config';
 import type { Store } from '../../store/types';
 import type { DeliveryPolicy } from '../../delivery/types';
 import type { Deliveries, SyncSchedules } from '../../ports';
+import type { Keyring } from '../../privacy/keyring';
 import { audienceRoutes } from './audiences';
 import { computedTraitRoutes } from './computed-traits';
 import { deliveryRoutes } from './deliveries';
@@ -23,19 +24,21 @@ export interface AdminOptions {
   signingSecretOverlapMs?: number;
   /** Audiences and computed traits need Temporal Schedules; without this port their routes are not served. */
   personas?: { schedules: SyncSchedules; defaultSchedule: string };
+  /** Hashes user ids in what regulations leave in Temporal (delete notifications' ids); undefined with PAYLOAD_ENCRYPTION=off. */
+  keyring: Keyring | undefined;
 }
 
 /**
  * The admin API, one plugin per resource. The token check is a hook on this plugin's context,
  * so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, policy, signingSecretOverlapMs, personas }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, policy, signingSecretOverlapMs, personas, keyring }) => {
   app.addHook('onRequest', requireAdminToken(adminToken));
   await app.register(sourceRoutes, { store });
   await app.register(destinationRoutes, { store, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
 
   await app.register(destinationHealthRoutes, { store });
-  await app.register(regulationRoutes, { store, deliveries, policy });
+  await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });
   if (personas) {

@@ -5,6 +5,7 @@ import { deliveryPlanner } from '../../messages/plan-deliveries';
 import type { DeliveryInput, DeliveryPolicy } from '../../delivery/types';
 import type { Store } from '../../store/types';
 import type { Deliveries } from '../../ports';
+import type { Keyring } from '../../privacy/keyring';
 import { ApiError, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 
@@ -21,7 +22,9 @@ const RegulationView = Type.Object({
   id: Type.String(),
   regulationType: Type.Literal('DELETE'),
   subjectType: Type.Literal('USER_ID'),
-  subjectIds: Type.Array(Type.String()),
+  subjectIds: Type.Array(Type.String(), {
+    description: 'Keyed hashes (`h1_…`) of the ids, as the SwitchyardUserId search attribute holds them: the record outlives the users and names none of them (the ids themselves only with PAYLOAD_ENCRYPTION=off).',
+  }),
   /** Delete notifications started: one per (user, source that has seen the user and has an enabled destination). */
   notifications: Type.Optional(Type.Integer()),
   /** Deliveries of these users (and ids linked to them) still under way, terminated before any notification started. */
@@ -45,11 +48,12 @@ const unavailable = (message: string) => new ApiError(503, 'temporal_unavailable
  * the destination enabled, so the receiver can start its own automations. Affected: the source has
  * seen the user (store.sourceUsers); other sources' receivers never learn the id.
  */
-export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy }> = async (app, { store, deliveries, policy }) => {
+export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy; keyring: Keyring | undefined }> = async (app, { store, deliveries, policy, keyring }) => {
   const planDeliveries = deliveryPlanner(store.destinations, policy);
   app.post('/regulations', { schema: { body: RegulationBody, response: { 201: RegulationView, 503: errorReplies[400], ...errorReplies } } }, async (request, reply) => {
     const regulation = await store.regulations.create(request.body);
-    const userIds = regulation.subjectIds;
+    // The record keeps hashes; the work below needs the ids, which only this request carries.
+    const userIds = request.body.subjectIds;
     // Read before anything is forgotten: who saw the users, and the other ids they went by
     // (anonymousIds and aliases), whose deliveries are the users' too.
     const seenBy = await store.sourceUsers.sourcesThatSaw(userIds);
@@ -70,7 +74,7 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
 
     const inputs: DeliveryInput[] = [];
     for (const [sourceId, seenUserIds] of seenBy) {
-      const plan = await planDeliveries(sourceId, seenUserIds.map((userId) => deleteNotification(regulation, userId)));
+      const plan = await planDeliveries(sourceId, seenUserIds.map((userId) => deleteNotification(keyring, regulation, userId)));
       if (plan.status === 'planned') inputs.push(...plan.inputs);
     }
     try {

@@ -1,0 +1,12 @@
+/**
+ * Why a webhook URL was switched off by a 410 Gone, as the admin API and the portal show it for as
+ * long as the URL stays off. It names the message so an operator can look at what was refused; a
+ * delete notification's message id is derived from its user, so that one is named by its
+ * regulation instead (issue 19: a stored reason names no user id, hashed or not).
+ */
+export function goneReason(status: number, messageId: string, type: string): string {
+  if (type !== 'delete') return `answered HTTP ${status} Gone to message ${messageId}`;
+  // `<regulation id>:<user id or its hash>` (messages/delete-notification.ts).
+  const regulationId = messageId.slice(0, Math.max(0, messageId.indexOf(':')));
+  return `answered HTTP ${status} Gone to a delete notification${/^reg_[0-9a-f]+$/.test(regulationId) ? ` of regulation ${regulationId}` : ''}`;
+}
