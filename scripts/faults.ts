@@ -16,6 +16,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { faultDir, startOwnTemporal, startOwnWorker, stopProcess } from '../test/helpers/faults';
+import { TEST_PAYLOAD_KEYS_FILE } from '../test/helpers/payload-keys';
 import { ROOT } from '../test/helpers/processes';
 import { apiKillScenario, isolationScenario, temporalRestartScenario, workerKillScenario } from '../test/helpers/scenarios';
 import { storeRestartBroken, storeRestartScenario } from '../test/helpers/store-restart-scenario';
@@ -46,6 +47,8 @@ async function main(): Promise<void> {
     TEMPORAL_TASK_QUEUE: 'faults-base',
     EGRESS_ALLOWLIST: '127.0.0.0/8,::1/128',
     LOG_LEVEL: 'info',
+    // The test key, as in the jest run: every process of the script encrypts payloads with it.
+    PAYLOAD_KEYS_FILE: TEST_PAYLOAD_KEYS_FILE,
   });
   const temporal = await startOwnTemporal(dir);
   process.env.TEMPORAL_ADDRESS = temporal.address;

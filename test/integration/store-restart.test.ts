@@ -7,9 +7,11 @@ import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryInput, DeliveryReport } from '../../src/delivery/types';
 import { openStore } from '../../src/store';
 import { connectPostgres, postgresPool } from '../../src/store/connection';
+import { switchyardDataConverter } from '../../src/temporal/data-converter';
 import { isStoreUnavailable } from '../../src/store/unavailable';
 import { faultDir, sleep, startOwnWorker, stopProcess } from '../helpers/faults';
 import { createTestDatabase, startPostgres, type PostgresServer } from '../helpers/postgres';
+import { testKeyring } from '../helpers/payload-keys';
 import { waitFor } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import { RECOVERY_BOUND_MS, storeRestartScenario } from '../helpers/store-restart-scenario';
@@ -47,7 +49,7 @@ describe('with PostgreSQL away', () => {
       const messageId = 'first-attempt-store-away';
       const input: DeliveryInput = { sourceId: source.id, messageId, type: 'track', userId: 'u', destinationIds: [destination.id], message: { type: 'track', messageId, userId: 'u', event: 'Store Away' }, policy };
       await postgres.halt('immediate');
-      const handle = await new Client({ connection }).workflow.start('deliverMessage', { taskQueue, workflowId: deliveryWorkflowId(source.id, messageId), args: [input] });
+      const handle = await new Client({ connection, dataConverter: switchyardDataConverter(testKeyring()) }).workflow.start('deliverMessage', { taskQueue, workflowId: deliveryWorkflowId(source.id, messageId), args: [input] });
       // The first attempt runs now and cannot read the destination; rounds keep trying meanwhile.
       await sleep(3_000);
       expect(receiver.requests).toHaveLength(0);
