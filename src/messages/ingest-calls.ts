@@ -78,8 +78,13 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   await deps.store.personas.profiles.record(request.sourceId, profileUpdates(messages), seenUsers(messages), new Date(request.receivedAtMs).toISOString());
   const plan = await deps.planDeliveries(request.sourceId, accepted.filter((a) => a.deliverable).map((a) => outgoing(a.message)));
   const inputs = plan.status === 'planned' ? plan.inputs : [];
+  // INGEST_START_TIMEOUT bounds the whole request, not only its starts: store reads that were slow
+  // (a pool reconnecting after a PostgreSQL restart) leave the starts less time, so the sender still
+  // hears an answer within the timeout instead of timing out itself (a drill saw 5 s + 10 s).
+  const startBudgetMs = deps.startTimeoutMs - (Date.now() - request.receivedAtMs);
+  if (startBudgetMs <= 0) return { status: 'unavailable', reason: `the request used up INGEST_START_TIMEOUT (${formatDuration(deps.startTimeoutMs)}) before its workflow starts` };
   try {
-    await withinStartTimeout(deps.startTimeoutMs, (deadline, signal) => deps.deliveries.start(inputs, deadline, { signal }));
+    await withinStartTimeout(startBudgetMs, (deadline, signal) => deps.deliveries.start(inputs, deadline, { signal }));
   } catch (err) {
     return { status: 'unavailable', reason: (err as Error).message };
   }
