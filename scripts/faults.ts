@@ -7,8 +7,10 @@
  *   npx tsx scripts/faults.ts worker-kill --messages 5000
  *   npx tsx scripts/faults.ts isolation --minutes 3
  *   npx tsx scripts/faults.ts store-restart --runs 10 --seconds 40
+ *   npx tsx scripts/faults.ts network-cut --cut-seconds 30
  *
- * Scenarios: worker-kill, api-kill, temporal-restart, isolation, store-restart (Switchyard's store
+ * Scenarios: worker-kill, api-kill, temporal-restart, isolation, network-cut (the worker's, then the API's network
+ * to Temporal cut under 15 single calls/s), store-restart (Switchyard's store
  * PostgreSQL restarted immediate then fast under 15 single calls/s; `--runs` repeats it, each run
  * on a new PostgreSQL, and the script exits 1 unless every run kept every rule).
  */
@@ -19,9 +21,11 @@ import { faultDir, startOwnTemporal, startOwnWorker, stopProcess } from '../test
 import { TEST_PAYLOAD_KEYS_FILE } from '../test/helpers/payload-keys';
 import { ROOT } from '../test/helpers/processes';
 import { apiKillScenario, isolationScenario, temporalRestartScenario, workerKillScenario } from '../test/helpers/scenarios';
-import { storeRestartBroken, storeRestartScenario } from '../test/helpers/store-restart-scenario';
+import { drillBroken } from '../test/helpers/fault-drill';
+import { networkCutScenario } from '../test/helpers/network-cut-scenario';
+import { storeRestartScenario } from '../test/helpers/store-restart-scenario';
 
-const SCENARIOS = ['worker-kill', 'api-kill', 'temporal-restart', 'isolation', 'store-restart'] as const;
+const SCENARIOS = ['worker-kill', 'api-kill', 'temporal-restart', 'isolation', 'store-restart', 'network-cut'] as const;
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -67,12 +71,19 @@ async function main(): Promise<void> {
         const runs = [];
         for (let run = 1; run <= option('runs', 1); run++) {
           const figures = await storeRestartScenario({ dir: faultDir('store-restart'), rate: option('rate', 15), seconds: option('seconds', 40), restarts: ['immediate', 'fast'], downMs: option('down-ms', 2_500), log });
-          const broken = storeRestartBroken(figures);
+          const broken = drillBroken(figures);
           log(`store-restart run ${run}: ${broken.length === 0 ? 'kept every rule' : broken.join('; ')} ${JSON.stringify(figures)}`);
           runs.push({ figures, broken });
         }
         results[scenario] = runs;
         if (runs.some((r) => r.broken.length > 0)) process.exitCode = 1;
+      }
+      if (scenario === 'network-cut') {
+        const figures = await networkCutScenario({ dir: faultDir('network-cut'), rate: option('rate', 15), seconds: option('seconds', 100), cutMs: option('cut-seconds', 30) * 1000, log });
+        const broken = drillBroken(figures);
+        log(`network-cut: ${broken.length === 0 ? 'kept every rule' : broken.join('; ')}`);
+        results[scenario] = { figures, broken };
+        if (broken.length > 0) process.exitCode = 1;
       }
       if (scenario === 'isolation') {
         const minutes = option('minutes', 3);

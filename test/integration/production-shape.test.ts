@@ -1,7 +1,8 @@
 import { faultDir } from '../helpers/faults';
 import { readSource, sourceThrough, startProductionShape, splitAndKillScenario, switchOffScenario, type ProductionShape } from '../helpers/production-shape';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { postgresRestartDrill, storeRestartBroken } from '../helpers/store-restart-scenario';
+import { drillBroken, faultDrill } from '../helpers/fault-drill';
+import { postgresRestarts } from '../helpers/store-restart-scenario';
 
 /**
  * The production shape (issue 13) on this machine: Temporal's own server v1.32.1 on PostgreSQL
@@ -56,9 +57,10 @@ it(`delivers all ${MESSAGES} messages sent through both APIs when a worker is SI
 it('survives its one PostgreSQL (Temporal\'s and the store\'s) restarting under single calls through both APIs, immediate then fast: 503s with Retry-After, never a 500, no process lost, every acknowledged call delivered', async () => {
   const drillReceiver = await startReceiver();
   try {
-    const figures = await postgresRestartDrill({ apis: shape.apis, workers: shape.workers, receiver: drillReceiver, restart: (mode, downMs) => shape.temporal.restartPostgres(mode, downMs), rate: 15, seconds: 30, restarts: ['immediate', 'fast'], downMs: 2_500, log });
+    const faults = postgresRestarts((mode, downMs) => shape.temporal.restartPostgres(mode, downMs), ['immediate', 'fast'], 2_500, (reading) => reading.status === 503);
+    const figures = await faultDrill({ apis: shape.apis, workers: shape.workers, receiver: drillReceiver, rate: 15, seconds: 30, faults, log });
     log(`production shape, PostgreSQL restart: ${JSON.stringify(figures)}`);
-    expect(storeRestartBroken(figures)).toEqual([]);
+    expect(drillBroken(figures)).toEqual([]);
     expect(figures.acked).toBeGreaterThan(0);
   } finally {
     await drillReceiver.close();

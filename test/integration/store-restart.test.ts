@@ -14,7 +14,8 @@ import { createTestDatabase, startPostgres, type PostgresServer } from '../helpe
 import { testKeyring } from '../helpers/payload-keys';
 import { waitFor } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
-import { RECOVERY_BOUND_MS, storeRestartScenario } from '../helpers/store-restart-scenario';
+import { drillBroken } from '../helpers/fault-drill';
+import { storeRestartScenario } from '../helpers/store-restart-scenario';
 
 /**
  * Issue 21: Switchyard's store PostgreSQL restarting must never end a Switchyard process, nor turn
@@ -105,19 +106,7 @@ describe('with PostgreSQL away', () => {
 it('answers 503 with Retry-After while the store PostgreSQL restarts (immediate, then fast), never 500 or a hang, and delivers every acknowledged call', async () => {
   const figures = await storeRestartScenario({ dir: faultDir('store-restart'), rate: 15, seconds: 24, restarts: ['immediate', 'fast'], downMs: 2_500, log });
   log(`store restart: ${JSON.stringify(figures)}`);
-  expect({ api: figures.api, worker: figures.worker }).toEqual({ api: 'running', worker: 'running' });
-  expect(Object.keys(figures.statuses).sort()).toEqual(expect.arrayContaining(['200']));
-  for (const status of Object.keys(figures.statuses)) expect(['200', '503']).toContain(status);
-  expect(figures.statuses['503']).toBeGreaterThan(0);
-  expect(figures.unavailableWithoutRetryAfter).toBe(0);
+  expect(drillBroken(figures)).toEqual([]);
+  expect(figures.statuses['200']).toBeGreaterThan(0);
   expect(figures.unavailableCodes).toContain('store_unavailable');
-  // While PostgreSQL was away /health said so (503, store: false) at least once; after, 200.
-  for (const seen of figures.healthWhileDown) expect(seen).toContainEqual({ status: 503, store: false });
-  for (const after of figures.healthAfter) expect(after).toEqual({ status: 200, store: true });
-  for (const recovery of figures.recoveryMs) {
-    expect(recovery).toBeGreaterThanOrEqual(0);
-    expect(recovery).toBeLessThan(RECOVERY_BOUND_MS);
-  }
-  expect(figures.acked).toBeGreaterThan(0);
-  expect(figures.lost).toBe(0);
 }, 600_000);

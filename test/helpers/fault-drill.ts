@@ -1,0 +1,206 @@
+import type { ChildProcess } from 'node:child_process';
+import { sleep, type OwnApi, type OwnWorker } from './faults';
+import { sourceThrough } from './production-shape';
+import type { Receiver } from './receiver';
+import { receipts, waitForAll, type Log } from './scenarios';
+import { basicAuth } from './system';
+
+/**
+ * Issue 21's fault matrix, one drill for every fault: single calls at a steady rate through real
+ * API processes (open loop, each with a timeout), one or more faults applied at even intervals
+ * while they run, then a count of what was acknowledged, delivered, duplicated and how long the
+ * service took to come back. A fault is whatever `apply` does (restart a PostgreSQL, cut a TCP relay
+ * for a while): it resolves once the fault is over.
+ */
+
+export interface Fault {
+  name: string;
+  /** Injects the fault and resolves once it is healed. */
+  apply(): Promise<void>;
+  /** What /health must show at least once while the fault lasts (absent: no rule). */
+  shows?: (reading: HealthReading) => boolean;
+}
+
+export interface HealthReading {
+  status: number;
+  store?: boolean;
+  temporal?: boolean;
+}
+
+export interface FaultFigures {
+  name: string;
+  /** /health readings taken while the fault lasted. */
+  healthWhileDown: HealthReading[];
+  /** Whether /health showed the fault as `Fault.shows` says (null: no rule). */
+  showed: boolean | null;
+  /** The first /health reading of 200 after it, or the last reading when none came within 30 s. */
+  healthAfter: HealthReading;
+  /** From the fault's end to the first call sent after it that answered 200; -1 if none did. */
+  recoveryMs: number;
+}
+
+export interface DrillFigures {
+  calls: number;
+  /** Replies by HTTP status; `hung` is a call without a reply within CALL_TIMEOUT_MS. */
+  statuses: Record<string, number>;
+  /** 503 replies without a Retry-After header. */
+  unavailableWithoutRetryAfter: number;
+  /** Codes of the 503 replies (`store_unavailable`, `temporal_unavailable`). */
+  unavailableCodes: string[];
+  acked: number;
+  delivered: number;
+  lost: number;
+  /** Deliveries beyond one per acknowledged message. */
+  duplicates: number;
+  /** Messages delivered more than once with bodies that differ (must be none: a re-sent attempt is the same bytes). */
+  duplicatesThatDiffer: number;
+  /** Longest time from a call's 200 to its first delivery. */
+  maxDelayMs: number;
+  faults: FaultFigures[];
+  /** Per API and per worker process, comma-separated: `running` when alive at the end, else how it exited. */
+  api: string;
+  worker: string;
+}
+
+export const CALL_TIMEOUT_MS = 15_000;
+
+/**
+ * Longest wait from a fault's end to a call answered 200. Tens of milliseconds on a quiet box
+ * (docs/reliability.md); the bound is generous because every pool and connection comes back at
+ * once (PostgreSQL: a SCRAM handshake each), and a 2-core box running other suites beside can take
+ * seconds. A process that never recovers, or waits for a timeout of its own, fails it.
+ */
+export const RECOVERY_BOUND_MS = 30_000;
+
+export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]; receiver: Receiver; rate: number; seconds: number; faults: Fault[]; log?: Log }): Promise<DrillFigures> {
+  const log = options.log ?? (() => undefined);
+  const { apis, workers, receiver } = options;
+  const run = Date.now().toString(36);
+  const { writeKey } = await sourceThrough(apis[0], `drill-${run}`, receiver.url);
+  const statuses: Record<string, number> = {};
+  const unavailableCodes = new Set<string>();
+  let unavailableWithoutRetryAfter = 0;
+  const ackedAt = new Map<string, number>();
+  const oks: { sentAt: number }[] = [];
+
+  const call = async (i: number) => {
+    const messageId = `drill-${run}-${i}`;
+    const sentAt = Date.now();
+    let status: string;
+    try {
+      const res = await fetch(`${apis[i % apis.length].url}/v1/track`, {
+        method: 'POST',
+        headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'track', userId: `user-${i % 7}`, event: 'Fault Drill', messageId, properties: { i } }),
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
+      status = String(res.status);
+      const body = (await res.json().catch(() => ({}))) as { code?: string };
+      if (res.status === 200) {
+        ackedAt.set(messageId, Date.now());
+        oks.push({ sentAt });
+      }
+      if (res.status === 503) {
+        unavailableCodes.add(body.code ?? 'none');
+        if (!res.headers.get('retry-after')) unavailableWithoutRetryAfter++;
+      }
+    } catch (err) {
+      status = (err as Error).name === 'TimeoutError' ? 'hung' : `error:${(err as Error).message}`;
+    }
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  };
+
+  // Open loop: a call every 1/rate s whatever the replies, as many independent senders would.
+  const calls: Promise<void>[] = [];
+  const started = Date.now();
+  const total = options.rate * options.seconds;
+  const sending = (async () => {
+    for (let i = 0; i < total; i++) {
+      const due = started + (i * 1000) / options.rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+      calls.push(call(i));
+    }
+  })();
+
+  const health = async (): Promise<HealthReading> => {
+    try {
+      const res = await fetch(`${apis[0].url}/health`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+      const body = (await res.json()) as { store?: boolean; temporal?: boolean };
+      return { status: res.status, store: body.store, temporal: body.temporal };
+    } catch {
+      return { status: 0 };
+    }
+  };
+  const faults: FaultFigures[] = [];
+  const endedAt: number[] = [];
+  const gap = (options.seconds * 1000) / (options.faults.length + 1);
+  for (const [n, fault] of options.faults.entries()) {
+    await sleep(Math.max(0, started + gap * (n + 1) - Date.now()));
+    log(`  fault: ${fault.name}`);
+    const healthWhileDown: HealthReading[] = [];
+    let down = true;
+    const polling = (async () => {
+      while (down) {
+        healthWhileDown.push(await health());
+        await sleep(250);
+      }
+    })();
+    await fault.apply();
+    endedAt.push(Date.now());
+    down = false;
+    await polling;
+    const after = Date.now();
+    let healthAfter = await health();
+    while (healthAfter.status !== 200 && Date.now() - after < RECOVERY_BOUND_MS) {
+      await sleep(250);
+      healthAfter = await health();
+    }
+    faults.push({ name: fault.name, healthWhileDown, showed: fault.shows ? healthWhileDown.some(fault.shows) : null, healthAfter, recoveryMs: -1 });
+  }
+  await sending;
+  await Promise.all(calls);
+
+  const acked = [...ackedAt.keys()];
+  await waitForAll(receiver, acked, 180_000, log).catch((err: Error) => log(`  ${err.message}`));
+  const got = receipts(receiver);
+  const delays = acked.filter((id) => got.has(id)).map((id) => got.get(id)![0].at - ackedAt.get(id)!);
+  faults.forEach((figures, n) => {
+    const first = oks.filter((ok) => ok.sentAt >= endedAt[n]).sort((a, b) => a.sentAt - b.sentAt)[0];
+    figures.recoveryMs = first ? first.sentAt - endedAt[n] : -1;
+  });
+  return {
+    calls: total,
+    statuses,
+    unavailableWithoutRetryAfter,
+    unavailableCodes: [...unavailableCodes].sort(),
+    acked: acked.length,
+    delivered: acked.filter((id) => got.has(id)).length,
+    lost: acked.filter((id) => !got.has(id)).length,
+    duplicates: acked.reduce((sum, id) => sum + Math.max(0, (got.get(id)?.length ?? 0) - 1), 0),
+    duplicatesThatDiffer: acked.filter((id) => new Set((got.get(id) ?? []).map((r) => r.body)).size > 1).length,
+    maxDelayMs: Math.max(0, ...delays),
+    faults,
+    api: processState(apis),
+    worker: processState(workers),
+  };
+}
+
+const processState = (children: { process: ChildProcess }[]) =>
+  children.map(({ process: child }) => (child.exitCode === null && child.signalCode === null ? 'running' : `exited ${child.exitCode ?? child.signalCode}`)).join(', ');
+
+/** The rules every drill keeps, in words; empty when it kept them all. */
+export function drillBroken(f: DrillFigures): string[] {
+  const broken: string[] = [];
+  if (/exited/.test(f.api) || /exited/.test(f.worker)) broken.push(`a process ended (API ${f.api}, worker ${f.worker})`);
+  const others = Object.keys(f.statuses).filter((s) => s !== '200' && s !== '503');
+  if (others.length > 0) broken.push(`replies other than 200/503: ${others.map((s) => `${s} ×${f.statuses[s]}`).join(', ')}`);
+  if (f.unavailableWithoutRetryAfter > 0) broken.push(`${f.unavailableWithoutRetryAfter} 503s without Retry-After`);
+  for (const fault of f.faults) {
+    if (fault.showed === false) broken.push(`/health never showed ${fault.name}`);
+    if (fault.healthAfter.status !== 200) broken.push(`/health did not come back to 200 after ${fault.name}`);
+    if (fault.recoveryMs < 0 || fault.recoveryMs >= RECOVERY_BOUND_MS) broken.push(`recovery after ${fault.name} took ${fault.recoveryMs} ms`);
+  }
+  if (f.lost > 0) broken.push(`${f.lost} acknowledged calls not delivered`);
+  if (f.duplicatesThatDiffer > 0) broken.push(`${f.duplicatesThatDiffer} messages delivered twice with different bodies`);
+  return broken;
+}
