@@ -368,7 +368,8 @@ start() {
 stop() {
   [ -f "$dir/server.pid" ] || { say "no server pid file in $dir"; return 0; }
   local pid; pid="$(cat "$dir/server.pid")"
-  if kill "$pid" 2>/dev/null; then
+  # TEMPORAL_SERVER_STOP_SIGNAL=KILL: a crash (the fault drills use it); TERM lets it shut down.
+  if kill -s "${TEMPORAL_SERVER_STOP_SIGNAL:-TERM}" "$pid" 2>/dev/null; then
     for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
     kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
   fi

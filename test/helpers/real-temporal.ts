@@ -21,6 +21,8 @@ export interface RealTemporal {
   logFile: string;
   /** Stops the server (keeping PostgreSQL and its databases) and starts it again with `env` over the start's. */
   restart(env?: NodeJS.ProcessEnv): Promise<void>;
+  /** SIGKILLs the server (a crash) and starts it again after `downMs`, on the same databases. */
+  killAndRestart(downMs?: number): Promise<void>;
   /** Stops its PostgreSQL (`immediate`: as a crash; `fast`: clients told to go) and starts it again after `downMs`; the server keeps running. */
   restartPostgres(mode: 'fast' | 'immediate', downMs?: number): Promise<void>;
   /** Stops the server, then PostgreSQL. */
@@ -117,6 +119,11 @@ export async function startRealTemporal(options: RealTemporalOptions): Promise<R
     async restart(more: NodeJS.ProcessEnv = {}) {
       await temporalServerScript('stop', env);
       env = { ...base, ...more };
+      await temporalServerScript('start', env);
+    },
+    async killAndRestart(downMs = 0) {
+      await temporalServerScript('stop', { ...env, TEMPORAL_SERVER_STOP_SIGNAL: 'KILL' });
+      await new Promise((resolve) => setTimeout(resolve, downMs));
       await temporalServerScript('start', env);
     },
     async restartPostgres(mode, downMs = 0) {

@@ -54,12 +54,16 @@ it(`delivers all ${MESSAGES} messages sent through both APIs when a worker is SI
   expect(figures.duplicatesThatDiffer).toBe(0);
 }, 1_200_000);
 
-it('survives its one PostgreSQL (Temporal\'s and the store\'s) restarting under single calls through both APIs, immediate then fast: 503s with Retry-After, never a 500, no process lost, every acknowledged call delivered', async () => {
+it('survives its one PostgreSQL (Temporal\'s and the store\'s) restarting, immediate then fast, and Temporal\'s server SIGKILLed and restarted, under single calls through both APIs: 503s with Retry-After, never a 500, no process lost, every acknowledged call delivered', async () => {
   const drillReceiver = await startReceiver();
   try {
-    const faults = postgresRestarts((mode, downMs) => shape.temporal.restartPostgres(mode, downMs), ['immediate', 'fast'], 2_500, (reading) => reading.status === 503);
-    const figures = await faultDrill({ apis: shape.apis, workers: shape.workers, receiver: drillReceiver, rate: 15, seconds: 30, faults, log });
-    log(`production shape, PostgreSQL restart: ${JSON.stringify(figures)}`);
+    const unavailable = (reading: { status: number }) => reading.status === 503;
+    const faults = [
+      ...postgresRestarts((mode, downMs) => shape.temporal.restartPostgres(mode, downMs), ['immediate', 'fast'], 2_500, unavailable),
+      { name: 'Temporal server SIGKILL, restarted 2.5 s later', apply: () => shape.temporal.killAndRestart(2_500), shows: unavailable },
+    ];
+    const figures = await faultDrill({ apis: shape.apis, workers: shape.workers, receiver: drillReceiver, rate: 15, seconds: 40, faults, log });
+    log(`production shape, PostgreSQL restarts and server SIGKILL: ${JSON.stringify(figures)}`);
     expect(drillBroken(figures)).toEqual([]);
     expect(figures.acked).toBeGreaterThan(0);
   } finally {
