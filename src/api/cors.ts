@@ -17,10 +17,10 @@ export const isCodecPath = (url: string): boolean => url.split('?')[0].startsWit
 
 /**
  * CORS for the browser routes only (CORS_ORIGINS: `*` or a list of exact origins), preflight and
- * the requests themselves; and for the codec server, only the Temporal Web UIs of
- * CODEC_CORS_ORIGINS, with credentials (a UI may send a cookie or its access token). Decided per path rather than per route because a preflight reaches
- * the plugin's catch-all `OPTIONS *` route, whatever path it asks about; elsewhere the plugin adds
- * nothing and a preflight gets the usual 404.
+ * the requests themselves; for the codec server, only the Temporal Web UIs of CODEC_CORS_ORIGINS,
+ * with credentials (a UI may send a cookie or its access token). Decided per path rather than per
+ * route because a preflight reaches the plugin's catch-all `OPTIONS *` route, whatever path it asks
+ * about; elsewhere the plugin adds nothing and a preflight gets the usual 404.
  */
 export async function allowBrowserOrigins(app: FastifyInstance, config: Pick<Config, 'corsOrigins' | 'codecCorsOrigins'>): Promise<void> {
   await app.register(cors, {

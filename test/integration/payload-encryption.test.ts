@@ -5,8 +5,9 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { buildApp } from '../../src/api/app';
 import { deliveriesOptions, temporalDeliveries } from '../../src/temporal/temporal-deliveries';
+import { faultDir, startOwnWorker } from '../helpers/faults';
 import { testKeyring } from '../helpers/payload-keys';
-import { ROOT } from '../helpers/processes';
+import { ROOT, stopProcess } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem, workflowHistoryText } from '../helpers/system';
 
@@ -176,4 +177,10 @@ describe('start-up without keys', () => {
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toContain('No payload keys: set PAYLOAD_KEYS');
   });
+
+  it('src/worker.ts starts without keys when PAYLOAD_ENCRYPTION=off says so on purpose', async () => {
+    const dir = faultDir('encryption-off');
+    const worker = await startOwnWorker({ PAYLOAD_ENCRYPTION: 'off', PAYLOAD_KEYS: '', PAYLOAD_KEYS_FILE: '', TEMPORAL_TASK_QUEUE: `encryption-off-${process.pid}` }, path.join(dir, 'worker.log'));
+    await stopProcess(worker.process);
+  }, 120_000);
 });

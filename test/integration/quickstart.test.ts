@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
+import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { verifySignature } from '../../src/delivery/signature';
+import { launchChromium } from '../helpers/browser';
 import { freePort } from '../helpers/ports';
 import { ROOT, stopProcess, waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -121,6 +123,20 @@ describe('npm start (quick start)', () => {
       if (eager !== messageIds.length) throw new Error(`${eager} eager starts counted so far`);
     }, 30_000);
     expect((await counter(metrics, 'workflow_eager_execution_denied')) - deniedBefore).toBeLessThan(messageIds.length);
+
+    // Payloads are encrypted under the development key npm start made in its data folder, and its Web
+    // UI decodes them through the API's codec server (issue 19): a newcomer sees the delivery's input.
+    expect(readFileSync(path.join(dataDir, 'payload-keys'), 'utf8')).toMatch(/^dev-1=/m);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      await page.goto(`http://localhost:${ports.ui}/namespaces/default/workflows/${encodeURIComponent(deliveryWorkflowId(sourceId, 'qs-1'))}`);
+      await page.getByText('track · Order Completed · user u1').first().waitFor({ timeout: 60_000 });
+      await page.getByText('"total"').first().waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: path.join(ROOT, 'docs', 'privacy-screenshots', 'web-ui-decoded-input.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
 
     started.process.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => started!.process.once('exit', resolve));

@@ -40,6 +40,8 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'https://example.com/switchyard' }, { publicUrl: 'https://example.com/switchyard' }],
     [{ TRUST_PROXY: 'true' }, { trustProxy: true }],
     [{ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback' }, { trustProxy: ['10.0.0.0/8', '127.0.0.1', 'loopback'] }],
+    [{}, { codecCorsOrigins: [] }],
+    [{ CODEC_CORS_ORIGINS: 'https://cloud.temporal.io, http://localhost:8233' }, { codecCorsOrigins: ['https://cloud.temporal.io', 'http://localhost:8233'] }],
   ])('web and proxy settings %j → %j', (env, expected) => {
     expect(loadConfig(env)).toMatchObject(expected);
   });
@@ -53,6 +55,8 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'https://events.example.com/?a=1' }, 'must be an http or https URL without credentials, query or fragment'],
     [{ TRUST_PROXY: '2' }, 'Invalid TRUST_PROXY: "2": a hop count cannot be trusted'],
     [{ TRUST_PROXY: 'yes' }, 'Invalid TRUST_PROXY: "yes" is not true, false, an IP address, a CIDR'],
+    [{ CODEC_CORS_ORIGINS: '*' }, 'Invalid CODEC_CORS_ORIGINS: "*" is not allowed here: name each Temporal Web UI origin'],
+    [{ CODEC_CORS_ORIGINS: 'http://localhost:8233/' }, 'Invalid CODEC_CORS_ORIGINS: "http://localhost:8233/" is not an origin'],
   ])('refuses %j naming the variable and the rule', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
