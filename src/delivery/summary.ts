@@ -26,7 +26,8 @@ function plain(text: string, max = MAX_NAME_CHARS): string {
 /** `track · Order Completed · user u1 → 2 destinations`; `redelivery · track · …` when an operator asked for it again. */
 export function deliverySummary(input: Pick<DeliveryInput, 'type' | 'userId' | 'destinationIds' | 'message' | 'redelivery'>): string {
   const parts: string[] = input.redelivery ? ['redelivery', input.type] : [input.type];
-  const subject = input.type === 'track' ? input.message.event : input.type === 'page' || input.type === 'screen' ? input.message.name : undefined;
+  // A sealed body (crypto-shredding) has no readable name here: the summary names none rather than keep a copy outside the user's key.
+  const subject = input.type === 'track' ? input.message?.event : input.type === 'page' || input.type === 'screen' ? input.message?.name : undefined;
   if (typeof subject === 'string' && subject.trim() !== '') parts.push(plain(subject));
   parts.push(input.userId ? `user ${plain(input.userId)}` : 'anonymous');
   const count = input.destinationIds.length;

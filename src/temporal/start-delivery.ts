@@ -32,7 +32,7 @@ export async function startRedeliveryWorkflow(client: Client, taskQueue: string,
 
 /** The new run's id; undefined when Temporal already has the workflow (reuse policy) or it is running. */
 async function start(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput, eager: boolean, startDelayMs?: number): Promise<string | undefined> {
-  const anonymousId = typeof input.message.anonymousId === 'string' ? input.message.anonymousId : undefined;
+  const anonymousId = input.anonymousId ?? (typeof input.message?.anonymousId === 'string' ? input.message.anonymousId : undefined);
   try {
     // By type name: the client side never loads workflow code.
     const handle = await client.workflow.start<typeof deliverMessage>('deliverMessage', {
