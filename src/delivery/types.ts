@@ -54,10 +54,11 @@ export interface DeliveryInput {
   type: MessageType;
   userId?: string;
   /**
-   * The message's anonymousId, for its search attribute, when the body is sealed (the one in a
-   * plaintext `message` is read there). Absent in inputs from before crypto-shredding.
+   * With a sealed body: the keyed hashes its workflow is searched by (SwitchyardUserId /
+   * SwitchyardAnonymousId), in place of `userId` and the body's anonymousId, so nothing outside the
+   * user's data key names the user. Absent in plaintext inputs, whose ids are hashed at start.
    */
-  anonymousId?: string;
+  visibleIds?: { userId?: string; anonymousId?: string };
   destinationIds: string[];
   /**
    * The body POSTed, in the clear: delete notifications, messages with no user id, and every input

@@ -6,13 +6,13 @@ import type { Store } from '../store/types';
 /**
  * A message on its way out: its id, the type and user its workflow is searched by, and the body
  * POSTed: in the clear (`body`) or sealed under its subject's data key (`sealedBody`, with the
- * anonymousId its workflow is searched by beside it, since the workflow cannot read the body).
+ * keyed hashes its workflow is searched by in place of the ids: see DeliveryInput.visibleIds).
  */
 export interface Outgoing {
   messageId: string;
   type: MessageType;
   userId?: string;
-  anonymousId?: string;
+  visibleIds?: DeliveryInput['visibleIds'];
   body?: MessageBody;
   sealedBody?: SealedBody;
 }
@@ -24,7 +24,7 @@ export const outgoingAgain = (input: DeliveryInput): Outgoing => ({
   messageId: input.messageId,
   type: input.type,
   userId: input.userId,
-  anonymousId: input.anonymousId,
+  visibleIds: input.visibleIds,
   body: input.message,
   sealedBody: input.sealedMessage,
 });
@@ -50,12 +50,12 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
     const webhookLabels = Object.fromEntries(enabled.map((destination) => [destination.id, destination.webhookUrls.map(webhookLabel)]));
     const ready = seal ? await seal(messages) : messages;
     const inputs = ready.map(
-      ({ messageId, type, userId, anonymousId, body, sealedBody }): DeliveryInput => ({
+      ({ messageId, type, userId, visibleIds, body, sealedBody }): DeliveryInput => ({
         sourceId,
         messageId,
         type,
         userId,
-        ...(anonymousId !== undefined && { anonymousId }),
+        ...(visibleIds !== undefined && { visibleIds }),
         destinationIds,
         ...(sealedBody ? { sealedMessage: sealedBody } : { message: body }),
         policy,

@@ -1,4 +1,4 @@
-import type { Keyring } from '../privacy/keyring';
+import { identifierHash, type Keyring } from '../privacy/keyring';
 import { sealBody } from '../privacy/sealed-body';
 import { messageSubject } from '../privacy/subjects';
 import type { Store } from '../store/types';
@@ -19,8 +19,11 @@ export function bodySealer(dataKeys: Pick<Store['dataKeys'], 'getOrCreate'>, key
     return messages.map((m, i) => {
       const subject = subjects[i];
       if (subject === undefined || !m.body) return m;
-      const { body, ...rest } = m;
-      return { ...rest, anonymousId: stringField(body.anonymousId), sealedBody: sealBody(keys.get(subject)!, subject, m.messageId, body) };
+      // The ids leave with the body: what visibility needs is their keyed hashes, which name nobody.
+      const { body, userId, ...rest } = m;
+      const anonymousId = stringField(body.anonymousId);
+      const visibleIds = { ...(userId && { userId: identifierHash(keyring, 'userId', userId) }), ...(anonymousId && { anonymousId: identifierHash(keyring, 'anonymousId', anonymousId) }) };
+      return { ...rest, visibleIds, sealedBody: sealBody(keys.get(subject)!, subject, m.messageId, body) };
     });
   };
 }

@@ -113,11 +113,14 @@ describe('a DELETE regulation shreds every copy of the user\'s events', () => {
       expect(input).toMatchObject({ sealedMessage: '[erased]' });
       expect(JSON.stringify(input)).not.toContain(CANARY_EMAIL);
       expect(JSON.stringify(input)).not.toContain(CANARY_EVENT);
+      // Nor the userId: a sealed input carries only its keyed hashes for visibility.
+      expect(JSON.stringify(input)).not.toContain('shred-user');
     }
     const decodedText = await decodedWorkflowHistoryText(system, hiddenWorkflow);
     expect(decodedText).toContain('[erased]');
     expect(decodedText).toContain(ERASED_REASON);
     expect(decodedText).not.toContain(CANARY_EMAIL);
+    expect(decodedText).not.toContain('shred-user');
     expect((await detail(source.id, hiddenId)).json()).toMatchObject({ message: '[erased]' });
 
     // Both histories still replay: the workflow never opens the body.

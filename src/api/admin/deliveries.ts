@@ -94,7 +94,10 @@ const conflict = (message: string) => new ApiError(409, 'conflict', message);
 
 async function detailView(dataKeys: Store['dataKeys'], { input, row, destinations }: DeliveryHistory) {
   const message = input.sealedMessage ? await openForReader(dataKeys, input.messageId, input.sealedMessage) : (input.message ?? {});
-  return { ...row, ...(input.redelivery && { redelivery: input.redelivery }), message, destinations };
+  // A sealed input names no user: the row shows the userId of the opened body, none once erased.
+  const opened = typeof message === 'string' ? undefined : (message as Record<string, unknown>).userId;
+  const userId = typeof opened === 'string' ? opened : row.userId;
+  return { ...row, ...(userId !== undefined && { userId }), ...(input.redelivery && { redelivery: input.redelivery }), message, destinations };
 }
 
 /** Deliveries: find any, read its attempts, send it again (issue 14). Read from Temporal through the Deliveries port. */
