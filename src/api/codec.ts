@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Keyring } from '../privacy/keyring';
 import { EncryptionCodec, PayloadDecryptionError } from '../privacy/payload-codec';
+import { SealedBodyError } from '../privacy/sealed-body';
 import { openSealedIn } from '../privacy/open-sealed';
 import type { Store } from '../store/types';
 import { requireAdminToken } from './admin/auth';
@@ -114,7 +115,7 @@ export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyri
         return toJson(action === 'decode' ? await Promise.all(payloads.map((p) => openSealedBodies(dataKeys, p))) : payloads);
       } catch (err) {
         // Names the key id only; the payload itself is never echoed or logged.
-        if (err instanceof PayloadDecryptionError) throw new ApiError(400, 'undecodable_payload', err.message);
+        if (err instanceof PayloadDecryptionError || err instanceof SealedBodyError) throw new ApiError(400, 'undecodable_payload', err.message);
         throw err;
       }
     },
