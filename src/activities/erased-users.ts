@@ -11,9 +11,10 @@ export type OpenAttemptRequest = Omit<AttemptRequest, 'message' | 'sealedMessage
  * Checks, at send time, that no DELETE regulation erased the message's user after it was accepted.
  * A sealed body (crypto-shredding) opens only while its subject's data key exists: the regulation
  * destroyed it, so nothing is sent, whichever workflow asks — one the visibility index did not
- * show, a history imported back, a redelivery. A plaintext body (delete notifications, inputs from
- * before sealing) is checked against the erased-id list, so deliveries running across the upgrade
- * are still stopped. Either way an erased message sends nothing and stops its destination
+ * show, a history imported back, a redelivery. Every body, opened or plaintext (delete
+ * notifications, inputs from before sealing), is also checked against the erased-id list: it stops
+ * deliveries running across the upgrade, and a call accepted before a regulation whose sealing
+ * landed after it (under the user's new key). Either way an erased message sends nothing and stops its destination
  * (stopped, not failed: nothing is wrong with the webhook).
  */
 export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys'>, attempt: (req: OpenAttemptRequest) => Promise<AttemptResult>) {
@@ -22,13 +23,16 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys'>,
     return { destinationEnabled: false, webhookCount: 0, outcome: { kind: 'permanent', reason: ERASED_REASON } };
   };
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
-    const { message, sealedMessage, ...rest } = req;
+    const { message: plain, sealedMessage, ...rest } = req;
+    let message = plain;
     if (sealedMessage) {
       const key = await store.dataKeys.get(sealedMessage.subject);
       if (!key) return erased(req);
-      return attempt({ ...rest, message: openBody(key, req.messageId, sealedMessage) });
+      message = openBody(key, req.messageId, sealedMessage);
     }
     if (!message) throw new Error(`attempt of message ${req.messageId} carries no body`);
+    // Also for an opened body: a call accepted just before a regulation but planned just after it
+    // was sealed under the user's new key, and only its acceptance time tells it from a new call.
     const ids = erasableIds(message);
     if (ids.length > 0 && erasedBeforeSend(message, await store.erasures.erasedAt(ids))) return erased(req);
     return attempt({ ...rest, message });

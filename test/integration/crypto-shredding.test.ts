@@ -136,6 +136,23 @@ describe('a DELETE regulation shreds every copy of the user\'s events', () => {
     expect(await system.store.dataKeys.get(subject)).toBeDefined();
   }, 120_000);
 
+  it('a call accepted before the regulation but sealed after it (under the user\'s new key) is not sent', async () => {
+    const userId = unique('sealed-late');
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    await send(system.app, writeKey, 'identify', { userId, traits: { plan: 'pro' }, messageId: unique('identify') });
+    const acceptedAt = new Date().toISOString();
+    expect((await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: admin, payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: [userId] } })).statusCode).toBe(201);
+
+    const lateId = unique('late');
+    const planner = deliveryPlanner(system.store.destinations, deliveryPolicy(system.config), bodySealer(system.store.dataKeys, system.keyring!));
+    const body = messageBody({ type: 'track', messageId: lateId, userId, timestamp: acceptedAt, receivedAt: acceptedAt, context: {}, event: 'Late', properties: {} });
+    const plan = await planner(source.id, [{ messageId: lateId, type: 'track', userId, body }]);
+    if (plan.status !== 'planned') throw new Error('no destination');
+    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, plan.inputs[0]!);
+    expect(await deliveryResult(system.client, source.id, lateId)).toMatchObject({ ok: true, report: { destinations: [{ status: 'stopped' }] } });
+    expect(requestsFor(receiver, lateId)).toEqual([]);
+  }, 60_000);
+
   it('delete notifications are not sealed: they reach the receiver with the userId after the key is gone', async () => {
     const userId = unique('notified');
     const { writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
