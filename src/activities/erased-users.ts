@@ -1,22 +1,40 @@
 import { log } from '@temporalio/activity';
 import { erasableIds, erasedBeforeSend, ERASED_REASON } from '../delivery/erasure';
-import type { AttemptRequest, AttemptResult } from '../delivery/types';
+import type { AttemptRequest, AttemptResult, MessageBody } from '../delivery/types';
+import { openBody } from '../privacy/sealed-body';
 import type { Store } from '../store/types';
+
+/** An attempt whose body is readable: what the send step works with (never written to history). */
+export type OpenAttemptRequest = Omit<AttemptRequest, 'message' | 'sealedMessage'> & { message: MessageBody };
 
 /**
  * Checks, at send time, that no DELETE regulation erased the message's user after it was accepted.
- * A regulation terminates the user's running deliveries, but an attempt can still begin afterwards:
- * one started by a workflow the visibility index did not show yet (a call accepted just before the
- * regulation), or one whose workflow task was already running. Such an attempt sends nothing and
- * stops its destination (stopped, not failed: nothing is wrong with the webhook).
+ * A sealed body (crypto-shredding) opens only while its subject's data key exists: the regulation
+ * destroyed it, so nothing is sent, whichever workflow asks — one the visibility index did not
+ * show, a history imported back, a redelivery. Every body, opened or plaintext (delete
+ * notifications, inputs from before sealing), is also checked against the erased-id list: it stops
+ * deliveries running across the upgrade, and a call accepted before a regulation whose sealing
+ * landed after it (under the user's new key). Either way an erased message sends nothing and stops its destination
+ * (stopped, not failed: nothing is wrong with the webhook).
  */
-export function stoppingErasedUsers(store: Pick<Store, 'erasures'>, attempt: (req: AttemptRequest) => Promise<AttemptResult>) {
+export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys'>, attempt: (req: OpenAttemptRequest) => Promise<AttemptResult>) {
+  const erased = (req: AttemptRequest): AttemptResult => {
+    log.info(ERASED_REASON, { destinationId: req.destinationId, messageId: req.messageId });
+    return { destinationEnabled: false, webhookCount: 0, outcome: { kind: 'permanent', reason: ERASED_REASON } };
+  };
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
-    const ids = erasableIds(req.message);
-    if (ids.length > 0 && erasedBeforeSend(req.message, await store.erasures.erasedAt(ids))) {
-      log.info(ERASED_REASON, { destinationId: req.destinationId, messageId: req.messageId });
-      return { destinationEnabled: false, webhookCount: 0, outcome: { kind: 'permanent', reason: ERASED_REASON } };
+    const { message: plain, sealedMessage, ...rest } = req;
+    let message = plain;
+    if (sealedMessage) {
+      const key = await store.dataKeys.get(sealedMessage.subject);
+      if (!key) return erased(req);
+      message = openBody(key, req.messageId, sealedMessage);
     }
-    return attempt(req);
+    if (!message) throw new Error(`attempt of message ${req.messageId} carries no body`);
+    // Also for an opened body: a call accepted just before a regulation but planned just after it
+    // was sealed under the user's new key, and only its acceptance time tells it from a new call.
+    const ids = erasableIds(message);
+    if (ids.length > 0 && erasedBeforeSend(message, await store.erasures.erasedAt(ids))) return erased(req);
+    return attempt({ ...rest, message });
   };
 }

@@ -2,6 +2,7 @@ import { Context, log } from '@temporalio/activity';
 import { deliveryPolicy, type Config } from '../config';
 import { inParallel } from '../in-parallel';
 import { deliveryPlanner, outgoing } from '../messages/plan-deliveries';
+import { bodySealer } from '../messages/seal-bodies';
 import { toPersonasIdentify } from '../personas/messages';
 import type { ComputationRef } from '../personas/types';
 import type { StartDelivery, SyncSchedules } from '../ports';
@@ -35,7 +36,7 @@ export type PageResult =
  * refuses a second delivery workflow with the same id.
  */
 export function makePersonasActivities(store: Store, config: PersonasConfig, temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; keyring: Keyring | undefined }) {
-  const planDeliveries = deliveryPlanner(store.destinations, deliveryPolicy(config));
+  const planDeliveries = deliveryPlanner(store.destinations, deliveryPolicy(config), temporal.keyring && bodySealer(store.dataKeys, temporal.keyring));
 
   return {
     /** Freezes the changes of the next snapshot version, or returns the pending one an earlier run left. */

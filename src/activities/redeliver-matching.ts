@@ -3,7 +3,7 @@ import { deliveryWorkflowId } from '../delivery/ids';
 import { decideRow, type InFlightRun, type RedeliveryJob } from '../delivery/redelivery-job';
 import type { DeliveryPolicy } from '../delivery/types';
 import { inParallel } from '../in-parallel';
-import { deliveryPlanner } from '../messages/plan-deliveries';
+import { deliveryPlanner, outgoingAgain } from '../messages/plan-deliveries';
 import type { RedeliveryRuns } from '../ports';
 import type { Store } from '../store/types';
 
@@ -37,7 +37,7 @@ export function makeRedeliveryActivities(store: Store, policy: DeliveryPolicy, r
     const input = await runs.input(workflowId, matchedRunId);
     if (!input) return 'skipped';
     // The body as first accepted; destinations and policy as they are now (the single redelivery's rule).
-    const plan = await planDeliveries(job.sourceId, [{ messageId: input.messageId, type: input.type, userId: input.userId, body: input.message }]);
+    const plan = await planDeliveries(job.sourceId, [outgoingAgain(input)]);
     if (plan.status === 'no_destinations') return 'skipped';
     let planned = plan.inputs[0];
     const only = job.filter.destinationId;

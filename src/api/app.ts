@@ -75,10 +75,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   serveMetricsRoute(app, metrics);
   await allowBrowserOrigins(app, options.config);
   await app.register(healthRoutes, { deliveries: options.deliveries, store: options.store });
-  await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics });
+  await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics, keyring: options.keyring });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
-  await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, adminToken: options.config.adminToken, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
+  await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, adminToken: options.config.adminToken, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
   await app.register(portalRoutes, {
     adminToken: options.config.adminToken,
     temporalUiUrl: options.config.temporalUiUrl || `http://127.0.0.1:${options.config.temporalUiPort}`,

@@ -4,6 +4,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Keyring } from '../privacy/keyring';
 import { EncryptionCodec, PayloadDecryptionError } from '../privacy/payload-codec';
+import { SealedBodyError } from '../privacy/sealed-body';
+import { openSealedIn } from '../privacy/open-sealed';
+import type { Store } from '../store/types';
 import { requireAdminToken } from './admin/auth';
 import { ApiError } from './errors';
 
@@ -23,6 +26,8 @@ import { ApiError } from './errors';
 export interface CodecOptions {
   /** Undefined with PAYLOAD_ENCRYPTION=off: payloads pass through both ways. */
   keyring: Keyring | undefined;
+  /** Opens sealed bodies in decoded payloads, or shows `[erased]` (crypto-shredding). */
+  dataKeys: Pick<Store['dataKeys'], 'get'>;
   adminToken: string;
   /** CODEC_CORS_ORIGINS: the only browser origins answered (also without a token, when open to loopback). */
   corsOrigins: string[];
@@ -48,6 +53,26 @@ const toJson = (payloads: Payload[]): JsonPayloads => ({
   })),
 });
 
+const JSON_ENCODING = 'json/plain';
+
+/**
+ * The second layer (crypto-shredding): a decoded JSON payload holding sealed bodies comes back
+ * with them opened under their subjects' keys, or `"[erased]"` where a regulation destroyed the
+ * key: a visible value in the UI, never an error. Encode never seals: the UI and CLI do not write
+ * delivery inputs.
+ */
+async function openSealedBodies(dataKeys: Pick<Store['dataKeys'], 'get'>, payload: Payload): Promise<Payload> {
+  if (Buffer.from(payload.metadata?.encoding ?? []).toString() !== JSON_ENCODING) return payload;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(payload.data ?? []).toString('utf8'));
+  } catch {
+    return payload;
+  }
+  const opened = await openSealedIn(dataKeys, value);
+  return opened.changed ? { ...payload, data: Buffer.from(JSON.stringify(opened.value), 'utf8') } : payload;
+}
+
 const passThrough: PayloadCodec = { encode: async (payloads) => payloads, decode: async (payloads) => payloads };
 
 // A UI page of history can hold many payloads of up to Temporal's 2 MB blob limit each.
@@ -59,7 +84,7 @@ const isLoopback = (address: string | undefined) => {
   return isIP(plain) === 4 ? plain.startsWith('127.') : plain === '::1';
 };
 
-export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyring, adminToken, corsOrigins, openToLoopback }) => {
+export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyring, dataKeys, adminToken, corsOrigins, openToLoopback }) => {
   const codec = keyring ? new EncryptionCodec(keyring) : passThrough;
   const checkToken = requireAdminToken(adminToken);
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -86,10 +111,11 @@ export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyri
       const action = request.params['*'].split('/').pop();
       if (action !== 'decode' && action !== 'encode') throw new ApiError(404, 'not_found', 'codec: the path must end in /decode or /encode');
       try {
-        return toJson(await codec[action](fromJson(request.body)));
+        const payloads = await codec[action](fromJson(request.body));
+        return toJson(action === 'decode' ? await Promise.all(payloads.map((p) => openSealedBodies(dataKeys, p))) : payloads);
       } catch (err) {
         // Names the key id only; the payload itself is never echoed or logged.
-        if (err instanceof PayloadDecryptionError) throw new ApiError(400, 'undecodable_payload', err.message);
+        if (err instanceof PayloadDecryptionError || err instanceof SealedBodyError) throw new ApiError(400, 'undecodable_payload', err.message);
         throw err;
       }
     },

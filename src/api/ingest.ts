@@ -5,6 +5,8 @@ import { deliveryPolicy, type Config } from '../config';
 import type { Call } from '../messages/call';
 import { ingestCalls, type IngestDependencies } from '../messages/ingest-calls';
 import { deliveryPlanner } from '../messages/plan-deliveries';
+import { bodySealer } from '../messages/seal-bodies';
+import type { Keyring } from '../privacy/keyring';
 import type { Store } from '../store/types';
 import type { Deliveries } from '../ports';
 import { ApiError, badRequest } from './errors';
@@ -20,6 +22,8 @@ interface IngestOptions {
   deliveries: Deliveries;
   config: Config;
   metrics?: Metrics;
+  /** Seals user bodies under their subjects' data keys (undefined: PAYLOAD_ENCRYPTION=off, nothing sealed). */
+  keyring?: Keyring;
 }
 
 export type IngestRoute = { path: string; kind: 'call'; type: CallType } | { path: string; kind: 'batch' };
@@ -46,13 +50,13 @@ const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 429: ErrorR
  * into calls for the message path (src/messages/ingest-calls.ts). A 200 means Temporal holds a
  * workflow for every message of the request; otherwise the client gets an error and retries.
  */
-export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { store, deliveries, config, metrics }) => {
+export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { store, deliveries, config, metrics, keyring }) => {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   acceptGzipBodies(app);
   const dependencies: IngestDependencies = {
     store,
     deliveries,
-    planDeliveries: deliveryPlanner(store.destinations, deliveryPolicy(config)),
+    planDeliveries: deliveryPlanner(store.destinations, deliveryPolicy(config), keyring && bodySealer(store.dataKeys, keyring)),
     startTimeoutMs: config.ingestStartTimeout,
     metrics,
   };

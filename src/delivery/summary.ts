@@ -24,11 +24,13 @@ function plain(text: string, max = MAX_NAME_CHARS): string {
 }
 
 /** `track · Order Completed · user u1 → 2 destinations`; `redelivery · track · …` when an operator asked for it again. */
-export function deliverySummary(input: Pick<DeliveryInput, 'type' | 'userId' | 'destinationIds' | 'message' | 'redelivery'>): string {
+export function deliverySummary(input: Pick<DeliveryInput, 'type' | 'userId' | 'destinationIds' | 'message' | 'sealedMessage' | 'redelivery'>): string {
   const parts: string[] = input.redelivery ? ['redelivery', input.type] : [input.type];
-  const subject = input.type === 'track' ? input.message.event : input.type === 'page' || input.type === 'screen' ? input.message.name : undefined;
+  // A sealed body (crypto-shredding) has no readable name or user here: the summary names neither
+  // (`track · sealed → …`) rather than keep a copy outside the user's data key.
+  const subject = input.type === 'track' ? input.message?.event : input.type === 'page' || input.type === 'screen' ? input.message?.name : undefined;
   if (typeof subject === 'string' && subject.trim() !== '') parts.push(plain(subject));
-  parts.push(input.userId ? `user ${plain(input.userId)}` : 'anonymous');
+  parts.push(input.userId ? `user ${plain(input.userId)}` : input.sealedMessage ? 'sealed' : 'anonymous');
   const count = input.destinationIds.length;
   return `${parts.join(' · ')} → ${count} destination${count === 1 ? '' : 's'}`;
 }

@@ -7,6 +7,18 @@ export type MessageType = CallType | 'delete';
 /** The JSON body POSTed to a webhook URL (seed: "Message bodies sent to a webhook URL"). */
 export type MessageBody = Record<string, unknown> & { type: MessageType };
 
+/**
+ * A message body sealed under its subject's data key (privacy/sealed-body.ts): `subject` is the
+ * keyed hash the key is stored by; iv and data (ciphertext ‖ tag) base64. Opened only by the
+ * attempt activity and by readers for the operator; the workflow passes it through untouched.
+ */
+export interface SealedBody {
+  sealed: 1;
+  subject: string;
+  iv: string;
+  data: string;
+}
+
 /** Timing knobs, fixed per message when it is accepted so a config change never alters a running delivery. */
 export interface DeliveryPolicy {
   retryWindowMs: number;
@@ -41,8 +53,20 @@ export interface DeliveryInput {
   messageId: string;
   type: MessageType;
   userId?: string;
+  /**
+   * With a sealed body: the keyed hashes its workflow is searched by (SwitchyardUserId /
+   * SwitchyardAnonymousId), in place of `userId` and the body's anonymousId, so nothing outside the
+   * user's data key names the user. Absent in plaintext inputs, whose ids are hashed at start.
+   */
+  visibleIds?: { userId?: string; anonymousId?: string };
   destinationIds: string[];
-  message: MessageBody;
+  /**
+   * The body POSTed, in the clear: delete notifications, messages with no user id, and every input
+   * from before crypto-shredding. Absent when `sealedMessage` carries the body.
+   */
+  message?: MessageBody;
+  /** The body sealed under its subject's data key (issue 19): a regulation destroying the key erases every copy. */
+  sealedMessage?: SealedBody;
   policy: DeliveryPolicy;
   /**
    * Per destination id, its webhook URLs as the Web UI may show them (summary.ts webhookLabel: no
@@ -68,7 +92,9 @@ export interface AttemptRequest {
   destinationId: string;
   webhookIndex: number;
   messageId: string;
-  message: MessageBody;
+  /** Exactly one of message / sealedMessage, passed through from the DeliveryInput unchanged. */
+  message?: MessageBody;
+  sealedMessage?: SealedBody;
   timeoutMs: number;
   round: number;
   /**

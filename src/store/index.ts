@@ -6,6 +6,7 @@ import { destinationStore } from './destinations';
 import { migrateToLatest } from './migrations';
 import { personasStore } from './personas';
 import { erasedIdHashes, erasureStore } from './erasures';
+import { dataKeyStore } from './data-keys';
 import { hashPlaintextSubjectIds, regulationStore } from './regulations';
 import type { Keyring } from '../privacy/keyring';
 import { sourceUserStore } from './source-users';
@@ -64,6 +65,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     regulations: regulationStore(db, options.keyring),
     sourceUsers: sourceUserStore(db),
     erasures,
+    // Uncached, on SQLite and PostgreSQL alike: a regulation's destroy must stop every worker's next
+    // attempt at once, and one primary-key read per attempt is cheap next to the POST it guards.
+    dataKeys: dataKeyStore(db, options.keyring),
     webhookHealth: webhookHealthStore(db),
     personas: personasStore(db, hashes),
     async ping() {

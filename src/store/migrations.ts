@@ -166,6 +166,19 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('regulations').addColumn('subject_ids_hashed', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     },
   },
+  // Issue 19, crypto-shredding: one data key per subject, wrapped (store/data-keys.ts). Text, not
+  // bytea/blob, so both dialects read the same base64; SQLite's secure_delete scrubs destroyed rows.
+  '0009_data_keys': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('data_keys')
+        .addColumn('subject_hash', 'text', (c) => c.primaryKey())
+        .addColumn('master_key_id', 'text', (c) => c.notNull())
+        .addColumn('wrapped_key', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -71,6 +71,15 @@ export interface SourceUserLinkRow {
  * An id a DELETE regulation erased, as SHA-256 (hex) only: attempts made after it check whether
  * their message is about an erased id, without Switchyard keeping the id itself.
  */
+/** A subject's data key, wrapped under a master key (data-keys.ts); the row's deletion is the erasure. */
+export interface DataKeyRow {
+  subject_hash: string;
+  master_key_id: string;
+  /** base64 of nonce ‖ ciphertext ‖ tag (privacy/data-key-wrap.ts). */
+  wrapped_key: string;
+  created_at: string;
+}
+
 export interface ErasedIdRow {
   id_hash: string;
   /** When the (latest) regulation erased it: messages accepted at or before this are never sent. */
@@ -102,5 +111,6 @@ export interface Tables {
   source_users: SourceUserRow;
   source_user_links: SourceUserLinkRow;
   erased_ids: ErasedIdRow;
+  data_keys: DataKeyRow;
   webhook_health: WebhookHealthRow;
 }

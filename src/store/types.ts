@@ -130,6 +130,18 @@ export interface Store {
     /** The latest time any of these ids was erased, if ever. */
     erasedAt(ids: string[]): Promise<string | undefined>;
   };
+  /**
+   * Crypto-shredding's per-subject data keys (issue 19), by subject hash (identifierHash of a userId
+   * or anonymousId). Keys in memory only as long as a call needs them; never logged.
+   */
+  dataKeys: {
+    /** Each subject's key, made and stored (wrapped under the active master key) for those without one; safe across processes. */
+    getOrCreate(subjectHashes: string[]): Promise<Map<string, Buffer>>;
+    /** The subject's key; undefined once a regulation destroyed it (or it never existed). */
+    get(subjectHash: string): Promise<Buffer | undefined>;
+    /** Destroys these subjects' keys: every body sealed under them is erased. Resolves how many existed. */
+    destroy(subjectHashes: string[]): Promise<number>;
+  };
   /** Per webhook URL and minute, the attempts every worker made (delivery/webhook-health.ts). */
   webhookHealth: {
     /** Adds these buckets to the stored ones (one transaction); also deletes buckets before `deleteBeforeMinute`. */

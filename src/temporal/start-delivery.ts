@@ -32,7 +32,10 @@ export async function startRedeliveryWorkflow(client: Client, taskQueue: string,
 
 /** The new run's id; undefined when Temporal already has the workflow (reuse policy) or it is running. */
 async function start(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput, eager: boolean, startDelayMs?: number): Promise<string | undefined> {
-  const anonymousId = typeof input.message.anonymousId === 'string' ? input.message.anonymousId : undefined;
+  const anonymousId = typeof input.message?.anonymousId === 'string' ? input.message.anonymousId : undefined;
+  // A sealed input carries the hashes already (visibleIds); a plaintext one its ids.
+  const userIdAttribute = input.visibleIds?.userId ?? (input.userId ? visibleId(keyring, 'userId', input.userId) : undefined);
+  const anonymousIdAttribute = input.visibleIds?.anonymousId ?? (anonymousId ? visibleId(keyring, 'anonymousId', anonymousId) : undefined);
   try {
     // By type name: the client side never loads workflow code.
     const handle = await client.workflow.start<typeof deliverMessage>('deliverMessage', {
@@ -63,8 +66,8 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
         { key: MESSAGE_TYPE, value: input.type },
         // Keyed hashes (issue 19): visibility is readable by whoever operates Temporal, and the
         // admin API and regulations search by hashing their query the same way.
-        ...(input.userId ? [{ key: USER_ID, value: visibleId(keyring, 'userId', input.userId) }] : []),
-        ...(anonymousId ? [{ key: ANONYMOUS_ID, value: visibleId(keyring, 'anonymousId', anonymousId) }] : []),
+        ...(userIdAttribute ? [{ key: USER_ID, value: userIdAttribute }] : []),
+        ...(anonymousIdAttribute ? [{ key: ANONYMOUS_ID, value: anonymousIdAttribute }] : []),
         { key: STATUS, value: 'delivering' },
       ],
     });

@@ -86,7 +86,9 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       webhookIndex,
       round,
       messageId: input.messageId,
-      message: input.message,
+      // Whichever the input carries, unchanged: the workflow never opens a sealed body, so a shredded
+      // history replays like any other.
+      ...(input.sealedMessage ? { sealedMessage: input.sealedMessage } : { message: input.message }),
       timeoutMs: policy.timeoutMs,
       ...(windowIsHard && { notAfterMs: deadline }),
     };

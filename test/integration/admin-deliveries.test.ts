@@ -394,7 +394,8 @@ describe('POST /admin/sources/:sourceId/deliveries/:messageId/redeliver', () => 
     const history = await handle.fetchHistory();
     const input = await decodeFromPayloadsAtIndex<DeliveryInput>(system.client.options.loadedDataConverter, 0, history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads);
     expect(input.redelivery).toEqual({ requestedAt: expect.any(String), previousRunId: first.runId });
-    expect(await (await handle.describe()).staticSummary()).toBe('redelivery · track · Again · user u-again → 1 destination');
+    // Neither event nor user: the body is sealed under the user's data key (crypto-shredding), and a summary copy would outlive its erasure.
+    expect(await (await handle.describe()).staticSummary()).toBe('redelivery · track · sealed → 1 destination');
     expect(((await detail(source.id, 'again-1')).json() as Detail)).toMatchObject({ runId: started.runId, status: 'delivered', redelivery: { previousRunId: first.runId } });
 
     const listed = await until(

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { identifierHash } from '../../src/privacy/keyring';
 import { MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../../src/workflows/search-attributes';
 import type { Receiver } from '../helpers/receiver';
 import { decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
@@ -73,7 +74,7 @@ describe('the request sent to a webhook URL', () => {
     const description = await system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'sa-1')).describe();
     const attrs = description.typedSearchAttributes;
     // A delivery that succeeded writes no last status (issue 15): it stays `delivering` on the completed run.
-    expect([attrs.get(SOURCE), attrs.get(MESSAGE_TYPE), attrs.get(USER_ID), attrs.get(STATUS)]).toEqual([source.id, 'track', 'u5', 'delivering']);
+    expect([attrs.get(SOURCE), attrs.get(MESSAGE_TYPE), attrs.get(USER_ID), attrs.get(STATUS)]).toEqual([source.id, 'track', identifierHash(system.keyring!, 'userId', 'u5'), 'delivering']);
     // The README's Web UI query for delivered deliveries, as an operator types it.
     const delivered = '(SwitchyardStatus = "delivered" OR (ExecutionStatus = "Completed" AND SwitchyardStatus IN ("delivering", "retrying")))';
     const count = async (query: string) => (await system.client.workflow.count(`SwitchyardSource = "${source.id}" AND ${query}`)).count;

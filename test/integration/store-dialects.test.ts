@@ -397,6 +397,58 @@ describe.each([
     });
   });
 
+  // Crypto-shredding (issue 19 part 4).
+  describe('data keys', () => {
+    const keyA = Buffer.alloc(32, 9).toString('base64');
+    const keyB = Buffer.alloc(32, 7).toString('base64');
+
+    it('getOrCreate gives two processes asking at once the same key; destroy erases it and a later getOrCreate makes a new one', async () => {
+      const keyring = parseKeyring(`k1=${keyA}`);
+      const one = await dialect.open(keyring);
+      const two = await dialect.open(keyring);
+      try {
+        const s1 = identifierHash(keyring, 'userId', `${randomUUID()} zoë`);
+        const s2 = identifierHash(keyring, 'anonymousId', randomUUID());
+        const [a, b] = await Promise.all([one.dataKeys.getOrCreate([s1, s2, s1]), two.dataKeys.getOrCreate([s1])]);
+        expect(a.get(s1)!.equals(b.get(s1)!)).toBe(true);
+        expect(a.get(s1)!.equals(a.get(s2)!)).toBe(false);
+        expect((await two.dataKeys.get(s2))!.equals(a.get(s2)!)).toBe(true);
+        // Stored wrapped: the row never holds the key's bytes.
+        const rows = await raw.selectFrom('data_keys').selectAll().where('subject_hash', 'in', [s1, s2]).execute();
+        expect(rows.map((r) => r.master_key_id)).toEqual(['k1', 'k1']);
+        for (const row of rows) expect(Buffer.from(row.wrapped_key, 'base64').includes(a.get(row.subject_hash)!)).toBe(false);
+
+        expect(await one.dataKeys.destroy([s1, s1])).toBe(1);
+        expect(await two.dataKeys.get(s1)).toBeUndefined();
+        expect(await one.dataKeys.destroy([s1])).toBe(0);
+        const renewed = await two.dataKeys.getOrCreate([s1]);
+        expect(renewed.get(s1)!.equals(a.get(s1)!)).toBe(false);
+        expect((await one.dataKeys.get(s2))!.equals(a.get(s2)!)).toBe(true);
+      } finally {
+        await one.close();
+        await two.close();
+      }
+    });
+
+    it('keeps unwrapping after rotation; new keys are wrapped under the new active key', async () => {
+      const before = parseKeyring(`k1=${keyA}`);
+      const after = parseKeyring(`k1=${keyA},k2=${keyB}`, 'k2');
+      const old = await dialect.open(before);
+      const rotated = await dialect.open(after);
+      try {
+        const s1 = identifierHash(before, 'userId', randomUUID());
+        const s2 = identifierHash(before, 'userId', randomUUID());
+        const key = (await old.dataKeys.getOrCreate([s1])).get(s1)!;
+        expect((await rotated.dataKeys.get(s1))!.equals(key)).toBe(true);
+        await rotated.dataKeys.getOrCreate([s2]);
+        expect(await raw.selectFrom('data_keys').select('master_key_id').where('subject_hash', '=', s2).executeTakeFirstOrThrow()).toEqual({ master_key_id: 'k2' });
+      } finally {
+        await old.close();
+        await rotated.close();
+      }
+    });
+  });
+
   describe('two processes on one database', () => {
     it('each sees the other\'s writes at once: create, switch off, rotate, delete', async () => {
       const source = await newSource();

@@ -30,7 +30,7 @@ const summaryOf = async (metadata: { summary?: Payload | null } | null | undefin
   (await decodeOptionalSinglePayload<string>(system.client.options.loadedDataConverter, metadata?.summary)) ?? undefined;
 
 describe('summaries in the Temporal Web UI', () => {
-  it('a delivery shows "type · event · user → destinations" and each attempt "POST webhook i <url>", with no query, properties or secrets', async () => {
+  it('a delivery shows "type · sealed → destinations" (its body sealed under the user\'s data key, issue 19) and each attempt "POST webhook i <url>", with no query, properties or secrets', async () => {
     const { source, writeKey, destination } = await sourceWithDestination(system.store, {
       sharedSecret: 'summary-secret',
       webhooks: [
@@ -43,7 +43,8 @@ describe('summaries in the Temporal Web UI', () => {
 
     const handle = system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'summary-1'));
     const description = await handle.describe();
-    expect(await description.staticSummary()).toBe('track · Order Completed · user u1 → 1 destination');
+    // Rule change (crypto-shredding): no event name or userId outside the user's data key.
+    expect(await description.staticSummary()).toBe('track · sealed → 1 destination');
     expect(await description.staticDetails()).toBe(`source ${source.id}\nmessage summary-1\ndestinations ${destination.id}`);
 
     // Attempts as regular activities (ActivityTaskScheduled) and as the local first attempt (its
@@ -57,7 +58,7 @@ describe('summaries in the Temporal Web UI', () => {
     expect([...new Set(attempts)]).toEqual([`POST webhook 0 ${failing.url}`, `POST webhook 1 ${working.url}`]);
 
     const shown = JSON.stringify([await description.staticSummary(), await description.staticDetails(), attempts]);
-    for (const secret of ['query-s3cret', 'header-s3cret', 'summary-secret', 'private@example.com']) expect(shown).not.toContain(secret);
+    for (const secret of ['query-s3cret', 'header-s3cret', 'summary-secret', 'private@example.com', 'Order Completed', '"u1']) expect(shown).not.toContain(secret);
   });
 
   it('a retry round says so in its attempt summary', async () => {
@@ -68,7 +69,7 @@ describe('summaries in the Temporal Web UI', () => {
     expect(await deliveryResult(system.client, source.id, 'summary-2')).toMatchObject({ ok: true });
 
     const handle = system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'summary-2'));
-    expect(await (await handle.describe()).staticSummary()).toBe('page · Pricing · user u2 → 1 destination');
+    expect(await (await handle.describe()).staticSummary()).toBe('page · sealed → 1 destination');
     const history = await handle.fetchHistory();
     const attempts = (await Promise.all((history.events ?? []).map((event) => summaryOf(event.userMetadata)))).filter((summary) => summary?.startsWith('POST'));
     expect([...new Set(attempts)]).toEqual([`POST webhook 0 ${working.url}`, `POST webhook 0 ${working.url} · round 2`]);

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DeliveryPolicy } from '../../delivery/types';
-import { deliveryPlanner } from '../../messages/plan-deliveries';
+import { deliveryPlanner, outgoingAgain } from '../../messages/plan-deliveries';
+import { openForReader } from '../../privacy/open-sealed';
 import type { Deliveries, DeliveryHistory, DeliveryStatusName } from '../../ports';
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -71,7 +72,9 @@ const AttemptView = Type.Object({
 const DeliveryDetail = Type.Object({
   ...DeliveryRowView.properties,
   redelivery: Type.Optional(Type.Object({ requestedAt: Type.String({ format: 'date-time' }), previousRunId: Type.String() })),
-  message: Type.Record(Type.String(), Type.Unknown(), { description: 'The body POSTed to each webhook.' }),
+  message: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Literal('[erased]')], {
+    description: 'The body POSTed to each webhook; `"[erased]"` once a DELETE regulation destroyed its user\'s data key (crypto-shredding).',
+  }),
   destinations: Type.Array(
     Type.Object({
       destinationId: Type.String(),
@@ -89,8 +92,12 @@ const security = [{ adminToken: [] }];
 
 const conflict = (message: string) => new ApiError(409, 'conflict', message);
 
-function detailView({ input, row, destinations }: DeliveryHistory) {
-  return { ...row, ...(input.redelivery && { redelivery: input.redelivery }), message: input.message, destinations };
+async function detailView(dataKeys: Store['dataKeys'], { input, row, destinations }: DeliveryHistory) {
+  const message = input.sealedMessage ? await openForReader(dataKeys, input.messageId, input.sealedMessage) : (input.message ?? {});
+  // A sealed input names no user: the row shows the userId of the opened body, none once erased.
+  const opened = typeof message === 'string' ? undefined : (message as Record<string, unknown>).userId;
+  const userId = typeof opened === 'string' ? opened : row.userId;
+  return { ...row, ...(userId !== undefined && { userId }), ...(input.redelivery && { redelivery: input.redelivery }), message, destinations };
 }
 
 /** Deliveries: find any, read its attempts, send it again (issue 14). Read from Temporal through the Deliveries port. */
@@ -119,7 +126,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       const { sourceId, messageId } = request.params;
       const found = await deliveries.history(sourceId, messageId);
       if (!found) throw notFound(`delivery of message ${messageId} from source ${sourceId}`);
-      return detailView(found);
+      return detailView(store.dataKeys, found);
     },
   );
 
@@ -139,7 +146,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       if (found.row.closedAt === undefined) throw conflict(`the delivery of message ${messageId} is still under way; redeliver it once it has ended`);
       const { input } = found;
       // The body as first accepted; destinations and policy as they are now (the one place inputs are made).
-      const plan = await planDeliveries(sourceId, [{ messageId, type: input.type, userId: input.userId, body: input.message }]);
+      const plan = await planDeliveries(sourceId, [outgoingAgain(input)]);
       if (plan.status === 'no_destinations') throw conflict(`source ${sourceId} has no enabled destination to deliver to`);
       const started = await deliveries.redeliver({ ...plan.inputs[0], redelivery: { requestedAt: new Date().toISOString(), previousRunId: found.row.runId } });
       if (started === 'running') throw conflict(`the delivery of message ${messageId} is still under way; redeliver it once it has ended`);

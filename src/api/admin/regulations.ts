@@ -6,6 +6,7 @@ import type { DeliveryInput, DeliveryPolicy } from '../../delivery/types';
 import type { Store } from '../../store/types';
 import type { Deliveries } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
+import { erasedSubjects } from '../../privacy/subjects';
 import { ApiError, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 
@@ -62,6 +63,10 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
 
     // From here on no attempt of a message accepted before now is sent (checked at send time).
     await store.erasures.add(ids, regulation.createdAt);
+    // Crypto-shredding: every body sealed under these users' data keys becomes unreadable wherever
+    // its copies are (workflows this request cannot find or delete, Temporal's backups, archives),
+    // and no attempt can open one to send it. New calls after this get new keys.
+    if (keyring) await store.dataKeys.destroy(erasedSubjects(keyring, ids));
     // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
     await store.personas.profiles.forgetUsers(userIds);
 

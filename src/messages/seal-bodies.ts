@@ -1,0 +1,31 @@
+import { identifierHash, type Keyring } from '../privacy/keyring';
+import { sealBody } from '../privacy/sealed-body';
+import { messageSubject } from '../privacy/subjects';
+import type { Store } from '../store/types';
+import type { SealBodies } from './plan-deliveries';
+
+/**
+ * The step before a delivery input is made, for new data only (ingested calls, Personas syncs):
+ * each body with a subject leaves sealed under that subject's data key, made now if it has none (a
+ * user erased before gets a new key: new calls after a regulation are delivered). Redeliveries do
+ * not pass through here: they carry the body as first sealed, so a shredded one stays unreadable.
+ */
+export function bodySealer(dataKeys: Pick<Store['dataKeys'], 'getOrCreate'>, keyring: Keyring): SealBodies {
+  return async (messages) => {
+    const subjects = messages.map((m) => (m.body ? messageSubject(keyring, m.type, m.body) : undefined));
+    const wanted = subjects.filter((s): s is string => s !== undefined);
+    if (wanted.length === 0) return messages;
+    const keys = await dataKeys.getOrCreate(wanted);
+    return messages.map((m, i) => {
+      const subject = subjects[i];
+      if (subject === undefined || !m.body) return m;
+      // The ids leave with the body: what visibility needs is their keyed hashes, which name nobody.
+      const { body, userId, ...rest } = m;
+      const anonymousId = stringField(body.anonymousId);
+      const visibleIds = { ...(userId && { userId: identifierHash(keyring, 'userId', userId) }), ...(anonymousId && { anonymousId: identifierHash(keyring, 'anonymousId', anonymousId) }) };
+      return { ...rest, visibleIds, sealedBody: sealBody(keys.get(subject)!, subject, m.messageId, body) };
+    });
+  };
+}
+
+const stringField = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);

@@ -1,0 +1,53 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Keyring } from './keyring';
+
+/**
+ * A subject's data key as the store keeps it (crypto-shredding, issue 19): AES-256-GCM under a
+ * master key, the subject hash bound as AAD so a wrapped key copied onto another subject's row does
+ * not unwrap, and the master key's id kept beside it so a rotation keeps unwrapping older rows.
+ */
+export interface WrappedDataKey {
+  masterKeyId: string;
+  /** nonce ‖ ciphertext ‖ tag. */
+  wrapped: Buffer;
+}
+
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+export const DATA_KEY_BYTES = 32;
+
+const aad = (subjectHash: string) => Buffer.from(`switchyard-data-key-v1\0${subjectHash}`, 'utf8');
+
+/** A fresh random data key for a subject. */
+export const newDataKey = (): Buffer => randomBytes(DATA_KEY_BYTES);
+
+/** Wraps a data key under the keyring's active master key. */
+export function wrapDataKey(keyring: Keyring, subjectHash: string, dataKey: Buffer): WrappedDataKey {
+  const masterKeyId = keyring.activeKeyId;
+  const nonce = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', keyring.keys.get(masterKeyId)!, nonce);
+  cipher.setAAD(aad(subjectHash));
+  const ciphertext = Buffer.concat([cipher.update(dataKey), cipher.final()]);
+  return { masterKeyId, wrapped: Buffer.concat([nonce, ciphertext, cipher.getAuthTag()]) };
+}
+
+/**
+ * The data key of a stored row. Fails loudly, naming the master key id (never key bytes), when that
+ * key is no longer listed or the row does not authenticate for this subject: a data key that cannot
+ * be unwrapped is an operator's mistake to fix, not an erasure.
+ */
+export function unwrapDataKey(keyring: Keyring, subjectHash: string, row: WrappedDataKey): Buffer {
+  const master = keyring.keys.get(row.masterKeyId);
+  if (!master) throw new Error(`data key wrapped with master key "${row.masterKeyId}", which is not listed in PAYLOAD_KEYS`);
+  const data = row.wrapped;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', master, data.subarray(0, NONCE_BYTES));
+    decipher.setAAD(aad(subjectHash));
+    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
+    const key = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+    if (key.length !== DATA_KEY_BYTES) throw new Error('wrong length');
+    return key;
+  } catch {
+    throw new Error(`data key wrapped with master key "${row.masterKeyId}" does not authenticate for its subject`);
+  }
+}

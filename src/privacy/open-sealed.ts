@@ -1,0 +1,36 @@
+import type { MessageBody, SealedBody } from '../delivery/types';
+import type { Store } from '../store/types';
+import { ERASED_BODY, isSealedBody, openBody } from './sealed-body';
+
+/**
+ * For an operator's eyes (the admin delivery detail, the codec server): a sealed body opened with
+ * its subject's key, or the visible `[erased]` marker once a regulation destroyed the key.
+ */
+export async function openForReader(dataKeys: Pick<Store['dataKeys'], 'get'>, messageId: string, sealed: SealedBody): Promise<MessageBody | typeof ERASED_BODY> {
+  const key = await dataKeys.get(sealed.subject);
+  return key ? openBody(key, messageId, sealed) : ERASED_BODY;
+}
+
+/**
+ * A decoded payload's value with every sealed body in it opened for the reader (or `[erased]`):
+ * a DeliveryInput or AttemptRequest has its `sealedMessage` beside the `messageId` it is bound to.
+ * Anything else comes back as it was; `changed` says whether anything was sealed.
+ */
+export async function openSealedIn(dataKeys: Pick<Store['dataKeys'], 'get'>, value: unknown): Promise<{ value: unknown; changed: boolean }> {
+  let changed = false;
+  const walk = async (v: unknown): Promise<unknown> => {
+    if (Array.isArray(v)) return Promise.all(v.map(walk));
+    if (typeof v !== 'object' || v === null) return v;
+    const record = v as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const [k, item] of Object.entries(record)) {
+      if (isSealedBody(item) && typeof record.messageId === 'string') {
+        changed = true;
+        out[k] = await openForReader(dataKeys, record.messageId, item);
+      } else out[k] = await walk(item);
+    }
+    return out;
+  };
+  const opened = await walk(value);
+  return { value: opened, changed };
+}

@@ -1,0 +1,51 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { MessageBody, SealedBody } from '../delivery/types';
+
+/**
+ * A message body sealed under its subject's data key (crypto-shredding, issue 19): destroying the
+ * key makes every copy unreadable — workflow inputs, attempt inputs, Temporal's backups and
+ * archives — while the master-key codec around it keeps working. The subject hash and the
+ * messageId are bound as AAD: a sealed body moved onto another subject or message does not open.
+ */
+
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** What a reader shows in place of a body whose subject's key was destroyed: a value, never an error. */
+export const ERASED_BODY = '[erased]';
+
+const aad = (subject: string, messageId: string) => Buffer.from(`switchyard-sealed-body-v1\0${subject}\0${messageId}`, 'utf8');
+
+export function sealBody(dataKey: Buffer, subject: string, messageId: string, body: MessageBody): SealedBody {
+  const iv = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', dataKey, iv);
+  cipher.setAAD(aad(subject, messageId));
+  const data = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return { sealed: 1, subject, iv: iv.toString('base64'), data: data.toString('base64') };
+}
+
+/** A sealed body that does not open under the key given (altered, or moved onto another subject or message). */
+export class SealedBodyError extends Error {
+  override name = 'SealedBodyError';
+}
+
+export function openBody(dataKey: Buffer, messageId: string, sealed: SealedBody): MessageBody {
+  const data = Buffer.from(sealed.data, 'base64');
+  if (data.length < TAG_BYTES) throw new SealedBodyError(`sealed body of message ${messageId} is truncated`);
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', dataKey, Buffer.from(sealed.iv, 'base64'));
+    decipher.setAAD(aad(sealed.subject, messageId));
+    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
+    const text = Buffer.concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    return JSON.parse(text) as MessageBody;
+  } catch {
+    throw new SealedBodyError(`sealed body of message ${messageId} does not authenticate under its subject's key`);
+  }
+}
+
+/** Whether a value read from a payload is a sealed body (the codec server and history readers look for them). */
+export function isSealedBody(value: unknown): value is SealedBody {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return v.sealed === 1 && typeof v.subject === 'string' && typeof v.iv === 'string' && typeof v.data === 'string';
+}

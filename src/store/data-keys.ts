@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+import { newDataKey, unwrapDataKey, wrapDataKey } from '../privacy/data-key-wrap';
+import type { Keyring } from '../privacy/keyring';
+import { chunks } from './chunks';
+import type { Tables } from './tables';
+import type { Store } from './types';
+
+/** Subjects per `IN (...)` list and rows per INSERT. */
+const PER_QUERY = 500;
+
+/**
+ * Crypto-shredding's keys (issue 19): one random data key per subject (the keyed hash of a userId,
+ * or of an anonymousId not yet linked to one), stored wrapped under a master key. Destroying a row
+ * makes every body sealed under it unreadable wherever its copies are. Without a keyring
+ * (PAYLOAD_ENCRYPTION=off) there is nothing to wrap with: every call fails, and callers seal nothing.
+ */
+export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined): Store['dataKeys'] {
+  const ring = () => {
+    if (!keyring) throw new Error('data keys need payload keys (PAYLOAD_KEYS); PAYLOAD_ENCRYPTION=off seals nothing');
+    return keyring;
+  };
+
+  async function read(subjectHashes: string[]): Promise<Map<string, Buffer>> {
+    const keys = new Map<string, Buffer>();
+    for (const part of chunks([...new Set(subjectHashes)], PER_QUERY)) {
+      const rows = await db.selectFrom('data_keys').select(['subject_hash', 'master_key_id', 'wrapped_key']).where('subject_hash', 'in', part).execute();
+      for (const row of rows) keys.set(row.subject_hash, unwrapDataKey(ring(), row.subject_hash, { masterKeyId: row.master_key_id, wrapped: Buffer.from(row.wrapped_key, 'base64') }));
+    }
+    return keys;
+  }
+
+  return {
+    async getOrCreate(subjectHashes) {
+      const keyring = ring();
+      const now = new Date().toISOString();
+      const rows = [...new Set(subjectHashes)].map((subject_hash) => {
+        const { masterKeyId, wrapped } = wrapDataKey(keyring, subject_hash, newDataKey());
+        return { subject_hash, master_key_id: masterKeyId, wrapped_key: wrapped.toString('base64'), created_at: now };
+      });
+      // Insert-if-absent, then read: two processes creating one subject's key at once both end up
+      // with the row that won, never with two keys for one subject.
+      for (const part of chunks(rows, PER_QUERY)) await db.insertInto('data_keys').values(part).onConflict((oc) => oc.column('subject_hash').doNothing()).execute();
+      return read(subjectHashes);
+    },
+
+    async get(subjectHash) {
+      return (await read([subjectHash])).get(subjectHash);
+    },
+
+    async destroy(subjectHashes) {
+      let destroyed = 0;
+      for (const part of chunks([...new Set(subjectHashes)], PER_QUERY)) {
+        const result = await db.deleteFrom('data_keys').where('subject_hash', 'in', part).executeTakeFirst();
+        destroyed += Number(result.numDeletedRows);
+      }
+      return destroyed;
+    },
+  };
+}
