@@ -131,7 +131,8 @@ describe('npm start (quick start)', () => {
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
       await page.goto(`http://localhost:${ports.ui}/namespaces/default/workflows/${encodeURIComponent(deliveryWorkflowId(sourceId, 'qs-1'))}`);
-      await page.getByText('track · Order Completed · user u1').first().waitFor({ timeout: 60_000 });
+      // The summary names no event or user (the body is sealed under the user's data key); the input shows the opened body.
+      await page.getByText('track · sealed → 1 destination').first().waitFor({ timeout: 60_000 });
       await page.getByText('"total"').first().waitFor({ timeout: 30_000 });
       await page.screenshot({ path: path.join(ROOT, 'docs', 'privacy-screenshots', 'web-ui-decoded-input.png'), fullPage: true });
     } finally {
