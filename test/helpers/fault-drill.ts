@@ -110,12 +110,19 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
     statuses[status] = (statuses[status] ?? 0) + 1;
   };
 
-  // Open loop: a call every 1/rate s whatever the replies, as many independent senders would.
+  // Open loop: a call every 1/rate s whatever the replies, as many independent senders would. It
+  // goes on past `seconds` until a call sent after the last fault ended was answered 200 (or the
+  // recovery bound passed), so a late last fault still has calls to measure its recovery by.
   const calls: Promise<void>[] = [];
   const started = Date.now();
   const total = options.rate * options.seconds;
+  const endedAt: number[] = [];
+  const recovered = () => {
+    const lastEnd = endedAt.length === options.faults.length ? endedAt[endedAt.length - 1] : undefined;
+    return lastEnd !== undefined && (oks.some((ok) => ok.sentAt >= lastEnd) || Date.now() - lastEnd >= RECOVERY_BOUND_MS);
+  };
   const sending = (async () => {
-    for (let i = 0; i < total; i++) {
+    for (let i = 0; i < total || !recovered(); i++) {
       const due = started + (i * 1000) / options.rate;
       if (due > Date.now()) await sleep(due - Date.now());
       calls.push(call(i));
@@ -132,7 +139,6 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
     }
   };
   const faults: FaultFigures[] = [];
-  const endedAt: number[] = [];
   const gap = (options.seconds * 1000) / (options.faults.length + 1);
   for (const [n, fault] of options.faults.entries()) {
     await sleep(Math.max(0, started + gap * (n + 1) - Date.now()));
@@ -169,7 +175,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
     figures.recoveryMs = first ? first.sentAt - endedAt[n] : -1;
   });
   return {
-    calls: total,
+    calls: calls.length,
     statuses,
     unavailableWithoutRetryAfter,
     unavailableCodes: [...unavailableCodes].sort(),
