@@ -47,6 +47,38 @@ export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined): 
       return (await read([subjectHash])).get(subjectHash);
     },
 
+    async rewrap(limit) {
+      const keyring = ring();
+      const rows = await db
+        .selectFrom('data_keys')
+        .select(['subject_hash', 'master_key_id', 'wrapped_key'])
+        .where('master_key_id', '<>', keyring.activeKeyId)
+        .orderBy('subject_hash')
+        .limit(limit)
+        .execute();
+      let rewrapped = 0;
+      for (const row of rows) {
+        const dataKey = unwrapDataKey(keyring, row.subject_hash, { masterKeyId: row.master_key_id, wrapped: Buffer.from(row.wrapped_key, 'base64') });
+        const { masterKeyId, wrapped } = wrapDataKey(keyring, row.subject_hash, dataKey);
+        // Only the row as read: a regulation that destroyed it meanwhile stays done (no row comes back).
+        const result = await db
+          .updateTable('data_keys')
+          .set({ master_key_id: masterKeyId, wrapped_key: wrapped.toString('base64') })
+          .where('subject_hash', '=', row.subject_hash)
+          .where('master_key_id', '=', row.master_key_id)
+          .where('wrapped_key', '=', row.wrapped_key)
+          .executeTakeFirst();
+        rewrapped += Number(result.numUpdatedRows);
+      }
+      // A row another process re-wrapped (or a regulation destroyed) first counts for none here.
+      return { rewrapped, left: rows.length > 0 };
+    },
+
+    async countByMasterKey() {
+      const rows = await db.selectFrom('data_keys').select(['master_key_id', db.fn.countAll<string>().as('count')]).groupBy('master_key_id').execute();
+      return Object.fromEntries(rows.map((row) => [row.master_key_id, Number(row.count)]));
+    },
+
     async destroy(subjectHashes) {
       let destroyed = 0;
       for (const part of chunks([...new Set(subjectHashes)], PER_QUERY)) {
