@@ -369,7 +369,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
         ...Object.fromEntries(['LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_START_CONCURRENCY', 'INGEST_START_TIMEOUT', 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', 'EGRESS_ALLOWLIST'].map((key) => [key, switchyardEnv[key as keyof typeof switchyardEnv]])),
         // The real server's tuning knobs (scripts/temporal-server.sh), when set.
         ...Object.fromEntries(
-          ['TEMPORAL_PG_SETTINGS', 'TEMPORAL_DYNAMIC_CONFIG_EXTRA', 'TEMPORAL_PG_MAX_CONNS', 'TEMPORAL_PG_VISIBILITY_MAX_CONNS', 'TEMPORAL_SERVER_METRICS', 'TEMPORAL_PG_PLUGIN', 'TEMPORAL_PG_SOCKET'].flatMap((key) => (real && process.env[key] !== undefined ? [[key, process.env[key]!]] : [])),
+          ['TEMPORAL_PG_SETTINGS', 'TEMPORAL_DYNAMIC_CONFIG_EXTRA', 'TEMPORAL_PG_MAX_CONNS', 'TEMPORAL_PG_VISIBILITY_MAX_CONNS', 'TEMPORAL_SERVER_METRICS', 'TEMPORAL_PG_PLUGIN', 'TEMPORAL_PG_SOCKET'].flatMap((key) => (real && process.env[key] !== undefined ? [[key, process.env[key]]] : [])),
         ),
       },
       stop,

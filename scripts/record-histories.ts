@@ -206,9 +206,10 @@ async function recordSyncs(): Promise<void> {
   const trait = await createDefinition(s.app, source.id, 'computed-traits', { name: 'Order Total', definition: { type: 'sum', event: 'Order Completed', property: 'total' }, schedule: NEVER, paused: true });
   const traitSync = await admin(s.app, 'POST', `/computed-traits/${trait.id}/sync`);
   if (traitSync.status !== 202) throw new Error(`computed trait sync answered ${traitSync.status}: ${JSON.stringify(traitSync.body)}`);
-  const traitReport = (await s.client.workflow.getHandle(traitSync.body.workflowId).result()) as { status: string; started: number };
+  const traitRun = traitSync.body as { workflowId: string; runId: string };
+  const traitReport = (await s.client.workflow.getHandle(traitRun.workflowId).result()) as { status: string; started: number };
   if (traitReport.status !== 'committed' || traitReport.started !== 2) throw new Error(`computed trait sync: ${JSON.stringify(traitReport)}`);
-  await save(s.client, 'sync-computed-trait', traitSync.body.workflowId, traitSync.body.runId);
+  await save(s.client, 'sync-computed-trait', traitRun.workflowId, traitRun.runId);
 
   // Every identify the syncs started has reached the receiver, so no delivery is left running.
   await waitFor(() => {
@@ -232,13 +233,13 @@ async function recordRedeliveries(): Promise<void> {
   }
   const auth = { authorization: `Bearer ${s.config.adminToken}` };
   await waitFor(async () => {
-    const page = (await s.app.inject({ method: 'GET', url: '/admin/deliveries', query: { sourceId: source.id, status: 'failed' }, headers: auth })).json() as { deliveries: unknown[] };
+    const page = (await s.app.inject({ method: 'GET', url: '/admin/deliveries', query: { sourceId: source.id, status: 'failed' }, headers: auth })).json<{ deliveries: unknown[] }>();
     if (page.deliveries.length !== ids.length) throw new Error(`${page.deliveries.length} listed failed`);
   }, 30_000);
   answer = 200;
   const started = await s.app.inject({ method: 'POST', url: `/admin/sources/${source.id}/redeliver`, headers: auth, payload: { status: 'failed', since, until: new Date(Date.now() + 60_000).toISOString() } });
   if (started.statusCode !== 202) throw new Error(`bulk redelivery answered ${started.statusCode}: ${started.body}`);
-  const { id } = started.json() as { id: string };
+  const { id } = started.json<{ id: string }>();
   const workflowId = `redelivery:${id}`;
   const report = (await s.client.workflow.getHandle(workflowId).result()) as { status: string; started: number; finished: number };
   if (report.status !== 'completed' || report.started !== ids.length || report.finished !== ids.length) throw new Error(`bulk redelivery: ${JSON.stringify(report)}`);

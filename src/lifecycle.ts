@@ -5,13 +5,13 @@ import type { Logger } from 'pino';
  * HTTP server before the Temporal connections its requests use, those before the store.
  */
 export class Lifecycle {
-  private readonly closers: { name: string; close: () => Promise<unknown> | unknown }[] = [];
+  private readonly closers: { name: string; close: () => unknown }[] = [];
   private stopping?: Promise<void>;
 
   constructor(private readonly logger: Logger) {}
 
   /** Registers something to close; returns it, so opening and registering read as one line. */
-  opened<T>(name: string, resource: T, close: (resource: T) => Promise<unknown> | unknown): T {
+  opened<T>(name: string, resource: T, close: (resource: T) => unknown): T {
     this.closers.push({ name, close: () => close(resource) });
     return resource;
   }

@@ -39,9 +39,10 @@ export interface AppOptions {
 
 /** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  // The instance's own `req` serializer wins over Fastify's: request lines censor ?userId= values.
+  const loggerInstance: FastifyBaseLogger | undefined = options.logger ? options.logger.child({}, { serializers: { req: requestLogValue } }) : undefined;
   const app = Fastify({
-    // The instance's own `req` serializer wins over Fastify's: request lines censor ?userId= values.
-    ...(options.logger ? { loggerInstance: options.logger.child({}, { serializers: { req: requestLogValue } }) as FastifyBaseLogger } : { logger: false }),
+    ...(loggerInstance ? { loggerInstance } : { logger: false }),
     // Seed limit: a batch request carries at most 500 KB (gzip is measured after inflating).
     bodyLimit: MAX_BATCH_BYTES,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },

@@ -60,7 +60,8 @@ export function parseAsStrictJson(app: FastifyInstance, contentType: string): vo
     if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
       return done(new ApiError(400, 'invalid_json', `body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     }
-    parseJson(request, text, (err, value) => {
+    // The default parser answers through its callback; there is nothing to await.
+    void parseJson(request, text, (err, value) => {
       if (err) return done(new ApiError(400, 'invalid_json', `body is not valid JSON: ${err.message}`), undefined);
       done(null, value);
     });

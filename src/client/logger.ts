@@ -42,17 +42,18 @@ export const stderrLogger: Logger = {
  * never breaks a flush running in the background.
  */
 export function createLog(logger: Logger, debug: boolean): Logger {
-  const guard = (write: (message: string, details?: Record<string, unknown>) => void) => (message: string, details?: Record<string, unknown>) => {
+  // Called as a method of `logger`, so a class-based logger keeps its `this`.
+  const guard = (level: keyof Logger) => (message: string, details?: Record<string, unknown>) => {
     try {
-      if (details === undefined) write.call(logger, message);
-      else write.call(logger, message, details);
+      if (details === undefined) logger[level](message);
+      else logger[level](message, details);
     } catch {
       // A broken logger must not turn a log line into a lost batch.
     }
   };
   return {
-    debug: debug ? guard(logger.debug) : () => {},
-    warn: guard(logger.warn),
-    error: guard(logger.error),
+    debug: debug ? guard('debug') : () => {},
+    warn: guard('warn'),
+    error: guard('error'),
   };
 }

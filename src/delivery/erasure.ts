@@ -17,7 +17,8 @@ export function erasableIds(message: MessageBody): string[] {
  */
 export function erasedBeforeSend(message: MessageBody, erasedAt: string | undefined): boolean {
   if (erasedAt === undefined) return false;
-  const accepted = Date.parse(String(message.receivedAt ?? message.timestamp ?? ''));
+  const acceptedAt = message.receivedAt ?? message.timestamp;
+  const accepted = typeof acceptedAt === 'string' ? Date.parse(acceptedAt) : NaN;
   return Number.isNaN(accepted) || accepted <= Date.parse(erasedAt);
 }
 

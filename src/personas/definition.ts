@@ -219,7 +219,7 @@ export function checkComputedTraitDefinition(input: unknown, path = 'definition'
     if (type === 'count') {
       if (input.property !== undefined) fail(`${path}.property`, 'is not used by "count", which counts the events themselves');
     } else {
-      definition.property = checkName(input.property, `${path}.property`, `event property "${type}" reads`);
+      definition.property = checkName(input.property, `${path}.property`, `event property "${definition.type}" reads`);
     }
     if (input.within !== undefined) definition.within = checkWithin(input.within, `${path}.within`);
     return definition;

@@ -37,7 +37,7 @@ export async function buildPortalAssets(sourceDir = PORTAL_SOURCE_DIR): Promise<
 
 export async function writePortalAssets(assets: PortalAssets, outDir = PORTAL_BUILD_DIR): Promise<void> {
   await mkdir(outDir, { recursive: true });
-  for (const [name, content] of Object.entries(assets)) await writeFile(path.join(outDir, name), content);
+  for (const name of Object.keys(assets) as (keyof PortalAssets)[]) await writeFile(path.join(outDir, name), assets[name]);
 }
 
 /** `npm run build`: dist/portal/build.js writes the assets next to the compiled server. */

@@ -55,7 +55,7 @@ export async function erasedAtEach(db: Kysely<Tables>, idHashes: string[]): Prom
 export function erasureStore(db: Kysely<Tables>, hashes: ErasedIdHashes): Store['erasures'] {
   return {
     async add(ids, at) {
-      const rows = [...new Set(ids)].map((id) => ({ id_hash: hashes(id)[0]!, erased_at: at }));
+      const rows = [...new Set(ids)].map((id) => ({ id_hash: hashes(id)[0], erased_at: at }));
       for (const part of chunks(rows, IDS_PER_QUERY)) {
         await db
           .insertInto('erased_ids')

@@ -88,11 +88,12 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
       }
     };
     const keepProbing = () => {
-      heartbeat = setTimeout(async () => {
+      const probeOnce = async () => {
         if (lost || closed) return;
         if (await probe()) keepProbing();
         else onLost();
-      }, probeEveryMs);
+      };
+      heartbeat = setTimeout(() => void probeOnce(), probeEveryMs);
     };
     client.on('error', onLost);
     client.on('end', onLost);

@@ -59,7 +59,7 @@ export function webhookHealthStore(db: Kysely<Tables>): Store['webhookHealth'] {
                 const newer = sql`excluded.last_error_ms is not null and (webhook_health.last_error_ms is null or excluded.last_error_ms >= webhook_health.last_error_ms)`;
                 set.last_error = sql`case when ${newer} then excluded.last_error else webhook_health.last_error end`;
                 set.last_error_ms = sql`case when ${newer} then excluded.last_error_ms else webhook_health.last_error_ms end`;
-                return set as never;
+                return set;
               }),
             )
             .execute();

@@ -23,7 +23,7 @@ export class UnsafeFilterError extends Error {}
  * literally, so an escape could neither find such a value nor be relied on to keep it a value.
  */
 export function visibilityLiteral(value: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   if (/["\\\u0000-\u001f\u007f]/.test(value)) throw new UnsafeFilterError('a filter value may not contain a double quote, a backslash or a control character');
   return `"${value}"`;
 }
@@ -138,7 +138,7 @@ export function deliveryQuery(filter: Omit<DeliveryFilter, 'limit' | 'cursor'>, 
 export const USER_IDS_PER_QUERY = 50;
 
 /** What visibilityLiteral takes as it is. */
-// eslint-disable-next-line no-control-regex
+ 
 const QUOTABLE = /^[^"\\\u0000-\u001f\u007f]*$/;
 
 /**

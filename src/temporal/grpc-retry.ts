@@ -40,7 +40,7 @@ export function cancellableRetryInterceptor(retry: GrpcRetryOptions = defaultGrp
           attempt++;
           response = undefined;
           current = nextCall(options);
-          current.start(metadata, { onReceiveMessage: (message) => (response = message), onReceiveStatus: (s) => onStatus(s, metadata) });
+          current.start(metadata, { onReceiveMessage: (message: unknown) => (response = message), onReceiveStatus: (s) => onStatus(s, metadata) });
           current.sendMessage(request);
           current.halfClose();
         }, delay);

@@ -38,8 +38,8 @@ export async function startedInput(history: History, converter: LoadedDataConver
 export async function historyItems(history: History, converter: LoadedDataConverter): Promise<HistoryItem[]> {
   const items: HistoryItem[] = [];
   for (const event of history.events ?? []) {
-    const at = isoTime(event.eventTime as Timestamp);
-    const id = (value: unknown) => String(value ?? '');
+    const at = isoTime(event.eventTime);
+    const id = (value: { toString(): string } | null | undefined) => value?.toString() ?? '';
     if (event.activityTaskScheduledEventAttributes) {
       const request = await first<AttemptRequest>(event.activityTaskScheduledEventAttributes.input, converter);
       if (request) items.push({ kind: 'scheduled', eventId: id(event.eventId), request });

@@ -1,3 +1,4 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { Config } from '../config';
@@ -17,8 +18,6 @@ import { startDeliveryWorkflow, startRedeliveryWorkflow } from './start-delivery
 import { taskQueueHealth } from './worker-health';
 
 const HEALTH_DEADLINE_MS = 3_000;
-/** gRPC status NOT_FOUND. */
-const GRPC_NOT_FOUND = 5;
 
 /**
  * A delivery workflow as the admin API lists it. With keys visibility holds only the userId's hash
@@ -98,7 +97,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
         deleted++;
       } catch (err) {
         // Already deleted (deletion is asynchronous, and the index may still list it).
-        if (!isGrpcServiceError(err) || err.code !== GRPC_NOT_FOUND) throw err;
+        if (!isGrpcServiceError(err) || err.code !== grpcStatus.NOT_FOUND) throw err;
       }
     }
     return deleted;
@@ -141,7 +140,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
         throw err;
       }
       const phases = listingPhases(filter.status);
-      let position: ListingPosition | undefined = cursor === undefined ? { at: new Date().toISOString(), phase: phases[0]! } : decodeListingCursor(cursor, query);
+      let position: ListingPosition | undefined = cursor === undefined ? { at: new Date().toISOString(), phase: phases[0] } : decodeListingCursor(cursor, query);
       if (position === undefined || !phases.includes(position.phase)) return 'invalid_cursor';
       const deliveries: DeliveryRow[] = [];
       // A page fills across sets, so a short page is always the last one.

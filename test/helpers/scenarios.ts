@@ -281,7 +281,7 @@ export async function temporalRestartScenario(options: { messages: number; dir: 
     const whileDown: TemporalRestartFigures['whileDown'] = [];
     for (let i = 0; i < 3; i++) {
       const res = await send([`tr-down-probe-${i}`]);
-      whileDown.push({ status: res.statusCode, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null, code: res.json().code });
+      whileDown.push({ status: res.statusCode, retryAfter: (res.headers['retry-after']) ?? null, code: res.json().code });
     }
     const healthWhileDown = (await system.app.inject({ method: 'GET', url: '/health' })).statusCode;
 

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import { SearchAttributeType } from '@temporalio/common';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 
 /**
@@ -12,7 +12,7 @@ export async function startCarryingEverySearchAttribute(client: Client, workflow
     taskQueue: 'switchyard-readiness-probe',
     workflowId,
     workflowExecutionTimeout: '1s',
-    typedSearchAttributes: ALL_SEARCH_ATTRIBUTES.map((key) => (key.type === SearchAttributeType.KEYWORD_LIST ? { key, value: ['readiness'] } : { key, value: 'readiness' })) as SearchAttributePair[],
+    typedSearchAttributes: ALL_SEARCH_ATTRIBUTES.map((key) => (key.type === SearchAttributeType.KEYWORD_LIST ? { key, value: ['readiness'] } : { key, value: 'readiness' })),
   });
   return handle.firstExecutionRunId;
 }

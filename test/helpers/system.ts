@@ -71,7 +71,7 @@ export function useSystem(ready: (system: TestSystem, receiver: Receiver) => voi
     ready(system, receiver);
   });
   afterAll(async () => {
-    await Promise.all([receiver, ...(options.alsoClose ?? [])].map((r) => r?.close()));
+    await Promise.all([receiver, ...(options.alsoClose ?? [])].filter((r) => r !== undefined).map((r) => r.close()));
     await system?.close();
   });
 }

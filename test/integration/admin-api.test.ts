@@ -87,7 +87,7 @@ afterAll(async () => {
 async function createSource(name = 'web') {
   const res = await app.inject({ method: 'POST', url: '/admin/sources', headers: auth, payload: { name } });
   expect(res.statusCode).toBe(201);
-  return res.json() as { id: string; name: string; writeKey: string; writeKeyHint: string; createdAt: string };
+  return res.json<{ id: string; name: string; writeKey: string; writeKeyHint: string; createdAt: string }>();
 }
 
 async function createDestination(sourceId: string, payload: object) {

@@ -37,7 +37,7 @@ interface Row {
 
 async function list(query: Record<string, string>) {
   const response = await system.app.inject({ method: 'GET', url: '/admin/deliveries', query, headers: auth });
-  return { status: response.statusCode, body: response.json() as { deliveries: Row[]; nextCursor?: string; code?: string; message?: string } };
+  return { status: response.statusCode, body: response.json<{ deliveries: Row[]; nextCursor?: string; code?: string; message?: string }>() };
 }
 
 /** Visibility is eventually consistent: asks again until the answer fits, for at most `timeoutMs`. */
@@ -186,12 +186,12 @@ describe('GET /admin/deliveries', () => {
 
     const rows = pages.flat();
     expect([...new Set(rows.map((row) => row.messageId))].sort()).toEqual(sent);
-    expect(pages[0]!.every((row) => row.status === 'retrying')).toBe(true);
+    expect(pages[0].every((row) => row.status === 'retrying')).toBe(true);
     // A delivery shows twice only when it finished in between: first retrying, then delivered.
     const repeated = rows.filter((row, i) => rows.findIndex((other) => other.messageId === row.messageId) !== i);
     for (const again of repeated) {
       expect(again.status).toBe('delivered');
-      expect(pages[0]!.map((row) => row.messageId)).toContain(again.messageId);
+      expect(pages[0].map((row) => row.messageId)).toContain(again.messageId);
     }
     // A fresh listing has the late one too, and each once.
     const fresh = (await allPages({ sourceId: source.id, limit: '2' })).flat();
@@ -238,7 +238,7 @@ describe('GET /admin/deliveries', () => {
     [{ cursor: Buffer.from(JSON.stringify({ query: 'WorkflowType = "deliverMessage"', at: '2026-01-01T00:00:00Z', phase: 'running' })).toString('base64url'), sourceId: 'src_00000000000000000000000000000000' }, 'cursor: is not a nextCursor this API returned'],
     [{ colour: 'red' }, 'colour: is not a known field'],
   ])('answers 400 naming the field and the rule for %j', async (query, message) => {
-    const response = await list(query as Record<string, string>);
+    const response = await list(query);
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ code: 'invalid_request' });
     expect(response.body.message).toContain(message);
@@ -273,7 +273,7 @@ describe('a delivery that succeeded writes no last status (issue 15): its comple
     expect(rows(await until(() => list({ sourceId: source.id, status: 'delivered' }), (r) => r.body.deliveries.length === 2))).toEqual(delivered);
     expect(rows(await list({ sourceId: source.id }))).toEqual(delivered);
     expect((await list({ sourceId: source.id, status: 'delivering' })).body.deliveries).toEqual([]);
-    expect(((await detail(source.id, 'implied-1')).json() as Detail)).toMatchObject({ status: 'delivered', destinations: [{ status: 'delivered' }] });
+    expect(((await detail(source.id, 'implied-1')).json<Detail>())).toMatchObject({ status: 'delivered', destinations: [{ status: 'delivered' }] });
   });
 
   it('after a retry round: SwitchyardStatus stays retrying, and the API lists and shows it delivered, never retrying', async () => {
@@ -296,7 +296,7 @@ describe('a delivery that succeeded writes no last status (issue 15): its comple
     );
     expect(listed.body.deliveries).toEqual([expect.objectContaining({ messageId: 'implied-2', status: 'delivered' })]);
     expect((await list({ sourceId: source.id, status: 'retrying' })).body.deliveries).toEqual([]);
-    expect(((await detail(source.id, 'implied-2')).json() as Detail)).toMatchObject({ status: 'delivered' });
+    expect(((await detail(source.id, 'implied-2')).json<Detail>())).toMatchObject({ status: 'delivered' });
   });
 });
 
@@ -328,7 +328,7 @@ describe('GET /admin/sources/:sourceId/deliveries/:messageId', () => {
 
     const response = await detail(source.id, 'detail-1');
     expect(response.statusCode).toBe(200);
-    const body = response.json() as Detail;
+    const body = response.json<Detail>();
     expect(body).toMatchObject({ messageId: 'detail-1', status: 'delivered', workflowId: deliveryWorkflowId(source.id, 'detail-1') });
     expect(body.message).toMatchObject({ type: 'track', event: 'Detailed', messageId: 'detail-1', properties: { plan: 'pro' } });
     expect(body.destinations).toHaveLength(1);
@@ -354,7 +354,7 @@ describe('GET /admin/sources/:sourceId/deliveries/:messageId', () => {
     await send(system.app, writeKey, 'track', { messageId: 'detail-2', userId: 'u-detail', event: 'Twice' });
     expect(await deliveryResult(system.client, source.id, 'detail-2')).toMatchObject({ ok: true });
 
-    const body = (await detail(source.id, 'detail-2')).json() as Detail;
+    const body = (await detail(source.id, 'detail-2')).json<Detail>();
     const of = (id: string) => body.destinations.find((d) => d.destinationId === id)!;
     expect(of(first.id).attempts.map((a) => [a.url, a.round, a.httpStatus, a.outcome])).toEqual([
       [flaky.url, 1, 500, 'retry'],
@@ -376,11 +376,11 @@ describe('POST /admin/sources/:sourceId/deliveries/:messageId/redeliver', () => 
     const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
     await send(system.app, writeKey, 'track', { messageId: 'again-1', userId: 'u-again', event: 'Again' });
     expect(await deliveryResult(system.client, source.id, 'again-1')).toMatchObject({ ok: true });
-    const first = (await detail(source.id, 'again-1')).json() as Detail;
+    const first = (await detail(source.id, 'again-1')).json<Detail>();
 
     const response = await redeliver(source.id, 'again-1');
     expect(response.statusCode).toBe(202);
-    const started = response.json() as { messageId: string; workflowId: string; runId: string };
+    const started = response.json<{ messageId: string; workflowId: string; runId: string }>();
     expect(started).toEqual({ messageId: 'again-1', workflowId: deliveryWorkflowId(source.id, 'again-1'), runId: expect.any(String) });
     expect(started.runId).not.toBe(first.runId);
 
@@ -396,7 +396,7 @@ describe('POST /admin/sources/:sourceId/deliveries/:messageId/redeliver', () => 
     expect(input.redelivery).toEqual({ requestedAt: expect.any(String), previousRunId: first.runId });
     // Neither event nor user: the body is sealed under the user's data key (crypto-shredding), and a summary copy would outlive its erasure.
     expect(await (await handle.describe()).staticSummary()).toBe('redelivery · track · sealed → 1 destination');
-    expect(((await detail(source.id, 'again-1')).json() as Detail)).toMatchObject({ runId: started.runId, status: 'delivered', redelivery: { previousRunId: first.runId } });
+    expect(((await detail(source.id, 'again-1')).json<Detail>())).toMatchObject({ runId: started.runId, status: 'delivered', redelivery: { previousRunId: first.runId } });
 
     const listed = await until(
       () => list({ sourceId: source.id }),
@@ -421,7 +421,7 @@ describe('POST /admin/sources/:sourceId/deliveries/:messageId/redeliver', () => 
 });
 
 it('the three routes are in the API document, with the admin Bearer token', async () => {
-  const document = (await system.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { security?: unknown; parameters?: { name: string }[] }>> };
+  const document = (await system.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { security?: unknown; parameters?: { name: string }[] }>> }>();
   expect(document.paths['/admin/deliveries'].get.security).toEqual([{ adminToken: [] }]);
   expect(document.paths['/admin/deliveries'].get.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(['sourceId', 'status', 'since', 'limit', 'cursor']));
   expect(document.paths['/admin/sources/{sourceId}/deliveries/{messageId}'].get.security).toEqual([{ adminToken: [] }]);

@@ -67,8 +67,8 @@ it('runs the quick bench: raw ceiling, bare Temporal, the empty workflow and Swi
   expect(ratio).toMatchObject({ messages: 1000, switchyardVsBare: expect.any(Number), switchyardVsRaw: expect.any(Number), switchyardVsFloor: expect.any(Number), cpuVsFloor: expect.any(Number) });
   // The ratios are the medians' quotients, not numbers of their own.
   const total = (system: string) => of(system).cost.cpuSecondsPer1000.total;
-  expect(ratio!.cpuVsFloor).toBeCloseTo(total('switchyard') / total('floor'), 1);
-  expect(ratio!.switchyardVsFloor).toBeCloseTo(of('switchyard').endToEnd.messagesPerSecond / of('floor').endToEnd.messagesPerSecond, 1);
+  expect(ratio.cpuVsFloor).toBeCloseTo(total('switchyard') / total('floor'), 1);
+  expect(ratio.switchyardVsFloor).toBeCloseTo(of('switchyard').endToEnd.messagesPerSecond / of('floor').endToEnd.messagesPerSecond, 1);
   expect(stdout).toMatch(/Switchyard = [\d.]+× the empty workflow's throughput at [\d.]+× its CPU per message/);
 }, 15 * 60_000);
 

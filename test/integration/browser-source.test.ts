@@ -105,8 +105,8 @@ async function expectDeliveredOnceFromTheBrowser(sourceId: string, messageIds: s
 }
 
 it.each([
-  ['the standard delivery strategy (one request per call, to /v1/p, /v1/a, /v1/i, /v1/t)', { strategy: 'standard' } as Strategy, ['/v1/p', '/v1/a', '/v1/i', '/v1/t']],
-  ['the batching delivery strategy (one /v1/b request)', { strategy: 'batching', config: { size: 4, timeout: 500 } } as Strategy, ['/v1/b']],
+  ['the standard delivery strategy (one request per call, to /v1/p, /v1/a, /v1/i, /v1/t)', { strategy: 'standard' } satisfies Strategy, ['/v1/p', '/v1/a', '/v1/i', '/v1/t']],
+  ['the batching delivery strategy (one /v1/b request)', { strategy: 'batching', config: { size: 4, timeout: 500 } } satisfies Strategy, ['/v1/b']],
 ])('page, alias, identify and track from analytics-next in Chromium are each delivered once, with context.page, userAgent and ip, with %s', async (_name, strategy, paths) => {
   const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
   const browsing = await browse(writeKey, strategy);

@@ -53,7 +53,7 @@ it('completes after its worker is killed mid-job, each failed message redelivere
   for (const messageId of ids) await send(system.app, writeKey, 'track', { messageId, userId: 'u-crash', event: 'Refused' });
   for (const messageId of ids) expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: false });
   await waitFor(async () => {
-    const page = (await system.app.inject({ method: 'GET', url: '/admin/deliveries', query: { sourceId: source.id, status: 'failed', limit: '500' }, headers: auth })).json() as { deliveries: unknown[] };
+    const page = (await system.app.inject({ method: 'GET', url: '/admin/deliveries', query: { sourceId: source.id, status: 'failed', limit: '500' }, headers: auth })).json<{ deliveries: unknown[] }>();
     if (page.deliveries.length !== MESSAGES) throw new Error(`${page.deliveries.length} of ${MESSAGES} listed failed`);
   }, 30_000);
 
@@ -62,7 +62,7 @@ it('completes after its worker is killed mid-job, each failed message redelivere
   const before = receiver.requests.length;
   const started = await system.app.inject({ method: 'POST', url: `/admin/sources/${source.id}/redeliver`, headers: auth, payload: { status: 'failed', since, until: new Date(Date.now() + 60_000).toISOString() } });
   expect(started.statusCode).toBe(202);
-  const { id } = started.json() as { id: string };
+  const { id } = started.json<{ id: string }>();
   await waitFor(() => {
     if (receiver.requests.length === before) throw new Error('no redelivery yet');
   }, 30_000);
@@ -70,7 +70,7 @@ it('completes after its worker is killed mid-job, each failed message redelivere
 
   worker = await startWorker();
   const done = await waitFor(async () => {
-    const view = (await system.app.inject({ method: 'GET', url: `/admin/redeliveries/${id}`, headers: auth })).json() as RedeliveryJobView;
+    const view = (await system.app.inject({ method: 'GET', url: `/admin/redeliveries/${id}`, headers: auth })).json<RedeliveryJobView>();
     if (view.status === 'running') throw new Error(`job running: ${JSON.stringify(view)}`);
     return view;
   }, 60_000);

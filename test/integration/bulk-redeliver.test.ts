@@ -28,12 +28,12 @@ const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 async function startJob(sourceId: string, body: Record<string, unknown>) {
   const response = await system.app.inject({ method: 'POST', url: `/admin/sources/${sourceId}/redeliver`, headers: auth, payload: body });
-  return { status: response.statusCode, body: response.json() as { id?: string; code?: string; message?: string } };
+  return { status: response.statusCode, body: response.json<{ id?: string; code?: string; message?: string }>() };
 }
 
 async function job(id: string) {
   const response = await system.app.inject({ method: 'GET', url: `/admin/redeliveries/${id}`, headers: auth });
-  return { status: response.statusCode, body: response.json() as RedeliveryJobView & { code?: string; message?: string } };
+  return { status: response.statusCode, body: response.json<RedeliveryJobView & { code?: string; message?: string }>() };
 }
 
 /** Asks again until the answer fits, for at most `timeoutMs` (visibility and the job both take a moment). */
@@ -63,7 +63,7 @@ async function failedDeliveries(sourceId: string, writeKey: string, messageIds: 
   for (const messageId of messageIds) await send(system.app, writeKey, 'track', { messageId, userId: 'u-bulk', event: 'Refused' });
   for (const messageId of messageIds) expect(await deliveryResult(system.client, sourceId, messageId)).toMatchObject({ ok: false });
   const listed = await until(
-    async () => (await system.app.inject({ method: 'GET', url: '/admin/deliveries', query: { sourceId, status: 'failed', limit: '500' }, headers: auth })).json() as { deliveries: unknown[] },
+    async () => (await system.app.inject({ method: 'GET', url: '/admin/deliveries', query: { sourceId, status: 'failed', limit: '500' }, headers: auth })).json<{ deliveries: unknown[] }>(),
     (page) => page.deliveries.length === messageIds.length,
   );
   expect(listed.deliveries).toHaveLength(messageIds.length);
@@ -168,7 +168,10 @@ describe('a page of a job run again (an activity retried after a worker crashed 
     // The job's real activity on the real server, called as the worker would call it, twice.
     const activities = makeRedeliveryActivities(system.store, deliveryPolicy(system.config), temporalRedeliveryRuns(system.client, system.config.temporalTaskQueue, system.keyring));
     const job: RedeliveryJob = { id: 'rdl_0123456789abcdef0123456789abcdef', sourceId: source.id, filter: { status: 'failed', since, until: new Date(Date.now() + 60_000).toISOString() }, createdAt: new Date().toISOString() };
-    const page = () => new MockActivityEnvironment().run(activities.redeliverPage, { job, size: 100 }) as Promise<RedeliveryPageResult>;
+    type PageInput = Parameters<typeof activities.redeliverPage>[0];
+    const redeliverPage = (input: PageInput) => activities.redeliverPage(input);
+    const runPage = (input: PageInput) => new MockActivityEnvironment().run<[PageInput], RedeliveryPageResult, typeof redeliverPage>(redeliverPage, input);
+    const page = () => runPage({ job, size: 100 });
 
     const first = await page();
     expect(first).toMatchObject({ matched: 5, started: 5, skipped: 0 });
@@ -178,7 +181,7 @@ describe('a page of a job run again (an activity retried after a worker crashed 
     expect(retried.inFlight.map((run) => run.runId).sort()).toEqual(first.inFlight.map((run) => run.runId).sort());
 
     // Another job over the same range finds every message redelivered since: it starts nothing.
-    const otherJob = (await new MockActivityEnvironment().run(activities.redeliverPage, { job: { ...job, id: 'rdl_ffffffffffffffffffffffffffffffff' }, size: 100 })) as RedeliveryPageResult;
+    const otherJob = await runPage({ job: { ...job, id: 'rdl_ffffffffffffffffffffffffffffffff' }, size: 100 });
     expect(otherJob).toMatchObject({ matched: 5, started: 0, skipped: 5 });
 
     for (const id of ids) expect(await deliveryResult(system.client, source.id, id)).toMatchObject({ ok: true });
@@ -191,7 +194,7 @@ describe('a page of a job run again (an activity retried after a worker crashed 
 
 it('both routes are in the API document, with the admin Bearer token and the filter as the request body', async () => {
   type Operation = { security?: unknown; requestBody?: { content: Record<string, { schema: { required?: string[]; properties: Record<string, unknown> } }> } };
-  const document = (await system.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
+  const document = (await system.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, Record<string, Operation>> }>();
   const post = document.paths['/admin/sources/{sourceId}/redeliver'].post;
   expect(post.security).toEqual([{ adminToken: [] }]);
   const body = post.requestBody!.content['application/json'].schema;

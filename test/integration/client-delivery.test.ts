@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buffer } from 'node:stream/consumers';
 import { Analytics, AnalyticsError, MAX_BATCH_BYTES, type AnalyticsOptions, type Logger, type Message } from '../../src/client';
 
 interface Received {
@@ -30,7 +31,7 @@ interface Reply {
 class BatchServer {
   readonly requests: Received[] = [];
   reply: (index: number) => Reply = () => ({ status: 200, body: { success: true } });
-  private server = http.createServer((req, res) => this.handle(req, res));
+  private server = http.createServer((req, res) => void this.handle(req, res));
   private waiters: { count: number; resolve: () => void }[] = [];
 
   async start(): Promise<string> {
@@ -57,21 +58,17 @@ class BatchServer {
     return this.requests.map((r) => r.body.batch.length);
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      const raw = Buffer.concat(chunks);
-      const index = this.requests.length;
-      this.requests.push({ headers: req.headers, method: req.method ?? '', path: req.url ?? '', bytes: raw.length, body: JSON.parse(raw.toString('utf8')), at: Date.now() });
-      for (const waiter of this.waiters.filter((w) => this.requests.length >= w.count)) waiter.resolve();
-      this.waiters = this.waiters.filter((w) => this.requests.length < w.count);
-      const reply = this.reply(index);
-      if (reply.after) await reply.after;
-      if (reply.hangUp) return void req.socket.destroy();
-      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      res.end(JSON.stringify(reply.body ?? (reply.status < 300 ? { success: true } : { code: 'error', message: 'failed' })));
-    });
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const raw = await buffer(req);
+    const index = this.requests.length;
+    this.requests.push({ headers: req.headers, method: req.method ?? '', path: req.url ?? '', bytes: raw.length, body: JSON.parse(raw.toString('utf8')), at: Date.now() });
+    for (const waiter of this.waiters.filter((w) => this.requests.length >= w.count)) waiter.resolve();
+    this.waiters = this.waiters.filter((w) => this.requests.length < w.count);
+    const reply = this.reply(index);
+    if (reply.after) await reply.after;
+    if (reply.hangUp) return void req.socket.destroy();
+    res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+    res.end(JSON.stringify(reply.body ?? (reply.status < 300 ? { success: true } : { code: 'error', message: 'failed' })));
   }
 }
 

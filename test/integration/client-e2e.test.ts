@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buffer } from 'node:stream/consumers';
 import { Analytics, type EnqueueResult, type Logger } from '../../src/client';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { deliveryResult, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
@@ -85,17 +86,15 @@ it('delivers once when a batch is re-sent because its acknowledgement was lost',
   // Between client and API: forwards every request, but drops the connection instead of passing
   // on the API's first answer, so the client sees a network error for a batch the API accepted.
   let forwarded = 0;
-  const proxy = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const first = forwarded++ === 0;
-      const answer = await fetch(`${endpoint}${req.url}`, { method: 'POST', headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-      const body = await answer.text();
-      if (first) return void req.socket.destroy();
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body);
-    });
-  });
+  const forward = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const received = await buffer(req);
+    const first = forwarded++ === 0;
+    const answer = await fetch(`${endpoint}${req.url}`, { method: 'POST', headers: { authorization: req.headers.authorization!, 'content-type': 'application/json' }, body: received });
+    const body = await answer.text();
+    if (first) return void req.socket.destroy();
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body);
+  };
+  const proxy = http.createServer((req, res) => void forward(req, res));
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   try {
     const viaProxy = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;

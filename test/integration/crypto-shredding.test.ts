@@ -33,16 +33,16 @@ const requestsFor = (r: Receiver, messageId: string) => r.requests.filter((reque
 
 /** A workflow's input payloads, decoded by the codec server as the Web UI or the CLI asks for them. */
 async function decodedStartInput(history: History): Promise<unknown[]> {
-  const payloads = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads! as Payload[];
+  const payloads = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads! as Payload[];
   const body = {
     payloads: payloads.map(({ metadata, data }) => ({
-      metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])),
+      metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
       data: Buffer.from(data ?? []).toString('base64'),
     })),
   };
   const reply = await system.app.inject({ method: 'POST', url: '/codec/decode', headers: admin, payload: body });
   expect(reply.statusCode).toBe(200);
-  return (reply.json() as { payloads: { data: string }[] }).payloads.map((p) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')));
+  return (reply.json<{ payloads: { data: string }[] }>()).payloads.map((p) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')));
 }
 
 const replay = (history: History, name: string) =>
@@ -70,14 +70,14 @@ describe('a DELETE regulation shreds every copy of the user\'s events', () => {
     const plan = await planner(source.id, [{ messageId: hiddenId, type: 'track', body }]);
     if (plan.status !== 'planned') throw new Error('no destination');
     expect(plan.inputs[0]).toMatchObject({ sealedMessage: { sealed: 1, subject } });
-    expect(plan.inputs[0]!.message).toBeUndefined();
-    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, plan.inputs[0]!);
+    expect(plan.inputs[0].message).toBeUndefined();
+    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, plan.inputs[0]);
 
     await waitFor(async () => {
       for (const id of [retryingId, hiddenId]) if (requestsFor(failing, id).length < 2) throw new Error(`${id} not retried yet`);
     }, 30_000);
     // The receiver got the opened body; history without a codec holds neither canary.
-    expect(JSON.parse(requestsFor(failing, hiddenId)[0]!.body)).toMatchObject({ userId, event: CANARY_EVENT, properties: { email: CANARY_EMAIL } });
+    expect(JSON.parse(requestsFor(failing, hiddenId)[0].body)).toMatchObject({ userId, event: CANARY_EVENT, properties: { email: CANARY_EMAIL } });
     const hiddenWorkflow = deliveryWorkflowId(source.id, hiddenId);
     const rawHistory = await workflowHistoryText(hiddenWorkflow);
     expect(rawHistory).not.toContain(CANARY_EMAIL);
@@ -132,7 +132,7 @@ describe('a DELETE regulation shreds every copy of the user\'s events', () => {
     const { source: later, writeKey: laterKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
     await send(system.app, laterKey, 'track', { userId, event: 'Returned', messageId: comeback });
     expect(await deliveryResult(system.client, later.id, comeback)).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }] } });
-    expect(JSON.parse(requestsFor(receiver, comeback)[0]!.body)).toMatchObject({ userId, event: 'Returned' });
+    expect(JSON.parse(requestsFor(receiver, comeback)[0].body)).toMatchObject({ userId, event: 'Returned' });
     expect(await system.store.dataKeys.get(subject)).toBeDefined();
   }, 120_000);
 
@@ -148,7 +148,7 @@ describe('a DELETE regulation shreds every copy of the user\'s events', () => {
     const body = messageBody({ type: 'track', messageId: lateId, userId, timestamp: acceptedAt, receivedAt: acceptedAt, context: {}, event: 'Late', properties: {} });
     const plan = await planner(source.id, [{ messageId: lateId, type: 'track', userId, body }]);
     if (plan.status !== 'planned') throw new Error('no destination');
-    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, plan.inputs[0]!);
+    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, plan.inputs[0]);
     expect(await deliveryResult(system.client, source.id, lateId)).toMatchObject({ ok: true, report: { destinations: [{ status: 'stopped' }] } });
     expect(requestsFor(receiver, lateId)).toEqual([]);
   }, 60_000);

@@ -130,7 +130,7 @@ describe.each(dialects)('webhook health on %s', (_name, makeDialect) => {
       },
     };
     const warnings: unknown[] = [];
-    const recorder = new HealthRecorder(flaky, 3_600_000, { warn: (...args: unknown[]) => void warnings.push(args) } as never, () => now);
+    const recorder = new HealthRecorder(flaky, 3_600_000, { warn: (...args: unknown[]) => void warnings.push(args) }, () => now);
     recorder.record('dst_5', 'u', now, { kind: 'success', status: 200 }, 1);
     await recorder.flush();
     expect(await stores[0].webhookHealth.read('dst_5', 0)).toEqual([]);

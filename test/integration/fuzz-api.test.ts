@@ -22,7 +22,6 @@ const SECRET = 'fuzz-shared-secret';
 let system: TestSystem;
 let receiver: Receiver;
 let writeKey: string;
-let sourceId: string;
 let adminSourceId: string;
 let adminDestinationId: string;
 let port: number;
@@ -32,7 +31,6 @@ beforeAll(async () => {
   receiver = await startReceiver();
   const created = await sourceWithDestination(system.store, { sharedSecret: SECRET, webhooks: [{ url: receiver.url, headers: {} }] });
   writeKey = created.writeKey;
-  sourceId = created.source.id;
   const admin = await sourceWithDestination(system.store, { enabled: false, webhooks: [{ url: 'https://example.com/hook', headers: {} }] });
   adminSourceId = admin.source.id;
   adminDestinationId = admin.destination.id;
@@ -100,13 +98,13 @@ function tagged(route: string, body: unknown): { body: unknown; messageIds: stri
     if (m && typeof m === 'object' && !Array.isArray(m)) {
       const id = freshId();
       messageIds.push(id);
-      return { ...(m as object), messageId: id };
+      return { ...(m), messageId: id };
     }
     return m;
   };
   if (route.endsWith('/batch') || route.endsWith('/import')) {
     if (body && typeof body === 'object' && !Array.isArray(body) && Array.isArray((body as { batch?: unknown }).batch)) {
-      return { body: { ...(body as object), batch: (body as { batch: unknown[] }).batch.map(tag) }, messageIds };
+      return { body: { ...(body), batch: (body as { batch: unknown[] }).batch.map(tag) }, messageIds };
     }
     return { body, messageIds };
   }
@@ -369,7 +367,7 @@ describe('fuzzing the admin API', () => {
     fc.record({ body: fc.oneof(fc.record({ name: fc.oneof(fc.string({ maxLength: 400 }), jsonish) }), jsonish) }).map(({ body }): Case => ({ method: 'POST', url: '/admin/sources', headers: admin, payload: JSON.stringify(body) ?? 'null', expect: 'any', messageIds: [], label: 'create source' })),
     destinationBody.map((body): Case => ({ method: 'POST', url: `/admin/sources/${adminSourceId}/destinations`, headers: admin, payload: JSON.stringify(body), expect: 'any', messageIds: [], label: 'create destination' })),
     destinationBody.map((body): Case => ({ method: 'PATCH', url: `/admin/destinations/${adminDestinationId}`, headers: admin, payload: JSON.stringify(body), expect: 'any', messageIds: [], label: 'patch destination' })),
-    fc.record({ id: idArb, method: fc.constantFrom('GET', 'DELETE') as fc.Arbitrary<'GET' | 'DELETE'>, what: fc.constantFrom('sources', 'destinations') }).map(
+    fc.record({ id: idArb, method: fc.constantFrom<'GET' | 'DELETE'>('GET', 'DELETE'), what: fc.constantFrom('sources', 'destinations') }).map(
       ({ id, method, what }): Case => ({ method, url: `/admin/${what}/${id}`, headers: { authorization: admin.authorization }, expect: 'any', messageIds: [], label: `${method} ${what}` }),
     ),
     fc.record({ body: jsonish, auth: fc.string({ maxLength: 200 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')) }).map(({ body, auth }): Case => ({ method: 'POST', url: '/admin/sources', headers: { ...json, authorization: `Bearer ${auth}x` }, payload: JSON.stringify(body) ?? 'null', expect: 'client-error', messageIds: [], label: 'bad admin token' })),

@@ -111,7 +111,7 @@ it('delivers once every message of an analytics-kotlin batch (gzip text/plain, c
     headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip', 'user-agent': 'analytics-kotlin/1.19.1' },
     body,
     duplex: 'half',
-  } as RequestInit);
+  });
   expect(response.status).toBe(200);
   await expectDeliveredOnceWithCorrectedTimestamps(source.id, events, (delivered) => {
     expect(delivered.context).toMatchObject({ library: { name: 'analytics-kotlin' }, os: { name: 'Android' }, ip: '127.0.0.1' });

@@ -29,8 +29,8 @@ async function npmStart(dataDir: string, ports: { api: number; temporal: number;
   // Its own process group, so a failed test can take the embedded dev server down with it.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const banner = await waitFor(() => {
     const field = (pattern: RegExp) => pattern.exec(output)?.[1];
     const found = {

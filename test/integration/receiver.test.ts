@@ -21,8 +21,8 @@ const running: RunningReceiver[] = [];
 async function startReceiverProcess(args: string[]): Promise<RunningReceiver> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/receiver.ts'), '--port', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const base = await waitFor(() => {
     const found = /Receiving webhooks on (http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1];
     if (!found) throw new Error(`not listening yet:\n${output}`);
@@ -57,7 +57,7 @@ describe('npm run receiver (local webhook receiver)', () => {
     expect(await deliveryResult(system.client, source.id, 'rcv-ok-1')).toMatchObject({ ok: true });
 
     const line = await receiver.lineFor('rcv-ok-1');
-    expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3}  POST \/hook  track  "Order Completed"  messageId=rcv-ok-1  userId=u1  signature ok, standard-webhooks ok  → 200  \{"total":42\}$/);
+    expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} {2}POST \/hook {2}track {2}"Order Completed" {2}messageId=rcv-ok-1 {2}userId=u1 {2}signature ok, standard-webhooks ok {2}→ 200 {2}\{"total":42\}$/);
   });
 
   it('prints a verification failure when its secret is not the destination\'s', async () => {

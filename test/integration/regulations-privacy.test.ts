@@ -41,7 +41,7 @@ function storeMentions(id: string): string[] {
 }
 
 /** A receiver that answers 503 until told otherwise: deliveries to it keep retrying. */
-async function failingReceiver(): Promise<{ receiver: Receiver; recover(): number }> {
+async function failingReceiver(): Promise<{ receiver: Receiver; recover: () => number }> {
   const r = await startReceiver(() => ({ status: 503 }));
   others.push(r);
   return {

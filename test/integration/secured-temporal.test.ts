@@ -106,7 +106,7 @@ function runUntilExit(entry: 'worker' | 'server', env: NodeJS.ProcessEnv, name: 
   processes.push(child);
   const log = createWriteStream(logFile);
   let output = '';
-  for (const stream of [child.stdout!, child.stderr!]) {
+  for (const stream of [child.stdout, child.stderr]) {
     stream.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8');
       log.write(chunk);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { faultDir, sleep, startOwnApi, startOwnWorker, stopProcess, type OwnApi, type OwnWorker } from '../helpers/faults';
-import { basicAuth, deliveryResult, startSystem, type TestSystem } from '../helpers/system';
+import { basicAuth, deliveryResult, startSystem } from '../helpers/system';
 
 /** Graceful shutdown on SIGTERM, on real processes of this file's own. */
 

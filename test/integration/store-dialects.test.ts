@@ -358,7 +358,7 @@ describe.each([
         expect(regulation.subjectIds).toEqual(ids.map((id) => identifierHash(keyring, 'userId', id)));
         expect(await keyed.regulations.get(regulation.id)).toEqual(regulation);
         await keyed.erasures.add(ids, '2026-04-01T00:00:00.000Z');
-        expect(await keyed.erasures.erasedAt([ids[1]!])).toBe('2026-04-01T00:00:00.000Z');
+        expect(await keyed.erasures.erasedAt([ids[1]])).toBe('2026-04-01T00:00:00.000Z');
         const rows = JSON.stringify([
           await raw.selectFrom('regulations').selectAll().where('id', '=', regulation.id).execute(),
           await raw.selectFrom('erased_ids').selectAll().where('id_hash', 'in', ids.map((id) => identifierHash(keyring, 'erasedId', id))).execute(),

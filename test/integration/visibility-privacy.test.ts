@@ -24,7 +24,7 @@ const unique = (name: string) => `${name}-${process.pid}-${Date.now().toString(3
 const deleteUsers = (subjectIds: string[]) =>
   system.app.inject({ method: 'POST', url: '/admin/regulations', headers: auth, payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds } });
 const listByUser = async (userId: string, sourceId: string) =>
-  (await system.app.inject({ method: 'GET', url: '/admin/deliveries', query: { userId, sourceId }, headers: auth })).json() as { deliveries: { messageId: string; userId?: string; status: string }[] };
+  (await system.app.inject({ method: 'GET', url: '/admin/deliveries', query: { userId, sourceId }, headers: auth })).json<{ deliveries: { messageId: string; userId?: string; status: string }[] }>();
 const bodyOf = (r: Receiver['requests'][number]) => JSON.parse(r.body) as Record<string, unknown>;
 const requestsFor = (r: Receiver, messageId: string) => r.requests.filter((request) => bodyOf(request).messageId === messageId);
 
@@ -41,9 +41,9 @@ describe('ids with quotes, backslashes and non-ASCII characters, end to end', ()
     // Each is retrying, and the admin API finds each by its own userId, showing the id itself.
     for (const [i, userId] of userIds.entries()) {
       await waitFor(async () => {
-        if (requestsFor(failing, trackIds[i]!).length < 1) throw new Error(`${trackIds[i]} not attempted yet`);
+        if (requestsFor(failing, trackIds[i]).length < 1) throw new Error(`${trackIds[i]} not attempted yet`);
         const { deliveries } = await listByUser(userId, source.id);
-        if (deliveries.length !== 1 || deliveries[0]!.status !== 'retrying') throw new Error(`${trackIds[i]} not indexed as retrying yet`);
+        if (deliveries.length !== 1 || deliveries[0].status !== 'retrying') throw new Error(`${trackIds[i]} not indexed as retrying yet`);
         expect(deliveries[0]).toMatchObject({ messageId: trackIds[i], userId });
       }, 30_000);
     }
@@ -179,7 +179,7 @@ describe('what a regulation leaves names no user', () => {
       messageId,
       type: 'track',
       userId,
-      destinationIds: [destinationId!],
+      destinationIds: [destinationId],
       message: { version: 1, type: 'track', messageId, userId, timestamp: at, receivedAt: at, context: {}, event: 'Old', properties: {} },
       policy: deliveryPolicy(system.config),
     });

@@ -19,7 +19,7 @@ describe('callProblem', () => {
     ['alias', { userId: 'u', previousId: 'p' }, undefined],
     ['track', { userId: 'u', event: 'E', timestamp: '2026-01-01' }, 'timestamp: must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00.000Z'],
   ] as const)('%s %j → %s', (type, raw, problem) => {
-    expect(callProblem({ type, fields: raw as Record<string, unknown> })).toBe(problem);
+    expect(callProblem({ type, fields: raw })).toBe(problem);
   });
 
   it('prefixes the field with the message position inside a batch', () => {

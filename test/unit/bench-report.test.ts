@@ -24,14 +24,14 @@ it('reports Switchyard against the floor: medians of throughput and of CPU per m
   const results = [run('floor', 1, 30, 20), run('floor', 2, 40, 30), run('floor', 3, 20, 25), run('switchyard', 1, 33, 30), run('switchyard', 2, 10, 27), run('switchyard', 3, 45, 40)];
   const [ratio] = ratios(summarize(results));
   expect(ratio).toMatchObject({ messages: 1000, switchyardVsFloor: 1.1, cpuVsFloor: 1.2, switchyardVsBare: null });
-  const table = markdownTable(summarize(results), [ratio!]);
+  const table = markdownTable(summarize(results), [ratio]);
   expect(table).toContain('| 1,000 | switchyard | 33 (10–45) | – | 1.10× |');
   expect(table).toMatch(/\| 1,000 \| floor \| 30 \(20–40\) \| – \| 1\.00× \|/);
 });
 
 it('shows the largest process of a role run several times (--workers, --apis)', () => {
   const [summary] = summarize([run('switchyard', 1, 30, 30, { 'worker-1': 500, 'worker-2': 540, 'api-1': 190, 'api-2': 170, temporal: 450 })]);
-  expect(summary!.peakRssMb).toMatchObject({ worker: 540, api: 190, temporal: 450 });
+  expect(summary.peakRssMb).toMatchObject({ worker: 540, api: 190, temporal: 450 });
 });
 
 it("reports payload encryption's cost: Switchyard's own worker and API CPU beside plain's, summed over several workers", () => {

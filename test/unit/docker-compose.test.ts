@@ -138,7 +138,7 @@ describe('docker-compose.yml', () => {
     expect(fromCompose).toEqual(fromServerScript);
     expect(fromCompose).toEqual(fromDevScript);
     // Ready only once the frontend accepts a query naming each of them (its namespace cache has them).
-    const names = fromCompose.map((entry) => entry.split('=')[0]!).sort();
+    const names = fromCompose.map((entry) => entry.split('=')[0]).sort();
     const readiness = (text: string) => [...(text.match(/workflow list[^\n]*--query[^\n]*/)?.[0] ?? '').matchAll(/(Switchyard\w+) = /g)].map((m) => m[1]).sort();
     expect(readiness(setup)).toEqual(names);
   });

@@ -48,18 +48,18 @@ afterEach(() => jest.useRealTimers());
 
 it('retries an UNAVAILABLE call after a backoff and hands on the answer of the attempt that succeeded', () => {
   const { attempts, heard } = harness();
-  attempts[0]!.answer({ code: status.UNAVAILABLE });
+  attempts[0].answer({ code: status.UNAVAILABLE });
   expect(attempts).toHaveLength(1);
   jest.advanceTimersByTime(1_000);
   expect(attempts).toHaveLength(2);
-  attempts[1]!.answer({ message: 'response', code: status.OK });
+  attempts[1].answer({ message: 'response', code: status.OK });
   expect(heard.messages.at(-1)).toBe('response');
   expect(heard.status?.code).toBe(status.OK);
 });
 
 it('ends a call cancelled between two attempts at once, and starts no further attempt', () => {
   const { attempts, call, heard } = harness();
-  attempts[0]!.answer({ code: status.UNAVAILABLE });
+  attempts[0].answer({ code: status.UNAVAILABLE });
   call.cancelWithStatus(status.CANCELLED, 'Cancelled on client');
   expect(heard.status?.code).toBe(status.CANCELLED);
   jest.advanceTimersByTime(60_000);
@@ -69,10 +69,10 @@ it('ends a call cancelled between two attempts at once, and starts no further at
 
 it('cancels the attempt under way, and does not retry it', () => {
   const { attempts, call, heard } = harness();
-  attempts[0]!.answer({ code: status.UNAVAILABLE });
+  attempts[0].answer({ code: status.UNAVAILABLE });
   jest.advanceTimersByTime(1_000);
   call.cancelWithStatus(status.CANCELLED, 'Cancelled on client');
-  expect(attempts[1]!.cancelled).toBe('Cancelled on client');
+  expect(attempts[1].cancelled).toBe('Cancelled on client');
   expect(heard.status?.code).toBe(status.CANCELLED);
   jest.advanceTimersByTime(60_000);
   expect(attempts).toHaveLength(2);
@@ -80,7 +80,7 @@ it('cancels the attempt under way, and does not retry it', () => {
 
 it('schedules no attempt past the deadline: the call ends with its last attempt\'s status', () => {
   const { attempts, heard } = harness(Date.now() + 50);
-  attempts[0]!.answer({ code: status.UNAVAILABLE });
+  attempts[0].answer({ code: status.UNAVAILABLE });
   expect(heard.status?.code).toBe(status.UNAVAILABLE);
   expect(jest.getTimerCount()).toBe(0);
   expect(attempts).toHaveLength(1);
@@ -88,7 +88,7 @@ it('schedules no attempt past the deadline: the call ends with its last attempt\
 
 it('does not retry a status that is not retryable', () => {
   const { attempts, heard } = harness();
-  attempts[0]!.answer({ code: status.NOT_FOUND });
+  attempts[0].answer({ code: status.NOT_FOUND });
   expect(heard.status?.code).toBe(status.NOT_FOUND);
   expect(jest.getTimerCount()).toBe(0);
 });

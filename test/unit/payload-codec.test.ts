@@ -16,18 +16,18 @@ describe('EncryptionCodec', () => {
   it('round-trips a payload, metadata included, and hides its contents', async () => {
     const codec = new EncryptionCodec(ring(`a=${A}`));
     const [encoded] = await codec.encode([original]);
-    expect(Buffer.from(encoded!.metadata!.encoding!).toString()).toBe(ENCRYPTED_ENCODING);
-    expect(Buffer.from(encoded!.metadata![KEY_ID_METADATA]!).toString()).toBe('a');
-    expect(text(encoded!)).not.toMatch(/canary|json\/plain/i);
-    const [decoded] = await codec.decode([encoded!]);
-    expect(defaultPayloadConverter.fromPayload(decoded!)).toEqual(CANARY);
-    expect(Buffer.from(decoded!.metadata!.encoding!).toString()).toBe('json/plain');
+    expect(Buffer.from(encoded.metadata!.encoding).toString()).toBe(ENCRYPTED_ENCODING);
+    expect(Buffer.from(encoded.metadata![KEY_ID_METADATA]).toString()).toBe('a');
+    expect(text(encoded)).not.toMatch(/canary|json\/plain/i);
+    const [decoded] = await codec.decode([encoded]);
+    expect(defaultPayloadConverter.fromPayload(decoded)).toEqual(CANARY);
+    expect(Buffer.from(decoded.metadata!.encoding).toString()).toBe('json/plain');
   });
 
   it('uses a fresh nonce for every payload', async () => {
     const codec = new EncryptionCodec(ring(`a=${A}`));
     const [one, two] = await codec.encode([original, original]);
-    expect(Buffer.from(one!.data!).equals(Buffer.from(two!.data!))).toBe(false);
+    expect(Buffer.from(one.data!).equals(Buffer.from(two.data!))).toBe(false);
   });
 
   it('passes payloads that are not encrypted through on decode', async () => {
@@ -43,14 +43,14 @@ describe('EncryptionCodec', () => {
   ])('refuses %s, naming the key id', async (_, tamper) => {
     const codec = new EncryptionCodec(ring(`a=${A},b=${B}`, 'a'));
     const [encoded] = await codec.encode([original]);
-    const error = await codec.decode([tamper(encoded!)]).catch((err: Error) => err);
+    const error = await codec.decode([tamper(encoded)]).catch((err: Error) => err);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/key "[ab]"/);
   });
 
   it('names an unlisted key id, and no key bytes', async () => {
     const [encoded] = await new EncryptionCodec(ring(`gone-1=${A}`)).encode([original]);
-    const error = (await new EncryptionCodec(ring(`b=${B}`)).decode([encoded!]).catch((err: Error) => err)) as Error;
+    const error = (await new EncryptionCodec(ring(`b=${B}`)).decode([encoded]).catch((err: Error) => err)) as Error;
     expect(error.message).toMatch(/key "gone-1", which is not listed in PAYLOAD_KEYS/);
     expect(error.message).not.toContain(A);
     expect(error.message).not.toContain(B);
@@ -60,14 +60,14 @@ describe('EncryptionCodec', () => {
     it('decodes what key A wrote once B is active, and writes new payloads under B', async () => {
       const [underA] = await new EncryptionCodec(ring(`a=${A}`)).encode([original]);
       const rotated = new EncryptionCodec(ring(`a=${A},b=${B}`));
-      expect(defaultPayloadConverter.fromPayload((await rotated.decode([underA!]))[0]!)).toEqual(CANARY);
+      expect(defaultPayloadConverter.fromPayload((await rotated.decode([underA]))[0])).toEqual(CANARY);
       const [underB] = await rotated.encode([original]);
-      expect(Buffer.from(underB!.metadata![KEY_ID_METADATA]!).toString()).toBe('b');
+      expect(Buffer.from(underB.metadata![KEY_ID_METADATA]).toString()).toBe('b');
     });
 
     it('fails loudly naming A once A is removed', async () => {
       const [underA] = await new EncryptionCodec(ring(`a=${A}`)).encode([original]);
-      await expect(new EncryptionCodec(ring(`b=${B}`)).decode([underA!])).rejects.toThrow(/key "a"/);
+      await expect(new EncryptionCodec(ring(`b=${B}`)).decode([underA])).rejects.toThrow(/key "a"/);
     });
   });
 });

@@ -83,7 +83,7 @@ export function computationRoutes<D>(resource: ComputationResource<D>): FastifyP
     sourceId: c.sourceId,
     name: c.name,
     key: c.key,
-    definition: c.definition as Static<typeof resource.definitionSchema>,
+    definition: c.definition,
     schedule: c.schedule,
     paused: c.paused,
     scheduleId: personasScheduleId({ kind, id: c.id }),
@@ -164,12 +164,12 @@ export function computationRoutes<D>(resource: ComputationResource<D>): FastifyP
       const sourceOf = (p: unknown) => (nested ? (p as Static<typeof NestedParams>).sourceId : undefined);
 
       app.get(path, { schema: { params, response: { 200: View, ...errors } } }, async (request) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         return toView(await find(id, sourceOf(request.params)));
       });
 
       app.patch(path, { schema: { params, body: PatchBody, response: { 200: View, ...errors } } }, async (request) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         const current = await find(id, sourceOf(request.params));
         const body = request.body;
         if (body.name !== undefined && snakeCase(body.name) !== current.key) {
@@ -192,7 +192,7 @@ export function computationRoutes<D>(resource: ComputationResource<D>): FastifyP
       });
 
       app.delete(path, { schema: { params, response: { 204: Type.Null(), ...errors } } }, async (request, reply) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         await find(id, sourceOf(request.params));
         try {
           await schedules.delete({ kind, id });
@@ -205,7 +205,7 @@ export function computationRoutes<D>(resource: ComputationResource<D>): FastifyP
       });
 
       app.post(`${path}/sync`, { schema: { params, response: { 202: SyncStarted, ...errors } } }, async (request, reply) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         const current = await find(id, sourceOf(request.params));
         try {
           return reply.code(202).send(await schedules.syncNow(scheduled(current)));

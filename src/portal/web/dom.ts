@@ -1,13 +1,15 @@
 /** A few DOM helpers: elements are built with textContent, never innerHTML, so no value can become markup. */
 
 type Child = Node | string | number | null | undefined | false;
-type Attributes = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;
+/** An event handler; an async one's failure is announced, never left as an unhandled rejection. */
+type Handler = (event: Event) => void | Promise<void>;
+type Attributes = Record<string, string | number | boolean | undefined | Handler>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
-    if (typeof value === 'function') element.addEventListener(name.replace(/^on/, ''), value);
+    if (typeof value === 'function') element.addEventListener(name.replace(/^on/, ''), (event) => void Promise.resolve(value(event)).catch(announceFailure));
     else if (value === true) element.setAttribute(name, '');
     else element.setAttribute(name, String(value));
   }
@@ -36,6 +38,10 @@ export function announce(message: string): void {
   const status = document.getElementById('status')!;
   status.textContent = message;
   window.setTimeout(() => status.textContent === message && (status.textContent = ''), 5000);
+}
+
+function announceFailure(err: unknown): void {
+  announce(`Failed: ${err instanceof Error ? err.message : String(err)}`);
 }
 
 export function field(label: string, control: HTMLElement): HTMLLabelElement {

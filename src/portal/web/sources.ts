@@ -19,7 +19,7 @@ export function chosenSource(sources: Source[], fromUrl: string | null): string 
 }
 
 export function sourcePicker(sources: Source[], selected: string | undefined, onChange: (sourceId: string) => void, label = 'Source'): HTMLLabelElement {
-  const select = h('select', { name: 'source', onchange: () => onChange(select.value) }, ...sources.map((s) => h('option', { value: s.id, selected: s.id === selected }, `${s.name} (${s.id})`)));
+  const select: HTMLSelectElement = h('select', { name: 'source', onchange: () => onChange(select.value) }, ...sources.map((s) => h('option', { value: s.id, selected: s.id === selected }, `${s.name} (${s.id})`)));
   return field(label, select);
 }
 

@@ -36,6 +36,6 @@ describe('resolveOptions', () => {
     [{ maxQueueSize: 0 }, /maxQueueSize/],
     [{ flushAt: 50, maxQueueSize: 49 }, 'Analytics option maxQueueSize: must be an integer of at least flushAt (50), or no batch would ever fill, got 49'],
   ])('refuses %p naming the option', (override, message) => {
-    expect(() => resolveOptions({ ...required, ...override } as never)).toThrow(message);
+    expect(() => resolveOptions({ ...required, ...override })).toThrow(message);
   });
 });
