@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     };
     const attempt = { destinationId, webhookIndex: 0, messageId: body.messageId, sealedMessage: sealed, timeoutMs: 5_000, round: 1, notAfterMs: Date.now() + 14_400_000 };
     const payloads = [input, attempt, { destinationEnabled: true, webhookCount: 1, outcome: { kind: 'delivered', status: 200 } }, { destinations: [{ destinationId, status: 'delivered' }] }, 'track · sealed → 1 destination'].map(
-      (v) => defaultPayloadConverter.toPayload(v)!,
+      (v) => defaultPayloadConverter.toPayload(v),
     );
     const rows: [string, number][] = [
       [`codec: encode and decode ${payloads.length} payloads (a first-try delivery's)`, await cpuMicros(iterations, async () => codec.decode(await codec.encode(payloads)))],

@@ -50,11 +50,11 @@ it("reports payload encryption's cost: Switchyard's own worker and API CPU besid
   expect(summaries.find((s) => s.system === 'switchyard')!.ownCpuSecondsPer1000).toEqual({ worker: 1.675, api: 1.2 });
   expect(summaries.find((s) => s.system === 'plain')!.ownCpuSecondsPer1000).toEqual({ worker: 1.6, api: 1.1 });
   const [ratio] = ratios(summaries);
-  expect(ratio!.encryption).toEqual({ worker: 0.047, api: 0.091, total: expect.any(Number) });
-  expect(ratio!.plainCpuVsFloor).not.toBeNull();
-  const table = encryptionTable(summaries, [ratio!]);
+  expect(ratio.encryption).toEqual({ worker: 0.047, api: 0.091, total: expect.any(Number) });
+  expect(ratio.plainCpuVsFloor).not.toBeNull();
+  const table = encryptionTable(summaries, [ratio]);
   expect(table).toContain('| 1,000 | 1.68 / 1.60 | +4.7 % | 1.20 / 1.10 | +9.1 % |');
-  expect(markdownTable(summaries, [ratio!])).toMatch(/\| 1,000 \| plain \| 30 \| – \| 1\.00× \|/);
+  expect(markdownTable(summaries, [ratio])).toMatch(/\| 1,000 \| plain \| 30 \| – \| 1\.00× \|/);
   expect(encryptionTable(summarize(results.filter((r) => r.system !== 'plain')), ratios(summarize(results.filter((r) => r.system !== 'plain'))))).toBe('');
   expect([percent(0.031), percent(-0.02), percent(null)]).toEqual(['+3.1 %', '-2.0 %', '–']);
 });
