@@ -32,15 +32,21 @@ export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined): 
   return {
     async getOrCreate(subjectHashes) {
       const keyring = ring();
+      // Read first: once a user has a key (the usual case) this is one read and no write, which
+      // matters on SQLite, where every write transaction takes the file's one writer lock.
+      const keys = await read(subjectHashes);
+      const missing = [...new Set(subjectHashes)].filter((subject) => !keys.has(subject));
+      if (missing.length === 0) return keys;
       const now = new Date().toISOString();
-      const rows = [...new Set(subjectHashes)].map((subject_hash) => {
+      const rows = missing.map((subject_hash) => {
         const { masterKeyId, wrapped } = wrapDataKey(keyring, subject_hash, newDataKey());
         return { subject_hash, master_key_id: masterKeyId, wrapped_key: wrapped.toString('base64'), created_at: now };
       });
       // Insert-if-absent, then read: two processes creating one subject's key at once both end up
       // with the row that won, never with two keys for one subject.
       for (const part of chunks(rows, PER_QUERY)) await db.insertInto('data_keys').values(part).onConflict((oc) => oc.column('subject_hash').doNothing()).execute();
-      return read(subjectHashes);
+      for (const [subject, key] of await read(missing)) keys.set(subject, key);
+      return keys;
     },
 
     async get(subjectHash) {
