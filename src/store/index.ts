@@ -12,6 +12,7 @@ import type { Keyring } from '../privacy/keyring';
 import { sourceUserStore } from './source-users';
 import { sourceStore } from './sources';
 import { webhookHealthStore } from './webhook-health';
+import { flowControlStore } from './flow-control';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -69,6 +70,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // attempt at once, and one primary-key read per attempt is cheap next to the POST it guards.
     dataKeys: dataKeyStore(db, options.keyring),
     webhookHealth: webhookHealthStore(db),
+    flowControl: flowControlStore(db),
     personas: personasStore(db, hashes),
     async ping() {
       await sql`select 1`.execute(db);

@@ -153,7 +153,7 @@ describe('summarizeUrlHealth', () => {
 
   it('shows nothing without attempts: zero counts, null rate and percentiles, 96 empty steps', () => {
     const health = summarizeUrlHealth([], now);
-    expect(health.lastHour).toEqual({ attempts: 0, successes: 0, failures: { retry: 0, permanent: 0 }, successRate: null, p50Ms: null, p95Ms: null });
+    expect(health.lastHour).toEqual({ attempts: 0, successes: 0, failures: { retry: 0, permanent: 0 }, successRate: null, p50Ms: null, p95Ms: null, waited: { throttledMs: 0, heldMs: 0, backpressuredMs: 0 } });
     expect(health.lastError).toBeUndefined();
     expect(health.series).toHaveLength(SERIES_POINTS);
     expect(health.series[SERIES_POINTS - 1]).toEqual({ start: '2026-11-24T12:00:00.000Z', attempts: 0, successes: 0, failures: 0, p50Ms: null, p95Ms: null });
@@ -171,7 +171,7 @@ describe('summarizeUrlHealth', () => {
       ],
       now,
     );
-    expect(health.lastHour).toEqual({ attempts: 4, successes: 3, failures: { retry: 1, permanent: 0 }, successRate: 0.75, p50Ms: 17, p95Ms: 1000 });
+    expect(health.lastHour).toEqual({ attempts: 4, successes: 3, failures: { retry: 1, permanent: 0 }, successRate: 0.75, p50Ms: 17, p95Ms: 1000, waited: { throttledMs: 0, heldMs: 0, backpressuredMs: 0 } });
     expect(health.lastDay).toMatchObject({ attempts: 7, successes: 4, failures: { retry: 1, permanent: 2 } });
     expect(health.lastError).toEqual({ reason: 'HTTP 503', at: '2026-11-24T11:08:30.000Z' });
     const last = health.series[SERIES_POINTS - 1];
