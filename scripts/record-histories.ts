@@ -179,6 +179,36 @@ async function recordDeliveryRules(): Promise<void> {
   }
 }
 
+/**
+ * Issue 20's flow control (policy.maxHoldMs): a delivery held on a paused destination, then resumed,
+ * behind a rate limit (held asks, timers, a reserved slot, then the attempt). Recorded encrypted only:
+ * no delivery from before encryption carries the policy.
+ */
+async function recordFlowControl(): Promise<void> {
+  const name = 'deliver-held-then-resumed';
+  if (!wanted(name)) return;
+  const s = await system({ deliveryHoldCheckInterval: 1_000 });
+  const hook = await receiver(ok);
+  const { source, writeKey } = await s.store.sources.create(`record-histories ${name}`);
+  const destination = await s.store.destinations.create(source.id, { enabled: true, paused: true, maxRequestsPerSecond: 1, webhooks: [{ url: hook.url, headers: {} }] });
+  const ids = [`record-${name}`, `record-${name}-2`];
+  for (const messageId of ids) await send(s.app, writeKey, 'track', { userId: 'u', event: 'Recorded', messageId });
+  // Two checks while paused, then resumed: the second message waits a second for its slot.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  if (hook.requests.length > 0) throw new Error(`${name}: a paused destination was sent to`);
+  await s.store.destinations.update(destination.id, { paused: false });
+  for (const messageId of ids) {
+    const result = await deliveryResult(s.client, source.id, messageId);
+    if (!result.ok || result.report.destinations[0].rounds !== 1) throw new Error(`${name}: ${JSON.stringify(result)}`);
+  }
+  // The one that also waited for its slot under the rate limit.
+  for (const messageId of ids) {
+    const { events } = await s.client.workflow.getHandle(deliveryWorkflowId(source.id, messageId)).fetchHistory();
+    if ((events ?? []).filter((e) => e.timerStartedEventAttributes).length >= 3) return save(s.client, name, deliveryWorkflowId(source.id, messageId));
+  }
+  throw new Error(`${name}: no message waited on both the pause and the rate limit`);
+}
+
 /** A paused audience whose members all joined: its first sync, started through the admin API, and every run's id. */
 async function recordSyncs(): Promise<void> {
   if (!['sync-audience-continued-as-new.run-1', 'sync-audience-continued-as-new.run-2', 'sync-computed-trait'].some(wanted)) return;
@@ -252,6 +282,7 @@ async function main(): Promise<void> {
   try {
     await recordDeliveries();
     await recordDeliveryRules();
+    await recordFlowControl();
     await recordSyncs();
     await recordRedeliveries();
   } finally {

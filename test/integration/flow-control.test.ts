@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { freePort } from '../helpers/ports';
 import { faultDir, sleep, startOwnWorker, stopProcess, type OwnWorker } from '../helpers/faults';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, postTrackBatch, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
@@ -14,6 +15,7 @@ import { ADMIN_TOKEN, deliveryResult, postTrackBatch, send, sourceWithDestinatio
 const queue = `flow-control-${process.pid}`;
 const dir = faultDir('flow-control');
 const workers: OwnWorker[] = [];
+const metricsPorts: number[] = [];
 const systems: TestSystem[] = [];
 const receivers: Receiver[] = [];
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -47,8 +49,22 @@ function busiestWindow(times: number[], windowMs: number, fromMs: number): numbe
   return most;
 }
 
+/** A counter summed over both workers' /metrics, for one destination id. */
+async function counter(name: string, destinationId: string): Promise<number> {
+  let total = 0;
+  for (const port of metricsPorts) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{destination="${destinationId}"}`));
+    total += line ? Number(line.split(' ').at(-1)) : 0;
+  }
+  return total;
+}
+
 beforeAll(async () => {
-  for (const n of [1, 2]) workers.push(await startOwnWorker({ TEMPORAL_TASK_QUEUE: queue }, path.join(dir, `worker-${n}.log`)));
+  for (const n of [1, 2]) {
+    metricsPorts.push(await freePort());
+    workers.push(await startOwnWorker({ TEMPORAL_TASK_QUEUE: queue, METRICS_PORT: String(metricsPorts.at(-1)), HOST: '127.0.0.1' }, path.join(dir, `worker-${n}.log`)));
+  }
 }, 240_000);
 afterAll(async () => {
   for (const worker of workers) await stopProcess(worker.process);
@@ -59,7 +75,7 @@ afterAll(async () => {
 it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, never more than 5 in a second, none failed', async () => {
   const s = await system({ deliveryRetryWindow: 60_000 });
   const hook = await receiver();
-  const { source, writeKey } = await sourceWithDestination(s.store, { maxRequestsPerSecond: 5, webhooks: [{ url: hook.url, headers: {} }] });
+  const { source, writeKey, destination } = await sourceWithDestination(s.store, { maxRequestsPerSecond: 5, webhooks: [{ url: hook.url, headers: {} }] });
   const ids = Array.from({ length: 60 }, (_, i) => `rate-${i}`);
   expect((await postTrackBatch(s.app, writeKey, ids)).statusCode).toBe(200);
 
@@ -80,6 +96,7 @@ it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, 
     if (events!.some((e) => e.timerStartedEventAttributes)) waited++;
   }
   expect(waited).toBeGreaterThanOrEqual(50);
+  expect(await counter('switchyard_delivery_throttled_waits_total', destination.id)).toBeGreaterThanOrEqual(50);
 }, 120_000);
 
 it('holds a paused destination\'s messages until it is resumed, then sends each once, while another destination of the source flows', async () => {
@@ -101,6 +118,8 @@ it('holds a paused destination\'s messages until it is resumed, then sends each 
   for (const result of results) expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }, { status: 'delivered' }] } });
   expect(messageIds(held).sort()).toEqual([...ids].sort());
   expect(messageIds(flowing).sort()).toEqual([...ids].sort());
+  // Each message began one hold; the series carries the destination id and nothing else.
+  expect(await counter('switchyard_delivery_held_messages_total', destination.id)).toBe(ids.length);
 }, 120_000);
 
 it('delivers after a 10 s hold although the retry window is 6 s: held time does not count', async () => {
