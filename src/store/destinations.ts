@@ -59,26 +59,26 @@ function isDeliverable(row: Pick<DestinationRow, 'id' | 'enabled' | 'webhooks'>,
   return row.enabled === 1 && (JSON.parse(row.webhooks) as Webhook[]).some((webhook) => !off?.has(webhook.url));
 }
 
-async function backpressuredOf(db: Kysely<Tables>, destinationIds: string[]): Promise<Backpressured> {
-  const backpressured: Backpressured = new Map();
-  if (destinationIds.length === 0) return backpressured;
-  const rows = await db.selectFrom('webhook_backpressure').selectAll().where('destination_id', 'in', destinationIds).execute();
+/** Per-URL state rows (switched off, backpressure) as destination id → url → value. */
+function byDestinationAndUrl<R extends { destination_id: string; url: string }, V>(rows: R[], value: (row: R) => V): Map<string, Map<string, V>> {
+  const grouped = new Map<string, Map<string, V>>();
   for (const row of rows) {
-    if (!backpressured.has(row.destination_id)) backpressured.set(row.destination_id, new Map());
-    backpressured.get(row.destination_id)!.set(row.url, { untilMs: Number(row.until_ms), reason: row.reason });
+    if (!grouped.has(row.destination_id)) grouped.set(row.destination_id, new Map());
+    grouped.get(row.destination_id)!.set(row.url, value(row));
   }
-  return backpressured;
+  return grouped;
+}
+
+async function backpressuredOf(db: Kysely<Tables>, destinationIds: string[]): Promise<Backpressured> {
+  if (destinationIds.length === 0) return new Map();
+  const rows = await db.selectFrom('webhook_backpressure').selectAll().where('destination_id', 'in', destinationIds).execute();
+  return byDestinationAndUrl(rows, (row) => ({ untilMs: Number(row.until_ms), reason: row.reason }));
 }
 
 async function disabledOf(db: Kysely<Tables>, destinationIds: string[]): Promise<Disabled> {
-  const disabled: Disabled = new Map();
-  if (destinationIds.length === 0) return disabled;
+  if (destinationIds.length === 0) return new Map();
   const rows = await db.selectFrom('disabled_webhooks').selectAll().where('destination_id', 'in', destinationIds).execute();
-  for (const row of rows) {
-    if (!disabled.has(row.destination_id)) disabled.set(row.destination_id, new Map());
-    disabled.get(row.destination_id)!.set(row.url, { reason: row.reason, at: row.disabled_at });
-  }
-  return disabled;
+  return byDestinationAndUrl(rows, (row) => ({ reason: row.reason, at: row.disabled_at }));
 }
 
 /**
