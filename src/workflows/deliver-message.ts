@@ -1,6 +1,9 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  condition,
+  defineSignal,
+  setHandler,
   patched,
   proxyActivities,
   proxySinks,
@@ -19,6 +22,7 @@ import { busyWait } from '../delivery/retry-window';
 import { attemptSummary } from '../delivery/summary';
 import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus, HoldReason } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
+import { DESTINATION_RESUMED } from './signals';
 
 /** Time Temporal gives one attempt beyond the webhook's own deadline, to notice a lost worker. */
 const ACTIVITY_GRACE_MS = 5_000;
@@ -71,6 +75,9 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   const holds = new Map<string, HoldState>(input.destinationIds.map((id) => [id, { heldMs: 0, consecutive: 0 }]));
   const holdOf = (destinationId: string) => holds.get(destinationId) ?? { heldMs: 0, consecutive: 0 };
   const deadlineOf = (destinationId: string) => windowEnd + holdOf(destinationId).heldMs;
+  // A resumed destination's held deliveries are told at once (admin API); a signal adds no command.
+  const resumes = new Map<string, number>();
+  if (flowControl) setHandler(defineSignal<[string]>(DESTINATION_RESUMED), (destinationId) => void resumes.set(destinationId, (resumes.get(destinationId) ?? 0) + 1));
   // Built per attempt: under the hard window its schedule-to-close is what is left of the window,
   // so an attempt whose worker is away past the window's end never starts late (Temporal times it
   // out at the deadline, queued or running).
@@ -158,21 +165,30 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   /**
    * An attempt that waits out holds (issue 20): while the activity answers "held" (destination
    * paused or throttled, URL backpressured), nothing was sent and nothing counts; sleep as long as it
-   * says (or, paused, until the next check) and ask again. Held time moves this destination's window
+   * says (or, paused, until the next check or a resume signal) and ask again. Held time moves this destination's window
    * end; past policy.maxHoldMs of it in all, the delivery fails with that reason.
    */
   async function attemptUnheld(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean): Promise<Attempted> {
     const hold = holdOf(destinationId);
+    const resumesSoFar = () => resumes.get(destinationId) ?? 0;
+    // Counted before asking: a resume that lands while the ask is under way still wakes the wait.
+    let resumesAtAsk = resumesSoFar();
     let result: Attempted = await attempt(destinationId, webhookIndex, round, knownCount, mayRunLocally);
     while (flowControl && result.held) {
       const left = policy.maxHoldMs! - hold.heldMs;
       if (left <= 0) return { ...result, heldTooLong: holdExceededReason(policy.maxHoldMs!, result.held.reason) };
       const wait = holdWaitMs(result.held, ++hold.consecutive, policy, left);
       if (hold.consecutive === 1) log.info('delivery held', { destinationId, webhookIndex, reason: result.held.reason });
-      await sleep(wait);
-      hold.heldMs += wait;
+      const since = Date.now();
+      // Paused: wait for the next check or the destination's resume, whichever comes first.
+      const asked = resumesAtAsk;
+      if (result.held.reason === 'paused') await condition(() => resumesSoFar() > asked, wait);
+      else await sleep(wait);
+      const heldMs = Math.max(0, Date.now() - since);
+      hold.heldMs += heldMs;
       hold.reservedSlotMs = result.held.reservedSlotMs;
-      hold.last = { reason: result.held.reason, ms: wait };
+      hold.last = { reason: result.held.reason, ms: heldMs };
+      resumesAtAsk = resumesSoFar();
       result = await attempt(destinationId, webhookIndex, round, knownCount, false);
     }
     hold.consecutive = 0;

@@ -44,6 +44,8 @@ const noDeliveries: Deliveries = {
     throw new Error('admin CRUD must not read redelivery jobs');
   },
   drain: async () => undefined,
+  // Resuming a destination wakes its held deliveries: nothing is running here.
+  wakeHeld: async () => 0,
 };
 
 const policy: DeliveryPolicy = { retryWindowMs: 60_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 10_000 };

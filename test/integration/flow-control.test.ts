@@ -73,7 +73,8 @@ afterAll(async () => {
 });
 
 it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, never more than 5 in a second, none failed', async () => {
-  const s = await system({ deliveryRetryWindow: 60_000 });
+  // A generous attempt timeout: on a loaded box a first attempt lost to its timeout would be a second round for a reason other than the limit.
+  const s = await system({ deliveryRetryWindow: 60_000, deliveryTimeout: 8_000 });
   const hook = await receiver();
   const { source, writeKey, destination } = await sourceWithDestination(s.store, { maxRequestsPerSecond: 5, webhooks: [{ url: hook.url, headers: {} }] });
   const ids = Array.from({ length: 60 }, (_, i) => `rate-${i}`);
@@ -99,8 +100,9 @@ it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, 
   expect(await counter('switchyard_delivery_throttled_waits_total', destination.id)).toBeGreaterThanOrEqual(50);
 }, 120_000);
 
-it('holds a paused destination\'s messages until it is resumed, then sends each once, while another destination of the source flows', async () => {
-  const s = await system();
+it('holds a paused destination\'s messages until it is resumed, then wakes them oldest first and sends each once, while another destination of the source flows', async () => {
+  // Checks at most a minute apart: on resume the admin API wakes the held deliveries itself.
+  const s = await system({ deliveryHoldCheckInterval: 60_000 });
   const [held, flowing] = [await receiver(), await receiver()];
   const { source, writeKey, destination } = await sourceWithDestination(s.store, { webhooks: [{ url: held.url, headers: {} }] });
   await s.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: flowing.url, headers: {} }] });
@@ -108,9 +110,11 @@ it('holds a paused destination\'s messages until it is resumed, then sends each 
 
   const ids = Array.from({ length: 10 }, (_, i) => `held-${i}`);
   for (const id of ids) await send(s.app, writeKey, 'track', { userId: 'u', event: 'Held', messageId: id });
+  const sentAt = Date.now();
   await flowing.waitForRequests(ids.length, 60_000);
-  // Every message has reached the other destination, and well past a hold check: nothing went to the paused one.
-  await sleep(2_000);
+  // Every message has reached the other destination; held past its first checks (0.5, 1.5 and 3.5 s
+  // in), so its next one is seconds away when the resume comes: nothing went to the paused one.
+  await sleep(Math.max(2_000, sentAt + 4_500 - Date.now()));
   expect(held.requests).toHaveLength(0);
 
   expect((await patch(s, destination.id, { paused: false })).json()).toMatchObject({ paused: false });
@@ -120,6 +124,17 @@ it('holds a paused destination\'s messages until it is resumed, then sends each 
   expect(messageIds(flowing).sort()).toEqual([...ids].sort());
   // Each message began one hold; the series carries the destination id and nothing else.
   expect(await counter('switchyard_delivery_held_messages_total', destination.id)).toBe(ids.length);
+
+  // Woken by the resume, oldest first: each history has the signal, and Temporal received them in the order the messages came.
+  // (A message whose own check came first has finished before its signal: it has none.)
+  const signalled: number[] = [];
+  for (const id of ids) {
+    const { events } = await s.client.workflow.getHandle(deliveryWorkflowId(source.id, id)).fetchHistory();
+    const signal = events!.find((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'destinationResumed');
+    if (signal) signalled.push(Number(signal.eventTime!.seconds) * 1_000 + Math.floor((signal.eventTime!.nanos ?? 0) / 1e6));
+  }
+  expect(signalled.length).toBeGreaterThan(0);
+  expect(signalled).toEqual([...signalled].sort((a, b) => a - b));
 }, 120_000);
 
 it('delivers after a 10 s hold although the retry window is 6 s: held time does not count', async () => {

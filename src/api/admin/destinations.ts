@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseDuration } from '../../delivery/duration';
 import { signingSecretRule } from '../../delivery/standard-webhooks';
+import type { Deliveries } from '../../ports';
 import type { Destination, DestinationPatch, Store, WebhookSetting } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import { seedLimitMessages } from './schema-errors';
@@ -161,7 +162,7 @@ function overlapMs(overlap: string | undefined, defaultMs: number): number {
 }
 
 /** Destinations: where a source's events are POSTed (the seed's Webhooks destination settings). */
-export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; signingSecretOverlapMs: number }> = async (app, { store, signingSecretOverlapMs }) => {
+export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Pick<Deliveries, 'wakeHeld'>; signingSecretOverlapMs: number }> = async (app, { store, deliveries, signingSecretOverlapMs }) => {
   app.setSchemaErrorFormatter(seedLimitMessages);
 
   app.post(
@@ -206,8 +207,17 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; signin
       acceptedSigningSecret(rest.signingSecret);
       const patch: DestinationPatch = { ...rest, signingSecretOverlapMs: overlapMs(signingSecretOverlap, signingSecretOverlapMs) };
       if (webhooks !== undefined) patch.webhooks = acceptedWebhooks(webhooks);
+      const wasPaused = patch.paused === false && (await store.destinations.get(request.params.id))?.paused === true;
       const destination = await store.destinations.update(request.params.id, patch);
       if (!destination) throw notFound(`destination ${request.params.id}`);
+      // Resumed: held deliveries ask again now, oldest first, rather than at their next check (which
+      // stays the fallback). Not awaited: the operator's answer does not wait for every signal.
+      if (wasPaused && !destination.paused) {
+        void deliveries.wakeHeld(destination.id).then(
+          (woken) => request.log.info({ destinationId: destination.id, woken }, 'destination resumed; held deliveries woken'),
+          (err: Error) => request.log.warn({ destinationId: destination.id, err: err.message }, 'waking held deliveries failed; they resume at their next check'),
+        );
+      }
       return toDestinationView(destination);
     },
   );
