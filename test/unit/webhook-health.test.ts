@@ -186,3 +186,28 @@ describe('summarizeUrlHealth', () => {
 it('LATENCY_BUCKETS is one more than the bounds (the overflow)', () => {
   expect(LATENCY_BUCKETS).toBe(LATENCY_BOUNDS_MS.length + 1);
 });
+
+describe('time waited without sending (issue 20)', () => {
+  const at = Date.UTC(2026, 10, 24, 11, 8, 30);
+  it('adds each hold to its reason in the minute it ended, beside the attempts, and sums them in the summary', () => {
+    const aggregator = new HealthAggregator();
+    aggregator.recordHold('dst_1', 'https://a.example/hook', at, 'throttled', 200);
+    aggregator.recordHold('dst_1', 'https://a.example/hook', at + 1_000, 'throttled', 400.4);
+    aggregator.recordHold('dst_1', 'https://a.example/hook', at, 'paused', 5_000);
+    aggregator.recordHold('dst_1', 'https://a.example/hook', at, 'backpressure', 3_000);
+    aggregator.record('dst_1', 'https://a.example/hook', at, { kind: 'success', status: 200 }, 12);
+    const [bucket] = aggregator.drain();
+    expect(bucket).toMatchObject({ successes: 1, throttledMs: 600, heldMs: 5_000, backpressuredMs: 3_000 });
+    const merged = mergeBuckets(bucket, { ...bucket, throttledMs: 100, heldMs: undefined, backpressuredMs: undefined });
+    expect(merged).toMatchObject({ throttledMs: 700, heldMs: 5_000, backpressuredMs: 3_000 });
+    expect(summarizeUrlHealth([merged], at).lastHour.waited).toEqual({ throttledMs: 700, heldMs: 5_000, backpressuredMs: 3_000 });
+  });
+
+  it('leaves a bucket without holds as it was: no hold fields, zeros in the summary', () => {
+    const aggregator = new HealthAggregator();
+    aggregator.record('dst_1', 'https://a.example/hook', at, { kind: 'retry', status: 503, reason: 'HTTP 503' }, 40);
+    const [bucket] = aggregator.drain();
+    expect(Object.keys(bucket)).not.toEqual(expect.arrayContaining(['throttledMs']));
+    expect(summarizeUrlHealth([bucket], at).lastDay.waited).toEqual({ throttledMs: 0, heldMs: 0, backpressuredMs: 0 });
+  });
+});
