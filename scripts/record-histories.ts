@@ -31,7 +31,7 @@ import { historyToJSON } from '../test/helpers/histories';
 import { admin, createDefinition, ingestBatch, NEVER } from '../test/helpers/personas';
 import { ROOT, waitFor } from '../test/helpers/processes';
 import { startReceiver, type Receiver, type Responder } from '../test/helpers/receiver';
-import { deliveryResult, send, startSystem, type TestSystem } from '../test/helpers/system';
+import { ADMIN_TOKEN, deliveryResult, send, startSystem, type TestSystem } from '../test/helpers/system';
 
 const OUT = path.join(ROOT, 'test/fixtures/histories');
 
@@ -179,6 +179,40 @@ async function recordDeliveryRules(): Promise<void> {
   }
 }
 
+/**
+ * Issue 20's flow control (policy.maxHoldMs): a delivery held on a paused destination, then resumed,
+ * behind a rate limit (held asks, timers, a reserved slot, then the attempt). Recorded encrypted only:
+ * no delivery from before encryption carries the policy.
+ */
+async function recordFlowControl(): Promise<void> {
+  const name = 'deliver-held-then-resumed';
+  if (!wanted(name)) return;
+  // Checks up to 10 s apart: the resume's signal, not a check, wakes them.
+  const s = await system({ deliveryHoldCheckInterval: 10_000 });
+  const hook = await receiver(ok);
+  const { source, writeKey } = await s.store.sources.create(`record-histories ${name}`);
+  const destination = await s.store.destinations.create(source.id, { enabled: true, paused: true, maxRequestsPerSecond: 1, webhooks: [{ url: hook.url, headers: {} }] });
+  const ids = [`record-${name}`, `record-${name}-2`];
+  for (const messageId of ids) await send(s.app, writeKey, 'track', { userId: 'u', event: 'Recorded', messageId });
+  // Held past two checks (0.5 and 1.5 s in), then resumed: the second message also waits a second for its slot.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  if (hook.requests.length > 0) throw new Error(`${name}: a paused destination was sent to`);
+  // Through the admin API, as an operator resumes: the held deliveries are signalled awake.
+  const resumed = await s.app.inject({ method: 'PATCH', url: `/admin/destinations/${destination.id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { paused: false } });
+  if (resumed.statusCode !== 200) throw new Error(`${name}: resume answered ${resumed.statusCode}`);
+  for (const messageId of ids) {
+    const result = await deliveryResult(s.client, source.id, messageId);
+    if (!result.ok || result.report.destinations[0].rounds !== 1) throw new Error(`${name}: ${JSON.stringify(result)}`);
+  }
+  // The one that also waited for its slot under the rate limit.
+  for (const messageId of ids) {
+    const { events } = await s.client.workflow.getHandle(deliveryWorkflowId(source.id, messageId)).fetchHistory();
+    const signalled = (events ?? []).some((e) => e.workflowExecutionSignaledEventAttributes);
+    if (signalled && (events ?? []).filter((e) => e.timerStartedEventAttributes).length >= 3) return save(s.client, name, deliveryWorkflowId(source.id, messageId));
+  }
+  throw new Error(`${name}: no message was woken by the resume and then waited for its rate-limit slot`);
+}
+
 /** A paused audience whose members all joined: its first sync, started through the admin API, and every run's id. */
 async function recordSyncs(): Promise<void> {
   if (!['sync-audience-continued-as-new.run-1', 'sync-audience-continued-as-new.run-2', 'sync-computed-trait'].some(wanted)) return;
@@ -253,6 +287,7 @@ async function main(): Promise<void> {
   try {
     await recordDeliveries();
     await recordDeliveryRules();
+    await recordFlowControl();
     await recordSyncs();
     await recordRedeliveries();
   } finally {

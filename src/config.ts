@@ -156,6 +156,8 @@ export const SETTINGS = {
   deliveryTimeout: { env: 'DELIVERY_TIMEOUT', default: '5s', description: 'Time a webhook has to answer one attempt (seed: 5 seconds).', parse: duration },
   deliveryInitialBackoff: { env: 'DELIVERY_INITIAL_BACKOFF', default: '1s', description: 'Wait before the second round of attempts; doubles each round, with jitter.', parse: duration },
   deliveryMaxBackoff: { env: 'DELIVERY_MAX_BACKOFF', default: '10m', description: 'Longest wait between two rounds of attempts (a `Retry-After` may ask for more, up to the window).', parse: duration },
+  deliveryMaxHold: { env: 'DELIVERY_MAX_HOLD', default: '72h', description: 'Longest a message\'s delivery to one destination may wait without sending, in all: the destination paused (`paused: true`), throttled (`maxRequestsPerSecond`) or its URL under backpressure (429/503 with Retry-After). Held time does not count against `DELIVERY_RETRY_WINDOW`; past this the delivery fails with that reason.', parse: duration },
+  deliveryHoldCheckInterval: { env: 'DELIVERY_HOLD_CHECK_INTERVAL', default: '5m', description: 'Longest wait between two checks of a held delivery whether its paused destination was resumed: the checks start at 0.5 s and double up to this, so a long pause costs few workflow events and a resumed destination sends within about this long.', parse: duration },
   deliveryFirstAttemptLocal: { env: 'DELIVERY_FIRST_ATTEMPT_LOCAL', default: 'true', description: 'Run the first attempt of a message to each destination as a Temporal local activity inside the workflow task (about half the Temporal server work per delivered message; later attempts are regular activities). `false` makes every attempt a regular activity.', parse: boolean },
   personasSyncSchedule: { env: 'PERSONAS_SYNC_SCHEDULE', default: '*/15 * * * *', description: 'Cron expression (UTC) of the Temporal Schedule of an audience or computed trait created without a `schedule`.', parse: parseCron },
   personasSyncPageSize: { env: 'PERSONAS_SYNC_PAGE_SIZE', default: '500', description: 'Changed profiles one Personas sync activity reads and starts identify deliveries for (the worker\'s setting).', parse: (raw: string) => between(integer(raw), 1, 10_000) },
@@ -213,7 +215,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 }
 
 /** The delivery timing a message is accepted with (carried in its workflow input). */
-export function deliveryPolicy(config: Pick<Config, 'deliveryRetryWindow' | 'deliveryTimeout' | 'deliveryInitialBackoff' | 'deliveryMaxBackoff' | 'deliveryFirstAttemptLocal'>): DeliveryPolicy {
+export function deliveryPolicy(
+  config: Pick<Config, 'deliveryRetryWindow' | 'deliveryTimeout' | 'deliveryInitialBackoff' | 'deliveryMaxBackoff' | 'deliveryFirstAttemptLocal' | 'deliveryMaxHold' | 'deliveryHoldCheckInterval'>,
+): DeliveryPolicy {
   return {
     retryWindowMs: config.deliveryRetryWindow,
     timeoutMs: config.deliveryTimeout,
@@ -222,5 +226,7 @@ export function deliveryPolicy(config: Pick<Config, 'deliveryRetryWindow' | 'del
     firstAttemptLocal: config.deliveryFirstAttemptLocal,
     hardWindow: true,
     deliveredImplied: true,
+    maxHoldMs: config.deliveryMaxHold,
+    holdCheckMs: config.deliveryHoldCheckInterval,
   };
 }

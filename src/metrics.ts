@@ -7,8 +7,9 @@ import { MESSAGE_TYPES, type AttemptOutcome, type CallType, type DestinationStat
  * activities and its workflow sinks record into the instance they are handed (`npm start` hands
  * the same one to both), never into prom-client's global registry.
  *
- * Labels are closed sets (call types, route patterns, HTTP status codes, outcomes): no write key,
- * URL, secret, header or user id ever becomes a label, so no scrape can leak one.
+ * Labels are closed sets (call types, route patterns, HTTP status codes, outcomes), and the
+ * destination id on flow control counters: no write key, URL, secret, header or user id ever
+ * becomes a label, so no scrape can leak one.
  */
 export interface Metrics {
   registry: Registry;
@@ -23,6 +24,14 @@ export interface Metrics {
   /** Deliveries of a message to one destination that ended, by how. */
   deliveries: Counter<'status'>;
   attemptsInFlight: Gauge;
+  /**
+   * Issue 20, per destination id (the one id a label may carry: chosen by the operator's store, never
+   * by a sender): messages that began a hold on a paused destination, and waits under its rate limit
+   * or a URL's backpressure. Nothing was sent for any of them.
+   */
+  heldMessages: Counter<'destination'>;
+  throttledWaits: Counter<'destination'>;
+  backpressuredWaits: Counter<'destination'>;
 }
 
 export const DELIVERY_STATUSES: readonly DestinationStatus[] = ['delivered', 'failed', 'stopped'];
@@ -53,6 +62,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     deliveries: new Counter({ name: 'switchyard_deliveries_total', help: 'Deliveries of a message to one destination that ended in this worker, by status (delivered, failed, stopped).', labelNames: ['status'], registers }),
     attemptsInFlight: new Gauge({ name: 'switchyard_webhook_attempts_in_flight', help: 'Webhook POSTs this worker is waiting on right now.', registers }),
+    heldMessages: new Counter({ name: 'switchyard_delivery_held_messages_total', help: 'Messages whose delivery began a hold because their destination is paused, by destination id.', labelNames: ['destination'], registers }),
+    throttledWaits: new Counter({ name: 'switchyard_delivery_throttled_waits_total', help: 'Waits a message took under its destination\'s maxRequestsPerSecond instead of sending, by destination id.', labelNames: ['destination'], registers }),
+    backpressuredWaits: new Counter({ name: 'switchyard_delivery_backpressured_waits_total', help: 'Waits a message took because its webhook URL answered 429 or 503 with Retry-After, by destination id.', labelNames: ['destination'], registers }),
   };
   // Every label value known up front shows as 0 before its first event, so rate() and alerts see the series.
   for (const outcome of ATTEMPT_OUTCOMES) metrics.deliveryAttempts.inc({ outcome }, 0);

@@ -50,6 +50,11 @@ export interface Deliveries {
   startRedeliveryJob(sourceId: string, filter: RedeliveryFilter): Promise<{ id: string }>;
   /** A bulk redelivery job and its progress; undefined when Temporal has no such job. */
   redeliveryJob(id: string): Promise<RedeliveryJobView | undefined>;
+  /**
+   * Tells every running delivery to this destination, oldest first, that it was resumed (issue 20):
+   * held ones ask again at once instead of at their next check. Returns how many were told.
+   */
+  wakeHeld(destinationId: string): Promise<number>;
 }
 
 /** A bulk redelivery job as `GET /admin/redeliveries/:id` shows it. */

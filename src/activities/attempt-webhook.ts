@@ -11,8 +11,10 @@ import type { WebhookTraffic } from './webhook-traffic';
 import { postWebhook } from './post-webhook';
 import type { Metrics } from '../metrics';
 import type { AttemptRecorder } from './health-recorder';
+import { makeAdmission, type FlowMetrics } from './admit-attempt';
+import { backpressureUntil } from '../delivery/flow-control';
 
-type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'>;
+type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'> & Partial<FlowMetrics>;
 
 /**
  * Reads the destination at send time — so a new secret, new headers or switching the destination
@@ -27,7 +29,12 @@ function runningLocally(): boolean {
   }
 }
 
-export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder) {
+/**
+ * `backpressureBoundMs`: the longest a URL's 429/503 Retry-After pauses it for every message (the
+ * retry window: no delivery could wait longer anyway).
+ */
+export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER) {
+  const admit = makeAdmission(store, metrics?.heldMessages && metrics.throttledWaits && metrics.backpressuredWaits ? (metrics as FlowMetrics) : undefined);
   /** One signed POST; a 410 Gone also switches the URL off in the store. */
   async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
     const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId };
@@ -55,8 +62,14 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     const logged = { ...fields, durationMs, status: 'status' in outcome ? outcome.status : undefined };
     if (outcome.kind === 'success') log.debug('webhook accepted', logged);
     else log.warn(`webhook attempt failed: ${outcome.reason}`, { ...logged, outcome: outcome.kind });
-    if (outcome.kind === 'permanent' && outcome.disablesWebhook) {
-      const reason = goneReason(outcome.status ?? 410, req.messageId, String(req.message.type));
+    // Issue 20: a 429 or 503 with Retry-After pauses the URL for every message, not only this one.
+    const pauseUntil = outcome.kind === 'retry' ? backpressureUntil(outcome.status, outcome.retryAfterMs, Date.now(), backpressureBoundMs) : undefined;
+    if (pauseUntil !== undefined) {
+      await store.flowControl.backpressure(req.destinationId, webhook.url, pauseUntil, `HTTP ${outcome.status} with Retry-After`);
+      log.info('webhook URL backpressured', { ...fields, untilMs: pauseUntil });
+    }
+    if (outcome.kind !== 'retry' && outcome.disablesWebhook) {
+      const reason = goneReason(outcome.status ?? 410, req.messageId, String(req.message.type), outcome.status !== 410);
       if (await store.destinations.disableWebhook(req.destinationId, webhook.url, reason)) log.warn('webhook URL switched off', { ...fields, reason });
     }
     return { outcome, durationMs };
@@ -76,6 +89,11 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     // even when both point at the same host.
     const key = `${req.destinationId} ${webhook.url}`;
     if (runningLocally() && !traffic.answersFast(key, Date.now())) return { destinationEnabled: true, webhookCount, deferred: true };
+    if (req.flowControl) {
+      if (req.afterHold) health?.recordHold(req.destinationId, webhook.url, Date.now(), req.afterHold.reason, req.afterHold.ms);
+      const held = await admit(req, destination, webhook, Date.now());
+      if (held) return { destinationEnabled: true, webhookCount, held };
+    }
     // The retry window is a hard deadline: a task picked up after it (a worker back from an outage)
     // sends nothing, and a request sent before it waits for its answer at most until then.
     const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DAY_MINUTES, HealthAggregator, minuteOf } from '../delivery/webhook-health';
-import type { AttemptOutcome } from '../delivery/types';
+import type { AttemptOutcome, HoldReason } from '../delivery/types';
 import type { Store } from '../store/types';
 
 /** Buckets are kept two days: the health route reads one. */
@@ -11,6 +11,8 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 /** What an attempt hands over for webhook health: where it went, when it ended, how, how long. */
 export interface AttemptRecorder {
   record(destinationId: string, url: string, endedAtMs: number, outcome: AttemptOutcome, durationMs: number): void;
+  /** A wait a message sat out without sending (issue 20): paused, throttled or backpressured. */
+  recordHold(destinationId: string, url: string, endedAtMs: number, reason: HoldReason, ms: number): void;
 }
 
 /**
@@ -39,6 +41,10 @@ export class HealthRecorder implements AttemptRecorder {
 
   record(destinationId: string, url: string, endedAtMs: number, outcome: AttemptOutcome, durationMs: number): void {
     this.aggregator.record(destinationId, url, endedAtMs, outcome, durationMs);
+  }
+
+  recordHold(destinationId: string, url: string, endedAtMs: number, reason: HoldReason, ms: number): void {
+    this.aggregator.recordHold(destinationId, url, endedAtMs, reason, ms);
   }
 
   /** Writes what was recorded since the last flush; one flush at a time. */

@@ -24,7 +24,7 @@ const LOCAL_ATTEMPT_BUDGET_MS = 1_000;
  */
 export function createActivities(
   store: Store,
-  config: Pick<Config, 'egressAllowlist' | 'workerMaxInFlightPerWebhook'> & PersonasConfig,
+  config: Pick<Config, 'egressAllowlist' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow'> & PersonasConfig,
   /** `keyring`: hashes the user ids that go into what Temporal shows (Personas message ids); undefined with PAYLOAD_ENCRYPTION=off. */
   temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; keyring: Keyring | undefined },
   metrics?: Metrics,
@@ -32,7 +32,7 @@ export function createActivities(
 ) {
   const agent = createWebhookAgent(parseAllowlist(config.egressAllowlist));
   return {
-    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health)),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow)),
     ...makePersonasActivities(store, config, temporal),
     ...makeRedeliveryActivities(store, deliveryPolicy(config), temporal.redeliveries),
   };

@@ -2,6 +2,7 @@ import { Agent, request } from 'undici';
 import type { Cidr } from '../delivery/egress';
 import { classifyError, classifyResponse } from '../delivery/outcome';
 import { parseRetryAfter } from '../delivery/retry-after';
+import { DELIVERY_DIRECTIVE_HEADER, parseDeliveryDirective } from '../delivery/delivery-directive';
 import type { AttemptOutcome } from '../delivery/types';
 import { egressConnector } from './egress-connector';
 
@@ -34,7 +35,8 @@ export async function postWebhook(agent: Agent, url: string, headers: Record<str
     });
     await response.body.dump({ limit: RESPONSE_BODY_CAP }).catch(() => undefined);
     const retryAfter = response.headers['retry-after'];
-    return classifyResponse(response.statusCode, parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, Date.now()));
+    const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, Date.now());
+    return classifyResponse(response.statusCode, retryAfterMs, parseDeliveryDirective(response.headers[DELIVERY_DIRECTIVE_HEADER]));
   } catch (err) {
     const error = err as Error & { code?: unknown; cause?: { code?: unknown } };
     const code = [error.code, error.cause?.code, error.name].find((c): c is string => typeof c === 'string' && c !== 'Error');

@@ -1,3 +1,4 @@
+import type { DeliveryDirective } from './delivery-directive';
 import { EGRESS_REFUSED } from './egress';
 import type { AttemptOutcome } from './types';
 
@@ -5,8 +6,15 @@ import type { AttemptOutcome } from './types';
  * Issue rules: 2xx succeeds; 5xx, 408 and 429 can succeed later; 3xx (redirects are never
  * followed) and every other 4xx will not, so that URL is given up for this message.
  */
-export function classifyResponse(status: number, retryAfterMs?: number): AttemptOutcome {
+export function classifyResponse(status: number, retryAfterMs?: number, directive?: DeliveryDirective): AttemptOutcome {
+  // The receiver's `webhook-delivery` header outranks its status: `disable` switches the URL off
+  // (an accepted message stays delivered), `abort-message` gives this message up on this URL.
+  if (directive === 'disable') {
+    const reason = `HTTP ${status} with webhook-delivery: disable: the webhook URL is switched off`;
+    return status >= 200 && status < 300 ? { kind: 'success', status, disablesWebhook: true } : { kind: 'permanent', status, reason, disablesWebhook: true };
+  }
   if (status >= 200 && status < 300) return { kind: 'success', status };
+  if (directive === 'abort-message') return { kind: 'permanent', status, reason: `HTTP ${status} with webhook-delivery: abort-message: the receiver asked not to retry this message` };
   // Standard Webhooks: 410 means the webhook is gone for good, so the URL is switched off.
   if (status === 410) return { kind: 'permanent', status, reason: 'HTTP 410 Gone: the webhook URL is switched off', disablesWebhook: true };
   if (status >= 500 || status === 408 || status === 429) {

@@ -45,6 +45,16 @@ export interface DeliveryPolicy {
    * so workflows accepted before it still upsert `delivered` on replay, with no patch marker.
    */
   deliveredImplied?: boolean;
+  /**
+   * Flow control (issue 20): before sending, each attempt asks whether its destination is paused,
+   * throttled (`maxRequestsPerSecond`) or its URL backpressured (429/503 with Retry-After), and
+   * waits without counting: held time moves the retry window's end, up to this much in total per
+   * destination (DELIVERY_MAX_HOLD), then the delivery fails with that reason. Carried in the policy,
+   * like hardWindow: workflows accepted before it replay their original commands, no patch marker.
+   */
+  maxHoldMs?: number;
+  /** Longest wait between two asks of a held (paused) delivery whether its destination was resumed (DELIVERY_HOLD_CHECK_INTERVAL). */
+  holdCheckMs?: number;
 }
 
 /** Workflow input: names destinations, never their secrets or headers (those stay in the store). */
@@ -84,7 +94,7 @@ export interface DeliveryInput {
 
 /** What one POST to one webhook URL came to. */
 export type AttemptOutcome =
-  | { kind: 'success'; status: number }
+  | { kind: 'success'; status: number; disablesWebhook?: boolean }
   | { kind: 'retry'; status?: number; reason: string; retryAfterMs?: number }
   | { kind: 'permanent'; status?: number; reason: string; disablesWebhook?: boolean };
 
@@ -102,6 +112,24 @@ export interface AttemptRequest {
    * for its answer at most until then. Absent for workflows accepted before the window was hard.
    */
   notAfterMs?: number;
+  /** Flow control (policy.maxHoldMs): the fields below appear only in deliveries accepted with it. */
+  flowControl?: boolean;
+  /** The send slot a throttled wait reserved (epoch ms): this ask sends in it without reserving another. */
+  reservedSlotMs?: number;
+  /** What the destination may still be held for this message; no slot is reserved further out. */
+  holdLeftMs?: number;
+  /** The hold this message just waited out, for health and metrics (the activity records it). */
+  afterHold?: { reason: HoldReason; ms: number };
+}
+
+/** Why an attempt sent nothing and waits, without counting as an attempt (issue 20). */
+export type HoldReason = 'paused' | 'throttled' | 'backpressure';
+
+/** A hold answer: `waitMs` absent for `paused` (the workflow asks again on its own schedule). */
+export interface Hold {
+  reason: HoldReason;
+  waitMs?: number;
+  reservedSlotMs?: number;
 }
 
 export interface AttemptResult {
@@ -122,6 +150,8 @@ export interface AttemptResult {
    * result also carries a retryable outcome, which is how workflows from before this rule read it.
    */
   busy?: boolean;
+  /** Nothing was sent: the destination is paused or throttled, or the URL backpressured; wait, then ask again. */
+  held?: Hold;
 }
 
 export type DestinationStatus = 'delivered' | 'failed' | 'stopped';

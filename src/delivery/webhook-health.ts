@@ -1,4 +1,4 @@
-import type { AttemptOutcome } from './types';
+import type { AttemptOutcome, HoldReason } from './types';
 
 /**
  * Webhook health (issue 14): what each attempt leaves behind for `GET /admin/destinations/:id/health`,
@@ -33,7 +33,15 @@ export interface HealthBucket {
   latency: number[];
   /** The minute's latest failure reason and when (ms since the epoch), if it had one. */
   lastError?: { reason: string; atMs: number };
+  /** Issue 20: time messages waited to this URL without sending, summed (ms); absent is 0. */
+  throttledMs?: number;
+  heldMs?: number;
+  backpressuredMs?: number;
 }
+
+/** The bucket field a hold's time adds to. */
+export const HOLD_FIELD = { throttled: 'throttledMs', paused: 'heldMs', backpressure: 'backpressuredMs' } as const satisfies Record<HoldReason, keyof HealthBucket>;
+const HOLD_FIELDS = Object.values(HOLD_FIELD);
 
 export const MINUTE_MS = 60_000;
 export const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS);
@@ -86,14 +94,25 @@ const bucketKey = (destinationId: string, url: string, minute: number) => `${des
 export class HealthAggregator {
   private buckets = new Map<string, HealthBucket>();
 
-  record(destinationId: string, url: string, endedAtMs: number, outcome: AttemptOutcome, durationMs: number): void {
-    const minute = minuteOf(endedAtMs);
+  private bucket(destinationId: string, url: string, atMs: number): HealthBucket {
+    const minute = minuteOf(atMs);
     const key = bucketKey(destinationId, url, minute);
     let bucket = this.buckets.get(key);
     if (!bucket) {
       bucket = { destinationId, url, minute, successes: 0, retryFailures: 0, permanentFailures: 0, latency: emptyHistogram() };
       this.buckets.set(key, bucket);
     }
+    return bucket;
+  }
+
+  /** A wait a message sat out without sending (issue 20), in the minute it ended. */
+  recordHold(destinationId: string, url: string, endedAtMs: number, reason: HoldReason, ms: number): void {
+    const bucket = this.bucket(destinationId, url, endedAtMs);
+    bucket[HOLD_FIELD[reason]] = (bucket[HOLD_FIELD[reason]] ?? 0) + Math.max(0, Math.round(ms));
+  }
+
+  record(destinationId: string, url: string, endedAtMs: number, outcome: AttemptOutcome, durationMs: number): void {
+    const bucket = this.bucket(destinationId, url, endedAtMs);
     if (outcome.kind === 'success') bucket.successes++;
     else {
       if (outcome.kind === 'retry') bucket.retryFailures++;
@@ -137,7 +156,18 @@ export function mergeBuckets(a: HealthBucket, b: HealthBucket): HealthBucket {
     permanentFailures: a.permanentFailures + b.permanentFailures,
     latency: addHistogram([...a.latency], b.latency),
     ...(lastError && { lastError }),
+    ...waitedSum([a, b]),
   };
+}
+
+/** The hold times of some buckets added up; fields that are 0 throughout stay absent. */
+function waitedSum(buckets: HealthBucket[]): Pick<HealthBucket, (typeof HOLD_FIELDS)[number]> {
+  const sum: Pick<HealthBucket, (typeof HOLD_FIELDS)[number]> = {};
+  for (const field of HOLD_FIELDS) {
+    const total = buckets.reduce((n, b) => n + (b[field] ?? 0), 0);
+    if (total > 0) sum[field] = total;
+  }
+  return sum;
 }
 
 /** Attempts over a span of time, as the health route shows them. */
@@ -150,6 +180,8 @@ export interface HealthTotals {
   /** Estimated from the histogram (latencyPercentile); null without attempts. */
   p50Ms: number | null;
   p95Ms: number | null;
+  /** Issue 20: time messages waited without sending (ms, summed over messages). */
+  waited: { throttledMs: number; heldMs: number; backpressuredMs: number };
 }
 
 /** One point of the chart series: the attempts that ended in [start, start + step). */
@@ -188,6 +220,7 @@ function totalsOf(buckets: HealthBucket[]): HealthTotals {
     successRate: attempts === 0 ? null : successes / attempts,
     p50Ms: latencyPercentile(histogram, 0.5) ?? null,
     p95Ms: latencyPercentile(histogram, 0.95) ?? null,
+    waited: { throttledMs: 0, heldMs: 0, backpressuredMs: 0, ...waitedSum(buckets) },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import { newId } from './ids';
 import type { DestinationRow, Tables } from './tables';
-import type { Destination, DestinationPatch, Store, Webhook, WebhookDisablement, WebhookSetting } from './types';
+import type { Destination, DestinationPatch, Store, Webhook, WebhookBackpressure, WebhookDisablement, WebhookSetting } from './types';
 import { writeTransaction } from './write-transaction';
 
 /** The integration's name in the seed; used when a destination is created without one. */
@@ -12,12 +12,16 @@ export const SWITCHED_OFF_BY_OPERATOR = 'switched off through the admin API';
 
 /** Disabled URLs of some destinations: destination id → url → why. */
 type Disabled = Map<string, Map<string, WebhookDisablement>>;
+/** URLs that asked for backpressure: destination id → url → until when. */
+type Backpressured = Map<string, Map<string, WebhookBackpressure>>;
 
-function toDestination(row: Selectable<DestinationRow>, disabled: Disabled): Destination {
+function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, backpressured: Backpressured = new Map()): Destination {
   const off = disabled.get(row.id);
+  const pressed = backpressured.get(row.id);
   const webhooks = (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => {
     const disablement = off?.get(webhook.url);
-    return disablement ? { ...webhook, disabled: disablement } : webhook;
+    const backpressure = pressed?.get(webhook.url);
+    return { ...webhook, ...(disablement && { disabled: disablement }), ...(backpressure && { backpressure }) };
   });
   return {
     id: row.id,
@@ -32,6 +36,9 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled): Des
         }
       : null,
     webhooks,
+    maxRequestsPerSecond: row.max_requests_per_second === null ? null : Number(row.max_requests_per_second),
+    paused: row.paused === 1,
+    ...(row.paused === 1 && row.paused_at && { pausedAt: row.paused_at }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -52,15 +59,26 @@ function isDeliverable(row: Pick<DestinationRow, 'id' | 'enabled' | 'webhooks'>,
   return row.enabled === 1 && (JSON.parse(row.webhooks) as Webhook[]).some((webhook) => !off?.has(webhook.url));
 }
 
-async function disabledOf(db: Kysely<Tables>, destinationIds: string[]): Promise<Disabled> {
-  const disabled: Disabled = new Map();
-  if (destinationIds.length === 0) return disabled;
-  const rows = await db.selectFrom('disabled_webhooks').selectAll().where('destination_id', 'in', destinationIds).execute();
+/** Per-URL state rows (switched off, backpressure) as destination id → url → value. */
+function byDestinationAndUrl<R extends { destination_id: string; url: string }, V>(rows: R[], value: (row: R) => V): Map<string, Map<string, V>> {
+  const grouped = new Map<string, Map<string, V>>();
   for (const row of rows) {
-    if (!disabled.has(row.destination_id)) disabled.set(row.destination_id, new Map());
-    disabled.get(row.destination_id)!.set(row.url, { reason: row.reason, at: row.disabled_at });
+    if (!grouped.has(row.destination_id)) grouped.set(row.destination_id, new Map());
+    grouped.get(row.destination_id)!.set(row.url, value(row));
   }
-  return disabled;
+  return grouped;
+}
+
+async function backpressuredOf(db: Kysely<Tables>, destinationIds: string[]): Promise<Backpressured> {
+  if (destinationIds.length === 0) return new Map();
+  const rows = await db.selectFrom('webhook_backpressure').selectAll().where('destination_id', 'in', destinationIds).execute();
+  return byDestinationAndUrl(rows, (row) => ({ untilMs: Number(row.until_ms), reason: row.reason }));
+}
+
+async function disabledOf(db: Kysely<Tables>, destinationIds: string[]): Promise<Disabled> {
+  if (destinationIds.length === 0) return new Map();
+  const rows = await db.selectFrom('disabled_webhooks').selectAll().where('destination_id', 'in', destinationIds).execute();
+  return byDestinationAndUrl(rows, (row) => ({ reason: row.reason, at: row.disabled_at }));
 }
 
 /**
@@ -135,6 +153,9 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         signing_secret: storedSecret(input.signingSecret),
         previous_signing_secret: null,
         previous_signing_secret_until: null,
+        max_requests_per_second: input.maxRequestsPerSecond ?? null,
+        paused: input.paused ? 1 : 0,
+        paused_at: input.paused ? now : null,
       };
       return writeTransaction(db, async (trx) => {
         await trx.insertInto('destinations').values(row).execute();
@@ -145,18 +166,25 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
 
     async get(id) {
       // One statement, not two: every attempt calls this, and on PostgreSQL each is a round trip.
+      // Both per-URL tables joined: at most 5 × 5 rows for a destination's 5 URLs.
       const rows = await db
         .selectFrom('destinations')
         .leftJoin('disabled_webhooks', 'disabled_webhooks.destination_id', 'destinations.id')
+        .leftJoin('webhook_backpressure', 'webhook_backpressure.destination_id', 'destinations.id')
         .selectAll('destinations')
         .select(['disabled_webhooks.url as disabled_url', 'disabled_webhooks.reason as disabled_reason', 'disabled_webhooks.disabled_at'])
+        .select(['webhook_backpressure.url as pressed_url', 'webhook_backpressure.until_ms as pressed_until_ms', 'webhook_backpressure.reason as pressed_reason'])
         .where('destinations.id', '=', id)
         .execute();
       if (rows.length === 0) return undefined;
       const off = new Map<string, WebhookDisablement>();
-      for (const row of rows) if (row.disabled_url !== null) off.set(row.disabled_url, { reason: row.disabled_reason!, at: row.disabled_at! });
-      const { disabled_url: _url, disabled_reason: _reason, disabled_at: _at, ...row } = rows[0];
-      return toDestination(row, new Map([[id, off]]));
+      const pressed = new Map<string, WebhookBackpressure>();
+      for (const row of rows) {
+        if (row.disabled_url !== null) off.set(row.disabled_url, { reason: row.disabled_reason!, at: row.disabled_at! });
+        if (row.pressed_url !== null) pressed.set(row.pressed_url, { untilMs: Number(row.pressed_until_ms), reason: row.pressed_reason! });
+      }
+      const { disabled_url: _url, disabled_reason: _reason, disabled_at: _at, pressed_url: _purl, pressed_until_ms: _until, pressed_reason: _preason, ...row } = rows[0];
+      return toDestination(row, new Map([[id, off]]), new Map([[id, pressed]]));
     },
 
     async update(id, patch) {
@@ -169,9 +197,15 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         if (patch.enabled !== undefined) changes.enabled = patch.enabled ? 1 : 0;
         if (patch.sharedSecret !== undefined) changes.shared_secret = storedSecret(patch.sharedSecret);
         if (patch.webhooks !== undefined) changes.webhooks = storedWebhooks(patch.webhooks);
+        if (patch.maxRequestsPerSecond !== undefined) changes.max_requests_per_second = patch.maxRequestsPerSecond;
+        // Pausing again keeps the first time: it is when the hold began.
+        if (patch.paused !== undefined && patch.paused !== (current.paused === 1)) {
+          changes.paused = patch.paused ? 1 : 0;
+          changes.paused_at = patch.paused ? now.toISOString() : null;
+        }
         const row = await trx.updateTable('destinations').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
         if (patch.webhooks !== undefined) await applyWebhookSettings(trx, id, patch.webhooks, now.toISOString());
-        return toDestination(row, await disabledOf(trx, [id]));
+        return toDestination(row, await disabledOf(trx, [id]), await backpressuredOf(trx, [id]));
       });
     },
 
@@ -188,8 +222,9 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      const disabled = await disabledOf(db, rows.map((row) => row.id));
-      return rows.map((row) => toDestination(row, disabled));
+      const ids = rows.map((row) => row.id);
+      const [disabled, backpressured] = [await disabledOf(db, ids), await backpressuredOf(db, ids)];
+      return rows.map((row) => toDestination(row, disabled, backpressured));
     },
 
     async listEnabledIds(sourceId) {

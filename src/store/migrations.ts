@@ -179,6 +179,37 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  // Issue 20, flow control: a destination's rate limit and pause, the limiter state every process
+  // shares (one row per rate-limited destination), URLs paused by backpressure, and the time
+  // messages waited in webhook health. Epoch milliseconds are bigint: they overflow PostgreSQL's integer.
+  '0010_flow_control': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('max_requests_per_second', 'integer').execute();
+      await db.schema.alterTable('destinations').addColumn('paused', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('destinations').addColumn('paused_at', 'text').execute();
+      await db.schema
+        .createTable('destination_rates')
+        .addColumn('destination_id', 'text', (c) => c.primaryKey().references('destinations.id').onDelete('cascade'))
+        .addColumn('next_slot_ms', 'bigint', (c) => c.notNull())
+        .addColumn('last_send_ms', 'bigint')
+        .execute();
+      await db.schema
+        .createTable('webhook_backpressure')
+        .addColumn('destination_id', 'text', (c) => c.notNull().references('destinations.id').onDelete('cascade'))
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('until_ms', 'bigint', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('webhook_backpressure_pk', ['destination_id', 'url'])
+        .execute();
+      // A backpressure pause is part of the destination a worker reads (and caches, on PostgreSQL).
+      if (dialectOf(db) === 'postgres') {
+        await sql`create trigger webhook_backpressure_notify after insert or update or delete on webhook_backpressure for each row execute function switchyard_notify_destination()`.execute(db);
+      }
+      for (const column of ['throttled_ms', 'held_ms', 'backpressured_ms']) {
+        await db.schema.alterTable('webhook_health').addColumn(column, 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      }
+    },
+  },
   // PostgreSQL only: a data key destroyed (a regulation), made anew or re-wrapped NOTIFYs on the
   // erasure channel, once per statement and with no payload, so each worker's cache of data keys
   // forgets everything before its next attempt (a destroy stops every worker at once).

@@ -31,6 +31,30 @@ export interface DestinationRow {
   /** The secret before the last rotation, still used to sign until `previous_signing_secret_until`. */
   previous_signing_secret: string | null;
   previous_signing_secret_until: string | null;
+  /** Issue 20: requests per second to all of the destination's URLs together; null: no limit. */
+  max_requests_per_second: number | null;
+  /** 0 or 1: held (paused) deliveries wait without sending until it is 0 again. */
+  paused: number;
+  /** When the destination was paused; null while it is not. */
+  paused_at: string | null;
+}
+
+/** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch ms. */
+export interface DestinationRateRow {
+  destination_id: string;
+  /** The next free send slot (GCRA theoretical arrival time). */
+  next_slot_ms: number;
+  /** When the last request went out, for the check at send time. */
+  last_send_ms: number | null;
+}
+
+/** A URL that answered 429 or 503 with Retry-After: nothing is sent to it, by any message, until `until_ms`. */
+export interface WebhookBackpressureRow {
+  destination_id: string;
+  url: string;
+  until_ms: number;
+  /** The answer that asked for it, e.g. `HTTP 429`. */
+  reason: string;
 }
 
 /** A webhook URL of a destination that is switched off (e.g. it answered 410 Gone), and why. */
@@ -101,6 +125,10 @@ export type WebhookHealthRow = {
   /** The minute's latest failure reason, and its time as milliseconds into the minute. */
   last_error: string | null;
   last_error_ms: number | null;
+  /** Issue 20: time messages waited without sending, by why (ms, summed over messages). */
+  throttled_ms: number;
+  held_ms: number;
+  backpressured_ms: number;
 } & { [K in LatencyColumn]: number };
 
 export interface Tables {
@@ -113,4 +141,6 @@ export interface Tables {
   erased_ids: ErasedIdRow;
   data_keys: DataKeyRow;
   webhook_health: WebhookHealthRow;
+  destination_rates: DestinationRateRow;
+  webhook_backpressure: WebhookBackpressureRow;
 }

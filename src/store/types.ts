@@ -25,9 +25,18 @@ export interface WebhookDisablement {
   at: string;
 }
 
+/** A URL that answered 429 or 503 with Retry-After: no message sends to it before `until`. */
+export interface WebhookBackpressure {
+  /** Epoch ms. */
+  untilMs: number;
+  reason: string;
+}
+
 export interface DestinationWebhook extends Webhook {
   /** Present while the URL is switched off (a 410 Gone answer, or an operator). */
   disabled?: WebhookDisablement;
+  /** Present once the URL asked for backpressure (possibly over: compare `untilMs` with now). */
+  backpressure?: WebhookBackpressure;
 }
 
 /** A webhook as configured: `enabled` true switches a disabled URL back on, false switches it off; absent keeps its state. */
@@ -51,6 +60,11 @@ export interface Destination {
   /** When set, every request also carries Standard Webhooks headers. Never leaves the store except to sign. */
   signing: SigningSecrets | null;
   webhooks: DestinationWebhook[];
+  /** Issue 20: requests per second to all its URLs together, across every worker; null: no limit. */
+  maxRequestsPerSecond: number | null;
+  /** Issue 20: while paused, deliveries are held without sending (unlike `enabled: false`, which drops them). */
+  paused: boolean;
+  pausedAt?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -58,6 +72,8 @@ export interface Destination {
 export interface NewDestination {
   name?: string;
   enabled: boolean;
+  maxRequestsPerSecond?: number | null;
+  paused?: boolean;
   sharedSecret?: string | null;
   /** Standard Webhooks secret (`whsec_` + base64); null or "" switches that signing off. */
   signingSecret?: string | null;
@@ -109,6 +125,18 @@ export interface Store {
     disableWebhook(id: string, url: string, reason: string): Promise<boolean>;
     /** Switches one webhook URL back on; true when it was off (for whatever reason), false when it was on already. */
     enableWebhook(id: string, url: string): Promise<boolean>;
+  };
+  /** Flow control state shared by every process (issue 20; decisions in delivery/flow-control.ts). */
+  flowControl: {
+    /**
+     * Takes the destination's next send slot, unless it is more than `maxWaitMs` away; one
+     * transaction, so any number of workers share one limiter.
+     */
+    reserveSlot(destinationId: string, intervalMs: number, nowMs: number, maxWaitMs: number): Promise<{ slotMs: number; reserved: boolean }>;
+    /** At send time: 0 and the send recorded when the last request is an interval back; otherwise how long to wait. */
+    claimSend(destinationId: string, intervalMs: number, nowMs: number): Promise<number>;
+    /** No message sends to this URL before `untilMs` (keeps a later pause already there). */
+    backpressure(destinationId: string, url: string, untilMs: number, reason: string): Promise<void>;
   };
   regulations: {
     create(input: Omit<Regulation, 'id' | 'createdAt'>): Promise<Regulation>;

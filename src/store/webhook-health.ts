@@ -5,7 +5,7 @@ import type { Tables, WebhookHealthRow } from './tables';
 import type { Store } from './types';
 import { LATENCY_COLUMNS } from './webhook-health-columns';
 
-/** Rows per INSERT: 30 columns each, well under SQLite's bound-parameter limit. */
+/** Rows per INSERT: 33 columns each, well under SQLite's bound-parameter limit. */
 const ROWS_PER_INSERT = 200;
 
 function toRow(bucket: HealthBucket): WebhookHealthRow {
@@ -18,6 +18,9 @@ function toRow(bucket: HealthBucket): WebhookHealthRow {
     permanent_failures: bucket.permanentFailures,
     last_error: bucket.lastError?.reason ?? null,
     last_error_ms: bucket.lastError ? bucket.lastError.atMs - bucket.minute * 60_000 : null,
+    throttled_ms: bucket.throttledMs ?? 0,
+    held_ms: bucket.heldMs ?? 0,
+    backpressured_ms: bucket.backpressuredMs ?? 0,
   } as WebhookHealthRow;
   LATENCY_COLUMNS.forEach((column, i) => (row[column] = bucket.latency[i] ?? 0));
   return row;
@@ -33,10 +36,13 @@ function toBucket(row: WebhookHealthRow): HealthBucket {
     permanentFailures: Number(row.permanent_failures),
     latency: LATENCY_COLUMNS.map((column) => Number(row[column])),
     ...(row.last_error !== null && row.last_error_ms !== null && { lastError: { reason: row.last_error, atMs: Number(row.minute) * 60_000 + Number(row.last_error_ms) } }),
+    ...(Number(row.throttled_ms) > 0 && { throttledMs: Number(row.throttled_ms) }),
+    ...(Number(row.held_ms) > 0 && { heldMs: Number(row.held_ms) }),
+    ...(Number(row.backpressured_ms) > 0 && { backpressuredMs: Number(row.backpressured_ms) }),
   };
 }
 
-const COUNT_COLUMNS = ['successes', 'retry_failures', 'permanent_failures', ...LATENCY_COLUMNS] as const;
+const COUNT_COLUMNS = ['successes', 'retry_failures', 'permanent_failures', 'throttled_ms', 'held_ms', 'backpressured_ms', ...LATENCY_COLUMNS] as const;
 
 export function webhookHealthStore(db: Kysely<Tables>): Store['webhookHealth'] {
   return {

@@ -8,7 +8,8 @@ import { inParallel } from '../in-parallel';
 import type { Deliveries, DeliveryRow } from '../ports';
 import type { Keyring } from '../privacy/keyring';
 import { isIdentifierHash } from '../privacy/visible-ids';
-import { MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+import { DESTINATION_RESUMED } from '../workflows/signals';
 import { deliveryAttempts } from './delivery-history';
 import { deliveryQuery, deliveryStatus, messageIdOf, UnsafeFilterError, userDeliveryQueries } from './delivery-query';
 import { decodeListingCursor, encodeListingCursor, listingPhases, nextPosition, phaseQuery, type ListingPosition } from './delivery-listing';
@@ -128,6 +129,27 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     async drain() {
       while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
+    // Oldest first: visibility lists newest first, so the page is sorted by start time before signalling,
+    // one at a time, so the held deliveries ask again (and take rate-limit slots) in that order.
+    wakeHeld: (destinationId) =>
+      tracked(
+        (async () => {
+          const running: { workflowId: string; runId: string; startTime: Date }[] = [];
+          for await (const execution of client.workflow.list({ query: `${DESTINATIONS.name} = ${JSON.stringify(destinationId)} AND ExecutionStatus = "Running"` })) running.push(execution);
+          running.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
+          let woken = 0;
+          for (const execution of running) {
+            try {
+              await client.workflow.getHandle(execution.workflowId, execution.runId).signal(DESTINATION_RESUMED, destinationId);
+              woken++;
+            } catch (err) {
+              // Closed since the list was read (visibility lags): nothing left to wake.
+              if (!(err instanceof WorkflowNotFoundError)) throw err;
+            }
+          }
+          return woken;
+        })(),
+      ),
     stopUsers: (ids, reason) => sumOver(userDeliveryQueries(ids, keyring), (query) => stopMatching(query, reason)),
     forgetUsers: (ids) => sumOver(userDeliveryQueries(ids, keyring), deleteMatching),
     async list({ limit, cursor, ...filter }) {

@@ -1,6 +1,9 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  condition,
+  defineSignal,
+  setHandler,
   patched,
   proxyActivities,
   proxySinks,
@@ -13,11 +16,13 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { canRetryAt, nextBackoff } from '../delivery/backoff';
+import { holdExceededReason, holdWaitMs } from '../delivery/flow-control';
 import { MAX_WEBHOOKS } from '../delivery/limits';
 import { busyWait } from '../delivery/retry-window';
 import { attemptSummary } from '../delivery/summary';
-import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus } from '../delivery/types';
+import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus, HoldReason } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
+import { DESTINATION_RESUMED } from './signals';
 
 /** Time Temporal gives one attempt beyond the webhook's own deadline, to notice a lost worker. */
 const ACTIVITY_GRACE_MS = 5_000;
@@ -33,7 +38,16 @@ const ACTIVITY_GRACE_MS = 5_000;
 const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
 const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
 
-type Attempted = AttemptResult & { lost?: boolean };
+/** `heldTooLong`: the destination's holds used up policy.maxHoldMs; its delivery fails with this reason. */
+type Attempted = AttemptResult & { lost?: boolean; heldTooLong?: string };
+
+/** A destination's flow control within one delivery (issue 20): what it was held for, and the hold under way. */
+interface HoldState {
+  heldMs: number;
+  consecutive: number;
+  reservedSlotMs?: number;
+  last?: { reason: HoldReason; ms: number };
+}
 
 /**
  * How a delivery tells its worker it ended, for the worker's metrics: a Temporal sink runs in the
@@ -53,8 +67,17 @@ const { deliveries: deliveriesSink } = proxySinks<DeliverySinks>();
  */
 export async function deliverMessage(input: DeliveryInput): Promise<DeliveryReport> {
   const { policy } = input;
-  const deadline = Date.now() + policy.retryWindowMs;
+  const windowEnd = Date.now() + policy.retryWindowMs;
   const windowIsHard = policy.hardWindow === true;
+  // Issue 20: held time (paused, throttled, backpressured) does not count against the retry window,
+  // so each destination's window ends that much later. Without flow control nothing is ever held.
+  const flowControl = policy.maxHoldMs !== undefined;
+  const holds = new Map<string, HoldState>(input.destinationIds.map((id) => [id, { heldMs: 0, consecutive: 0 }]));
+  const holdOf = (destinationId: string) => holds.get(destinationId) ?? { heldMs: 0, consecutive: 0 };
+  const deadlineOf = (destinationId: string) => windowEnd + holdOf(destinationId).heldMs;
+  // A resumed destination's held deliveries are told at once (admin API); a signal adds no command.
+  const resumes = new Map<string, number>();
+  if (flowControl) setHandler(defineSignal<[string]>(DESTINATION_RESUMED), (destinationId) => void resumes.set(destinationId, (resumes.get(destinationId) ?? 0) + 1));
   // Built per attempt: under the hard window its schedule-to-close is what is left of the window,
   // so an attempt whose worker is away past the window's end never starts late (Temporal times it
   // out at the deadline, queued or running).
@@ -63,7 +86,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   const attemptOptions = (request: AttemptRequest) => ({
     summary: attemptSummary(request.webhookIndex, request.round, request.destinationId, input.webhookLabels?.[request.destinationId]?.[request.webhookIndex]),
     startToCloseTimeout: policy.timeoutMs + ACTIVITY_GRACE_MS,
-    ...(windowIsHard && { scheduleToCloseTimeout: Math.max(1, deadline - Date.now()) }),
+    ...(windowIsHard && { scheduleToCloseTimeout: Math.max(1, deadlineOf(request.destinationId) - Date.now()) }),
     // HTTP outcomes come back as values and the loop below owns the retry schedule; Temporal only
     // retries an attempt lost with its worker, and that too is just a retryable outcome here.
     retry: { maximumAttempts: 1 },
@@ -81,6 +104,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   /** `knownCount` undefined: no attempt to this destination has answered yet. */
   async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean): Promise<Attempted> {
     const firstAttempt = mayRunLocally && round === 1 && webhookIndex === 0;
+    const hold = holdOf(destinationId);
     const request: AttemptRequest = {
       destinationId,
       webhookIndex,
@@ -90,7 +114,13 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       // history replays like any other.
       ...(input.sealedMessage ? { sealedMessage: input.sealedMessage } : { message: input.message }),
       timeoutMs: policy.timeoutMs,
-      ...(windowIsHard && { notAfterMs: deadline }),
+      ...(windowIsHard && { notAfterMs: deadlineOf(destinationId) }),
+      ...(flowControl && {
+        flowControl: true,
+        holdLeftMs: policy.maxHoldMs! - hold.heldMs,
+        ...(hold.reservedSlotMs !== undefined && { reservedSlotMs: hold.reservedSlotMs }),
+        ...(hold.last && { afterHold: hold.last }),
+      }),
     };
     try {
       if (firstAttempt && policy.firstAttemptLocal) {
@@ -121,14 +151,49 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * then the busy answer counts as the retryable outcome it carries.
    */
   async function attemptInTurn(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined): Promise<Attempted> {
-    let result = await attempt(destinationId, webhookIndex, round, knownCount, true);
+    let result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, true);
     for (let busy = 1; result.busy; busy++) {
       if (!patched(BUSY_WAITS_PATCH)) break;
       const wait = busyWait(busy, policy, Math.random());
-      if (!canRetryAt(Date.now(), wait, deadline)) break;
+      if (!canRetryAt(Date.now(), wait, deadlineOf(destinationId))) break;
       await sleep(wait);
+      result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, false);
+    }
+    return result;
+  }
+
+  /**
+   * An attempt that waits out holds (issue 20): while the activity answers "held" (destination
+   * paused or throttled, URL backpressured), nothing was sent and nothing counts; sleep as long as it
+   * says (or, paused, until the next check or a resume signal) and ask again. Held time moves this destination's window
+   * end; past policy.maxHoldMs of it in all, the delivery fails with that reason.
+   */
+  async function attemptUnheld(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean): Promise<Attempted> {
+    const hold = holdOf(destinationId);
+    const resumesSoFar = () => resumes.get(destinationId) ?? 0;
+    // Counted before asking: a resume that lands while the ask is under way still wakes the wait.
+    let resumesAtAsk = resumesSoFar();
+    let result: Attempted = await attempt(destinationId, webhookIndex, round, knownCount, mayRunLocally);
+    while (flowControl && result.held) {
+      const left = policy.maxHoldMs! - hold.heldMs;
+      if (left <= 0) return { ...result, heldTooLong: holdExceededReason(policy.maxHoldMs!, result.held.reason) };
+      const wait = holdWaitMs(result.held, ++hold.consecutive, policy, left);
+      if (hold.consecutive === 1) log.info('delivery held', { destinationId, webhookIndex, reason: result.held.reason });
+      const since = Date.now();
+      // Paused: wait for the next check or the destination's resume, whichever comes first.
+      const asked = resumesAtAsk;
+      if (result.held.reason === 'paused') await condition(() => resumesSoFar() > asked, wait);
+      else await sleep(wait);
+      const heldMs = Math.max(0, Date.now() - since);
+      hold.heldMs += heldMs;
+      hold.reservedSlotMs = result.held.reservedSlotMs;
+      hold.last = { reason: result.held.reason, ms: heldMs };
+      resumesAtAsk = resumesSoFar();
       result = await attempt(destinationId, webhookIndex, round, knownCount, false);
     }
+    hold.consecutive = 0;
+    hold.reservedSlotMs = undefined;
+    hold.last = undefined;
     return result;
   }
 
@@ -143,10 +208,11 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       const reasons: string[] = [];
       for (let index = 0; index < webhookCount; index++) {
         if (givenUp.has(index)) continue;
-        if (windowIsHard && Date.now() >= deadline) {
+        if (windowIsHard && Date.now() >= deadlineOf(destinationId)) {
           return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reasons.join('; ') || lastReason}` };
         }
         const result = await attemptInTurn(destinationId, index, round, countKnown ? webhookCount : undefined);
+        if (result.heldTooLong) return { destinationId, status: 'failed', rounds: round, reason: result.heldTooLong };
         if (!result.destinationEnabled) return { destinationId, status: 'stopped', rounds: round, reason: 'destination switched off or deleted' };
         webhookCount = result.webhookCount;
         if (!result.lost) countKnown = true;
@@ -162,7 +228,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       lastReason = reason;
       if (givenUp.size >= webhookCount) return { destinationId, status: 'failed', rounds: round, reason: `every webhook failed permanently: ${reason}` };
       const delay = nextBackoff(round, policy, Math.random(), retryAfterMs);
-      if (!canRetryAt(Date.now(), delay, deadline)) return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reason}` };
+      if (!canRetryAt(Date.now(), delay, deadlineOf(destinationId))) return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reason}` };
       log.info('round failed; retrying', { destinationId, round, delayMs: delay, reason });
       setStatus('retrying');
       await sleep(delay);

@@ -44,6 +44,8 @@ const noDeliveries: Deliveries = {
     throw new Error('admin CRUD must not read redelivery jobs');
   },
   drain: async () => undefined,
+  // Resuming a destination wakes its held deliveries: nothing is running here.
+  wakeHeld: async () => 0,
 };
 
 const policy: DeliveryPolicy = { retryWindowMs: 60_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 10_000 };
@@ -220,6 +222,8 @@ describe('destinations', () => {
         { url: 'https://crm.example.com/in', headerNames: ['X-Api-Key'] },
         { url: 'http://backup.example.com/', headerNames: [] },
       ],
+      maxRequestsPerSecond: null,
+      paused: false,
       createdAt: expect.any(String),
       updatedAt: destination.createdAt,
     });
@@ -319,6 +323,41 @@ describe('destinations', () => {
     expect(patch.statusCode).toBe(404);
     const del = await app.inject({ method: 'DELETE', url: '/admin/destinations/dst_missing', headers: auth });
     expect(del.statusCode).toBe(404);
+  });
+
+  it('sets a rate limit and a hold on create and PATCH, shows them, and clears them (issue 20)', async () => {
+    const source = await createSource();
+    const created = await createDestination(source.id, { enabled: true, maxRequestsPerSecond: 5, paused: true, webhooks: webhooks(1) });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ maxRequestsPerSecond: 5, paused: true, pausedAt: expect.stringMatching(/^\d{4}-/) });
+    const id = created.json().id;
+    const patch = (payload: object) => app.inject({ method: 'PATCH', url: `/admin/destinations/${id}`, headers: auth, payload });
+
+    const pausedAgain = await patch({ paused: true });
+    expect(pausedAgain.json().pausedAt).toBe(created.json().pausedAt);
+    const resumed = await patch({ paused: false, maxRequestsPerSecond: null });
+    expect(resumed.statusCode).toBe(200);
+    expect(resumed.json()).toMatchObject({ paused: false, maxRequestsPerSecond: null });
+    expect(resumed.json()).not.toHaveProperty('pausedAt');
+    expect((await patch({ maxRequestsPerSecond: 250 })).json()).toMatchObject({ maxRequestsPerSecond: 250, paused: false });
+    const read = await app.inject({ method: 'GET', url: `/admin/destinations/${id}`, headers: auth });
+    expect(read.json()).toMatchObject({ maxRequestsPerSecond: 250, paused: false });
+  });
+
+  it.each([
+    [{ maxRequestsPerSecond: 0 }, 'maxRequestsPerSecond: must be >= 1'],
+    [{ maxRequestsPerSecond: 10_001 }, 'maxRequestsPerSecond: must be <= 10000'],
+    [{ maxRequestsPerSecond: 2.5 }, 'maxRequestsPerSecond: must be integer'],
+    [{ maxRequestsPerSecond: 'fast' }, 'maxRequestsPerSecond: must be integer'],
+    [{ paused: 'yes' }, 'paused: must be boolean'],
+  ])('refuses %j with a 400 naming the field and the rule', async (body, message) => {
+    const source = await createSource();
+    const created = await createDestination(source.id, { enabled: true, webhooks: webhooks(1), ...body });
+    expect(created.statusCode).toBe(400);
+    expect(created.json()).toEqual({ code: 'invalid_request', message });
+    const id = (await createDestination(source.id, { enabled: true, webhooks: webhooks(1) })).json().id;
+    const patched = await app.inject({ method: 'PATCH', url: `/admin/destinations/${id}`, headers: auth, payload: body });
+    expect(patched.json()).toEqual({ code: 'invalid_request', message });
   });
 
   it('deletes the destinations of a deleted source', async () => {

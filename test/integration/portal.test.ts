@@ -201,6 +201,22 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   await card.getByRole('button', { name: 'Switch on' }).click();
   await card.getByRole('button', { name: 'Switch off' }).waitFor();
   expect((await system.store.destinations.get(destinationId))!.enabled).toBe(true);
+  // Issue 20: hold and resume, and a rate limit, from the card; the card says which holds.
+  await card.getByRole('button', { name: 'Pause' }).click();
+  await card.getByRole('button', { name: 'Resume' }).waitFor();
+  expect((await system.store.destinations.get(destinationId))!.paused).toBe(true);
+  expect(await card.locator('.flow-state').textContent()).toMatch(/^Paused since .*messages are held/);
+  await card.getByRole('button', { name: 'Resume' }).click();
+  await card.getByRole('button', { name: 'Pause' }).waitFor();
+  expect((await system.store.destinations.get(destinationId))!.paused).toBe(false);
+  await card.getByLabel('Rate limit (requests per second, empty for none)').fill('25');
+  await card.getByRole('button', { name: 'Save rate limit' }).click();
+  await waitFor(async () => (await system.store.destinations.get(destinationId))!.maxRequestsPerSecond === 25, 'the rate limit saved');
+  await card.locator('.flow-state', { hasText: 'Rate limit: 25 requests per second.' }).waitFor();
+  expect(await card.locator('.flow').textContent()).toContain('Waited without sending');
+  await card.getByLabel('Rate limit (requests per second, empty for none)').fill('');
+  await card.getByRole('button', { name: 'Save rate limit' }).click();
+  await waitFor(async () => (await system.store.destinations.get(destinationId))!.maxRequestsPerSecond === null, 'the rate limit cleared');
   await card.getByLabel('New shared secret (rotates it)').fill('rotated-secret');
   await card.getByRole('button', { name: 'Rotate shared secret' }).click();
   await waitFor(async () => (await system.store.destinations.get(destinationId))!.sharedSecret === 'rotated-secret', 'the rotated shared secret');

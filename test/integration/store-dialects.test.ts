@@ -155,6 +155,8 @@ describe.each([
         sharedSecret: null,
         signing: null,
         webhooks: [{ url: hook(1).url, headers: {} }],
+        maxRequestsPerSecond: null,
+        paused: false,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
@@ -479,6 +481,51 @@ describe.each([
         await rotated.close();
         await retired?.close();
       }
+    });
+  });
+
+  describe('flow control (issue 20)', () => {
+    it('keeps a rate limit and a pause on the destination; pausing again keeps when the hold began', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, maxRequestsPerSecond: 5, webhooks: [hook(1)] });
+      expect(d).toMatchObject({ maxRequestsPerSecond: 5, paused: false });
+      const paused = await store.destinations.update(d.id, { paused: true });
+      expect(paused).toMatchObject({ paused: true, pausedAt: expect.any(String) });
+      expect((await other.destinations.update(d.id, { paused: true }))?.pausedAt).toBe(paused?.pausedAt);
+      expect(await other.destinations.get(d.id)).toMatchObject({ paused: true, maxRequestsPerSecond: 5 });
+      const resumed = await store.destinations.update(d.id, { paused: false, maxRequestsPerSecond: null });
+      expect(resumed).toMatchObject({ paused: false, maxRequestsPerSecond: null });
+      expect(resumed).not.toHaveProperty('pausedAt');
+    });
+
+    it('hands two processes asking at once distinct slots one interval apart, none past the hold left', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, maxRequestsPerSecond: 5, webhooks: [hook(1)] });
+      const now = Date.now();
+      // Concurrent writers on two handles where the dialect allows it in one process (see concurrentHandles).
+      const handles = dialect.concurrentHandles > 1 ? [store, other] : [store];
+      const slots = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length].flowControl.reserveSlot(d.id, 200, now, 1_500)));
+      const taken = slots.filter((s) => s.reserved).map((s) => s.slotMs).sort((a, b) => a - b);
+      expect(taken).toEqual([0, 200, 400, 600, 800, 1_000, 1_200, 1_400].map((offset) => now + offset));
+      expect(slots.filter((s) => !s.reserved)).toEqual([{ slotMs: now + 1_600, reserved: false }, { slotMs: now + 1_600, reserved: false }]);
+      // At send time: one request per interval, whoever asks.
+      expect(await store.flowControl.claimSend(d.id, 200, now)).toBe(0);
+      expect(await other.flowControl.claimSend(d.id, 200, now + 50)).toBe(150);
+      expect(await other.flowControl.claimSend(d.id, 200, now + 200)).toBe(0);
+    });
+
+    it('keeps the later backpressure of a URL, shows it on the destination, and forgets it with the destination', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(1), hook(2)] });
+      const until = Date.now() + 5_000;
+      await store.flowControl.backpressure(d.id, hook(1).url, until, 'HTTP 429 with Retry-After');
+      await other.flowControl.backpressure(d.id, hook(1).url, until - 1_000, 'HTTP 503 with Retry-After');
+      const read = await other.destinations.get(d.id);
+      expect(read?.webhooks[0].backpressure).toEqual({ untilMs: until, reason: 'HTTP 429 with Retry-After' });
+      expect(read?.webhooks[1]).not.toHaveProperty('backpressure');
+      expect((await store.destinations.listBySource(source.id))[0].webhooks[0].backpressure?.untilMs).toBe(until);
+      await store.destinations.delete(d.id);
+      await expect(store.flowControl.backpressure(d.id, hook(1).url, until, 'late')).resolves.toBeUndefined();
     });
   });
 

@@ -21,7 +21,7 @@ describe('parseDuration', () => {
 describe('loadConfig', () => {
   it('has the seed values as defaults: 4 h retry window, 5 s response deadline', () => {
     const config = loadConfig({});
-    expect(deliveryPolicy(config)).toEqual({ retryWindowMs: 4 * 3_600_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 600_000, firstAttemptLocal: true, hardWindow: true, deliveredImplied: true });
+    expect(deliveryPolicy(config)).toEqual({ retryWindowMs: 4 * 3_600_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 600_000, firstAttemptLocal: true, hardWindow: true, deliveredImplied: true, maxHoldMs: 72 * 3_600_000, holdCheckMs: 300_000 });
     expect(config.port).toBe(8080);
     expect(config.databasePath).toBe(path.join('data', 'switchyard.db'));
   });

@@ -153,7 +153,7 @@ describe('summarizeUrlHealth', () => {
 
   it('shows nothing without attempts: zero counts, null rate and percentiles, 96 empty steps', () => {
     const health = summarizeUrlHealth([], now);
-    expect(health.lastHour).toEqual({ attempts: 0, successes: 0, failures: { retry: 0, permanent: 0 }, successRate: null, p50Ms: null, p95Ms: null });
+    expect(health.lastHour).toEqual({ attempts: 0, successes: 0, failures: { retry: 0, permanent: 0 }, successRate: null, p50Ms: null, p95Ms: null, waited: { throttledMs: 0, heldMs: 0, backpressuredMs: 0 } });
     expect(health.lastError).toBeUndefined();
     expect(health.series).toHaveLength(SERIES_POINTS);
     expect(health.series[SERIES_POINTS - 1]).toEqual({ start: '2026-11-24T12:00:00.000Z', attempts: 0, successes: 0, failures: 0, p50Ms: null, p95Ms: null });
@@ -171,7 +171,7 @@ describe('summarizeUrlHealth', () => {
       ],
       now,
     );
-    expect(health.lastHour).toEqual({ attempts: 4, successes: 3, failures: { retry: 1, permanent: 0 }, successRate: 0.75, p50Ms: 17, p95Ms: 1000 });
+    expect(health.lastHour).toEqual({ attempts: 4, successes: 3, failures: { retry: 1, permanent: 0 }, successRate: 0.75, p50Ms: 17, p95Ms: 1000, waited: { throttledMs: 0, heldMs: 0, backpressuredMs: 0 } });
     expect(health.lastDay).toMatchObject({ attempts: 7, successes: 4, failures: { retry: 1, permanent: 2 } });
     expect(health.lastError).toEqual({ reason: 'HTTP 503', at: '2026-11-24T11:08:30.000Z' });
     const last = health.series[SERIES_POINTS - 1];
@@ -185,4 +185,29 @@ describe('summarizeUrlHealth', () => {
 
 it('LATENCY_BUCKETS is one more than the bounds (the overflow)', () => {
   expect(LATENCY_BUCKETS).toBe(LATENCY_BOUNDS_MS.length + 1);
+});
+
+describe('time waited without sending (issue 20)', () => {
+  const at = Date.UTC(2026, 10, 24, 11, 8, 30);
+  it('adds each hold to its reason in the minute it ended, beside the attempts, and sums them in the summary', () => {
+    const aggregator = new HealthAggregator();
+    aggregator.recordHold('dst_1', 'https://a.example/hook', at, 'throttled', 200);
+    aggregator.recordHold('dst_1', 'https://a.example/hook', at + 1_000, 'throttled', 400.4);
+    aggregator.recordHold('dst_1', 'https://a.example/hook', at, 'paused', 5_000);
+    aggregator.recordHold('dst_1', 'https://a.example/hook', at, 'backpressure', 3_000);
+    aggregator.record('dst_1', 'https://a.example/hook', at, { kind: 'success', status: 200 }, 12);
+    const [bucket] = aggregator.drain();
+    expect(bucket).toMatchObject({ successes: 1, throttledMs: 600, heldMs: 5_000, backpressuredMs: 3_000 });
+    const merged = mergeBuckets(bucket, { ...bucket, throttledMs: 100, heldMs: undefined, backpressuredMs: undefined });
+    expect(merged).toMatchObject({ throttledMs: 700, heldMs: 5_000, backpressuredMs: 3_000 });
+    expect(summarizeUrlHealth([merged], at).lastHour.waited).toEqual({ throttledMs: 700, heldMs: 5_000, backpressuredMs: 3_000 });
+  });
+
+  it('leaves a bucket without holds as it was: no hold fields, zeros in the summary', () => {
+    const aggregator = new HealthAggregator();
+    aggregator.record('dst_1', 'https://a.example/hook', at, { kind: 'retry', status: 503, reason: 'HTTP 503' }, 40);
+    const [bucket] = aggregator.drain();
+    expect(Object.keys(bucket)).not.toEqual(expect.arrayContaining(['throttledMs']));
+    expect(summarizeUrlHealth([bucket], at).lastDay.waited).toEqual({ throttledMs: 0, heldMs: 0, backpressuredMs: 0 });
+  });
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { webhookLabel } from '../../delivery/summary';
-import { healthSinceMinute, SERIES_STEP_MINUTES, summarizeUrlHealth, type HealthBucket } from '../../delivery/webhook-health';
+import { healthSinceMinute, SERIES_STEP_MINUTES, summarizeUrlHealth, type HealthBucket, type HealthTotals } from '../../delivery/webhook-health';
 import type { Store } from '../../store/types';
 import { notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
@@ -21,6 +21,13 @@ const Totals = Type.Object({
   successRate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'successes / attempts; null without attempts.' }),
   p50Ms: Ms,
   p95Ms: Ms,
+  waited: Type.Object(
+    { throttledMs: Count, heldMs: Count, backpressuredMs: Count },
+    {
+      description:
+        'Time messages waited to this URL without sending, summed over messages (ms): under the destination\'s maxRequestsPerSecond, while it was paused, and while the URL was under backpressure (429/503 with Retry-After). Recorded when a wait ends.',
+    },
+  ),
 });
 
 const Point = Type.Object({
@@ -38,6 +45,9 @@ const WebhookHealthView = Type.Object({
   disabled: Type.Optional(
     Type.Object({ reason: Type.String(), at: Type.String({ format: 'date-time' }) }, { description: 'Present while the URL is switched off (a 410 Gone, or an operator): nothing is sent to it.' }),
   ),
+  backpressure: Type.Optional(
+    Type.Object({ until: Type.String({ format: 'date-time' }), reason: Type.String() }, { description: 'Present while the URL is paused for every message: it answered 429 or 503 with Retry-After.' }),
+  ),
   lastHour: Totals,
   lastDay: Totals,
   lastError: Type.Optional(Type.Object({ reason: Type.String(), at: Type.String({ format: 'date-time' }) }, { description: 'The latest failed attempt of the last day.' })),
@@ -48,6 +58,16 @@ const HealthView = Type.Object({
   destinationId: Type.String(),
   at: Type.String({ format: 'date-time', description: 'The time the figures end at.' }),
   stepMinutes: Type.Integer({ description: 'Width of one series step.' }),
+  flow: Type.Object(
+    {
+      paused: Type.Boolean(),
+      pausedAt: Type.Optional(Type.String({ format: 'date-time' })),
+      maxRequestsPerSecond: Type.Union([Type.Integer(), Type.Null()]),
+      lastHour: Type.Object({ throttledMs: Count, heldMs: Count, backpressuredMs: Count }),
+      lastDay: Type.Object({ throttledMs: Count, heldMs: Count, backpressuredMs: Count }),
+    },
+    { description: 'Flow control now (paused, rate limit) and the time messages waited without sending, all URLs together (ms).' },
+  ),
   webhooks: Type.Array(WebhookHealthView),
 });
 
@@ -59,6 +79,10 @@ const EnabledView = Type.Object({
   enabled: Type.Literal(true),
   wasDisabled: Type.Boolean({ description: 'false when the URL was on already (nothing changed: the route is idempotent).' }),
 });
+
+type Waited = HealthTotals['waited'];
+const sumWaited = (all: Waited[]): Waited =>
+  all.reduce((sum, w) => ({ throttledMs: sum.throttledMs + w.throttledMs, heldMs: sum.heldMs + w.heldMs, backpressuredMs: sum.backpressuredMs + w.backpressuredMs }), { throttledMs: 0, heldMs: 0, backpressuredMs: 0 });
 
 /**
  * Webhook health (issue 14): per URL of a destination, what the workers' attempts came to over the
@@ -75,16 +99,25 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
       if (!byUrl.has(bucket.url)) byUrl.set(bucket.url, []);
       byUrl.get(bucket.url)!.push(bucket);
     }
+    const webhooks = destination.webhooks.map((webhook, index) => ({
+      index,
+      url: webhookLabel(webhook.url),
+      ...(webhook.disabled && { disabled: webhook.disabled }),
+      ...(webhook.backpressure && webhook.backpressure.untilMs > now && { backpressure: { until: new Date(webhook.backpressure.untilMs).toISOString(), reason: webhook.backpressure.reason } }),
+      ...summarizeUrlHealth(byUrl.get(webhook.url) ?? [], now),
+    }));
     return {
       destinationId: destination.id,
       at: new Date(now).toISOString(),
       stepMinutes: SERIES_STEP_MINUTES,
-      webhooks: destination.webhooks.map((webhook, index) => ({
-        index,
-        url: webhookLabel(webhook.url),
-        ...(webhook.disabled && { disabled: webhook.disabled }),
-        ...summarizeUrlHealth(byUrl.get(webhook.url) ?? [], now),
-      })),
+      flow: {
+        paused: destination.paused,
+        ...(destination.pausedAt && { pausedAt: destination.pausedAt }),
+        maxRequestsPerSecond: destination.maxRequestsPerSecond,
+        lastHour: sumWaited(webhooks.map((w) => w.lastHour.waited)),
+        lastDay: sumWaited(webhooks.map((w) => w.lastDay.waited)),
+      },
+      webhooks,
     };
   });
 

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseDuration } from '../../delivery/duration';
 import { signingSecretRule } from '../../delivery/standard-webhooks';
+import type { Deliveries } from '../../ports';
 import type { Destination, DestinationPatch, Store, WebhookSetting } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import { seedLimitMessages } from './schema-errors';
@@ -39,6 +40,14 @@ const SigningSecretOverlap = Type.String({
   maxLength: 20,
   description: 'On rotation, how long the previous signing secret keeps signing, e.g. `1h` (default SIGNING_SECRET_OVERLAP).',
 });
+/** The largest rate a destination may be limited to: beyond it the limit would be the workers' pace anyway. */
+export const MAX_REQUESTS_PER_SECOND_LIMIT = 10_000;
+const MaxRequestsPerSecond = Type.Union([Type.Integer({ minimum: 1, maximum: MAX_REQUESTS_PER_SECOND_LIMIT }), Type.Null()], {
+  description: `Requests per second to all of this destination's URLs together, first attempts and retries alike, across every worker (1 to ${MAX_REQUESTS_PER_SECOND_LIMIT}); messages over it wait their turn, uncounted. null: no limit.`,
+});
+const Paused = Type.Boolean({
+  description: 'true holds every new and retrying delivery without sending (unlike enabled: false, which drops them); false sends what was held. Held time does not count against the retry window, up to DELIVERY_MAX_HOLD.',
+});
 const webhookList = (description: string) => Type.Array(WebhookBody, { maxItems: MAX_WEBHOOKS, description });
 const WEBHOOKS_DOC = 'Tried in order for each message until one accepts it.';
 
@@ -48,6 +57,8 @@ const CreateDestinationBody = Type.Object(
     enabled: Enabled,
     sharedSecret: Type.Optional(SharedSecret),
     signingSecret: Type.Optional(SigningSecret),
+    maxRequestsPerSecond: Type.Optional(MaxRequestsPerSecond),
+    paused: Type.Optional(Paused),
     webhooks: webhookList(WEBHOOKS_DOC),
   },
   { additionalProperties: false },
@@ -60,6 +71,8 @@ const PatchDestinationBody = Type.Object(
     sharedSecret: Type.Optional(SharedSecret),
     signingSecret: Type.Optional(SigningSecret),
     signingSecretOverlap: Type.Optional(SigningSecretOverlap),
+    maxRequestsPerSecond: Type.Optional(MaxRequestsPerSecond),
+    paused: Type.Optional(Paused),
     webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Replaces the whole list, headers included.`)),
   },
   { additionalProperties: false },
@@ -86,15 +99,24 @@ const DestinationView = Type.Object({
           { description: 'Present while the URL is switched off (it answered 410 Gone, or an operator switched it off): nothing is sent to it.' },
         ),
       ),
+      backpressure: Type.Optional(
+        Type.Object(
+          { until: Type.String({ format: 'date-time' }), reason: Type.String() },
+          { description: 'Present while the URL is paused for every message because it answered 429 or 503 with Retry-After.' },
+        ),
+      ),
     }),
   ),
+  maxRequestsPerSecond: Type.Union([Type.Integer(), Type.Null()], { description: 'The destination\'s rate limit; null: none.' }),
+  paused: Type.Boolean({ description: 'Whether deliveries are held (see PATCH paused).' }),
+  pausedAt: Type.Optional(Type.String({ format: 'date-time', description: 'While paused: since when.' })),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
 const SourceIdParams = Type.Object({ sourceId: IdParams.properties.id });
 
-function toDestinationView(destination: Destination): Static<typeof DestinationView> {
+function toDestinationView(destination: Destination, nowMs = Date.now()): Static<typeof DestinationView> {
   return {
     id: destination.id,
     sourceId: destination.sourceId,
@@ -103,7 +125,15 @@ function toDestinationView(destination: Destination): Static<typeof DestinationV
     sharedSecretSet: destination.sharedSecret !== null,
     signingSecretSet: destination.signing !== null,
     ...(destination.signing?.previous && Date.parse(destination.signing.previous.until) > Date.now() && { previousSigningSecretUntil: destination.signing.previous.until }),
-    webhooks: destination.webhooks.map(({ url, headers, disabled }) => ({ url, headerNames: Object.keys(headers), ...(disabled && { disabled }) })),
+    webhooks: destination.webhooks.map(({ url, headers, disabled, backpressure }) => ({
+      url,
+      headerNames: Object.keys(headers),
+      ...(disabled && { disabled }),
+      ...(backpressure && backpressure.untilMs > nowMs && { backpressure: { until: new Date(backpressure.untilMs).toISOString(), reason: backpressure.reason } }),
+    })),
+    maxRequestsPerSecond: destination.maxRequestsPerSecond,
+    paused: destination.paused,
+    ...(destination.pausedAt && { pausedAt: destination.pausedAt }),
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,
   };
@@ -132,7 +162,7 @@ function overlapMs(overlap: string | undefined, defaultMs: number): number {
 }
 
 /** Destinations: where a source's events are POSTed (the seed's Webhooks destination settings). */
-export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; signingSecretOverlapMs: number }> = async (app, { store, signingSecretOverlapMs }) => {
+export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Pick<Deliveries, 'wakeHeld'>; signingSecretOverlapMs: number }> = async (app, { store, deliveries, signingSecretOverlapMs }) => {
   app.setSchemaErrorFormatter(seedLimitMessages);
 
   app.post(
@@ -159,7 +189,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; signin
     async (request) => {
       const { sourceId } = request.params;
       if (!(await store.sources.get(sourceId))) throw notFound(`source ${sourceId}`);
-      return { destinations: (await store.destinations.listBySource(sourceId)).map(toDestinationView) };
+      return { destinations: (await store.destinations.listBySource(sourceId)).map((destination) => toDestinationView(destination)) };
     },
   );
 
@@ -177,8 +207,17 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; signin
       acceptedSigningSecret(rest.signingSecret);
       const patch: DestinationPatch = { ...rest, signingSecretOverlapMs: overlapMs(signingSecretOverlap, signingSecretOverlapMs) };
       if (webhooks !== undefined) patch.webhooks = acceptedWebhooks(webhooks);
+      const wasPaused = patch.paused === false && (await store.destinations.get(request.params.id))?.paused === true;
       const destination = await store.destinations.update(request.params.id, patch);
       if (!destination) throw notFound(`destination ${request.params.id}`);
+      // Resumed: held deliveries ask again now, oldest first, rather than at their next check (which
+      // stays the fallback). Not awaited: the operator's answer does not wait for every signal.
+      if (wasPaused && !destination.paused) {
+        void deliveries.wakeHeld(destination.id).then(
+          (woken) => request.log.info({ destinationId: destination.id, woken }, 'destination resumed; held deliveries woken'),
+          (err: Error) => request.log.warn({ destinationId: destination.id, err: err.message }, 'waking held deliveries failed; they resume at their next check'),
+        );
+      }
       return toDestinationView(destination);
     },
   );

@@ -35,7 +35,7 @@ export interface AdminOptions {
 export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, policy, signingSecretOverlapMs, personas, keyring }) => {
   app.addHook('onRequest', requireAdminToken(adminToken));
   await app.register(sourceRoutes, { store });
-  await app.register(destinationRoutes, { store, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
+  await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
 
   await app.register(destinationHealthRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });

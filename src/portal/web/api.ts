@@ -43,6 +43,7 @@ export interface Webhook {
   url: string;
   headerNames: string[];
   disabled?: { reason: string; at: string };
+  backpressure?: { until: string; reason: string };
 }
 export interface Destination {
   id: string;
@@ -53,6 +54,9 @@ export interface Destination {
   signingSecretSet: boolean;
   previousSigningSecretUntil?: string;
   webhooks: Webhook[];
+  maxRequestsPerSecond: number | null;
+  paused: boolean;
+  pausedAt?: string;
   createdAt: string;
 }
 export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';

@@ -46,6 +46,7 @@ export async function destinationsPage(page: Page): Promise<void> {
             name: values.name || undefined,
             enabled: (createForm.elements.namedItem('enabled') as HTMLInputElement).checked,
             ...(values.sharedSecret && { sharedSecret: values.sharedSecret }),
+            ...(values.maxRequestsPerSecond && { maxRequestsPerSecond: Number(values.maxRequestsPerSecond) }),
             webhooks: urls.map((url) => ({ url, headers })),
           });
           announce('Destination created');
@@ -59,6 +60,7 @@ export async function destinationsPage(page: Page): Promise<void> {
     field('Webhook URLs, one per line, tried in order', h('textarea', { name: 'urls', rows: 3, cols: 60, required: true })),
     field('Static headers (Name: value), for every URL', h('textarea', { name: 'headers', rows: 2, cols: 40 })),
     field('Shared secret (X-Signature)', h('input', { name: 'sharedSecret', type: 'password', autocomplete: 'off' })),
+    field('Rate limit (requests per second, empty for none)', h('input', { name: 'maxRequestsPerSecond', type: 'number', min: 1, max: 10000, step: 1 })),
     h('label', {}, 'Enabled', h('input', { type: 'checkbox', name: 'enabled', checked: true })),
     h('button', { type: 'submit' }, 'Create destination'),
   );
@@ -86,15 +88,37 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
     }
   };
   const secretInput = h('input', { type: 'password', name: 'sharedSecret', autocomplete: 'off', required: true });
+  const rateInput = h('input', { type: 'number', name: 'maxRequestsPerSecond', min: 1, max: 10000, step: 1, value: destination.maxRequestsPerSecond ?? '' });
   const signingOut = h('div');
   const health = h('div', { class: 'health' });
   void healthPanel(destination, health, page, reload);
   return h(
     'section',
     { class: 'card', 'data-destination-id': destination.id, 'aria-label': `Destination ${destination.name}` },
-    h('h2', {}, destination.name, ' ', badge(destination.enabled ? 'on' : 'off')),
+    h('h2', {}, destination.name, ' ', badge(destination.enabled ? 'on' : 'off'), destination.paused && ' ', destination.paused && badge('paused')),
     h('p', { class: 'muted' }, h('code', {}, destination.id), ' · created ', time(destination.createdAt)),
     h('button', { type: 'button', class: 'secondary', onclick: () => patch({ enabled: !destination.enabled }, destination.enabled ? 'Switched off' : 'Switched on') }, destination.enabled ? 'Switch off' : 'Switch on'),
+    ' ',
+    // Hold, unlike switching off, keeps every message and sends them on resume (issue 20).
+    h('button', { type: 'button', class: 'secondary', onclick: () => patch({ paused: !destination.paused }, destination.paused ? 'Resumed: held messages are sent' : 'Paused: messages are held') }, destination.paused ? 'Resume' : 'Pause'),
+    h(
+      'p',
+      { class: 'flow-state' },
+      destination.paused ? h('span', {}, 'Paused since ', time(destination.pausedAt ?? destination.createdAt), ': messages are held, not sent, and go out on resume. ') : 'Sending. ',
+      destination.maxRequestsPerSecond === null ? 'No rate limit.' : `Rate limit: ${destination.maxRequestsPerSecond} requests per second.`,
+    ),
+    h(
+      'form',
+      {
+        'aria-label': 'Rate limit',
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          void patch({ maxRequestsPerSecond: rateInput.value === '' ? null : Number(rateInput.value) }, 'Rate limit saved');
+        },
+      },
+      field('Rate limit (requests per second, empty for none)', rateInput),
+      h('button', { type: 'submit' }, 'Save rate limit'),
+    ),
     h('h3', {}, 'Webhook URLs'),
     health,
     h('h3', {}, 'Shared secret (X-Signature)'),

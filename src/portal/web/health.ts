@@ -11,6 +11,7 @@ export interface WebhookHealth {
   index: number;
   url: string;
   disabled?: { reason: string; at: string };
+  backpressure?: { until: string; reason: string };
   lastHour: Totals;
   lastDay: Totals;
   lastError?: { reason: string; at: string };
@@ -21,7 +22,31 @@ export interface DestinationHealth {
   destinationId: string;
   at: string;
   stepMinutes: number;
+  flow: { paused: boolean; pausedAt?: string; maxRequestsPerSecond: number | null; lastHour: Totals['waited']; lastDay: Totals['waited'] };
   webhooks: WebhookHealth[];
+}
+
+/** A waited time for people: `–` for none, else seconds, minutes or hours. */
+export function waitedText(value: number): string {
+  if (value <= 0) return '–';
+  if (value < 60_000) return `${Math.round(value / 100) / 10} s`;
+  if (value < 3_600_000) return `${Math.round(value / 6_000) / 10} min`;
+  return `${Math.round(value / 360_000) / 10} h`;
+}
+
+/** Issue 20: rate limit and hold now, and the time messages waited without sending over the last hour and day. */
+function flowSummary(health: DestinationHealth): HTMLElement {
+  const { flow } = health;
+  const waited = (w: Totals['waited']) => `throttled ${waitedText(w.throttledMs)} · held ${waitedText(w.heldMs)} · backpressured ${waitedText(w.backpressuredMs)}`;
+  return h(
+    'p',
+    { class: 'flow muted' },
+    'Waited without sending (summed over messages): last hour ',
+    h('span', { class: 'waited-hour' }, waited(flow.lastHour)),
+    '; last 24 h ',
+    h('span', { class: 'waited-day' }, waited(flow.lastDay)),
+    '.',
+  );
 }
 
 const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '–' : `${Math.round(rate * 1000) / 10} %`);
@@ -101,6 +126,8 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
         {},
         disabled ? badge('disabled') : badge('on', 'ok'),
         disabled && h('div', { class: 'muted' }, disabled.reason, ' · ', time(disabled.at)),
+        !disabled && (stats?.backpressure ?? webhook.backpressure) && badge('backpressure'),
+        !disabled && (stats?.backpressure ?? webhook.backpressure) && h('div', { class: 'muted backpressure' }, `${(stats?.backpressure ?? webhook.backpressure)!.reason}: nothing is sent to it until `, time((stats?.backpressure ?? webhook.backpressure)!.until)),
         disabled &&
           h(
             'button',
@@ -128,6 +155,7 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
   replace(
     into,
     problem && h('p', { class: 'muted' }, problem),
+    health && flowSummary(health),
     h(
       'table',
       { class: 'webhooks' },
