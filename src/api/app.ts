@@ -23,6 +23,7 @@ import { serveMetricsRoute } from './metrics';
 import { portalRoutes } from '../portal/routes';
 import { requestLogValue } from './request-log';
 import { documentRoutes } from './route-docs';
+import { VERSION } from '../version';
 
 export interface AppOptions {
   config: Config;
@@ -62,7 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every route's JSON schema validates requests and serializes replies; together they are the API document.
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Switchyard', version: '1.0.0', description: 'Segment-compatible ingestion and webhook destination admin API' },
+      info: { title: 'Switchyard', version: VERSION, description: 'Segment-compatible ingestion and webhook destination admin API' },
       components: {
         securitySchemes: {
           writeKey: { type: 'http', scheme: 'basic', description: 'Write key as username, empty password' },

@@ -1,5 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { sourceSettings } from './source-settings';
+import { VERSION } from '../version';
 
 /**
  * The prose of the API reference (/docs): per operation a summary and one example request and
@@ -83,7 +84,7 @@ const traitDocs = {
 export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /health': {
     summary: 'Whether Temporal, the store and a worker are reachable (200), or which is not (503)',
-    response: { status: 'ok', temporal: true, store: true, worker: true, taskQueues: [{ name: 'switchyard', workers: 1, lastPollAt: AT }] },
+    response: { status: 'ok', version: VERSION, temporal: true, store: true, worker: true, taskQueues: [{ name: 'switchyard', workers: 1, lastPollAt: AT }] },
   },
 
   'POST /v1/track': ingest('Record an event a user did (one webhook POST per enabled destination)', track),
