@@ -80,6 +80,15 @@ const traitDocs = {
   sync: { summary: 'Start a sync now, outside its schedule', response: sync(TRAIT_ID) },
 };
 
+/** An audience or computed trait answers at /admin/<kind>/:id and under its source alike. */
+function itemRoutes(kind: string, docs: Record<'get' | 'patch' | 'delete' | 'sync', OperationDoc>): Record<string, OperationDoc> {
+  const routes: Record<string, OperationDoc> = {};
+  for (const url of [`/admin/${kind}/:id`, `/admin/sources/:sourceId/${kind}/:id`]) {
+    Object.assign(routes, { [`GET ${url}`]: docs.get, [`PATCH ${url}`]: docs.patch, [`DELETE ${url}`]: docs.delete, [`POST ${url}/sync`]: docs.sync });
+  }
+  return routes;
+}
+
 /** Keyed `METHOD url` as Fastify registers the route. */
 export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /health': {
@@ -176,14 +185,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     response: audience,
   },
   'GET /admin/sources/:sourceId/audiences': { summary: "List a source's audiences", response: { audiences: [audience] } },
-  'GET /admin/audiences/:id': audienceDocs.get,
-  'PATCH /admin/audiences/:id': audienceDocs.patch,
-  'DELETE /admin/audiences/:id': audienceDocs.delete,
-  'POST /admin/audiences/:id/sync': audienceDocs.sync,
-  'GET /admin/sources/:sourceId/audiences/:id': audienceDocs.get,
-  'PATCH /admin/sources/:sourceId/audiences/:id': audienceDocs.patch,
-  'DELETE /admin/sources/:sourceId/audiences/:id': audienceDocs.delete,
-  'POST /admin/sources/:sourceId/audiences/:id/sync': audienceDocs.sync,
+  ...itemRoutes('audiences', audienceDocs),
 
   'POST /admin/sources/:sourceId/computed-traits': {
     summary: 'Create a computed trait (count, sum, avg, min, max, most_frequent, first, last of an event)',
@@ -191,14 +193,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     response: trait,
   },
   'GET /admin/sources/:sourceId/computed-traits': { summary: "List a source's computed traits", response: { computedTraits: [trait] } },
-  'GET /admin/computed-traits/:id': traitDocs.get,
-  'PATCH /admin/computed-traits/:id': traitDocs.patch,
-  'DELETE /admin/computed-traits/:id': traitDocs.delete,
-  'POST /admin/computed-traits/:id/sync': traitDocs.sync,
-  'GET /admin/sources/:sourceId/computed-traits/:id': traitDocs.get,
-  'PATCH /admin/sources/:sourceId/computed-traits/:id': traitDocs.patch,
-  'DELETE /admin/sources/:sourceId/computed-traits/:id': traitDocs.delete,
-  'POST /admin/sources/:sourceId/computed-traits/:id/sync': traitDocs.sync,
+  ...itemRoutes('computed-traits', traitDocs),
 
   'POST /codec/*': {
     request: { payloads: [{ metadata: { encoding: 'YmluYXJ5L2VuY3J5cHRlZA==' }, data: 'c2VhbGVkIGJ5dGVz' }] },
