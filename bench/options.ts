@@ -1,4 +1,4 @@
-import { SYSTEMS, type SystemName } from './phase';
+import { DEFAULT_SYSTEMS, SYSTEMS, type SystemName } from './phase';
 
 export interface BenchOptions {
   messages: number[];
@@ -48,8 +48,9 @@ export const USAGE = `npm run bench -- [options]
                         request (INGEST_START_CONCURRENCY, default 32), and the same for the references
   -r, --repeats R       runs of each (N, system), order rotated between repeats (default 1)
       --warmup W        unmeasured messages per system before the first run (default 1000; --quick 200)
-      --systems LIST    any of raw,bare,floor,switchyard (default all four; floor is the empty workflow
-                        started like a delivery, the reference for Switchyard's own cost)
+      --systems LIST    any of raw,bare,floor,switchyard,plain (default raw,bare,floor,switchyard; floor is
+                        the empty workflow started like a delivery, the reference for Switchyard's own cost;
+                        plain is Switchyard with PAYLOAD_ENCRYPTION=off beside it, for the codec's cost)
       --label TEXT      appended to the result file names and stored in the results
       --out-dir DIR     where results go (default bench/results)
       --keep-data       keep the run's Temporal data folder under .bench-data/
@@ -86,7 +87,7 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
     fanout: defaultFanout,
     repeats: 1,
     warmup: 1_000,
-    systems: [...SYSTEMS],
+    systems: [...DEFAULT_SYSTEMS],
     outDir: 'bench/results',
     label: '',
     keepData: false,

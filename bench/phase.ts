@@ -10,15 +10,21 @@ import { percentiles, round, type Percentiles } from './stats';
 import { stagePercentiles, workflowTimes, type CallTimes, type Stage } from './stages';
 import type { BenchStack, Receipt } from './system';
 
-/** The things measured side by side: two references, Temporal's floor for a delivery, and Switchyard. */
-export const SYSTEMS = ['raw', 'bare', 'floor', 'switchyard'] as const;
+/**
+ * The things measured side by side: two references, Temporal's floor for a delivery, and Switchyard;
+ * `plain` is Switchyard with PAYLOAD_ENCRYPTION=off, beside it in the same run for the codec's cost.
+ */
+export const SYSTEMS = ['raw', 'bare', 'floor', 'switchyard', 'plain'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
+/** What a run measures unless --systems says otherwise. */
+export const DEFAULT_SYSTEMS: readonly SystemName[] = ['raw', 'bare', 'floor', 'switchyard'];
 
 export const SYSTEM_TITLES: Record<SystemName, string> = {
   raw: 'raw ceiling (undici → receiver)',
   bare: 'bare Temporal (no-op activity)',
   floor: 'empty workflow started like a delivery',
   switchyard: 'Switchyard (API → workflow → webhook)',
+  plain: 'Switchyard without payload encryption',
 };
 
 export interface Load {
@@ -113,6 +119,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   // One pool per API process; batches go to them in turn.
   const apiPools = stack.switchyard.apiUrls.map((url) => new Pool(url, { connections: 256, keepAliveTimeout: 60_000 }));
   let nextApi = 0;
+  const plainPool = stack.plain && new Pool(stack.plain.apiUrl, { connections: 256, keepAliveTimeout: 60_000 });
   const floorPool = new Pool(stack.floor.apiUrl, { connections: 256, keepAliveTimeout: 60_000 });
   const receiverUrl = new URL(stack.receiverUrl);
   const receiverPool = new Pool(receiverUrl.origin, { connections: 1024, keepAliveTimeout: 60_000 });
@@ -148,6 +155,10 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   const senders: Record<SystemName, (ids: string[], first: number, fanout: number, single: boolean) => Promise<number>> = {
     switchyard: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single),
     floor: (ids, first, _fanout, single) => postBatch(floorPool, ids, first, single),
+    plain(ids, first, _fanout, single) {
+      if (!plainPool) throw new Error('the stack was started without the plain system');
+      return postBatch(plainPool, ids, first, single);
+    },
     async bare(ids, _first, fanout) {
       await inParallel(ids, fanout, async (id) => {
         await stack.client.workflow.start('benchNoop', { taskQueue: stack.bare.taskQueue, workflowId: `bench:${id}`, args: [id] });
@@ -195,7 +206,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   }
 
   async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
-    const queue = system === 'bare' ? stack.bare.taskQueue : system === 'floor' ? stack.floor.taskQueue : stack.switchyard.taskQueue;
+    const queue = system === 'bare' ? stack.bare.taskQueue : system === 'floor' ? stack.floor.taskQueue : system === 'plain' ? stack.plain!.taskQueue : stack.switchyard.taskQueue;
     const count = async (status: string) => (await stack.client.workflow.count(`TaskQueue = "${queue}" AND ExecutionStatus = "${status}"`)).count;
     const closedOtherwise = (await stack.client.workflow.count(`TaskQueue = "${queue}" AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
     return { running: await count('Running'), notCompleted: closedOtherwise };
@@ -287,7 +298,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
       historyEventsPerMessage = lengths.reduce((a, b) => a + b, 0) / lengths.length;
     }
     let stagesMs: PhaseResult['stagesMs'];
-    if (single && (system === 'switchyard' || system === 'floor')) {
+    if (single && system !== 'raw' && system !== 'bare') {
       const sourceId = system === 'floor' ? stack.floor.sourceId : stack.switchyard.sourceId;
       const sample = await Promise.all(
         spreadSample(ids, 100).map(async (id): Promise<CallTimes | undefined> => {
@@ -348,6 +359,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     async close() {
       for (const pool of apiPools) await pool.close();
       await floorPool.close();
+      await plainPool?.close();
       await receiverPool.close();
     },
   };

@@ -13,6 +13,8 @@ export interface Summary {
   ackLatencyMs: { p50: number; p95: number; p99: number };
   endToEndLatencyMs: { p50: number; p95: number; p99: number; p99Spread: Spread };
   cpuSecondsPer1000: number;
+  /** The system's own worker and API processes (several summed; --combined: all in `worker`), per 1,000 messages. */
+  ownCpuSecondsPer1000: { worker?: number; api?: number };
   peakRssMb: { worker?: number; api?: number; bareWorker?: number; floorWorker?: number; floorApi?: number; temporal: number };
   historyEventsPerMessage: number | null;
   dataGrowthKbPer1000: number | null;
@@ -35,6 +37,25 @@ export interface Ratio {
    */
   switchyardVsFloor: number | null;
   cpuVsFloor: number | null;
+  /** The same two for Switchyard without payload encryption, when it ran. */
+  plainVsFloor: number | null;
+  plainCpuVsFloor: number | null;
+  /** What payload encryption adds to CPU per message (0.03 = 3 % more), Switchyard over `plain`, when both ran. */
+  encryption: { worker: number | null; api: number | null; total: number | null } | null;
+}
+
+/** Metered process names of each system's own worker and API (bench/system.ts names them). */
+const OWN_ROLES: Record<SystemName, { worker?: string; api?: string }> = {
+  raw: {},
+  bare: { worker: 'bareWorker' },
+  floor: { worker: 'floorWorker', api: 'floorApi' },
+  switchyard: { worker: 'worker', api: 'api' },
+  plain: { worker: 'plainWorker', api: 'plainApi' },
+};
+/** A role's CPU per 1,000 messages in one run: `worker`, or `worker-1` + `worker-2` … with --workers. */
+function roleCpu(result: PhaseResult, role: string): number | undefined {
+  const values = Object.entries(result.cost.cpuSecondsPer1000).filter(([name]) => name === role || name.startsWith(`${role}-`)).map(([, seconds]) => seconds);
+  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0);
 }
 
 const median = (values: number[]) => spread(values).median;
@@ -69,9 +90,13 @@ export function summarize(results: PhaseResult[]): Summary[] {
           p99Spread: spread(runs.map((r) => r.endToEnd.latencyMs.p99)),
         },
         cpuSecondsPer1000: round(median(runs.map((r) => r.cost.cpuSecondsPer1000.total)), 2),
+        ownCpuSecondsPer1000: mapDefined(OWN_ROLES[system], (role) => {
+          const values = runs.map((r) => roleCpu(r, role)).filter((v): v is number => v !== undefined);
+          return values.length === 0 ? undefined : round(median(values), 3);
+        }),
         peakRssMb: {
-          worker: system === 'switchyard' ? rss('worker') : undefined,
-          api: system === 'switchyard' ? rss('api') : undefined,
+          worker: system === 'switchyard' || system === 'plain' ? rss(OWN_ROLES[system].worker!) : undefined,
+          api: system === 'switchyard' || system === 'plain' ? rss(OWN_ROLES[system].api!) : undefined,
           bareWorker: system === 'bare' ? rss('bareWorker') : undefined,
           floorWorker: system === 'floor' ? rss('floorWorker') : undefined,
           floorApi: system === 'floor' ? rss('floorApi') : undefined,
@@ -91,8 +116,9 @@ export function ratios(summaries: Summary[]): Ratio[] {
   const sizes = [...new Set(summaries.map((s) => s.messages))];
   return sizes.map((messages) => {
     const of = (system: SystemName) => summaries.find((s) => s.messages === messages && s.system === system);
-    const [raw, bare, floor, sy] = [of('raw'), of('bare'), of('floor'), of('switchyard')];
+    const [raw, bare, floor, sy, plain] = [of('raw'), of('bare'), of('floor'), of('switchyard'), of('plain')];
     const ratio = (a?: number, b?: number) => (a !== undefined && b ? round(a / b, 3) : null);
+    const added = (on?: number, off?: number) => (on !== undefined && off ? round(on / off - 1, 3) : null);
     return {
       messages,
       switchyardVsBare: ratio(sy?.endToEndMessagesPerSecond.median, bare?.endToEndMessagesPerSecond.median),
@@ -101,6 +127,16 @@ export function ratios(summaries: Summary[]): Ratio[] {
       p99VsBare: ratio(sy?.endToEndLatencyMs.p99, bare?.endToEndLatencyMs.p99),
       switchyardVsFloor: ratio(sy?.endToEndMessagesPerSecond.median, floor?.endToEndMessagesPerSecond.median),
       cpuVsFloor: ratio(sy?.cpuSecondsPer1000, floor?.cpuSecondsPer1000),
+      plainVsFloor: ratio(plain?.endToEndMessagesPerSecond.median, floor?.endToEndMessagesPerSecond.median),
+      plainCpuVsFloor: ratio(plain?.cpuSecondsPer1000, floor?.cpuSecondsPer1000),
+      encryption:
+        sy && plain
+          ? {
+              worker: added(sy.ownCpuSecondsPer1000.worker, plain.ownCpuSecondsPer1000.worker),
+              api: added(sy.ownCpuSecondsPer1000.api, plain.ownCpuSecondsPer1000.api),
+              total: added(sy.cpuSecondsPer1000, plain.cpuSecondsPer1000),
+            }
+          : null,
     };
   });
 }
@@ -117,11 +153,11 @@ export function markdownTable(summaries: Summary[], ratioRows: Ratio[]): string 
     const r = ratioRows.find((x) => x.messages === s.messages);
     const vsBare = s.system === 'switchyard' ? r?.switchyardVsBare : s.system === 'bare' ? 1 : null;
     const vsRaw = s.system === 'switchyard' ? r?.switchyardVsRaw : s.system === 'bare' ? r?.bareVsRaw : s.system === 'raw' ? 1 : null;
-    const vsFloor = s.system === 'switchyard' ? r?.switchyardVsFloor : s.system === 'floor' ? 1 : null;
-    const cpuVsFloor = s.system === 'switchyard' ? r?.cpuVsFloor : s.system === 'floor' ? 1 : null;
+    const vsFloor = s.system === 'switchyard' ? r?.switchyardVsFloor : s.system === 'plain' ? r?.plainVsFloor : s.system === 'floor' ? 1 : null;
+    const cpuVsFloor = s.system === 'switchyard' ? r?.cpuVsFloor : s.system === 'plain' ? r?.plainCpuVsFloor : s.system === 'floor' ? 1 : null;
     const times = (value: number | null | undefined, digits: number) => (value === null || value === undefined ? '–' : `${fmt(value, digits)}×`);
     const rss =
-      s.system === 'switchyard'
+      s.system === 'switchyard' || s.system === 'plain'
         ? `worker ${fmt(s.peakRssMb.worker)}, API ${fmt(s.peakRssMb.api)}, Temporal ${fmt(s.peakRssMb.temporal)}`
         : s.system === 'bare'
           ? `worker ${fmt(s.peakRssMb.bareWorker)}, Temporal ${fmt(s.peakRssMb.temporal)}`
@@ -135,7 +171,36 @@ export function markdownTable(summaries: Summary[], ratioRows: Ratio[]): string 
   return lines.join('\n');
 }
 
-const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', switchyard: '#f59e0b' };
+/** `+3.1 %` for 0.031; a dash when unknown. */
+export const percent = (fraction: number | null | undefined) => (fraction === null || fraction === undefined ? '–' : `${fraction >= 0 ? '+' : ''}${fmt(fraction * 100, 1)} %`);
+
+/** Payload encryption's cost: Switchyard beside `plain`, CPU per 1,000 messages of its own processes and of everything; empty when `plain` did not run. */
+export function encryptionTable(summaries: Summary[], ratioRows: Ratio[]): string {
+  const rows = ratioRows.filter((r) => r.encryption);
+  if (rows.length === 0) return '';
+  const lines = [
+    '| N | worker CPU s per 1k: on / off | added | API CPU s per 1k: on / off | added | all processes: on / off | added | CPU vs floor: on / off |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const on = summaries.find((s) => s.messages === r.messages && s.system === 'switchyard')!;
+    const off = summaries.find((s) => s.messages === r.messages && s.system === 'plain')!;
+    const times = (value: number | null) => (value === null ? '–' : `${fmt(value, 2)}×`);
+    lines.push(
+      `| ${fmt(r.messages)} | ${fmt(on.ownCpuSecondsPer1000.worker, 2)} / ${fmt(off.ownCpuSecondsPer1000.worker, 2)} | ${percent(r.encryption!.worker)} | ${fmt(on.ownCpuSecondsPer1000.api, 2)} / ${fmt(off.ownCpuSecondsPer1000.api, 2)} | ${percent(r.encryption!.api)} | ${fmt(on.cpuSecondsPer1000, 2)} / ${fmt(off.cpuSecondsPer1000, 2)} | ${percent(r.encryption!.total)} | ${times(r.cpuVsFloor)} / ${times(r.plainCpuVsFloor)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function mapDefined<T extends object, V>(object: T, f: (value: NonNullable<T[keyof T]>) => V | undefined): { [K in keyof T]?: V } {
+  return Object.fromEntries(Object.entries(object).flatMap(([key, value]) => {
+    const mapped = value === undefined ? undefined : f(value as NonNullable<T[keyof T]>);
+    return mapped === undefined ? [] : [[key, mapped]];
+  })) as { [K in keyof T]?: V };
+}
+
+const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', switchyard: '#f59e0b', plain: '#a855f7' };
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A grouped bar chart on a log scale, one group per N, min–max whiskers over the repeats. */
@@ -178,7 +243,7 @@ export function svgChart(summaries: Summary[], subtitle: string): string {
   const width = 1000;
   const height = 420;
   const half = width / 2;
-  const legend = SYSTEMS.map((system, k) => `<rect x="${20 + k * 245}" y="${height - 22}" width="14" height="14" fill="${COLORS[system]}"/><text x="${38 + k * 245}" y="${height - 10}" font-size="10">${escapeXml(SYSTEM_TITLES[system])}</text>`).join('\n');
+  const legend = SYSTEMS.map((system, k) => `<rect x="${20 + k * 196}" y="${height - 22}" width="14" height="14" fill="${COLORS[system]}"/><text x="${38 + k * 196}" y="${height - 10}" font-size="10">${escapeXml(SYSTEM_TITLES[system])}</text>`).join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height + 20}" viewBox="0 0 ${width} ${height + 20}" font-family="system-ui, sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 ${panel(0, 'End-to-end throughput (higher is better)', 'messages/s', summaries, (s) => s.endToEndMessagesPerSecond, half, height)}

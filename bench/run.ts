@@ -7,7 +7,7 @@ import { ROOT } from '../test/helpers/processes';
 import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options';
 import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
 import { busiestProfiles, topFunctions } from './profile';
-import { markdownTable, ratios, stagesTable, summarize, svgChart } from './report';
+import { encryptionTable, markdownTable, percent, ratios, stagesTable, summarize, svgChart } from './report';
 import { startStack } from './system';
 
 /**
@@ -72,6 +72,7 @@ async function main(): Promise<number> {
     shards: options.shards,
     workers: options.workers,
     apis: options.apis,
+    plain: options.systems.includes('plain'),
   });
   const runner = phaseRunner(stack, runId, progress);
   const results: PhaseResult[] = [];
@@ -111,7 +112,12 @@ async function main(): Promise<number> {
   const ratioRows = ratios(summaries);
   const uptimeAfter = shell('uptime');
   const stages = stagesTable(results);
-  const table = `${markdownTable(summaries, ratioRows)}${stages ? `\n\nWhere a single call's time goes (a sample of 100 per run):\n\n${stages}` : ''}`;
+  const encryption = encryptionTable(summaries, ratioRows);
+  const table = [
+    markdownTable(summaries, ratioRows),
+    ...(encryption ? [`Payload encryption's cost (Switchyard, on, beside plain, off):\n\n${encryption}`] : []),
+    ...(stages ? [`Where a single call's time goes (a sample of 100 per run):\n\n${stages}`] : []),
+  ].join('\n\n');
   const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
   const report = {
     schema: 1,
@@ -136,6 +142,7 @@ async function main(): Promise<number> {
       bare: SYSTEM_TITLES.bare,
       floor: `${SYSTEM_TITLES.floor}: Switchyard's workflow type, id, input, search attributes, summary and fan-out, from a minimal HTTP ingest (bench/floor), completing in its first workflow task; the floor of one workflow per message`,
       switchyard: SYSTEM_TITLES.switchyard,
+      plain: `${SYSTEM_TITLES.plain}: the same API and worker with PAYLOAD_ENCRYPTION=off (no payload codec, no sealed bodies, plaintext search attributes), on its own task queue`,
       endToEnd: 'first batch sent → last message seen by the receiver (bare: by the no-op activity; floor: by the empty workflow); latency per message from its batch being sent',
       ingest: 'first batch sent → last batch acknowledged (Switchyard: 200 from /v1/batch; bare: every start returned; raw: every POST answered); ack latency per batch',
       cpuSecondsPer1000: 'user+system CPU of every bench process during the phase (sender, receiver, Temporal, API, worker, bare worker), per 1,000 messages',
@@ -158,6 +165,7 @@ async function main(): Promise<number> {
   for (const r of ratioRows) {
     if (r.switchyardVsBare !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsBare}× bare Temporal, ${r.switchyardVsRaw ?? '–'}× the raw ceiling (end-to-end throughput, medians)`);
     if (r.switchyardVsFloor !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsFloor}× the empty workflow's throughput at ${r.cpuVsFloor ?? '–'}× its CPU per message (medians)`);
+    if (r.encryption) console.log(`N=${r.messages}: payload encryption costs the worker ${percent(r.encryption.worker)} CPU per message, the API ${percent(r.encryption.api)} (medians, on vs off)`);
   }
   console.log(`\nresults: ${path.relative(process.cwd(), `${stem}.json`)}  chart: ${path.relative(process.cwd(), `${stem}.svg`)}`);
   console.log(`load: before "${uptimeBefore}", after "${uptimeAfter}"`);

@@ -25,6 +25,8 @@ export interface BenchStack {
   /** `apiUrls`: every API process (`apiUrl` is the first), for a sender that spreads batches over them. */
   switchyard: { apiUrl: string; apiUrls: string[]; writeKey: string; sourceId: string; taskQueue: string };
   bare: { taskQueue: string };
+  /** Switchyard with PAYLOAD_ENCRYPTION=off on its own task queue (same store, source and receiver), when asked for. */
+  plain?: { apiUrl: string; taskQueue: string };
   /** The empty-workflow reference: its ingestion URL (POST /v1/batch), task queue and the source id its workflow ids carry. */
   floor: { apiUrl: string; taskQueue: string; sourceId: string };
   /** Process ids by role, for CPU and memory accounting. */
@@ -90,6 +92,8 @@ export interface StackOptions {
   /** Switchyard worker and API processes (default 1 each; separate processes only). */
   workers?: number;
   apis?: number;
+  /** Also start Switchyard with PAYLOAD_ENCRYPTION=off (the `plain` system), one worker and one API. */
+  plain?: boolean;
 }
 
 /** Process ids of the real server and its PostgreSQL postmaster, from the script's pid files. */
@@ -272,6 +276,22 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       api = apis[0].child;
     }
 
+    // The same Switchyard without payload encryption: the codec's and the sealed bodies' cost is the
+    // difference between the two in one run, on one server, under the same load.
+    let plain: BenchStack['plain'];
+    let plainProcesses: { worker: ChildProcess; api: ChildProcess; log: string } | undefined;
+    if (options.plain) {
+      const plainPort = await freePort();
+      const plainEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-plain', PORT: String(plainPort), PAYLOAD_ENCRYPTION: 'off' };
+      const plainLog = path.join(dir, 'plain.log');
+      const plainWorker = spawnTs(options.combined ? 'src/main.ts' : 'src/worker.ts', { ...plainEnv, EMBEDDED_TEMPORAL: 'false' }, plainLog, profile('plain-worker'));
+      children.push(['plainWorker', plainWorker]);
+      const plainApi = options.combined ? plainWorker : spawnTs('src/server.ts', plainEnv, plainLog, profile('plain-api'));
+      if (!options.combined) children.push(['plainApi', plainApi]);
+      plainProcesses = { worker: plainWorker, api: plainApi, log: plainLog };
+      plain = { apiUrl: `http://127.0.0.1:${plainPort}`, taskQueue: plainEnv.TEMPORAL_TASK_QUEUE };
+    }
+
     const bareEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-bare' };
     const bareLog = path.join(dir, 'bare-worker.log');
     const bare = spawnTs('bench/bare/bare-worker.ts', bareEnv, bareLog, profile('bare-worker'));
@@ -290,6 +310,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
 
     await waitForPoller(temporalAddress, NAMESPACE, switchyardEnv.TEMPORAL_TASK_QUEUE, worker);
     await waitForPoller(temporalAddress, NAMESPACE, bareEnv.TEMPORAL_TASK_QUEUE, bare);
+    if (plain && plainProcesses) await waitForPoller(temporalAddress, NAMESPACE, plain.taskQueue, plainProcesses.worker);
     await waitForPoller(temporalAddress, NAMESPACE, floorEnv.TEMPORAL_TASK_QUEUE, floorWorker);
     const floorUrl = `http://127.0.0.1:${floorPort}`;
     await waitFor(async () => {
@@ -307,13 +328,13 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     }
     const apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
     const apiUrl = apiUrls[0];
-    for (const [i, url] of apiUrls.entries()) {
-      await waitFor(async () => {
-        const response = await request(`${url}/health`);
-        await response.body.dump();
-        if (response.statusCode !== 200) throw new Error(`/health answered ${response.statusCode}`);
-      }, 120_000, () => exited(apis[i].child, 'API', apis[i].log));
-    }
+    const healthy = (url: string) => async () => {
+      const response = await request(`${url}/health`);
+      await response.body.dump();
+      if (response.statusCode !== 200) throw new Error(`/health answered ${response.statusCode}`);
+    };
+    for (const [i, url] of apiUrls.entries()) await waitFor(healthy(url), 120_000, () => exited(apis[i].child, 'API', apis[i].log));
+    if (plain && plainProcesses) await waitFor(healthy(plain.apiUrl), 120_000, () => exited(plainProcesses.api, 'plain API', plainProcesses.log));
 
     const admin = async <T>(url: string, body: unknown): Promise<T> => {
       const response = await request(`${apiUrl}${url}`, {
@@ -336,6 +357,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       receiverUrl: `http://127.0.0.1:${receiverPort}/hook`,
       switchyard: { apiUrl, apiUrls, writeKey: source.writeKey, sourceId: source.id, taskQueue: switchyardEnv.TEMPORAL_TASK_QUEUE },
       bare: { taskQueue: bareEnv.TEMPORAL_TASK_QUEUE },
+      plain,
       floor: { apiUrl: floorUrl, taskQueue: floorEnv.TEMPORAL_TASK_QUEUE, sourceId: FLOOR_SOURCE_ID },
       pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])), ...realPids },
       // The dev server runs under scripts/temporal-dev.sh's bash; PostgreSQL forks a backend per connection.

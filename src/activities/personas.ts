@@ -4,6 +4,7 @@ import { inParallel } from '../in-parallel';
 import { deliveryPlanner, outgoing } from '../messages/plan-deliveries';
 import { bodySealer } from '../messages/seal-bodies';
 import { toPersonasIdentify } from '../personas/messages';
+import { positionCursor, readSyncCursor } from '../personas/sync-cursor';
 import type { ComputationRef } from '../personas/types';
 import type { StartDelivery, SyncSchedules } from '../ports';
 import type { Keyring } from '../privacy/keyring';
@@ -22,7 +23,7 @@ export type PrepareResult =
 export interface PageRequest {
   computation: ComputationRef;
   version: number;
-  /** Profile id of the last change of the previous page. */
+  /** Where this page begins (personas/sync-cursor.ts): a position, or in older histories a profile id. */
   after?: string;
 }
 
@@ -56,7 +57,8 @@ export function makePersonasActivities(store: Store, config: PersonasConfig, tem
     async startPersonasDeliveries(request: PageRequest): Promise<PageResult> {
       const { computation, version } = request;
       // One row more than a page: whether it is there says if another page follows.
-      const page = await store.personas.sync.changes(computation, version, request.after, config.personasSyncPageSize + 1);
+      const from = readSyncCursor(request.after);
+      const page = await store.personas.sync.changes(computation, version, from, config.personasSyncPageSize + 1);
       if (page.status !== 'pending') return { status: page.status };
       const changes = page.changes.slice(0, config.personasSyncPageSize);
       const synced = { kind: computation.kind, id: computation.id, key: page.key, version, computedAt: page.computedAt };
@@ -71,7 +73,9 @@ export function makePersonasActivities(store: Store, config: PersonasConfig, tem
         Context.current().heartbeat(started + existing);
       });
       const more = page.changes.length > changes.length;
-      return { status: 'started', started, existing, ...(more ? { next: changes.at(-1)!.profileId } : {}) };
+      // A sync paging by profile id (a history from before positions) finishes the same way.
+      const next = 'afterProfileId' in from ? changes.at(-1)!.profileId : positionCursor(('position' in from ? from.position : 0) + changes.length);
+      return { status: 'started', started, existing, ...(more ? { next } : {}) };
     },
 
     /** The changes become the snapshot: the next sync sends only what differs from them. */

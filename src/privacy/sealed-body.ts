@@ -13,6 +13,12 @@ const TAG_BYTES = 16;
 
 /** What a reader shows in place of a body whose subject's key was destroyed: a value, never an error. */
 export const ERASED_BODY = '[erased]';
+/**
+ * What a reader shows in place of a body that does not open under its subject's existing key
+ * (altered in Temporal's store, or moved from another message): one bad body must not hide the
+ * rest of a delivery's detail or of a Web UI page. Sending it still fails loudly (the worker).
+ */
+export const UNREADABLE_BODY = '[unreadable: the sealed body does not authenticate]';
 
 const aad = (subject: string, messageId: string) => Buffer.from(`switchyard-sealed-body-v1\0${subject}\0${messageId}`, 'utf8');
 

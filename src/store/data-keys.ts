@@ -32,19 +32,57 @@ export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined): 
   return {
     async getOrCreate(subjectHashes) {
       const keyring = ring();
+      // Read first: once a user has a key (the usual case) this is one read and no write, which
+      // matters on SQLite, where every write transaction takes the file's one writer lock.
+      const keys = await read(subjectHashes);
+      const missing = [...new Set(subjectHashes)].filter((subject) => !keys.has(subject));
+      if (missing.length === 0) return keys;
       const now = new Date().toISOString();
-      const rows = [...new Set(subjectHashes)].map((subject_hash) => {
+      const rows = missing.map((subject_hash) => {
         const { masterKeyId, wrapped } = wrapDataKey(keyring, subject_hash, newDataKey());
         return { subject_hash, master_key_id: masterKeyId, wrapped_key: wrapped.toString('base64'), created_at: now };
       });
       // Insert-if-absent, then read: two processes creating one subject's key at once both end up
       // with the row that won, never with two keys for one subject.
       for (const part of chunks(rows, PER_QUERY)) await db.insertInto('data_keys').values(part).onConflict((oc) => oc.column('subject_hash').doNothing()).execute();
-      return read(subjectHashes);
+      for (const [subject, key] of await read(missing)) keys.set(subject, key);
+      return keys;
     },
 
     async get(subjectHash) {
       return (await read([subjectHash])).get(subjectHash);
+    },
+
+    async rewrap(limit) {
+      const keyring = ring();
+      const rows = await db
+        .selectFrom('data_keys')
+        .select(['subject_hash', 'master_key_id', 'wrapped_key'])
+        .where('master_key_id', '<>', keyring.activeKeyId)
+        .orderBy('subject_hash')
+        .limit(limit)
+        .execute();
+      let rewrapped = 0;
+      for (const row of rows) {
+        const dataKey = unwrapDataKey(keyring, row.subject_hash, { masterKeyId: row.master_key_id, wrapped: Buffer.from(row.wrapped_key, 'base64') });
+        const { masterKeyId, wrapped } = wrapDataKey(keyring, row.subject_hash, dataKey);
+        // Only the row as read: a regulation that destroyed it meanwhile stays done (no row comes back).
+        const result = await db
+          .updateTable('data_keys')
+          .set({ master_key_id: masterKeyId, wrapped_key: wrapped.toString('base64') })
+          .where('subject_hash', '=', row.subject_hash)
+          .where('master_key_id', '=', row.master_key_id)
+          .where('wrapped_key', '=', row.wrapped_key)
+          .executeTakeFirst();
+        rewrapped += Number(result.numUpdatedRows);
+      }
+      // A row another process re-wrapped (or a regulation destroyed) first counts for none here.
+      return { rewrapped, left: rows.length > 0 };
+    },
+
+    async countByMasterKey() {
+      const rows = await db.selectFrom('data_keys').select(['master_key_id', db.fn.countAll<string>().as('count')]).groupBy('master_key_id').execute();
+      return Object.fromEntries(rows.map((row) => [row.master_key_id, Number(row.count)]));
     },
 
     async destroy(subjectHashes) {

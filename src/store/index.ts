@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from './connection';
-import { cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
+import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
 import { destinationStore } from './destinations';
 import { migrateToLatest } from './migrations';
@@ -49,15 +49,21 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const hashes = erasedIdHashes(options.keyring);
   let destinations = destinationStore(db);
   let erasures = erasureStore(db, hashes);
+  let dataKeys = dataKeyStore(db, options.keyring);
   let listener: StoreListener | undefined;
   if (options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0) {
     // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
-    const caches = { destinations: new NotifiedCache<Destination | undefined>(options.destinationCacheTtlMs!), erasures: new NotifiedCache<string | undefined>(options.destinationCacheTtlMs!) };
+    const caches = {
+      destinations: new NotifiedCache<Destination | undefined>(options.destinationCacheTtlMs!),
+      erasures: new NotifiedCache<string | undefined>(options.destinationCacheTtlMs!),
+      dataKeys: new NotifiedCache<Buffer | null>(options.destinationCacheTtlMs!),
+    };
     listener = await listenForStoreChanges(options.databaseUrl, caches, {
       notify: async (channel, payload) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(db)),
     });
     destinations = cachedDestinationReads(destinations, caches.destinations);
     erasures = cachedErasureReads(db, erasures, caches.erasures, hashes);
+    dataKeys = cachedDataKeyReads(dataKeys, caches.dataKeys);
   }
   return {
     sources: sourceStore(db),
@@ -65,9 +71,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     regulations: regulationStore(db, options.keyring),
     sourceUsers: sourceUserStore(db),
     erasures,
-    // Uncached, on SQLite and PostgreSQL alike: a regulation's destroy must stop every worker's next
-    // attempt at once, and one primary-key read per attempt is cheap next to the POST it guards.
-    dataKeys: dataKeyStore(db, options.keyring),
+    // Cached like the erasure checks (PostgreSQL, the worker): a regulation's destroy NOTIFYs and
+    // empties every worker's copy before its next attempt; uncached on SQLite (a local read).
+    dataKeys,
     webhookHealth: webhookHealthStore(db),
     personas: personasStore(db, hashes),
     async ping() {

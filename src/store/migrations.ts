@@ -179,6 +179,15 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  // PostgreSQL only: a data key destroyed (a regulation), made anew or re-wrapped NOTIFYs on the
+  // erasure channel, once per statement and with no payload, so each worker's cache of data keys
+  // forgets everything before its next attempt (a destroy stops every worker at once).
+  '0011_data_key_notifications': {
+    async up(db: Kysely<any>) {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each statement execute function switchyard_notify_erasure()`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -133,3 +133,21 @@ export function cachedErasureReads(db: Kysely<Tables>, erasures: Store['erasures
     },
   };
 }
+
+/**
+ * The data-key store with `get` (what every sealed attempt calls) served through the cache: the
+ * unwrapped key of a subject, or `null` for none (destroyed, or never made). A destroy, a new key
+ * or a re-wrap anywhere NOTIFYs the erasure channel, which empties this cache at once.
+ */
+export function cachedDataKeyReads(dataKeys: Store['dataKeys'], cache: NotifiedCache<Buffer | null>, clock: () => number = Date.now): Store['dataKeys'] {
+  return {
+    ...dataKeys,
+    async get(subjectHash) {
+      const found = cache.lookup(subjectHash, clock());
+      if (found.hit) return found.value ?? undefined;
+      const key = await dataKeys.get(subjectHash);
+      cache.remember(subjectHash, key ?? null, found.generation, clock());
+      return key;
+    },
+  };
+}

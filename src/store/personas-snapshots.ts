@@ -93,7 +93,7 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
       });
     },
 
-    async changes(ref, version, after, limit) {
+    async changes(ref, version, from, limit) {
       // One read transaction: the version check and the page come from the same snapshot (SQLite's
       // read transaction is one; PostgreSQL's READ COMMITTED would take one per statement).
       return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
@@ -107,7 +107,8 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
           .where('version', '=', version)
           .orderBy(profileId)
           .limit(limit);
-        if (after !== undefined) query = query.where(profileId, '>', after);
+        if ('afterProfileId' in from) query = query.where(profileId, '>', from.afterProfileId);
+        if ('position' in from && from.position > 0) query = query.offset(from.position);
         const rows = await query.execute();
         return {
           status: 'pending',

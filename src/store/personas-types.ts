@@ -1,3 +1,4 @@
+import type { SyncCursor } from '../personas/sync-cursor';
 import type { ComputationKind, ComputationRef, ComputedTraitDefinition, Condition } from '../personas/types';
 import type { ProfileUpdate } from '../personas/profile-updates';
 
@@ -73,7 +74,8 @@ export type CommitResult = 'committed' | 'already_committed' | 'superseded' | 'g
  */
 export interface PersonasSyncStore {
   prepare(ref: ComputationRef, nowMs: number): Promise<PreparedSync>;
-  changes(ref: ComputationRef, version: number, after: string | undefined, limit: number): Promise<SyncPage>;
+  /** Up to `limit` changes of the version, in profile-id order, from the cursor on. */
+  changes(ref: ComputationRef, version: number, from: SyncCursor, limit: number): Promise<SyncPage>;
   commit(ref: ComputationRef, version: number): Promise<CommitResult>;
 }
 

@@ -34,6 +34,8 @@ export interface StoreListener {
 export interface NotifiedCaches {
   destinations: NotifiedCache<unknown>;
   erasures: NotifiedCache<unknown>;
+  /** Told by the erasure channel too: a data key destroyed, made or re-wrapped (migration 0011). */
+  dataKeys?: NotifiedCache<unknown>;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface NotifiedCaches {
 export async function listenForStoreChanges(databaseUrl: string, caches: NotifiedCaches, options: ListenerOptions): Promise<StoreListener> {
   const probeEveryMs = options.probeEveryMs ?? 5_000;
   const reconnectMs = options.reconnectMs ?? 1_000;
-  const all = [caches.destinations, caches.erasures];
+  const all = [caches.destinations, caches.erasures, ...(caches.dataKeys ? [caches.dataKeys] : [])];
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -99,7 +101,10 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
     client.on('end', onLost);
     client.on('notification', (message) => {
       if (message.channel === DESTINATION_CHANNEL && message.payload) caches.destinations.changed(message.payload);
-      else if (message.channel === ERASURE_CHANNEL) caches.erasures.changedAll();
+      else if (message.channel === ERASURE_CHANNEL) {
+        caches.erasures.changedAll();
+        caches.dataKeys?.changedAll();
+      }
       else if (message.channel === PROBE_CHANNEL && message.payload) awaited.get(message.payload)?.();
     });
     try {

@@ -141,6 +141,14 @@ export interface Store {
     get(subjectHash: string): Promise<Buffer | undefined>;
     /** Destroys these subjects' keys: every body sealed under them is erased. Resolves how many existed. */
     destroy(subjectHashes: string[]): Promise<number>;
+    /**
+     * Re-wraps up to `limit` keys wrapped under another master key than the active one (after a
+     * rotation), so the old master key can be retired; the keys themselves, and so every sealed
+     * body, stay the same. `left`: whether any such key was found (call again until it is false).
+     */
+    rewrap(limit: number): Promise<{ rewrapped: number; left: boolean }>;
+    /** How many data keys each master key wraps. */
+    countByMasterKey(): Promise<Record<string, number>>;
   };
   /** Per webhook URL and minute, the attempts every worker made (delivery/webhook-health.ts). */
   webhookHealth: {

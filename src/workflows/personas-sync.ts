@@ -20,7 +20,7 @@ import type { ComputationRef } from '../personas/types';
 
 export interface SyncProgress {
   version: number;
-  /** Profile id of the last change started; the next page begins after it. */
+  /** Where the next page begins: an opaque cursor (personas/sync-cursor.ts), no profile id. */
   after?: string;
   changes: number;
   started: number;

@@ -1,3 +1,4 @@
+import type { SyncCursor } from '../../src/personas/sync-cursor';
 import type { ComputationRef } from '../../src/personas/types';
 import type { Store } from '../../src/store';
 import { profileUpdatesOf as profileUpdates } from './calls';
@@ -38,7 +39,7 @@ export function describePersonasStore(open: () => Promise<Store>): void {
   }
 
   async function allChanges(ref: ComputationRef, version: number) {
-    const page = await worker.personas.sync.changes(ref, version, undefined, 1_000);
+    const page = await worker.personas.sync.changes(ref, version, { start: true }, 1_000);
     if (page.status !== 'pending') throw new Error(page.status);
     return Object.fromEntries(page.changes.map((c) => [c.profileId, JSON.parse(c.value)]));
   }
@@ -58,23 +59,24 @@ export function describePersonasStore(open: () => Promise<Store>): void {
 
       expect(await worker.personas.sync.commit(ref, 1)).toBe('committed');
       expect(await worker.personas.sync.commit(ref, 1)).toBe('already_committed');
-      expect(await worker.personas.sync.changes(ref, 1, undefined, 10)).toEqual({ status: 'superseded' });
+      expect(await worker.personas.sync.changes(ref, 1, { start: true }, 10)).toEqual({ status: 'superseded' });
 
       // The next version sees the data as it is now, compared with the committed snapshot.
       expect(await worker.personas.sync.prepare(ref, now)).toMatchObject({ version: 2, changes: 1, reused: false });
       expect(await allChanges(ref, 2)).toEqual({ p2: true });
     });
 
-    it('pages by profile id after a cursor', async () => {
+    it('pages in profile-id order by position, and after a profile id (histories from before positions)', async () => {
       const sourceId = await newSource();
       await record(sourceId, ['b', 'd', 'a', 'c', 'e'].map((userId) => ({ type: 'identify' as const, raw: { userId, traits: { x: 1 } } })));
       const ref = await newAudience(sourceId, { trait: 'x', op: 'exists' });
       await worker.personas.sync.prepare(ref, now);
-      const page = async (after?: string) => {
-        const result = await worker.personas.sync.changes(ref, 1, after, 2);
+      const page = async (from: SyncCursor) => {
+        const result = await worker.personas.sync.changes(ref, 1, from, 2);
         return result.status === 'pending' ? result.changes.map((c) => c.profileId) : result.status;
       };
-      expect([await page(), await page('b'), await page('d'), await page('e')]).toEqual([['a', 'b'], ['c', 'd'], ['e'], []]);
+      expect([await page({ start: true }), await page({ position: 2 }), await page({ position: 4 }), await page({ position: 5 })]).toEqual([['a', 'b'], ['c', 'd'], ['e'], []]);
+      expect([await page({ afterProfileId: 'b' }), await page({ afterProfileId: 'd' }), await page({ afterProfileId: 'e' })]).toEqual([['c', 'd'], ['e'], []]);
     });
 
     it('an audience member who leaves is sent false and leaves the snapshot; coming back is true again', async () => {
@@ -121,7 +123,7 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       await worker.personas.sync.prepare(ref, now);
       expect(await store.personas.audiences.delete(ref.id)).toBe(true);
       expect(await worker.personas.sync.prepare(ref, now)).toEqual({ status: 'gone' });
-      expect(await worker.personas.sync.changes(ref, 1, undefined, 10)).toEqual({ status: 'gone' });
+      expect(await worker.personas.sync.changes(ref, 1, { start: true }, 10)).toEqual({ status: 'gone' });
       expect(await worker.personas.sync.commit(ref, 1)).toBe('gone');
     });
   });
@@ -240,13 +242,13 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       const ref = await newAudience(sourceId, { trait: 'x', op: 'exists' });
       await worker.personas.sync.prepare(ref, now);
       const pages: string[][] = [];
-      let after: string | undefined;
+      let from: SyncCursor = { start: true };
       for (;;) {
-        const page = await worker.personas.sync.changes(ref, 1, after, 2);
+        const page = await worker.personas.sync.changes(ref, 1, from, 2);
         if (page.status !== 'pending') throw new Error(page.status);
         if (page.changes.length === 0) break;
         pages.push(page.changes.map((c) => c.profileId));
-        after = page.changes[page.changes.length - 1].profileId;
+        from = { afterProfileId: page.changes[page.changes.length - 1].profileId };
       }
       expect(pages).toEqual([['A', 'B'], ['_x', 'a'], ['a-b', 'ab'], ['b']]);
 
@@ -262,7 +264,7 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       const crashing = await open();
       const prepared = await crashing.personas.sync.prepare(ref, now);
       expect(prepared).toMatchObject({ status: 'ready', version: 1, changes: 3, reused: false });
-      const firstPage = await crashing.personas.sync.changes(ref, 1, undefined, 2);
+      const firstPage = await crashing.personas.sync.changes(ref, 1, { start: true }, 2);
       await crashing.close(); // the worker dies after sending one page, before commit
 
       await record(sourceId, [
@@ -272,7 +274,7 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       const restarted = await open();
       try {
         expect(await restarted.personas.sync.prepare(ref, now + 60_000)).toEqual({ ...prepared, reused: true });
-        expect(await restarted.personas.sync.changes(ref, 1, undefined, 2)).toEqual(firstPage);
+        expect(await restarted.personas.sync.changes(ref, 1, { start: true }, 2)).toEqual(firstPage);
         expect(await allChanges(ref, 1)).toEqual({ p1: true, p2: true, p3: true });
         expect(await restarted.personas.sync.commit(ref, 1)).toBe('committed');
         expect(await restarted.personas.sync.prepare(ref, now + 60_000)).toMatchObject({ version: 2, changes: 2, reused: false });

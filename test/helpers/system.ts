@@ -129,9 +129,9 @@ function withDecodedPayloads(json: string): string {
  * `temporal workflow show` for a workflow, payloads' base64 opened: what anyone with Web UI access
  * can read in history (without a codec server; `cliArgs` may add `--codec-endpoint`, `--codec-auth`).
  */
-export async function workflowHistoryText(workflowId: string, cliArgs: string[] = []): Promise<string> {
+export async function workflowHistoryText(workflowId: string, cliArgs: string[] = [], address = process.env.TEMPORAL_ADDRESS!): Promise<string> {
   const { stdout: cli } = await run('bash', [`${ROOT}/scripts/temporal-dev.sh`, 'ensure']);
-  const { stdout } = await run(cli.trim(), ['workflow', 'show', '--workflow-id', workflowId, '--address', process.env.TEMPORAL_ADDRESS!, '--output', 'json', ...cliArgs], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run(cli.trim(), ['workflow', 'show', '--workflow-id', workflowId, '--address', address, '--output', 'json', ...cliArgs], { maxBuffer: 64 * 1024 * 1024 });
   return withDecodedPayloads(stdout);
 }
 
@@ -153,8 +153,8 @@ export async function decodedWorkflowHistoryText(system: TestSystem, workflowId:
  * `temporal workflow list --query` as JSON, without a codec: what anyone who can read Temporal's
  * visibility (the Web UI's list, the CLI) sees of the matching workflows.
  */
-export async function workflowListText(query: string): Promise<string> {
+export async function workflowListText(query: string, address = process.env.TEMPORAL_ADDRESS!): Promise<string> {
   const { stdout: cli } = await run('bash', [`${ROOT}/scripts/temporal-dev.sh`, 'ensure']);
-  const { stdout } = await run(cli.trim(), ['workflow', 'list', '--query', query, '--address', process.env.TEMPORAL_ADDRESS!, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run(cli.trim(), ['workflow', 'list', '--query', query, '--address', address, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
   return stdout;
 }

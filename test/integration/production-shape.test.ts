@@ -1,8 +1,10 @@
+import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { faultDir } from '../helpers/faults';
-import { readSource, sourceThrough, startProductionShape, splitAndKillScenario, switchOffScenario, type ProductionShape } from '../helpers/production-shape';
+import { ADMIN_TOKEN, readSource, sourceThrough, startProductionShape, splitAndKillScenario, switchOffScenario, type ProductionShape } from '../helpers/production-shape';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { drillBroken, faultDrill } from '../helpers/fault-drill';
 import { postgresRestarts } from '../helpers/store-restart-scenario';
+import { basicAuth, workflowHistoryText, workflowListText } from '../helpers/system';
 
 /**
  * The production shape (issue 13) on this machine: Temporal's own server v1.32.1 on PostgreSQL
@@ -36,6 +38,34 @@ it('shares one store: a source created through API 1 is read through API 2', asy
   const { sourceId } = await sourceThrough(api1, 'shared', receiver.url);
   expect(await readSource(api2, sourceId)).toMatchObject({ id: sourceId, name: 'shared' });
 });
+
+it('keeps user data out of the real server: no email, event or user id in `temporal workflow show` or `workflow list` without a codec; the codec server decodes it', async () => {
+  // Issue 19 on Temporal's own server and PostgreSQL, as an operator of that cluster reads it.
+  const [api1, api2] = shape.apis;
+  const canary = { email: 'real-canary-7f3a@example.com', event: 'Real Canary 7f3a', userId: 'real-canary-user-7f3a' };
+  const { sourceId, writeKey } = await sourceThrough(api1, 'canary', receiver.url);
+  const messageId = `real-canary-${process.pid}`;
+  const sent = await fetch(`${api2.url}/v1/track`, {
+    method: 'POST',
+    headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
+    body: JSON.stringify({ messageId, userId: canary.userId, event: canary.event, properties: { email: canary.email }, context: { traits: { email: canary.email } } }),
+  });
+  expect(sent.status).toBe(200);
+  expect(JSON.parse((await receiver.waitForMessage(messageId, 60_000)).body)).toMatchObject({ userId: canary.userId, event: canary.event });
+  const workflowId = deliveryWorkflowId(sourceId, messageId);
+  const address = shape.temporal.address;
+
+  const history = await workflowHistoryText(workflowId, [], address);
+  expect(history).toContain(Buffer.from('binary/encrypted').toString('base64'));
+  for (const value of Object.values(canary)) expect(history).not.toContain(value);
+  const listed = await workflowListText(`WorkflowId = "${workflowId}"`, address);
+  expect(listed).toContain('SwitchyardUserId');
+  for (const value of Object.values(canary)) expect(listed).not.toContain(value);
+
+  const decoded = await workflowHistoryText(workflowId, ['--codec-endpoint', `${api1.url}/codec`, '--codec-auth', `Bearer ${ADMIN_TOKEN}`], address);
+  expect(decoded).toContain(canary.email);
+  expect(decoded).toContain(canary.event);
+}, 180_000);
 
 it('stops retries run by either worker once the destination is switched off through API 1', async () => {
   const figures = await switchOffScenario(shape, failing, { messages: 20, log });

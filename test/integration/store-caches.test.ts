@@ -2,6 +2,7 @@ import net from 'node:net';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store';
+import { identifierHash, parseKeyring } from '../../src/privacy/keyring';
 import { erasedIdHashes } from '../../src/store/erasures';
 import { cachedDestinationReads, cachedErasureReads, NotifiedCache } from '../../src/store/notified-cache';
 import { LISTENER_APPLICATION_NAME, listenForStoreChanges, type StoreListener } from '../../src/store/store-notifications';
@@ -85,6 +86,34 @@ it('an erasure made through another handle reaches the cached erasure checks at 
   expect(await within(2_000, () => workerErasures.erasedAt([user, 'someone else']), (at) => at === '2026-11-23T10:00:00.000Z')).toBeLessThan(2_000);
   await api.erasures.add([user], '2026-11-23T11:00:00.000Z');
   await within(2_000, () => workerErasures.erasedAt([user]), (at) => at === '2026-11-23T11:00:00.000Z');
+});
+
+it("a user's data key destroyed or made anew through another handle reaches the worker's cached copy at once", async () => {
+  // openStore's own wiring, as src/worker.ts opens it: keys, PostgreSQL, a cache TTL far too long to hide a missed change.
+  const keyring = parseKeyring(`k1=${Buffer.alloc(32, 3).toString('base64')},k2=${Buffer.alloc(32, 4).toString('base64')}`, 'k1');
+  const keyedApi = await openStore({ databasePath: '', databaseUrl: url, keyring });
+  const keyedWorker = await openStore({ databasePath: '', databaseUrl: url, keyring, destinationCacheTtlMs: HOUR });
+  const subject = identifierHash(keyring, 'userId', `cached-${Date.now()}`);
+  const read = () => keyedWorker.dataKeys.get(subject);
+  try {
+    expect(await read()).toBeUndefined();
+    const first = (await keyedApi.dataKeys.getOrCreate([subject])).get(subject)!;
+    // A key made after the worker read "none" is seen at once (no cached "none" hides it).
+    await within(2_000, read, (key) => key?.equals(first) === true);
+    // Served from the worker's copy: a row removed behind the cache's back (notification off) is not noticed...
+    await sql`alter table data_keys disable trigger data_keys_notify`.execute(db);
+    await sql`delete from data_keys where subject_hash = ${subject}`.execute(db);
+    await sql`alter table data_keys enable trigger data_keys_notify`.execute(db);
+    expect((await read())?.equals(first)).toBe(true);
+    // ...and a regulation's destroy, which notifies, is.
+    await keyedApi.dataKeys.getOrCreate([subject]);
+    await within(2_000, read, (key) => key !== undefined && !key.equals(first));
+    await keyedApi.dataKeys.destroy([subject]);
+    expect(await within(2_000, read, (key) => key === undefined)).toBeLessThan(2_000);
+  } finally {
+    await keyedApi.close();
+    await keyedWorker.close();
+  }
 });
 
 it.each([

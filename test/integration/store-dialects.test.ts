@@ -447,6 +447,39 @@ describe.each([
         await rotated.close();
       }
     });
+
+    it('re-wraps keys made under a retired master key with the active one: the same keys, and k1 can go', async () => {
+      const before = parseKeyring(`k1=${keyA}`);
+      const after = parseKeyring(`k1=${keyA},k2=${keyB}`, 'k2');
+      const old = await dialect.open(before);
+      const rotated = await dialect.open(after);
+      let retired: Store | undefined;
+      try {
+        const subjects = Array.from({ length: 5 }, () => identifierHash(before, 'userId', randomUUID()));
+        const keys = await old.dataKeys.getOrCreate(subjects);
+        // A regulation destroys one before the re-wrap: it must not come back.
+        await old.dataKeys.destroy([subjects[4]]);
+        const k1Before = (await rotated.dataKeys.countByMasterKey()).k1;
+        expect(k1Before).toBeGreaterThanOrEqual(4);
+        let total = 0;
+        for (let left = true; left; ) {
+          const step = await rotated.dataKeys.rewrap(2);
+          total += step.rewrapped;
+          left = step.left;
+        }
+        expect(total).toBe(k1Before);
+        expect((await rotated.dataKeys.countByMasterKey()).k1).toBeUndefined();
+        // Only k2 listed now: every key unwraps, unchanged; the destroyed one stays destroyed.
+        retired = await dialect.open(parseKeyring(`k2=${keyB}`));
+        for (const subject of subjects.slice(0, 4)) expect((await retired.dataKeys.get(subject))!.equals(keys.get(subject)!)).toBe(true);
+        expect(await retired.dataKeys.get(subjects[4])).toBeUndefined();
+        expect(await old.dataKeys.get(subjects[0]).catch((err: Error) => err.message)).toBe('data key wrapped with master key "k2", which is not listed in PAYLOAD_KEYS');
+      } finally {
+        await old.close();
+        await rotated.close();
+        await retired?.close();
+      }
+    });
   });
 
   describe('two processes on one database', () => {

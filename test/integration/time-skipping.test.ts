@@ -3,16 +3,23 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { deliveryPolicy, loadConfig, type Config } from '../../src/config';
 import { nextBackoff } from '../../src/delivery/backoff';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryInput, DeliveryPolicy, DeliveryReport } from '../../src/delivery/types';
+import { identifierHash } from '../../src/privacy/keyring';
+import { ENCRYPTED_ENCODING } from '../../src/privacy/payload-codec';
+import { sealBody } from '../../src/privacy/sealed-body';
 import { openStore } from '../../src/store';
 import type { Store } from '../../src/store/types';
+import { switchyardDataConverter } from '../../src/temporal/data-converter';
+import { bundleWorkflows } from '../../src/temporal/workflow-bundle';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
+import { testKeyring } from '../helpers/payload-keys';
 import { ROOT } from '../helpers/processes';
 import { startReceiver, type Receiver, type Responder } from '../helpers/receiver';
 
@@ -27,6 +34,7 @@ import { startReceiver, type Receiver, type Responder } from '../helpers/receive
 const run = promisify(execFile);
 const HOUR = 3_600_000;
 const taskQueue = `time-skipping-${process.pid}`;
+const keyring = testKeyring();
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
@@ -44,16 +52,17 @@ async function testServer(): Promise<string> {
 }
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await testServer() } } });
+  // Encrypted as in production: the codec, the failure converter and a sealed body (issue 19).
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await testServer() } }, client: { dataConverter: switchyardDataConverter(keyring) } });
   // The workflow sets SwitchyardStatus; the test server, like a production namespace, needs it registered.
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
     searchAttributes: Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((key) => [key.name, encodeSearchAttributeIndexedValueType(key.type)!])),
   });
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows') });
+  bundle = await bundleWorkflows();
   // The seed's delivery timing, whatever the test run's environment sets for its short-window tests.
   config = loadConfig(process.env, { deliveryRetryWindow: 4 * HOUR, deliveryTimeout: 5_000, deliveryInitialBackoff: 1_000, deliveryMaxBackoff: 10 * 60_000 });
-  store = await openStore({ databasePath: path.join(process.env.SWITCHYARD_TEST_DIR ?? path.join(ROOT, '.test-data'), `time-skipping-${process.pid}.db`) });
+  store = await openStore({ databasePath: path.join(process.env.SWITCHYARD_TEST_DIR ?? path.join(ROOT, '.test-data'), `time-skipping-${process.pid}.db`), keyring });
 }, 180_000);
 
 afterAll(async () => {
@@ -70,14 +79,18 @@ async function deliver(name: string, responder: Responder) {
   const destination = await store.destinations.create(source.id, { enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
   const policy = deliveryPolicy(config);
   const messageId = `time-skipping-${name}`;
-  const input: DeliveryInput = { sourceId: source.id, messageId, type: 'track', userId: 'u', destinationIds: [destination.id], message: { type: 'track', messageId, userId: 'u', event: 'Order Completed' }, policy };
+  const subject = identifierHash(keyring, 'userId', 'u');
+  const dataKey = (await store.dataKeys.getOrCreate([subject])).get(subject)!;
+  const sealedMessage = sealBody(dataKey, subject, messageId, { type: 'track', messageId, userId: 'u', event: 'Order Completed' });
+  const input: DeliveryInput = { sourceId: source.id, messageId, type: 'track', visibleIds: { userId: subject }, destinationIds: [destination.id], sealedMessage, policy };
 
   const unused = () => Promise.reject(new Error('deliverMessage starts no workflows, deletes no schedules and reads no other runs'));
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
-    activities: createActivities(store, config, { startDelivery: unused, schedules: { delete: unused }, redeliveries: { page: unused, latest: unused, input: unused, redeliver: unused, closed: unused }, keyring: undefined }),
+    dataConverter: switchyardDataConverter(keyring),
+    activities: createActivities(store, config, { startDelivery: unused, schedules: { delete: unused }, redeliveries: { page: unused, latest: unused, input: unused, redeliver: unused, closed: unused }, keyring }),
   });
   const handle = await env.client.workflow.start('deliverMessage', { taskQueue, workflowId: deliveryWorkflowId(source.id, messageId), args: [input] });
   const outcome = await worker.runUntil(handle.result().then(
@@ -98,7 +111,14 @@ async function deliver(name: string, responder: Responder) {
     .map((e) => e.timerStartedEventAttributes?.startToFireTimeout)
     .filter((d) => d != null)
     .map((d) => Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6));
-  return { outcome, receiver, policy, waits, elapsedMs };
+  // As Temporal stores it: fetchHistory does not run the codec.
+  const historyBytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
+  // The encoding of every input and result payload: the workflow's, and each attempt's.
+  const encodings = events
+    .flatMap((e) => [e.workflowExecutionStartedEventAttributes?.input, e.activityTaskScheduledEventAttributes?.input, e.activityTaskCompletedEventAttributes?.result, e.workflowExecutionFailedEventAttributes?.failure?.encodedAttributes && { payloads: [e.workflowExecutionFailedEventAttributes.failure.encodedAttributes] }])
+    .flatMap((payloads) => payloads?.payloads ?? [])
+    .map((payload) => Buffer.from(payload.metadata?.encoding ?? []).toString());
+  return { outcome, receiver, policy, waits, elapsedMs, historyBytes, encodings };
 }
 
 /** The shortest and longest wait before round `round + 1` that the backoff policy allows (jitter spans [0, 1)). */
@@ -115,13 +135,19 @@ function roundsWithin(policy: DeliveryPolicy, random: number): number {
 }
 
 it('retries a webhook that always answers 503 for the whole 4-hour window, rounds spaced as the backoff policy says, then fails', async () => {
-  const { outcome, receiver, policy, waits, elapsedMs } = await deliver('window', () => ({ status: 503 }));
+  const { outcome, receiver, policy, waits, elapsedMs, historyBytes, encodings } = await deliver('window', () => ({ status: 503 }));
 
   expect(outcome.ok).toBe(false);
   expect(outcome.ok || outcome.message).toMatch(/retry window exhausted/);
   const rounds = outcome.report.destinations[0].rounds;
-  // One POST per round, and one wait between two rounds.
+  // One POST per round, and one wait between two rounds. Each POST carries the opened body; the
+  // history (read without the codec) holds neither the event nor the user id.
   expect(receiver.requests).toHaveLength(rounds);
+  for (const request of receiver.requests) expect(JSON.parse(request.body)).toMatchObject({ event: 'Order Completed', userId: 'u' });
+  expect(historyBytes.includes('Order Completed')).toBe(false);
+  expect(historyBytes.includes('"userId":"u"')).toBe(false);
+  expect(encodings).toEqual(expect.arrayContaining([ENCRYPTED_ENCODING]));
+  expect(encodings.every((encoding) => encoding === ENCRYPTED_ENCODING)).toBe(true);
   expect(waits).toHaveLength(rounds - 1);
   waits.forEach((wait, i) => {
     const [shortest, longest] = waitBounds(i + 1, policy);

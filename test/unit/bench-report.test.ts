@@ -1,5 +1,5 @@
 import type { PhaseResult } from '../../bench/phase';
-import { markdownTable, ratios, summarize } from '../../bench/report';
+import { encryptionTable, markdownTable, percent, ratios, summarize } from '../../bench/report';
 
 const percentiles = { p50: 1, p95: 2, p99: 3, max: 4 };
 function run(system: PhaseResult['system'], repeat: number, messagesPerSecond: number, cpuTotal: number, peakRssMb: Record<string, number> = { temporal: 300 }): PhaseResult {
@@ -32,4 +32,29 @@ it('reports Switchyard against the floor: medians of throughput and of CPU per m
 it('shows the largest process of a role run several times (--workers, --apis)', () => {
   const [summary] = summarize([run('switchyard', 1, 30, 30, { 'worker-1': 500, 'worker-2': 540, 'api-1': 190, 'api-2': 170, temporal: 450 })]);
   expect(summary.peakRssMb).toMatchObject({ worker: 540, api: 190, temporal: 450 });
+});
+
+it("reports payload encryption's cost: Switchyard's own worker and API CPU beside plain's, summed over several workers", () => {
+  const withRoles = (system: PhaseResult['system'], repeat: number, cpu: Record<string, number>): PhaseResult => {
+    const result = run(system, repeat, 30, Object.values(cpu).reduce((a, b) => a + b, 0));
+    return { ...result, cost: { ...result.cost, cpuSecondsPer1000: { ...cpu, total: result.cost.cpuSecondsPer1000.total } } };
+  };
+  const results = [
+    withRoles('floor', 1, { floorWorker: 1, floorApi: 1, temporal: 4 }),
+    withRoles('switchyard', 1, { 'worker-1': 0.8, 'worker-2': 0.85, api: 1.1, temporal: 4, plainWorker: 0.01 }),
+    withRoles('switchyard', 2, { 'worker-1': 0.8, 'worker-2': 0.9, api: 1.3, temporal: 4 }),
+    withRoles('plain', 1, { plainWorker: 1.5, plainApi: 1, temporal: 4, worker: 0.01 }),
+    withRoles('plain', 2, { plainWorker: 1.7, plainApi: 1.2, temporal: 4 }),
+  ];
+  const summaries = summarize(results);
+  expect(summaries.find((s) => s.system === 'switchyard')!.ownCpuSecondsPer1000).toEqual({ worker: 1.675, api: 1.2 });
+  expect(summaries.find((s) => s.system === 'plain')!.ownCpuSecondsPer1000).toEqual({ worker: 1.6, api: 1.1 });
+  const [ratio] = ratios(summaries);
+  expect(ratio.encryption).toEqual({ worker: 0.047, api: 0.091, total: expect.any(Number) });
+  expect(ratio.plainCpuVsFloor).not.toBeNull();
+  const table = encryptionTable(summaries, [ratio]);
+  expect(table).toContain('| 1,000 | 1.68 / 1.60 | +4.7 % | 1.20 / 1.10 | +9.1 % |');
+  expect(markdownTable(summaries, [ratio])).toMatch(/\| 1,000 \| plain \| 30 \| – \| 1\.00× \|/);
+  expect(encryptionTable(summarize(results.filter((r) => r.system !== 'plain')), ratios(summarize(results.filter((r) => r.system !== 'plain'))))).toBe('');
+  expect([percent(0.031), percent(-0.02), percent(null)]).toEqual(['+3.1 %', '-2.0 %', '–']);
 });

@@ -3,7 +3,7 @@ import type { MessageBody } from '../../src/delivery/types';
 import { newDataKey, unwrapDataKey, wrapDataKey } from '../../src/privacy/data-key-wrap';
 import { identifierHash, parseKeyring } from '../../src/privacy/keyring';
 import { openSealedIn } from '../../src/privacy/open-sealed';
-import { ERASED_BODY, isSealedBody, openBody, sealBody, SealedBodyError } from '../../src/privacy/sealed-body';
+import { ERASED_BODY, isSealedBody, openBody, sealBody, SealedBodyError, UNREADABLE_BODY } from '../../src/privacy/sealed-body';
 import { erasedSubjects, messageSubject } from '../../src/privacy/subjects';
 
 const b64 = () => randomBytes(32).toString('base64');
@@ -118,6 +118,17 @@ describe('openSealedIn', () => {
   it('shows the erased marker, not an error, when the key is gone', async () => {
     const opened = await openSealedIn({ get: async () => undefined }, [input]);
     expect(opened.value).toEqual([{ messageId: 'm1', type: 'track', sealedMessage: ERASED_BODY }]);
+  });
+
+  it('shows the unreadable marker for a body altered or moved, and still opens the others beside it', async () => {
+    const altered = { ...input.sealedMessage, data: Buffer.from(Buffer.from(input.sealedMessage.data, 'base64').map((b, i) => (i === 0 ? b ^ 1 : b))).toString('base64') };
+    const moved = { ...input, messageId: 'm2' };
+    const opened = await openSealedIn({ get: async () => key }, [{ ...input, sealedMessage: altered }, moved, input]);
+    expect(opened.value).toEqual([
+      { messageId: 'm1', type: 'track', sealedMessage: UNREADABLE_BODY },
+      { messageId: 'm2', type: 'track', sealedMessage: UNREADABLE_BODY },
+      { messageId: 'm1', type: 'track', sealedMessage: BODY },
+    ]);
   });
 
   it('leaves values without sealed bodies as they are', async () => {

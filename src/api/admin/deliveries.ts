@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DeliveryPolicy } from '../../delivery/types';
 import { deliveryPlanner, outgoingAgain } from '../../messages/plan-deliveries';
 import { openForReader } from '../../privacy/open-sealed';
+import { ERASED_BODY, UNREADABLE_BODY } from '../../privacy/sealed-body';
 import type { Deliveries, DeliveryHistory, DeliveryStatusName } from '../../ports';
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -72,8 +73,8 @@ const AttemptView = Type.Object({
 const DeliveryDetail = Type.Object({
   ...DeliveryRowView.properties,
   redelivery: Type.Optional(Type.Object({ requestedAt: Type.String({ format: 'date-time' }), previousRunId: Type.String() })),
-  message: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Literal('[erased]')], {
-    description: 'The body POSTed to each webhook; `"[erased]"` once a DELETE regulation destroyed its user\'s data key (crypto-shredding).',
+  message: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Literal(ERASED_BODY), Type.Literal(UNREADABLE_BODY)], {
+    description: `The body POSTed to each webhook; \`"${ERASED_BODY}"\` once a DELETE regulation destroyed its user's data key (crypto-shredding); \`"${UNREADABLE_BODY}"\` if the sealed body in Temporal was altered.`,
   }),
   destinations: Type.Array(
     Type.Object({
