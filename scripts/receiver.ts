@@ -47,7 +47,7 @@ const header = (headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** X-Signature as Switchyard signs it (src/delivery/signature.ts, the README's recipe). */
+/** X-Signature as Switchyard signs it (src/delivery/signature.ts, the recipe in docs/api.md). */
 function sharedSecretCheck(body: string, headers: IncomingHttpHeaders): string {
   const signature = header(headers, 'x-signature');
   if (!options.secret) return signature ? 'signature not checked (no --secret)' : 'unsigned';

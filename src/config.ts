@@ -8,7 +8,7 @@ import { LOG_FORMAT_SETTINGS, type LogFormatSetting } from './logger';
 
 /**
  * Every setting Switchyard reads, with its default: the one home of configuration.
- * The README's configuration table mirrors this list (a test keeps them in step).
+ * docs/configuration.md is generated from this list (`npm run docs:config`; a test keeps them in step).
  */
 interface Setting<T> {
   env: string;

@@ -13,6 +13,7 @@ import { switchyardDataConverter } from './temporal/data-converter';
 import { connectClient } from './temporal/connection';
 import { startDevServer } from './temporal/dev-server';
 import { connectWorker, startWorkers } from './temporal/workers';
+import { VERSION } from './version';
 
 /** `npm start`: the whole system on embedded defaults — Temporal dev server, worker and API in one command. */
 runMain(async () => {
@@ -67,6 +68,7 @@ runMain(async () => {
   const api = `http://localhost:${config.port}`;
   console.log(`
 Switchyard is running.
+  Version         ${VERSION}
   Ingestion API   ${api}/v1/{identify,track,page,screen,group,alias,batch}
   Admin API       ${api}/admin   (Authorization: Bearer ${quickstart.adminToken})
   Portal          ${api}/portal   (log in with the admin token)

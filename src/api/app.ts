@@ -1,4 +1,5 @@
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
@@ -21,6 +22,8 @@ import { createMetrics, type Metrics } from '../metrics';
 import { serveMetricsRoute } from './metrics';
 import { portalRoutes } from '../portal/routes';
 import { requestLogValue } from './request-log';
+import { documentRoutes } from './route-docs';
+import { VERSION } from '../version';
 
 export interface AppOptions {
   config: Config;
@@ -60,7 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every route's JSON schema validates requests and serializes replies; together they are the API document.
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Switchyard', version: '1.0.0', description: 'Segment-compatible ingestion and webhook destination admin API' },
+      info: { title: 'Switchyard', version: VERSION, description: 'Segment-compatible ingestion and webhook destination admin API' },
       components: {
         securitySchemes: {
           writeKey: { type: 'http', scheme: 'basic', description: 'Write key as username, empty password' },
@@ -70,6 +73,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The reference UI; its assets come from the swagger-ui-dist package, served here (no CDN).
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true }, staticCSP: true });
+  documentRoutes(app);
   // Runs after the server has stopped taking requests and those in flight have finished.
   app.addHook('onClose', () => options.deliveries.drain());
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });

@@ -2,12 +2,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Deliveries } from '../ports';
 import type { Store } from '../store';
+import { VERSION } from '../version';
 
 /** A store that does not answer this fast counts as away (PostgreSQL's connect timeout is longer). */
 const STORE_PING_TIMEOUT_MS = 2_000;
 
 const Health = Type.Object({
   status: Type.String(),
+  /** Switchyard's version (package.json, CHANGELOG.md). */
+  version: Type.String(),
   temporal: Type.Boolean(),
   /** The settings store (SQLite file or PostgreSQL) answers a query. */
   store: Type.Boolean(),
@@ -24,7 +27,7 @@ export const healthRoutes: FastifyPluginAsync<{ deliveries: Deliveries; store: S
   app.get('/health', { schema: { response: { 200: Health, 503: Health } } }, async (_request, reply) => {
     const [{ temporal, worker, taskQueues }, storeUp] = await Promise.all([deliveries.health(), storeAnswers(store)]);
     const ok = temporal && worker && storeUp;
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', temporal, store: storeUp, worker, taskQueues });
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: VERSION, temporal, store: storeUp, worker, taskQueues });
   });
 };
 

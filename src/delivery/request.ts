@@ -1,7 +1,6 @@
 import { signBody } from './signature';
 import { standardWebhookHeaders } from './standard-webhooks';
-
-export const USER_AGENT = 'Switchyard/1.0';
+import { USER_AGENT } from '../version';
 
 /**
  * Headers every request to a webhook sets itself: a static header of one of these names would break

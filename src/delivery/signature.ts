@@ -5,7 +5,7 @@ export function signBody(secret: string, body: string): string {
   return createHmac('sha1', secret).update(body, 'utf8').digest('hex');
 }
 
-/** The receiver's side of the recipe, as documented in the README. */
+/** The receiver's side of the recipe, as documented in docs/api.md. */
 export function verifySignature(secret: string, body: string, signature: string): boolean {
   const expected = Buffer.from(signBody(secret, body), 'utf8');
   const given = Buffer.from(signature, 'utf8');

@@ -27,7 +27,7 @@ describe('the request sent to a webhook URL', () => {
   it('is signed with X-Signature that a receiver verifies with the documented recipe', async () => {
     const { source, writeKey } = await sourceWithDestination(system.store, { sharedSecret: 'sh4red-s3cret', webhooks: [{ url: receiver.url, headers: {} }] });
     const request = await deliverOne(writeKey, source.id, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'sig-1', properties: { total: 5, note: 'héllo ✓' } });
-    // Recipe (README): HMAC-SHA1 over the parsed body re-serialized as JSON, lowercase hex.
+    // Recipe (docs/api.md): HMAC-SHA1 over the parsed body re-serialized as JSON, lowercase hex.
     const expected = createHmac('sha1', 'sh4red-s3cret').update(JSON.stringify(JSON.parse(request.body)), 'utf8').digest('hex');
     expect(request.headers['x-signature']).toBe(expected);
     expect(request.headers['x-signature']).toMatch(/^[0-9a-f]{40}$/);
@@ -75,7 +75,7 @@ describe('the request sent to a webhook URL', () => {
     const attrs = description.typedSearchAttributes;
     // A delivery that succeeded writes no last status (issue 15): it stays `delivering` on the completed run.
     expect([attrs.get(SOURCE), attrs.get(MESSAGE_TYPE), attrs.get(USER_ID), attrs.get(STATUS)]).toEqual([source.id, 'track', identifierHash(system.keyring!, 'userId', 'u5'), 'delivering']);
-    // The README's Web UI query for delivered deliveries, as an operator types it.
+    // docs/operations.md's Web UI query for delivered deliveries, as an operator types it.
     const delivered = '(SwitchyardStatus = "delivered" OR (ExecutionStatus = "Completed" AND SwitchyardStatus IN ("delivering", "retrying")))';
     const count = async (query: string) => (await system.client.workflow.count(`SwitchyardSource = "${source.id}" AND ${query}`)).count;
     for (let tries = 0; (await count(delivered)) !== 1 && tries < 40; tries++) await new Promise((wake) => setTimeout(wake, 250));

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { faultDir, sleep, startOwnTemporal, startOwnWorker, stopProcess, type OwnTemporal, type OwnWorker } from '../helpers/faults';
 import { startSystem, type TestSystem } from '../helpers/system';
+import { VERSION } from '../../src/version';
 
 /** Short windows: this test's own dev server ends idle long polls every 3 s instead of 60 s. */
 const LONG_POLL = '3s';
@@ -36,7 +37,7 @@ describe('GET /health watches both delivery task queues and notices a dead worke
     for (let i = 0; i < 3; i++) {
       const { status, body } = await health();
       expect(status).toBe(200);
-      expect(body).toMatchObject({ status: 'ok', temporal: true, worker: true });
+      expect(body).toMatchObject({ status: 'ok', version: VERSION, temporal: true, worker: true });
       expect(body.taskQueues.map((q: { name: string }) => q.name)).toEqual([taskQueue, personasTaskQueue]);
       for (const queue of body.taskQueues) expect(queue.workers).toBeGreaterThan(0);
       await sleep(POLLER_WINDOW_MS / 2);

@@ -10,6 +10,7 @@ import { freePort } from '../helpers/ports';
 import { ROOT, stopProcess, waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { basicAuth } from '../helpers/system';
+import { VERSION } from '../../src/version';
 
 /**
  * `npm start` as a user runs it: its own Temporal dev server, worker and API in one process, on an
@@ -86,6 +87,9 @@ describe('npm start (quick start)', () => {
     expect(started.output()).toContain('"sharedSecret":"change-me","webhooks":[{"url":"http://127.0.0.1:9000/hook"}]');
     // The portal works from a fresh checkout: run from source, the API bundles its front end itself.
     expect(started.output()).toContain(`Portal          ${api}/portal`);
+    // One version (CHANGELOG.md): printed at start, answered by /health.
+    expect(started.output()).toContain(`Version         ${VERSION}`);
+    expect(await (await fetch(`${api}/health`)).json()).toMatchObject({ version: VERSION });
     const portalScript = await fetch(`${api}/portal/portal.js`);
     expect(portalScript.status).toBe(200);
     expect(portalScript.headers.get('content-security-policy')).toContain("default-src 'self'");

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { deliveryPolicy, loadConfig, SETTINGS } from '../../src/config';
+import { deliveryPolicy, loadConfig } from '../../src/config';
 import { formatDuration, parseDuration } from '../../src/delivery/duration';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 
@@ -63,14 +63,6 @@ describe('loadConfig', () => {
 });
 
 describe('documentation and scripts stay in step with the code', () => {
-  it('the README configuration table lists every env var with its default', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    for (const setting of Object.values(SETTINGS)) {
-      const row = readme.split('\n').find((line) => line.startsWith(`| \`${setting.env}\``));
-      expect(row ?? `missing README row for ${setting.env}`).toContain(setting.default ? `\`${setting.default}\`` : '|');
-    }
-  });
-
   it('scripts/temporal-dev.sh registers every search attribute the workflows use', () => {
     const script = readFileSync(path.join(ROOT, 'scripts/temporal-dev.sh'), 'utf8');
     for (const key of ALL_SEARCH_ATTRIBUTES) {

@@ -1,0 +1,252 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { sourceSettings } from './source-settings';
+import { VERSION } from '../version';
+
+/**
+ * The prose of the API reference (/docs): per operation a summary and one example request and
+ * response, and what each error status means. Kept beside the routes rather than inside them so
+ * the route files stay about behaviour; the schemas (validation, serialization, field
+ * descriptions) stay in the routes, and test/integration/api-docs.test.ts checks every operation of
+ * /openapi.json has its entry here and that every example passes its own schema.
+ */
+export interface OperationDoc {
+  /** Absent only where the route's own schema has one. */
+  summary?: string;
+  /** One request body, for operations that take one. */
+  request?: unknown;
+  /** One body of the operation's success status (absent for 204). */
+  response?: unknown;
+}
+
+const SOURCE_ID = 'src_6f1c2a9e4b7d4e0f8a3b5c7d9e1f2a4b';
+const DESTINATION_ID = 'dst_0a1b2c3d4e5f40718293a4b5c6d7e8f9';
+const AUDIENCE_ID = 'aud_5e6f7a8b9c0d41e2f3a4b5c6d7e8f9a0';
+const TRAIT_ID = 'ctr_7b8c9d0e1f2a43b4c5d6e7f8a9b0c1d2';
+const AT = '2026-05-04T09:30:00.000Z';
+const LATER = '2026-05-04T09:45:00.000Z';
+
+const ok = { success: true };
+const track = { userId: 'user-42', event: 'Order Completed', properties: { total: 99.5, currency: 'EUR' }, messageId: 'msg-0001', timestamp: AT };
+const ingest = (summary: string, request: unknown): OperationDoc => ({ summary, request, response: ok });
+
+const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdAt: AT };
+const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
+const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], createdAt: AT, updatedAt: AT };
+const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
+const regulation = { id: 'reg_3c4d5e6f7a8b49c0d1e2f3a4b5c6d7e8', regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'], notifications: 1, deliveriesStopped: 0, deliveriesDeleted: 2, createdAt: AT };
+const deliveryRow = {
+  messageId: 'msg-0001',
+  sourceId: SOURCE_ID,
+  type: 'track',
+  userId: 'user-42',
+  status: 'delivered',
+  startedAt: AT,
+  closedAt: LATER,
+  workflowId: `message:${SOURCE_ID}:msg-0001`,
+  runId: '0195a3b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b',
+};
+const redeliveryFilter = { status: 'failed', since: '2026-05-04T00:00:00.000Z', until: '2026-05-05T00:00:00.000Z' };
+const sync = (id: string) => ({ workflowId: `personas-sync:${id}:now`, runId: '0195a3b2-8d9e-7f0a-8b1c-2d3e4f5a6b7c' });
+const computation = (id: string, name: string, key: string, definition: unknown) => ({
+  id,
+  sourceId: SOURCE_ID,
+  name,
+  key,
+  definition,
+  schedule: '*/15 * * * *',
+  paused: false,
+  scheduleId: `personas-sync:${id}`,
+  lastSync: { version: 3, syncedAt: AT },
+  pendingSync: null,
+  createdAt: AT,
+  updatedAt: AT,
+});
+const audienceDefinition = { event: 'Order Completed', count: { op: 'gte', value: 1 }, within: '30d' };
+const audience = computation(AUDIENCE_ID, 'Recent Buyers', 'recent_buyers', audienceDefinition);
+const traitDefinition = { type: 'sum', event: 'Order Completed', property: 'total' };
+const trait = computation(TRAIT_ID, 'Order Total', 'order_total', traitDefinition);
+const windowStats = { attempts: 120, successes: 118, failures: { retry: 2, permanent: 0 }, successRate: 0.983, p50Ms: 42, p95Ms: 180 };
+
+const audienceDocs = {
+  get: { summary: 'One audience, with its last and pending sync', response: audience },
+  patch: { summary: 'Change an audience: name (same trait key), definition, schedule or paused', request: { paused: true }, response: { ...audience, paused: true } },
+  delete: { summary: 'Delete an audience and its Temporal Schedule (receivers get no further identify calls for it)' },
+  sync: { summary: 'Start a sync now, outside its schedule', response: sync(AUDIENCE_ID) },
+};
+const traitDocs = {
+  get: { summary: 'One computed trait, with its last and pending sync', response: trait },
+  patch: { summary: 'Change a computed trait: name (same trait key), definition, schedule or paused', request: { schedule: '0 * * * *' }, response: { ...trait, schedule: '0 * * * *' } },
+  delete: { summary: 'Delete a computed trait and its Temporal Schedule' },
+  sync: { summary: 'Start a sync now, outside its schedule', response: sync(TRAIT_ID) },
+};
+
+/** An audience or computed trait answers at /admin/<kind>/:id and under its source alike. */
+function itemRoutes(kind: string, docs: Record<'get' | 'patch' | 'delete' | 'sync', OperationDoc>): Record<string, OperationDoc> {
+  const routes: Record<string, OperationDoc> = {};
+  for (const url of [`/admin/${kind}/:id`, `/admin/sources/:sourceId/${kind}/:id`]) {
+    Object.assign(routes, { [`GET ${url}`]: docs.get, [`PATCH ${url}`]: docs.patch, [`DELETE ${url}`]: docs.delete, [`POST ${url}/sync`]: docs.sync });
+  }
+  return routes;
+}
+
+/** Keyed `METHOD url` as Fastify registers the route. */
+export const OPERATION_DOCS: Record<string, OperationDoc> = {
+  'GET /health': {
+    summary: 'Whether Temporal, the store and a worker are reachable (200), or which is not (503)',
+    response: { status: 'ok', version: VERSION, temporal: true, store: true, worker: true, taskQueues: [{ name: 'switchyard', workers: 1, lastPollAt: AT }] },
+  },
+
+  'POST /v1/track': ingest('Record an event a user did (one webhook POST per enabled destination)', track),
+  'POST /v1/t': ingest('Short alias of /v1/track', track),
+  'POST /v1/identify': ingest('Record who a user is and their traits', { userId: 'user-42', traits: { email: 'ada@example.com', plan: 'pro' } }),
+  'POST /v1/i': ingest('Short alias of /v1/identify', { userId: 'user-42', traits: { plan: 'pro' } }),
+  'POST /v1/page': ingest('Record a page view', { anonymousId: 'anon-7', name: 'Pricing', properties: { path: '/pricing', url: 'https://shop.example.com/pricing', title: 'Pricing', referrer: '' } }),
+  'POST /v1/p': ingest('Short alias of /v1/page', { anonymousId: 'anon-7', name: 'Pricing', properties: { path: '/pricing' } }),
+  'POST /v1/screen': ingest('Record a mobile screen view', {
+    userId: 'user-42',
+    name: 'Cart',
+    context: { device: { model: 'Pixel 8', type: 'android' }, os: { name: 'Android', version: '15' }, app: { name: 'Shop', version: '3.2.0', build: '320' } },
+  }),
+  'POST /v1/s': ingest('Short alias of /v1/screen', { userId: 'user-42', name: 'Cart' }),
+  'POST /v1/group': ingest('Associate a user with a group (account, company) and its traits', { userId: 'user-42', groupId: 'acme', traits: { name: 'Acme Ltd', employees: 120 } }),
+  'POST /v1/g': ingest('Short alias of /v1/group', { userId: 'user-42', groupId: 'acme' }),
+  'POST /v1/alias': ingest('Merge a previous identity into a user id', { previousId: 'anon-7', userId: 'user-42' }),
+  'POST /v1/a': ingest('Short alias of /v1/alias', { previousId: 'anon-7', userId: 'user-42' }),
+  'POST /v1/batch': ingest('Record several calls in one request (at most 500 KB), as the client libraries send them', {
+    batch: [
+      { type: 'identify', userId: 'user-42', traits: { plan: 'pro' } },
+      { type: 'track', ...track },
+    ],
+  }),
+  'POST /v1/b': ingest('Short alias of /v1/batch', { batch: [{ type: 'track', ...track }] }),
+  'POST /v1/import': ingest('Same as /v1/batch, for historical data (calls carry their own timestamps)', { batch: [{ type: 'track', ...track, timestamp: '2025-12-01T10:00:00.000Z' }] }),
+  'GET /v1/projects/:writeKey/settings': {
+    summary: "A browser source's settings, as analytics.js loads them from its CDN URL",
+    response: sourceSettings('wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe', { protocol: 'https', apiHost: 'events.example.com/v1' }),
+  },
+
+  'POST /admin/sources': { summary: 'Create a source; the reply is the only time its write key is shown', request: { name: 'Web shop' }, response: { ...source, writeKey: 'wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe' } },
+  'GET /admin/sources': { summary: 'List sources (write keys appear only as their last 4 characters)', response: { sources: [source] } },
+  'GET /admin/sources/:id': { summary: 'One source', response: source },
+  'DELETE /admin/sources/:id': { summary: 'Delete a source, its write key and its destinations' },
+
+  'POST /admin/sources/:sourceId/destinations': { summary: 'Add a destination: up to 5 webhook URLs, optional static headers and shared secret', request: destinationBody, response: destination },
+  'GET /admin/sources/:sourceId/destinations': { summary: "List a source's destinations (secrets and header values are never shown)", response: { destinations: [destination] } },
+  'GET /admin/destinations/:id': { summary: 'One destination', response: destination },
+  'PATCH /admin/destinations/:id': { summary: 'Change a destination: switch it on or off, rotate its secrets, replace its webhooks', request: { enabled: false }, response: { ...destination, enabled: false } },
+  'DELETE /admin/destinations/:id': { summary: 'Delete a destination (deliveries under way to it stop)' },
+  'GET /admin/destinations/:id/health': {
+    summary: "Each webhook URL's attempts, success rate and latency over the last hour and day",
+    response: {
+      destinationId: DESTINATION_ID,
+      at: AT,
+      stepMinutes: 5,
+      webhooks: [{ index: 0, url: webhook.url, lastHour: windowStats, lastDay: windowStats, series: [{ start: AT, attempts: 10, successes: 10, failures: 0, p50Ms: 40, p95Ms: 90 }] }],
+    },
+  },
+  'POST /admin/destinations/:id/webhooks/:index/enable': { summary: 'Switch a webhook URL back on after a 410 Gone switched it off', response: { index: 0, url: webhook.url, enabled: true, wasDisabled: true } },
+
+  'POST /admin/regulations': {
+    summary: 'Erase a user: stop their deliveries, forward a delete notification, shred their stored data',
+    request: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'] },
+    response: regulation,
+  },
+  'GET /admin/regulations/:id': { summary: 'One regulation and what it did', response: regulation },
+
+  'GET /admin/deliveries': {
+    summary: 'List deliveries, newest first, filtered by source, destination, status, type, user or time',
+    response: { deliveries: [deliveryRow], nextCursor: 'eyJhdCI6IjIwMjYtMDUtMDRUMDk6MzA6MDBaIn0' },
+  },
+  'GET /admin/sources/:sourceId/deliveries/:messageId': {
+    summary: 'One delivery: the message as sent and every attempt to every webhook URL',
+    response: {
+      ...deliveryRow,
+      message: { type: 'track', version: 1, userId: 'user-42', event: 'Order Completed', properties: { total: 99.5 }, timestamp: AT, context: {} },
+      destinations: [{ destinationId: DESTINATION_ID, status: 'delivered', attempts: [{ webhookIndex: 0, url: webhook.url, round: 1, startedAt: AT, durationMs: 42, httpStatus: 200, outcome: 'success' }] }],
+    },
+  },
+  'POST /admin/sources/:sourceId/deliveries/:messageId/redeliver': {
+    summary: 'Deliver an ended message again, to the destinations enabled now',
+    response: { messageId: 'msg-0001', workflowId: deliveryRow.workflowId, runId: '0195a3b3-1a2b-7c3d-8e4f-5a6b7c8d9e0f' },
+  },
+  'POST /admin/sources/:sourceId/redeliver': {
+    summary: 'Redeliver every failed (or stopped) delivery of a source in a time range, as a background job',
+    request: redeliveryFilter,
+    response: { id: 'rdl_9f8e7d6c5b4a43210fedcba987654321' },
+  },
+  'GET /admin/redeliveries/:id': {
+    summary: "A bulk redelivery job's progress",
+    response: { id: 'rdl_9f8e7d6c5b4a43210fedcba987654321', status: 'completed', matched: 12, started: 12, finished: 12, skipped: 0, sourceId: SOURCE_ID, filter: redeliveryFilter, createdAt: AT },
+  },
+
+  'POST /admin/sources/:sourceId/audiences': {
+    summary: 'Create an audience: members get `<snake_case name>: true` in identify calls, leavers `false`',
+    request: { name: 'Recent Buyers', definition: audienceDefinition },
+    response: audience,
+  },
+  'GET /admin/sources/:sourceId/audiences': { summary: "List a source's audiences", response: { audiences: [audience] } },
+  ...itemRoutes('audiences', audienceDocs),
+
+  'POST /admin/sources/:sourceId/computed-traits': {
+    summary: 'Create a computed trait (count, sum, avg, min, max, most_frequent, first, last of an event)',
+    request: { name: 'Order Total', definition: traitDefinition },
+    response: trait,
+  },
+  'GET /admin/sources/:sourceId/computed-traits': { summary: "List a source's computed traits", response: { computedTraits: [trait] } },
+  ...itemRoutes('computed-traits', traitDocs),
+
+  'POST /codec/*': {
+    request: { payloads: [{ metadata: { encoding: 'YmluYXJ5L2VuY3J5cHRlZA==' }, data: 'c2VhbGVkIGJ5dGVz' }] },
+    response: { payloads: [{ metadata: { encoding: 'anNvbi9wbGFpbg==' }, data: 'eyJ0eXBlIjoidHJhY2sifQ==' }] },
+  },
+};
+
+/** What each error status means on this API; every error body is `{ code, message }`. */
+export const ERROR_MEANINGS: Record<string, string> = {
+  '400': 'Invalid request: `code` is invalid_request (or invalid_json) and `message` names the field and the rule broken',
+  '401': 'Missing or wrong credentials: the write key (Basic, ingestion) or the admin token (Bearer, admin)',
+  '404': 'No such record (or not under this source)',
+  '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken)',
+  '429': 'Rate limit of the write key exceeded: retry after the Retry-After header',
+  '503': 'A dependency (Temporal or the store) is unreachable: retry later',
+};
+
+/** The tag that groups an operation in /docs. */
+function tagOf(url: string): string {
+  if (url.startsWith('/v1/')) return 'Ingestion';
+  if (url.startsWith('/codec')) return 'Codec server';
+  if (url === '/health') return 'Health';
+  if (url.includes('audiences') || url.includes('computed-traits')) return 'Admin: Personas';
+  if (url.includes('deliver')) return 'Admin: deliveries';
+  if (url.includes('regulations')) return 'Admin: regulations';
+  if (url.includes('destinations')) return 'Admin: destinations';
+  return 'Admin: sources';
+}
+
+const withExample = (schema: unknown, example: unknown) => (schema && typeof schema === 'object' ? { ...schema, examples: [example] } : schema);
+
+/** Adds summaries, tags, error meanings and examples to each documented route's schema as it is registered. */
+export function documentRoutes(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const schema = route.schema;
+    if (!schema || schema.hide) return;
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      const doc = OPERATION_DOCS[`${method} ${route.url}`];
+      const responses = { ...(schema.response as Record<string, Record<string, unknown>> | undefined) };
+      for (const [status, reply] of Object.entries(responses)) {
+        const meaning = ERROR_MEANINGS[status];
+        if (meaning && !reply.description) responses[status] = { ...reply, description: meaning };
+      }
+      const success = Object.keys(responses).find((status) => status.startsWith('2'));
+      if (doc?.response !== undefined && success) responses[success] = withExample(responses[success], doc.response) as Record<string, unknown>;
+      route.schema = {
+        ...schema,
+        summary: schema.summary ?? doc?.summary,
+        tags: [tagOf(route.url)],
+        ...(doc?.request !== undefined && schema.body ? { body: withExample(schema.body, doc.request) } : {}),
+        response: responses,
+      };
+    }
+  });
+}
