@@ -16,9 +16,15 @@ import { basicAuth } from './system';
 export interface Fault {
   name: string;
   /** Injects the fault and resolves once it is healed. */
-  apply(): Promise<void>;
+  apply(drill: DrillContext): Promise<void>;
   /** What /health must show at least once while the fault lasts (absent: no rule). */
   shows?: (reading: HealthReading) => boolean;
+}
+
+/** What a fault may ask of the drill running it. */
+export interface DrillContext {
+  /** Calls to the API at `url` sent and not answered yet. */
+  inFlight(url: string): number;
 }
 
 export interface HealthReading {
@@ -43,6 +49,8 @@ export interface DrillFigures {
   calls: number;
   /** Replies by HTTP status; `hung` is a call without a reply within CALL_TIMEOUT_MS. */
   statuses: Record<string, number>;
+  /** Sends that failed with a connection error (refused, reset: an API killed mid-request) and were sent again. */
+  connectionErrors: number;
   /** 503 replies without a Retry-After header. */
   unavailableWithoutRetryAfter: number;
   /** Codes of the 503 replies (`store_unavailable`, `temporal_unavailable`). */
@@ -82,18 +90,41 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   let unavailableWithoutRetryAfter = 0;
   const ackedAt = new Map<string, number>();
   const oks: { sentAt: number }[] = [];
+  const inFlight = new Map<string, number>();
+  let connectionErrors = 0;
+
+  /**
+   * One send; a connection error (refused, reset) is sent again to the next API, as Segment's
+   * libraries retry and a load balancer routes around a dead instance, until CALL_TIMEOUT_MS.
+   */
+  const send = async (i: number, body: string, deadline: number): Promise<Response> => {
+    for (let attempt = 0; ; attempt++) {
+      const url = apis[(i + attempt) % apis.length].url;
+      inFlight.set(url, (inFlight.get(url) ?? 0) + 1);
+      try {
+        return await fetch(`${url}/v1/track`, {
+          method: 'POST',
+          headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+        });
+      } catch (err) {
+        if ((err as Error).name === 'TimeoutError' || Date.now() >= deadline) throw err;
+        connectionErrors++;
+        await sleep(100);
+      } finally {
+        inFlight.set(url, inFlight.get(url)! - 1);
+      }
+    }
+  };
 
   const call = async (i: number) => {
     const messageId = `drill-${run}-${i}`;
     const sentAt = Date.now();
     let status: string;
     try {
-      const res = await fetch(`${apis[i % apis.length].url}/v1/track`, {
-        method: 'POST',
-        headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'track', userId: `user-${i % 7}`, event: 'Fault Drill', messageId, properties: { i } }),
-        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-      });
+      const payload = JSON.stringify({ type: 'track', userId: `user-${i % 7}`, event: 'Fault Drill', messageId, properties: { i } });
+      const res = await send(i, payload, sentAt + CALL_TIMEOUT_MS);
       status = String(res.status);
       const body = (await res.json().catch(() => ({}))) as { code?: string };
       if (res.status === 200) {
@@ -151,7 +182,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
         await sleep(250);
       }
     })();
-    await fault.apply();
+    await fault.apply({ inFlight: (url) => inFlight.get(url) ?? 0 });
     endedAt.push(Date.now());
     down = false;
     await polling;
@@ -177,6 +208,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   return {
     calls: calls.length,
     statuses,
+    connectionErrors,
     unavailableWithoutRetryAfter,
     unavailableCodes: [...unavailableCodes].sort(),
     acked: acked.length,

@@ -18,10 +18,11 @@ export interface Log {
   (line: string): void;
 }
 
-/** Receipts at a receiver, per messageId, with arrival times and bodies. */
+/** Receipts at a receiver, per messageId, with arrival times and bodies; a request it left unanswered is no receipt. */
 export function receipts(receiver: Receiver): Map<string, { at: number; body: string }[]> {
   const byId = new Map<string, { at: number; body: string }[]>();
   for (const request of receiver.requests) {
+    if (request.hung) continue;
     const id = (JSON.parse(request.body) as { messageId: string }).messageId;
     if (!byId.has(id)) byId.set(id, []);
     byId.get(id)!.push({ at: request.at, body: request.body });
