@@ -25,7 +25,7 @@ import { faultDir, startOwnTemporal, startOwnWorker, stopProcess } from '../test
 import { TEST_PAYLOAD_KEYS_FILE } from '../test/helpers/payload-keys';
 import { ROOT } from '../test/helpers/processes';
 import { apiKillScenario, isolationScenario, temporalRestartScenario, workerKillScenario } from '../test/helpers/scenarios';
-import { drillBroken } from '../test/helpers/fault-drill';
+import { drillBroken, drillRows } from '../test/helpers/fault-drill';
 import { networkCutScenario } from '../test/helpers/network-cut-scenario';
 import { storeRestartScenario } from '../test/helpers/store-restart-scenario';
 import { productionShapeDrill } from '../test/helpers/production-faults';
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
         const cutMs = option('cut-seconds', 30) * 1000;
         const figures = await productionShapeDrill({ dir: faultDir('production-shape'), rate: option('rate', 15), seconds: option('seconds', 240), downMs: option('down-ms', 2_500), hangMs: cutMs, cutMs, log });
         const broken = drillBroken(figures);
-        log(`production-shape: ${broken.length === 0 ? 'kept every rule' : broken.join('; ')}`);
+        log(`production-shape: ${broken.length === 0 ? 'kept every rule' : broken.join('; ')}\n${drillRows(figures).join('\n')}`);
         results[scenario] = { figures, broken };
         if (broken.length > 0) process.exitCode = 1;
       }

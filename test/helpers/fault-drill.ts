@@ -43,6 +43,18 @@ export interface FaultFigures {
   healthAfter: HealthReading;
   /** From the fault's end to the first call sent after it that answered 200; -1 if none did. */
   recoveryMs: number;
+  /** The calls sent from this fault's start to the next one's (the last: to the drill's end), and what became of them. */
+  window: WindowFigures;
+}
+
+export interface WindowFigures {
+  calls: number;
+  /** Answered 503 (not accepted: the sender keeps the message and retries later). */
+  refused: number;
+  acked: number;
+  delivered: number;
+  duplicates: number;
+  maxDelayMs: number;
 }
 
 export interface DrillFigures {
@@ -90,6 +102,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   let unavailableWithoutRetryAfter = 0;
   const ackedAt = new Map<string, number>();
   const oks: { sentAt: number }[] = [];
+  const sent: { messageId: string; sentAt: number; status?: string }[] = [];
   const inFlight = new Map<string, number>();
   let connectionErrors = 0;
 
@@ -121,6 +134,8 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   const call = async (i: number) => {
     const messageId = `drill-${run}-${i}`;
     const sentAt = Date.now();
+    const record: (typeof sent)[number] = { messageId, sentAt };
+    sent.push(record);
     let status: string;
     try {
       const payload = JSON.stringify({ type: 'track', userId: `user-${i % 7}`, event: 'Fault Drill', messageId, properties: { i } });
@@ -139,6 +154,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
       status = (err as Error).name === 'TimeoutError' ? 'hung' : `error:${(err as Error).message}`;
     }
     statuses[status] = (statuses[status] ?? 0) + 1;
+    record.status = status;
   };
 
   // Open loop: a call every 1/rate s whatever the replies, as many independent senders would. It
@@ -148,6 +164,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   const started = Date.now();
   const total = options.rate * options.seconds;
   const endedAt: number[] = [];
+  const startedAt: number[] = [];
   const recovered = () => {
     const lastEnd = endedAt.length === options.faults.length ? endedAt[endedAt.length - 1] : undefined;
     return lastEnd !== undefined && (oks.some((ok) => ok.sentAt >= lastEnd) || Date.now() - lastEnd >= RECOVERY_BOUND_MS);
@@ -174,6 +191,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   for (const [n, fault] of options.faults.entries()) {
     await sleep(Math.max(0, started + gap * (n + 1) - Date.now()));
     log(`  fault: ${fault.name}`);
+    startedAt.push(Date.now());
     const healthWhileDown: HealthReading[] = [];
     let down = true;
     const polling = (async () => {
@@ -192,7 +210,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
       await sleep(250);
       healthAfter = await health();
     }
-    faults.push({ name: fault.name, healthWhileDown, showed: fault.shows ? healthWhileDown.some(fault.shows) : null, healthAfter, recoveryMs: -1 });
+    faults.push({ name: fault.name, healthWhileDown, showed: fault.shows ? healthWhileDown.some(fault.shows) : null, healthAfter, recoveryMs: -1, window: { calls: 0, refused: 0, acked: 0, delivered: 0, duplicates: 0, maxDelayMs: 0 } });
   }
   await sending;
   await Promise.all(calls);
@@ -204,6 +222,16 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   faults.forEach((figures, n) => {
     const first = oks.filter((ok) => ok.sentAt >= endedAt[n]).sort((a, b) => a.sentAt - b.sentAt)[0];
     figures.recoveryMs = first ? first.sentAt - endedAt[n] : -1;
+    const mine = sent.filter((c) => c.sentAt >= startedAt[n] && c.sentAt < (startedAt[n + 1] ?? Infinity));
+    const ids = mine.filter((c) => ackedAt.has(c.messageId)).map((c) => c.messageId);
+    figures.window = {
+      calls: mine.length,
+      refused: mine.filter((c) => c.status === '503').length,
+      acked: ids.length,
+      delivered: ids.filter((id) => got.has(id)).length,
+      duplicates: ids.reduce((sum, id) => sum + Math.max(0, (got.get(id)?.length ?? 0) - 1), 0),
+      maxDelayMs: Math.max(0, ...ids.filter((id) => got.has(id)).map((id) => got.get(id)![0].at - ackedAt.get(id)!)),
+    };
   });
   return {
     calls: calls.length,
@@ -241,4 +269,13 @@ export function drillBroken(f: DrillFigures): string[] {
   if (f.lost > 0) broken.push(`${f.lost} acknowledged calls not delivered`);
   if (f.duplicatesThatDiffer > 0) broken.push(`${f.duplicatesThatDiffer} messages delivered twice with different bodies`);
   return broken;
+}
+
+/**
+ * One line per fault, for a log and for docs/reliability.md's table: fault | calls in its window
+ * (refused 503) | acked | delivered | duplicates | max delay | recovery.
+ */
+export function drillRows(f: DrillFigures): string[] {
+  return f.faults.map(({ name, window: w, recoveryMs }) =>
+    `| ${name} | ${w.calls} (${w.refused} × 503) | ${w.acked} | ${w.delivered} | ${w.duplicates} | ${(w.maxDelayMs / 1000).toFixed(1)} s | ${recoveryMs} ms |`);
 }

@@ -1,7 +1,7 @@
 import { faultDir } from '../helpers/faults';
 import { readSource, sourceThrough, startProductionShape, splitAndKillScenario, switchOffScenario, type ProductionShape } from '../helpers/production-shape';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { drillBroken, faultDrill } from '../helpers/fault-drill';
+import { drillBroken, drillRows, faultDrill } from '../helpers/fault-drill';
 import { productionFaults } from '../helpers/production-faults';
 
 /**
@@ -63,7 +63,7 @@ it('survives every fault of the matrix in turn under single calls through both A
     // The worker-kill test before this one left one worker dead on purpose: the drill watches the living.
     const living = shape.workers.filter((w) => w.process.exitCode === null && w.process.signalCode === null);
     const figures = await faultDrill({ apis: shape.apis, workers: living, receiver: drillReceiver, rate: 10, seconds: 70, faults, log });
-    log(`production shape, fault matrix: ${JSON.stringify(figures)}`);
+    log(`production shape, fault matrix: ${JSON.stringify({ ...figures, faults: undefined })}\n${drillRows(figures).join('\n')}`);
     expect(drillBroken(figures)).toEqual([]);
     expect(figures.acked).toBeGreaterThan(0);
     // The API kill cut calls off mid-request, and their senders' retries were answered.
