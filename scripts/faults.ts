@@ -92,7 +92,8 @@ async function main(): Promise<void> {
       }
       if (scenario === 'production-shape') {
         const cutMs = option('cut-seconds', 30) * 1000;
-        const figures = await productionShapeDrill({ dir: faultDir('production-shape'), rate: option('rate', 15), seconds: option('seconds', 240), downMs: option('down-ms', 2_500), hangMs: cutMs, cutMs, log });
+        // A short folder name: PostgreSQL's socket path under it must stay within 107 bytes.
+        const figures = await productionShapeDrill({ dir: faultDir('ps'), rate: option('rate', 15), seconds: option('seconds', 240), downMs: option('down-ms', 2_500), hangMs: cutMs, cutMs, log });
         const broken = drillBroken(figures);
         log(`production-shape: ${broken.length === 0 ? 'kept every rule' : broken.join('; ')}\n${drillRows(figures).join('\n')}`);
         results[scenario] = { figures, broken };

@@ -9,11 +9,13 @@ import type { TcpRelay } from './tcp-relay';
  * fault, waits for its length, heals it and resolves. What /health must show meanwhile is beside it.
  */
 
-/** What /health shows while the store is away. */
-export const storeAway = (reading: HealthReading) => reading.status === 503 && reading.store === false;
+/** What /health shows while the store is away: 503, naming the store. */
+export const storeAway = (reading: HealthReading) => reading.status === 503 && reading.store === false && names(reading, 'store');
 
-/** What /health shows while Temporal is out of reach. */
-export const temporalAway = (reading: HealthReading) => reading.status === 503 && reading.temporal === false;
+/** What /health shows while Temporal is out of reach: 503, naming Temporal. */
+export const temporalAway = (reading: HealthReading) => reading.status === 503 && reading.temporal === false && names(reading, 'temporal');
+
+const names = (reading: HealthReading, dependency: string) => (reading.problems ?? []).some((problem) => problem.startsWith(`${dependency}: `));
 
 /** PostgreSQL restarts: stopped in `mode`, started again `downMs` later on the same port and data. */
 export const postgresRestarts = (restart: (mode: 'fast' | 'immediate', downMs: number) => Promise<void>, modes: ('fast' | 'immediate')[], downMs: number, shows?: Fault['shows']): Fault[] =>

@@ -31,6 +31,8 @@ export interface HealthReading {
   status: number;
   store?: boolean;
   temporal?: boolean;
+  /** What /health said is wrong. */
+  problems?: string[];
 }
 
 export interface FaultFigures {
@@ -180,8 +182,8 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   const health = async (): Promise<HealthReading> => {
     try {
       const res = await fetch(`${apis[0].url}/health`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-      const body = (await res.json()) as { store?: boolean; temporal?: boolean };
-      return { status: res.status, store: body.store, temporal: body.temporal };
+      const body = (await res.json()) as { store?: boolean; temporal?: boolean; problems?: string[] };
+      return { status: res.status, store: body.store, temporal: body.temporal, problems: body.problems };
     } catch {
       return { status: 0 };
     }
