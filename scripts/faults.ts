@@ -8,11 +8,15 @@
  *   npx tsx scripts/faults.ts isolation --minutes 3
  *   npx tsx scripts/faults.ts store-restart --runs 10 --seconds 40
  *   npx tsx scripts/faults.ts network-cut --cut-seconds 30
+ *   npx tsx scripts/faults.ts production-shape --cut-seconds 30
  *
  * Scenarios: worker-kill, api-kill, temporal-restart, isolation, network-cut (the worker's, then the API's network
  * to Temporal cut under 15 single calls/s), store-restart (Switchyard's store
  * PostgreSQL restarted immediate then fast under 15 single calls/s; `--runs` repeats it, each run
- * on a new PostgreSQL, and the script exits 1 unless every run kept every rule).
+ * on a new PostgreSQL, and the script exits 1 unless every run kept every rule), production-shape
+ * (Temporal's server v1.32.1 and the store on one PostgreSQL, 2 APIs, 2 workers: every fault of
+ * test/helpers/production-faults.ts in turn under 15 single calls/s, cuts and the receiver's hang
+ * `--cut-seconds` long; exits 1 unless the drill kept every rule).
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -21,11 +25,12 @@ import { faultDir, startOwnTemporal, startOwnWorker, stopProcess } from '../test
 import { TEST_PAYLOAD_KEYS_FILE } from '../test/helpers/payload-keys';
 import { ROOT } from '../test/helpers/processes';
 import { apiKillScenario, isolationScenario, temporalRestartScenario, workerKillScenario } from '../test/helpers/scenarios';
-import { drillBroken } from '../test/helpers/fault-drill';
+import { drillBroken, drillRows } from '../test/helpers/fault-drill';
 import { networkCutScenario } from '../test/helpers/network-cut-scenario';
 import { storeRestartScenario } from '../test/helpers/store-restart-scenario';
+import { productionShapeDrill } from '../test/helpers/production-faults';
 
-const SCENARIOS = ['worker-kill', 'api-kill', 'temporal-restart', 'isolation', 'store-restart', 'network-cut'] as const;
+const SCENARIOS = ['worker-kill', 'api-kill', 'temporal-restart', 'isolation', 'store-restart', 'network-cut', 'production-shape'] as const;
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -82,6 +87,15 @@ async function main(): Promise<void> {
         const figures = await networkCutScenario({ dir: faultDir('network-cut'), rate: option('rate', 15), seconds: option('seconds', 100), cutMs: option('cut-seconds', 30) * 1000, log });
         const broken = drillBroken(figures);
         log(`network-cut: ${broken.length === 0 ? 'kept every rule' : broken.join('; ')}`);
+        results[scenario] = { figures, broken };
+        if (broken.length > 0) process.exitCode = 1;
+      }
+      if (scenario === 'production-shape') {
+        const cutMs = option('cut-seconds', 30) * 1000;
+        // A short folder name: PostgreSQL's socket path under it must stay within 107 bytes.
+        const figures = await productionShapeDrill({ dir: faultDir('ps'), rate: option('rate', 15), seconds: option('seconds', 240), downMs: option('down-ms', 2_500), hangMs: cutMs, cutMs, log });
+        const broken = drillBroken(figures);
+        log(`production-shape: ${broken.length === 0 ? 'kept every rule' : broken.join('; ')}\n${drillRows(figures).join('\n')}`);
         results[scenario] = { figures, broken };
         if (broken.length > 0) process.exitCode = 1;
       }

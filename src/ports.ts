@@ -23,8 +23,12 @@ export interface Deliveries {
   start(inputs: DeliveryInput[], deadline?: number, options?: StartOptions): Promise<void>;
   /** Resolves once no Temporal call is under way; the app's close awaits it before the connection closes. */
   drain(): Promise<void>;
-  /** Temporal answers, and each watched task queue (deliveries, Personas deliveries) has a worker polling it lately. */
-  health(): Promise<{ temporal: boolean; worker: boolean; taskQueues: TaskQueueHealth[] }>;
+  /**
+   * Temporal answers, its namespace has every search attribute Switchyard uses, and each watched
+   * task queue (deliveries, Personas deliveries) has a worker polling it lately; `problems` names
+   * each one that is wrong, with the fix where there is one.
+   */
+  health(): Promise<{ temporal: boolean; searchAttributes: boolean; worker: boolean; taskQueues: TaskQueueHealth[]; problems: string[] }>;
   /**
    * Terminates the running deliveries made under these ids (as user id or anonymous id; delete
    * notifications excepted), with `reason` (which must not name a user). Returns how many.

@@ -20,8 +20,12 @@ export function guardIngestion(app: FastifyInstance, store: Store, config: Pick<
   const perSource = rateLimiter(config.ingestRateLimit, config.ingestRateWindow, 'for this write key');
   const perAddress = rateLimiter(config.ingestUnauthenticatedRateLimit, config.ingestRateWindow, 'without a valid write key from this address');
 
+  // How long each request's write-key lookup took: the ingestion deadline counts it (ingest.ts).
+  const lookups = new WeakMap<FastifyRequest, number>();
+
   async function authenticate(request: FastifyRequest, writeKey: string | undefined): Promise<void> {
-    const source = writeKey ? await store.sources.findByWriteKey(writeKey) : undefined;
+    const started = Date.now();
+    const source = writeKey ? await store.sources.findByWriteKey(writeKey).finally(() => lookups.set(request, (lookups.get(request) ?? 0) + Date.now() - started)) : undefined;
     if (!source) {
       await perAddress(request.ip);
       throw unauthorized(writeKey ? 'unknown write key' : 'missing write key: send HTTP Basic auth with the write key as username, or writeKey in the body');
@@ -38,9 +42,12 @@ export function guardIngestion(app: FastifyInstance, store: Store, config: Pick<
     if (request.method === 'POST' && !sources.has(request)) await authenticate(request, bodyWriteKey(request));
   });
 
-  return (request: FastifyRequest): Source => {
-    const source = sources.get(request);
-    if (!source) throw unauthorized('missing write key');
-    return source;
+  return {
+    sourceOf: (request: FastifyRequest): Source => {
+      const source = sources.get(request);
+      if (!source) throw unauthorized('missing write key');
+      return source;
+    },
+    lookupMs: (request: FastifyRequest) => lookups.get(request) ?? 0,
   };
 }

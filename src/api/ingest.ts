@@ -61,13 +61,18 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
     metrics,
   };
 
-  const sourceOf = guardIngestion(app, store, config);
+  const { sourceOf, lookupMs } = guardIngestion(app, store, config);
 
   // Segment's browser library posts JSON as text/plain (a CORS "simple" type); Kotlin's batches come so too.
   parseAsStrictJson(app, 'text/plain');
 
   async function ingest(request: FastifyRequest, sourceId: string, calls: Call[], inBatch: boolean, batchSentAt?: string): Promise<void> {
-    const result = await ingestCalls(dependencies, { sourceId, calls, receivedAtMs: Date.now(), batchSentAt, inBatch, ip: clientAddress(request) });
+    const receivedAtMs = Date.now();
+    // INGEST_START_TIMEOUT counts the write-key lookup before the handler too: it waits on the store
+    // (up to the pool's 5 s connect timeout while PostgreSQL restarts), and without it a request
+    // could run past the sender's patience. Not the body's transfer: a slow link is no slow store.
+    const budgetFromMs = receivedAtMs - lookupMs(request);
+    const result = await ingestCalls(dependencies, { sourceId, calls, receivedAtMs, budgetFromMs, batchSentAt, inBatch, ip: clientAddress(request) });
     if (result.status === 'rejected') throw badRequest(result.problem);
     if (result.status === 'unavailable') {
       app.log.error({ err: result.reason, sourceId }, 'could not start deliveries');

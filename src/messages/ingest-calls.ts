@@ -24,6 +24,8 @@ export interface IngestRequest {
   calls: Call[];
   /** When the request arrived (epoch ms): receivedAt of every message and the base of clock-skew correction. */
   receivedAtMs: number;
+  /** Where INGEST_START_TIMEOUT counts from (epoch ms; default receivedAtMs): earlier when the store was waited on before. */
+  budgetFromMs?: number;
   /** A batch's own sentAt, for calls that carry none. */
   batchSentAt?: string;
   inBatch: boolean;
@@ -81,7 +83,7 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   // INGEST_START_TIMEOUT bounds the whole request, not only its starts: store reads that were slow
   // (a pool reconnecting after a PostgreSQL restart) leave the starts less time, so the sender still
   // hears an answer within the timeout instead of timing out itself (a drill saw 5 s + 10 s).
-  const startBudgetMs = deps.startTimeoutMs - (Date.now() - request.receivedAtMs);
+  const startBudgetMs = deps.startTimeoutMs - (Date.now() - (request.budgetFromMs ?? request.receivedAtMs));
   if (startBudgetMs <= 0) return { status: 'unavailable', reason: `the request used up INGEST_START_TIMEOUT (${formatDuration(deps.startTimeoutMs)}) before its workflow starts` };
   try {
     await withinStartTimeout(startBudgetMs, (deadline, signal) => deps.deliveries.start(inputs, deadline, { signal }));

@@ -3,7 +3,7 @@ import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from 
 import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
 import { destinationStore } from './destinations';
-import { migrateToLatest } from './migrations';
+import { ensureSchema } from './migrations';
 import { personasStore } from './personas';
 import { erasedIdHashes, erasureStore } from './erasures';
 import { dataKeyStore } from './data-keys';
@@ -35,13 +35,15 @@ export interface StoreOptions {
    * where they stay unkeyed SHA-256 and plaintext ids as before.
    */
   keyring?: Keyring;
+  /** Apply missing migrations at open (default); false: only check, and refuse naming `npm run migrate`. Config: DATABASE_MIGRATE. */
+  databaseMigrate?: boolean;
 }
 
-/** Opens the settings store and brings its schema up to date; every process calls this at start-up. */
+/** Opens the settings store and brings its schema up to date (or checks it is); every process calls this at start-up. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const db = options.databaseUrl ? await openPostgres(options.databaseUrl) : connectSqlite(options.databasePath);
   try {
-    await migrateToLatest(db);
+    await ensureSchema(db, { migrate: options.databaseMigrate ?? true, store: options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : options.databasePath });
     if (options.keyring) await hashPlaintextSubjectIds(db, options.keyring, erasedIdHashes(options.keyring));
   } catch (err) {
     await db.destroy();

@@ -4,6 +4,7 @@ import { DESTINATION_CHANNEL, ERASURE_CHANNEL } from './store-notifications';
 import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 import { LATENCY_COLUMNS } from './webhook-health-columns';
+import { schemaProblemMessage, schemaProblems } from './schema-check';
 
 /**
  * Migrations live in code (not a folder read at run time) so they ship inside the bundle and run
@@ -222,6 +223,28 @@ const MIGRATIONS: Record<string, Migration> = {
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Kysely's record of applied migrations. */
+const MIGRATION_TABLE = 'kysely_migration';
+
+/** The store's schema is not the one this version needs; the message names the fix. */
+export class StoreSchemaError extends Error {}
+
+/**
+ * Start-up's schema check: a store migrated by a newer version stops the start; one missing
+ * migrations is migrated (`migrate`, DATABASE_MIGRATE=on) or stops it, naming `npm run migrate`.
+ * `store` names the store in the message (a redacted URL or the SQLite path).
+ */
+export async function ensureSchema(db: Kysely<Tables>, options: { migrate: boolean; store: string }): Promise<void> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  const applied = tables.some((t) => t.name === MIGRATION_TABLE)
+    ? (await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db)).rows.map((r) => r.name)
+    : [];
+  const problems = schemaProblems(Object.keys(MIGRATIONS), applied);
+  const refusal = schemaProblemMessage(options.store, problems, options.migrate);
+  if (refusal) throw new StoreSchemaError(refusal);
+  if (problems.pending.length > 0) await migrateToLatest(db);
+}
 
 /**
  * The API and the worker both migrate when they open the store, possibly at the same moment.

@@ -164,15 +164,21 @@ type ListSearchAttributes = { listSearchAttributes(request: { namespace: string 
  * operator-only call on some servers) cannot check, and does not stop start-up.
  */
 export async function checkSearchAttributes(operatorService: ListSearchAttributes, namespace: string): Promise<void> {
+  const refusal = await searchAttributeRefusal(operatorService, namespace);
+  if (refusal) throw new TemporalStartupError(refusal);
+}
+
+/** What is wrong with the namespace's search attributes, in words naming the fix; undefined when nothing is or the key may not list them. */
+export async function searchAttributeRefusal(operatorService: ListSearchAttributes, namespace: string): Promise<string | undefined> {
   let registered: Record<string, number | string>;
   try {
     registered = (await operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
   } catch (err) {
-    if (refusedCredentials(err) || grpcStatus(err).code === UNIMPLEMENTED) return;
+    if (refusedCredentials(err) || grpcStatus(err).code === UNIMPLEMENTED) return undefined;
     throw err;
   }
   const problems = searchAttributeProblems(registered);
-  if (problems.length > 0) throw new TemporalStartupError(searchAttributeProblemMessage(namespace, problems));
+  return problems.length > 0 ? searchAttributeProblemMessage(namespace, problems) : undefined;
 }
 
 /** A freshly opened connection once its namespace answers with every search attribute; closed again when it does not. */

@@ -16,6 +16,7 @@ import { decodeListingCursor, encodeListingCursor, listingPhases, nextPosition, 
 import { historyItems, startedInput } from './history-events';
 import { readRedeliveryJob, startRedeliveryJob } from './redelivery-jobs';
 import { startDeliveryWorkflow, startRedeliveryWorkflow } from './start-delivery';
+import { searchAttributeRefusal } from './connection';
 import { taskQueueHealth } from './worker-health';
 
 const HEALTH_DEADLINE_MS = 3_000;
@@ -199,18 +200,30 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     async health() {
       try {
         // A down server would otherwise be retried for half a minute; a probe wants an answer now.
-        // Settled, not Promise.all: a first failure must not leave the other queue's call (and its
+        // Settled, not Promise.all: a first failure must not leave the other calls (and their
         // retries) running untracked, past the drain and the connection's close.
-        const answers = await tracked(
-          client.withDeadline(Date.now() + HEALTH_DEADLINE_MS, () => Promise.allSettled(health.taskQueues.map((name) => taskQueueHealth(client, name, health.pollerWindowMs, Date.now())))),
+        const [attributes, ...answers] = await tracked(
+          client.withDeadline(Date.now() + HEALTH_DEADLINE_MS, () =>
+            Promise.allSettled([
+              searchAttributeRefusal(client.connection.operatorService, client.options.namespace),
+              ...health.taskQueues.map((name) => taskQueueHealth(client, name, health.pollerWindowMs, Date.now())),
+            ]),
+          ),
         );
         const taskQueues = answers.map((answer) => {
           if (answer.status === 'rejected') throw answer.reason;
           return answer.value;
         });
-        return { temporal: true, worker: taskQueues.every((queue) => queue.workers > 0), taskQueues };
-      } catch {
-        return { temporal: false, worker: false, taskQueues: [] };
+        if (attributes.status === 'rejected') throw attributes.reason;
+        const refusal = attributes.value;
+        const idle = taskQueues.filter((queue) => queue.workers === 0);
+        const problems = [
+          ...(refusal ? [`search attributes: ${refusal}`] : []),
+          ...idle.map((queue) => `task queue ${queue.name}: no worker polled it within ${health.pollerWindowMs / 1000} s (HEALTH_POLLER_WINDOW); start a worker on it`),
+        ];
+        return { temporal: true, searchAttributes: !refusal, worker: idle.length === 0, taskQueues, problems };
+      } catch (err) {
+        return { temporal: false, searchAttributes: false, worker: false, taskQueues: [], problems: [`temporal: no answer within ${HEALTH_DEADLINE_MS / 1000} s (${(err as Error).message.split('\n')[0]})`] };
       }
     },
   };

@@ -3,6 +3,7 @@ import { sleep, type OwnApi, type OwnWorker } from './faults';
 import { sourceThrough } from './production-shape';
 import type { Receiver } from './receiver';
 import { receipts, waitForAll, type Log } from './scenarios';
+import { waitFor } from './processes';
 import { basicAuth } from './system';
 
 /**
@@ -16,15 +17,23 @@ import { basicAuth } from './system';
 export interface Fault {
   name: string;
   /** Injects the fault and resolves once it is healed. */
-  apply(): Promise<void>;
+  apply(drill: DrillContext): Promise<void>;
   /** What /health must show at least once while the fault lasts (absent: no rule). */
   shows?: (reading: HealthReading) => boolean;
+}
+
+/** What a fault may ask of the drill running it. */
+export interface DrillContext {
+  /** Calls to the API at `url` sent and not answered yet. */
+  inFlight(url: string): number;
 }
 
 export interface HealthReading {
   status: number;
   store?: boolean;
   temporal?: boolean;
+  /** What /health said is wrong. */
+  problems?: string[];
 }
 
 export interface FaultFigures {
@@ -37,12 +46,26 @@ export interface FaultFigures {
   healthAfter: HealthReading;
   /** From the fault's end to the first call sent after it that answered 200; -1 if none did. */
   recoveryMs: number;
+  /** The calls sent from this fault's start to the next one's (the last: to the drill's end), and what became of them. */
+  window: WindowFigures;
+}
+
+export interface WindowFigures {
+  calls: number;
+  /** Answered 503 (not accepted: the sender keeps the message and retries later). */
+  refused: number;
+  acked: number;
+  delivered: number;
+  duplicates: number;
+  maxDelayMs: number;
 }
 
 export interface DrillFigures {
   calls: number;
   /** Replies by HTTP status; `hung` is a call without a reply within CALL_TIMEOUT_MS. */
   statuses: Record<string, number>;
+  /** Sends that failed with a connection error (refused, reset: an API killed mid-request) and were sent again. */
+  connectionErrors: number;
   /** 503 replies without a Retry-After header. */
   unavailableWithoutRetryAfter: number;
   /** Codes of the 503 replies (`store_unavailable`, `temporal_unavailable`). */
@@ -82,18 +105,44 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   let unavailableWithoutRetryAfter = 0;
   const ackedAt = new Map<string, number>();
   const oks: { sentAt: number }[] = [];
+  const sent: { messageId: string; sentAt: number; status?: string }[] = [];
+  const inFlight = new Map<string, number>();
+  let connectionErrors = 0;
+
+  /**
+   * One send; a connection error (refused, reset) is sent again to the next API, as Segment's
+   * libraries retry and a load balancer routes around a dead instance, until CALL_TIMEOUT_MS.
+   */
+  const send = async (i: number, body: string, deadline: number): Promise<Response> => {
+    for (let attempt = 0; ; attempt++) {
+      const url = apis[(i + attempt) % apis.length].url;
+      inFlight.set(url, (inFlight.get(url) ?? 0) + 1);
+      try {
+        return await fetch(`${url}/v1/track`, {
+          method: 'POST',
+          headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+        });
+      } catch (err) {
+        if ((err as Error).name === 'TimeoutError' || Date.now() >= deadline) throw err;
+        connectionErrors++;
+        await sleep(100);
+      } finally {
+        inFlight.set(url, inFlight.get(url)! - 1);
+      }
+    }
+  };
 
   const call = async (i: number) => {
     const messageId = `drill-${run}-${i}`;
     const sentAt = Date.now();
+    const record: (typeof sent)[number] = { messageId, sentAt };
+    sent.push(record);
     let status: string;
     try {
-      const res = await fetch(`${apis[i % apis.length].url}/v1/track`, {
-        method: 'POST',
-        headers: { authorization: basicAuth(writeKey), 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'track', userId: `user-${i % 7}`, event: 'Fault Drill', messageId, properties: { i } }),
-        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-      });
+      const payload = JSON.stringify({ type: 'track', userId: `user-${i % 7}`, event: 'Fault Drill', messageId, properties: { i } });
+      const res = await send(i, payload, sentAt + CALL_TIMEOUT_MS);
       status = String(res.status);
       const body = (await res.json().catch(() => ({}))) as { code?: string };
       if (res.status === 200) {
@@ -108,15 +157,21 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
       status = (err as Error).name === 'TimeoutError' ? 'hung' : `error:${(err as Error).message}`;
     }
     statuses[status] = (statuses[status] ?? 0) + 1;
+    record.status = status;
   };
 
   // Open loop: a call every 1/rate s whatever the replies, as many independent senders would. It
   // goes on past `seconds` until a call sent after the last fault ended was answered 200 (or the
   // recovery bound passed), so a late last fault still has calls to measure its recovery by.
+  // Warm-up, not counted: each API's first call pays for its first connections and code paths,
+  // which on a loaded 2-core box has taken longer than a call's timeout. The drill measures faults.
+  await Promise.all(apis.map((api) => sourceThrough(api, `drill-${run}-warm`, receiver.url)));
+
   const calls: Promise<void>[] = [];
   const started = Date.now();
   const total = options.rate * options.seconds;
   const endedAt: number[] = [];
+  const startedAt: number[] = [];
   const recovered = () => {
     const lastEnd = endedAt.length === options.faults.length ? endedAt[endedAt.length - 1] : undefined;
     return lastEnd !== undefined && (oks.some((ok) => ok.sentAt >= lastEnd) || Date.now() - lastEnd >= RECOVERY_BOUND_MS);
@@ -132,8 +187,8 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   const health = async (): Promise<HealthReading> => {
     try {
       const res = await fetch(`${apis[0].url}/health`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-      const body = (await res.json()) as { store?: boolean; temporal?: boolean };
-      return { status: res.status, store: body.store, temporal: body.temporal };
+      const body = (await res.json()) as { store?: boolean; temporal?: boolean; problems?: string[] };
+      return { status: res.status, store: body.store, temporal: body.temporal, problems: body.problems };
     } catch {
       return { status: 0 };
     }
@@ -142,7 +197,15 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   const gap = (options.seconds * 1000) / (options.faults.length + 1);
   for (const [n, fault] of options.faults.entries()) {
     await sleep(Math.max(0, started + gap * (n + 1) - Date.now()));
+    // Not before the previous fault has recovered (a call sent after its end answered 200, or the
+    // bound passed): back to back, one fault's recovery would be measured through the next one.
+    if (n > 0) {
+      await waitFor(() => {
+        if (!oks.some((ok) => ok.sentAt >= endedAt[n - 1]) && Date.now() - endedAt[n - 1] < RECOVERY_BOUND_MS) throw new Error(`${options.faults[n - 1].name} not recovered yet`);
+      }, RECOVERY_BOUND_MS + 5_000);
+    }
     log(`  fault: ${fault.name}`);
+    startedAt.push(Date.now());
     const healthWhileDown: HealthReading[] = [];
     let down = true;
     const polling = (async () => {
@@ -151,7 +214,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
         await sleep(250);
       }
     })();
-    await fault.apply();
+    await fault.apply({ inFlight: (url) => inFlight.get(url) ?? 0 });
     endedAt.push(Date.now());
     down = false;
     await polling;
@@ -161,7 +224,7 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
       await sleep(250);
       healthAfter = await health();
     }
-    faults.push({ name: fault.name, healthWhileDown, showed: fault.shows ? healthWhileDown.some(fault.shows) : null, healthAfter, recoveryMs: -1 });
+    faults.push({ name: fault.name, healthWhileDown, showed: fault.shows ? healthWhileDown.some(fault.shows) : null, healthAfter, recoveryMs: -1, window: { calls: 0, refused: 0, acked: 0, delivered: 0, duplicates: 0, maxDelayMs: 0 } });
   }
   await sending;
   await Promise.all(calls);
@@ -173,10 +236,21 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
   faults.forEach((figures, n) => {
     const first = oks.filter((ok) => ok.sentAt >= endedAt[n]).sort((a, b) => a.sentAt - b.sentAt)[0];
     figures.recoveryMs = first ? first.sentAt - endedAt[n] : -1;
+    const mine = sent.filter((c) => c.sentAt >= startedAt[n] && c.sentAt < (startedAt[n + 1] ?? Infinity));
+    const ids = mine.filter((c) => ackedAt.has(c.messageId)).map((c) => c.messageId);
+    figures.window = {
+      calls: mine.length,
+      refused: mine.filter((c) => c.status === '503').length,
+      acked: ids.length,
+      delivered: ids.filter((id) => got.has(id)).length,
+      duplicates: ids.reduce((sum, id) => sum + Math.max(0, (got.get(id)?.length ?? 0) - 1), 0),
+      maxDelayMs: Math.max(0, ...ids.filter((id) => got.has(id)).map((id) => got.get(id)![0].at - ackedAt.get(id)!)),
+    };
   });
   return {
     calls: calls.length,
     statuses,
+    connectionErrors,
     unavailableWithoutRetryAfter,
     unavailableCodes: [...unavailableCodes].sort(),
     acked: acked.length,
@@ -209,4 +283,13 @@ export function drillBroken(f: DrillFigures): string[] {
   if (f.lost > 0) broken.push(`${f.lost} acknowledged calls not delivered`);
   if (f.duplicatesThatDiffer > 0) broken.push(`${f.duplicatesThatDiffer} messages delivered twice with different bodies`);
   return broken;
+}
+
+/**
+ * One line per fault, for a log and for docs/reliability.md's table: fault | calls in its window
+ * (refused 503) | acked | delivered | duplicates | max delay | recovery.
+ */
+export function drillRows(f: DrillFigures): string[] {
+  return f.faults.map(({ name, window: w, recoveryMs }) =>
+    `| ${name} | ${w.calls} (${w.refused} × 503) | ${w.acked} | ${w.delivered} | ${w.duplicates} | ${(w.maxDelayMs / 1000).toFixed(1)} s | ${recoveryMs} ms |`);
 }

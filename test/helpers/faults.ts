@@ -18,6 +18,8 @@ export function faultDir(name: string): string {
 export interface OwnWorker {
   process: ChildProcess;
   logFile: string;
+  /** What it was started with over the run's environment (to start one like it again). */
+  env: NodeJS.ProcessEnv;
   /** Resolves with the exit code (or signal) once the process has exited. */
   exited: Promise<number | string>;
 }
@@ -28,13 +30,15 @@ export async function startOwnWorker(env: NodeJS.ProcessEnv, logFile: string): P
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const address = env.TEMPORAL_ADDRESS ?? process.env.TEMPORAL_ADDRESS!;
   await waitForPoller(address, env.TEMPORAL_NAMESPACE ?? process.env.TEMPORAL_NAMESPACE ?? 'default', env.TEMPORAL_TASK_QUEUE ?? process.env.TEMPORAL_TASK_QUEUE!, child);
-  return { process: child, logFile, exited };
+  return { process: child, logFile, env, exited };
 }
 
 export interface OwnApi {
   process: ChildProcess;
   url: string;
+  port: number;
   logFile: string;
+  env: NodeJS.ProcessEnv;
   exited: Promise<number | string>;
 }
 
@@ -52,7 +56,46 @@ export async function startOwnApi(env: NodeJS.ProcessEnv, logFile: string, port?
     120_000,
     () => child.exitCode !== null && `API exited with ${child.exitCode}; see ${logFile}`,
   );
-  return { process: child, url, logFile, exited };
+  return { process: child, url, port: listen, logFile, env, exited };
+}
+
+/**
+ * Delivery timing for fault runs: short attempts and backoff, so retries happen within a drill, and
+ * a retry window long enough to outlast any fault.
+ */
+export const FAULT_DELIVERY_ENV = { DELIVERY_TIMEOUT: '2s', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '2s', DELIVERY_RETRY_WINDOW: '15m' };
+
+/** The admin token of every API a fault test starts for itself (sourceThrough uses it). */
+export const ADMIN_TOKEN = 'production-shape-admin';
+
+export interface OwnPair {
+  api: OwnApi;
+  worker: OwnWorker;
+  stop(): Promise<void>;
+}
+
+/**
+ * A worker and an API of the test's own on one task queue of their own, with fault-run delivery
+ * timing and no ingestion rate limit; `env` goes to both, `apiEnv`/`workerEnv` to one (a TCP
+ * relay's address, say). The worker starts first, so the API's first calls find a poller.
+ */
+export async function startOwnPair(options: { dir: string; name: string; env?: NodeJS.ProcessEnv; apiEnv?: NodeJS.ProcessEnv; workerEnv?: NodeJS.ProcessEnv }): Promise<OwnPair> {
+  const shared = { TEMPORAL_TASK_QUEUE: `${options.name}-${process.pid}-${Date.now()}`, ...FAULT_DELIVERY_ENV, ...options.env };
+  const worker = await startOwnWorker({ ...shared, ...options.workerEnv }, path.join(options.dir, 'worker.log'));
+  try {
+    const api = await startOwnApi({ ...shared, ADMIN_TOKEN, INGEST_RATE_LIMIT: '0', ...options.apiEnv }, path.join(options.dir, 'api.log'));
+    return {
+      api,
+      worker,
+      async stop() {
+        await stopProcess(worker.process);
+        await stopProcess(api.process);
+      },
+    };
+  } catch (err) {
+    await stopProcess(worker.process);
+    throw err;
+  }
 }
 
 export interface OwnTemporal {

@@ -12,6 +12,17 @@ import { ROOT, spawnWorker, startTemporal, waitForPoller } from './processes';
  * so workflow ids never collide; delivery timing comes with each message, so one worker serves
  * tests with different retry windows.
  */
+/**
+ * Temporal deletes a closed workflow only once its close task is behind the transfer queue's
+ * persisted ack level, which the server writes every `transferProcessorUpdateAckInterval` (30 s by
+ * default, jittered; the visibility queue's likewise): until then the delete task fails as
+ * "dependency task not completed" and is retried with a growing backoff, so a DELETE regulation's
+ * workflows vanished 30-60 s later on a quiet box and past two minutes on a loaded one (the
+ * regulations-health flake). A short interval makes deletes take seconds; nothing else the tests
+ * rely on reads it.
+ */
+const DEV_SERVER_SETTINGS = ['history.transferProcessorUpdateAckInterval', 'history.visibilityProcessorUpdateAckInterval'].flatMap((key) => ['--dynamic-config-value', `${key}="1s"`]);
+
 export default async function globalSetup(): Promise<void> {
   const dir = path.join(ROOT, '.test-data', `run-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
@@ -43,7 +54,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.SWITCHYARD_TEST_POSTGRES = postgres.url;
   (globalThis as Record<string, unknown>).__SWITCHYARD_POSTGRES__ = postgres;
 
-  const temporal = await startTemporal(port, path.join(dir, 'temporal.db'), path.join(dir, 'temporal.log'));
+  const temporal = await startTemporal(port, path.join(dir, 'temporal.db'), path.join(dir, 'temporal.log'), DEV_SERVER_SETTINGS);
   (globalThis as Record<string, unknown>).__SWITCHYARD_TEMPORAL__ = temporal;
   const worker = spawnWorker(env, path.join(dir, 'worker.log'));
   (globalThis as Record<string, unknown>).__SWITCHYARD_WORKER__ = worker;

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { faultDrill, type DrillFigures } from './fault-drill';
-import { sleep, startOwnApi, startOwnWorker, stopProcess } from './faults';
-import { ADMIN_TOKEN } from './production-shape';
+import { relayCut } from './drill-faults';
+import { startOwnPair } from './faults';
 import { startReceiver } from './receiver';
 import type { Log } from './scenarios';
 import { startTcpRelay } from './tcp-relay';
@@ -18,29 +17,22 @@ export async function networkCutScenario(options: { dir: string; rate: number; s
   const temporal = process.env.TEMPORAL_ADDRESS!;
   const [apiRelay, workerRelay] = await Promise.all([startTcpRelay(temporal), startTcpRelay(temporal)]);
   const receiver = await startReceiver();
-  const taskQueue = `network-cut-${process.pid}-${Date.now()}`;
-  const delivery = { DELIVERY_TIMEOUT: '2s', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '2s', DELIVERY_RETRY_WINDOW: '15m' };
-  const worker = await startOwnWorker({ TEMPORAL_ADDRESS: workerRelay.address, TEMPORAL_TASK_QUEUE: taskQueue }, path.join(options.dir, 'worker.log'));
-  const api = await startOwnApi({ TEMPORAL_ADDRESS: apiRelay.address, TEMPORAL_TASK_QUEUE: taskQueue, ADMIN_TOKEN, INGEST_RATE_LIMIT: '0', INGEST_START_TIMEOUT: '5s', ...delivery }, path.join(options.dir, 'api.log'));
-  const cut = (relay: typeof apiRelay) => async () => {
-    relay.cut();
-    await sleep(options.cutMs);
-    relay.restore();
-  };
+  const pair = await startOwnPair({
+    dir: options.dir,
+    name: 'network-cut',
+    workerEnv: { TEMPORAL_ADDRESS: workerRelay.address },
+    apiEnv: { TEMPORAL_ADDRESS: apiRelay.address, INGEST_START_TIMEOUT: '5s' },
+  });
   try {
     return await faultDrill({
       ...options,
-      apis: [api],
-      workers: [worker],
+      apis: [pair.api],
+      workers: [pair.worker],
       receiver,
-      faults: [
-        { name: `workers cut off Temporal for ${options.cutMs / 1000} s`, apply: cut(workerRelay) },
-        { name: `API cut off Temporal for ${options.cutMs / 1000} s`, apply: cut(apiRelay), shows: (reading) => reading.status === 503 && reading.temporal === false },
-      ],
+      faults: [relayCut(workerRelay, 'workers', options.cutMs), relayCut(apiRelay, 'API', options.cutMs)],
     });
   } finally {
-    await stopProcess(worker.process);
-    await stopProcess(api.process);
+    await pair.stop();
     await receiver.close();
     await Promise.all([apiRelay.close(), workerRelay.close()]);
   }

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryReport } from '../../src/delivery/types';
 import { chunks } from '../../src/store/chunks';
-import { sleep, startOwnApi, startOwnWorker, stopProcess, type OwnApi, type OwnWorker } from './faults';
+import { ADMIN_TOKEN, FAULT_DELIVERY_ENV, sleep, startOwnApi, startOwnWorker, stopProcess, type OwnApi, type OwnWorker } from './faults';
 import { testDataConverter } from './payload-keys';
 import { createTestDatabase } from './postgres';
 import { waitFor } from './processes';
@@ -11,15 +11,17 @@ import { startRealTemporal, type RealTemporal } from './real-temporal';
 import type { Receiver } from './receiver';
 import { killFigures, receipts, waitForAll, type Log, type WorkerKillFigures } from './scenarios';
 import { basicAuth, trackBatch } from './system';
+import { startTcpRelay, type TcpRelay } from './tcp-relay';
 
 /**
  * The production shape on one machine (issue 13): Temporal's own server on PostgreSQL with several
  * history shards, Switchyard's store on PostgreSQL, two API processes and two worker processes,
  * nothing shared but those two servers. Used by test/integration/production-shape.test.ts.
+ * The workers reach Temporal through one TCP relay and the APIs through another, so a drill can cut
+ * either network (test/helpers/drill-faults.ts relayCut).
  */
 
-/** The admin token of the production-shape processes (and of any test's own processes that use sourceThrough). */
-export const ADMIN_TOKEN = 'production-shape-admin';
+export { ADMIN_TOKEN };
 
 export interface ProductionShape {
   temporal: RealTemporal;
@@ -27,6 +29,8 @@ export interface ProductionShape {
   databaseUrl: string;
   apis: OwnApi[];
   workers: OwnWorker[];
+  /** Between the workers and Temporal, and between the APIs and Temporal. */
+  relays: { workers: TcpRelay; apis: TcpRelay };
   close(): Promise<void>;
 }
 
@@ -34,11 +38,17 @@ export async function startProductionShape(options: { dir: string; shards: numbe
   const temporal = await startRealTemporal({ dir: path.join(options.dir, 'temporal'), shards: options.shards });
   const started: { apis: OwnApi[]; workers: OwnWorker[] } = { apis: [], workers: [] };
   let connection: Connection | undefined;
+  const relays = { workers: await startTcpRelay(temporal.address), apis: await startTcpRelay(temporal.address) };
+  const stopAll = async () => {
+    for (const child of [...started.apis, ...started.workers]) await stopProcess(child.process, 'SIGKILL');
+    await connection?.close();
+    await Promise.all([relays.workers.close(), relays.apis.close()]);
+    await temporal.stop();
+  };
   try {
     // One PostgreSQL server, a database each for Temporal (made by the script) and Switchyard.
     const databaseUrl = await createTestDatabase('switchyard', `postgres://temporal:temporal@127.0.0.1:${temporal.pgPort}`);
     const env: NodeJS.ProcessEnv = {
-      TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: options.taskQueue,
       DATABASE_URL: databaseUrl,
@@ -47,14 +57,12 @@ export async function startProductionShape(options: { dir: string; shards: numbe
       DATABASE_PATH: '/proc/switchyard-must-not-write/switchyard.db',
       ADMIN_TOKEN,
       INGEST_RATE_LIMIT: '0',
-      DELIVERY_TIMEOUT: '2s',
+      ...FAULT_DELIVERY_ENV,
       DELIVERY_INITIAL_BACKOFF: '500ms',
-      DELIVERY_MAX_BACKOFF: '2s',
-      DELIVERY_RETRY_WINDOW: '15m',
       LOG_LEVEL: 'info',
     };
-    for (const n of [1, 2]) started.workers.push(await startOwnWorker(env, path.join(options.dir, `worker-${n}.log`)));
-    for (const n of [1, 2]) started.apis.push(await startOwnApi(env, path.join(options.dir, `api-${n}.log`)));
+    for (const n of [1, 2]) started.workers.push(await startOwnWorker({ ...env, TEMPORAL_ADDRESS: relays.workers.address }, path.join(options.dir, `worker-${n}.log`)));
+    for (const n of [1, 2]) started.apis.push(await startOwnApi({ ...env, TEMPORAL_ADDRESS: relays.apis.address }, path.join(options.dir, `api-${n}.log`)));
     connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection, namespace: 'default', dataConverter: testDataConverter() });
     // startOwnWorker returns once the queue has a poller, which the first worker already is: wait
@@ -71,16 +79,11 @@ export async function startProductionShape(options: { dir: string; shards: numbe
       client,
       databaseUrl,
       ...started,
-      async close() {
-        for (const child of [...started.apis, ...started.workers]) await stopProcess(child.process, 'SIGKILL');
-        await connection?.close();
-        await temporal.stop();
-      },
+      relays,
+      close: stopAll,
     };
   } catch (err) {
-    for (const child of [...started.apis, ...started.workers]) await stopProcess(child.process, 'SIGKILL');
-    await connection?.close();
-    await temporal.stop();
+    await stopAll();
     throw err;
   }
 }

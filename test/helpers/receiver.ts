@@ -9,12 +9,16 @@ export interface ReceivedRequest {
   headers: http.IncomingHttpHeaders;
   body: string;
   at: number;
+  /** Left unanswered on purpose (a `hang` reply): the sender never heard it arrive. */
+  hung?: true;
 }
 
 export interface Reply {
   status: number;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** Never answer: the connection stays open until the sender gives up (or the receiver closes). */
+  hang?: boolean;
 }
 
 /** Decides the reply to the n-th request (0-based); default 200. */
@@ -25,6 +29,8 @@ export interface Receiver {
   url: string;
   requests: ReceivedRequest[];
   respond(responder: Responder): void;
+  /** The responder in use, to put back after a temporary one. */
+  responder(): Responder;
   /** Resolves when at least `count` requests have arrived. */
   waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   /** Resolves with the first request whose JSON body has this messageId. */
@@ -45,6 +51,10 @@ function serve(server: http.Server | https.Server, scheme: 'http' | 'https'): Pr
       requests.push(received);
       waiters.splice(0).forEach((wake) => wake());
       const reply = responder(received, n);
+      if (reply.hang) {
+        received.hung = true;
+        return;
+      }
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(reply.status, reply.headers).end(JSON.stringify({ ok: reply.status < 300 }));
@@ -60,6 +70,7 @@ function serve(server: http.Server | https.Server, scheme: 'http' | 'https'): Pr
         url: `${scheme}://127.0.0.1:${port}/hook`,
         requests,
         respond: (r) => void (responder = r),
+        responder: () => responder,
         async waitForRequests(count, timeoutMs = 30_000) {
           const until = Date.now() + timeoutMs;
           while (requests.length < count) {

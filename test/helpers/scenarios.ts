@@ -18,10 +18,11 @@ export interface Log {
   (line: string): void;
 }
 
-/** Receipts at a receiver, per messageId, with arrival times and bodies. */
+/** Receipts at a receiver, per messageId, with arrival times and bodies; a request it left unanswered is no receipt. */
 export function receipts(receiver: Receiver): Map<string, { at: number; body: string }[]> {
   const byId = new Map<string, { at: number; body: string }[]>();
   for (const request of receiver.requests) {
+    if (request.hung) continue;
     const id = (JSON.parse(request.body) as { messageId: string }).messageId;
     if (!byId.has(id)) byId.set(id, []);
     byId.get(id)!.push({ at: request.at, body: request.body });
@@ -254,13 +255,14 @@ export interface TemporalRestartFigures {
  * down the API answers 503 (never 200), a client's retries succeed once it is back, and nothing
  * accepted before, during or after is lost.
  */
-export async function temporalRestartScenario(options: { messages: number; dir: string; log?: Log }): Promise<TemporalRestartFigures> {
+export async function temporalRestartScenario(options: { messages: number; dir: string; log?: Log; startTimeoutMs?: number }): Promise<TemporalRestartFigures> {
   const log = options.log ?? (() => undefined);
   let temporal: OwnTemporal = await startOwnTemporal(options.dir);
   const taskQueue = `temporal-restart-${process.pid}`;
   const env = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue };
   const receiver = await startReceiver(() => ({ status: 200, delayMs: 20 }));
-  const system = await startSystem({ temporalAddress: temporal.address, temporalTaskQueue: taskQueue, ...FAULT_DELIVERY });
+  // Each refused call takes INGEST_START_TIMEOUT (default 10 s) to hear its 503: the test shortens it.
+  const system = await startSystem({ temporalAddress: temporal.address, temporalTaskQueue: taskQueue, ...FAULT_DELIVERY, ...(options.startTimeoutMs && { ingestStartTimeout: options.startTimeoutMs }) });
   let worker: OwnWorker | undefined;
   try {
     worker = await startOwnWorker(env, path.join(options.dir, 'worker.log'));

@@ -27,7 +27,8 @@ it('delivers every message of every 200 when the API process is SIGKILLed mid-in
 }, 600_000);
 
 it('answers 503 while Temporal is down, accepts the retries once it is back, and loses nothing accepted', async () => {
-  const figures = await temporalRestartScenario({ messages: 200, dir: faultDir('temporal-restart'), log });
+  // A 2 s start timeout: each probe while Temporal is down hears its 503 in 2 s, not the default 10.
+  const figures = await temporalRestartScenario({ messages: 200, dir: faultDir('temporal-restart'), log, startTimeoutMs: 2_000 });
   log(`Temporal restart: ${JSON.stringify(figures)}`);
   for (const reply of figures.whileDown) expect(reply).toEqual({ status: 503, retryAfter: expect.stringMatching(/^\d+$/), code: 'temporal_unavailable' });
   expect(figures.healthWhileDown).toBe(503);

@@ -37,7 +37,7 @@ describe('GET /health watches both delivery task queues and notices a dead worke
     for (let i = 0; i < 3; i++) {
       const { status, body } = await health();
       expect(status).toBe(200);
-      expect(body).toMatchObject({ status: 'ok', version: VERSION, temporal: true, worker: true });
+      expect(body).toMatchObject({ status: 'ok', version: VERSION, temporal: true, searchAttributes: true, store: true, worker: true, problems: [] });
       expect(body.taskQueues.map((q: { name: string }) => q.name)).toEqual([taskQueue, personasTaskQueue]);
       for (const queue of body.taskQueues) expect(queue.workers).toBeGreaterThan(0);
       await sleep(POLLER_WINDOW_MS / 2);
@@ -50,6 +50,7 @@ describe('GET /health watches both delivery task queues and notices a dead worke
       const response = await elsewhere.app.inject({ method: 'GET', url: '/health' });
       expect(response.statusCode).toBe(503);
       expect(response.json()).toMatchObject({ worker: false, taskQueues: [{ name: taskQueue }, { name: `${taskQueue}-nobody`, workers: 0 }] });
+      expect(response.json().problems).toEqual([expect.stringMatching(new RegExp(`^task queue ${taskQueue}-nobody: no worker polled it within \\d+ s \\(HEALTH_POLLER_WINDOW\\); start a worker on it$`))]);
     } finally {
       await elsewhere.close();
     }
@@ -65,6 +66,7 @@ describe('GET /health watches both delivery task queues and notices a dead worke
     }
     expect(reply.status).toBe(503);
     expect(reply.body).toMatchObject({ status: 'unavailable', temporal: true, worker: false });
+    expect(reply.body.problems).toContainEqual(expect.stringContaining(`task queue ${taskQueue}: no worker polled it`));
     expect(Date.now() - killedAt).toBeLessThanOrEqual(POLLER_WINDOW_MS + 1_000);
     // Temporal's own poller list still has the dead worker: the window is what tells.
     const { pollers } = await system.client.workflowService.describeTaskQueue({ namespace: system.config.temporalNamespace, taskQueue: { name: taskQueue } });

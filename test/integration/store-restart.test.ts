@@ -16,6 +16,7 @@ import { waitFor } from '../helpers/processes';
 import { startReceiver } from '../helpers/receiver';
 import { drillBroken } from '../helpers/fault-drill';
 import { storeRestartScenario } from '../helpers/store-restart-scenario';
+import { basicAuth, sourceWithDestination, startSystem } from '../helpers/system';
 
 /**
  * Issue 21: Switchyard's store PostgreSQL restarting must never end a Switchyard process, nor turn
@@ -65,6 +66,37 @@ describe('with PostgreSQL away', () => {
       await receiver.close();
     }
   }, 180_000);
+
+  it('counts a write-key lookup that waited on the store in INGEST_START_TIMEOUT: past it the call is refused with 503, and nothing is started', async () => {
+    const databaseUrl = await createTestDatabase('switchyard_slow_lookup', postgres.url);
+    const startTimeoutMs = 2_000;
+    const system = await startSystem({ databaseUrl, ingestStartTimeout: startTimeoutMs, ingestRateLimit: 0 });
+    const locker = new pg.Client({ connectionString: databaseUrl });
+    try {
+      const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] });
+      await locker.connect();
+      await locker.query('begin');
+      await locker.query('lock table sources in access exclusive mode');
+      // inject is lazy until awaited: Promise.resolve sends it now.
+      const call = Promise.resolve(system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(writeKey) }, payload: { userId: 'u', event: 'Slow Lookup', messageId: 'slow-lookup' } }));
+      // The lookup is waiting on the lock; held past the timeout, it is a store slower than the deadline.
+      await waitFor(async () => {
+        // Inside a transaction pg_stat_activity is a snapshot taken at its first read: clear it each time.
+        await locker.query('select pg_stat_clear_snapshot()');
+        const { rows } = await locker.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%sources%' and pid <> pg_backend_pid()`);
+        if (rows[0].n < 1) throw new Error('the lookup is not waiting yet');
+      }, 30_000);
+      await sleep(startTimeoutMs + 500);
+      await locker.query('rollback');
+      const res = await call;
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBeDefined();
+      await expect(system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'slow-lookup')).describe()).rejects.toThrow(/not found/i);
+    } finally {
+      await locker.end().catch(() => undefined);
+      await system.close();
+    }
+  }, 120_000);
 
   it.each(['immediate', 'fast'] as const)('fails its query as "store unavailable" and leaves the process running (%s stop)', async (mode) => {
     const url = await createTestDatabase('switchyard_pool', postgres.url);
