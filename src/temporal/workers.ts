@@ -11,6 +11,7 @@ import { temporalRedeliveryRuns } from './redelivery-jobs';
 import { startDeliveryWorkflow } from './start-delivery';
 import { temporalSyncSchedules } from './temporal-sync-schedules';
 import { loadWorkflowBundle } from './workflow-bundle';
+import { slowLaneTaskQueue } from '../delivery/slow-lane';
 import type { Metrics } from '../metrics';
 import type { DeliverySinks } from '../workflows/deliver-message';
 import { connectWhenReachable, namespaceChecked, type TemporalConnectSettings } from './connection';
@@ -136,6 +137,21 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
       }),
     ),
   );
+  // Each delivery queue's slow lane (delivery/slow-lane.ts): activities only, its own slots.
+  const slowLanes = await Promise.all(
+    [config.temporalTaskQueue, config.personasDeliveryTaskQueue].map((taskQueue) =>
+      Worker.create({
+        connection: workerConnection,
+        namespace: config.temporalNamespace,
+        taskQueue: slowLaneTaskQueue(taskQueue),
+        dataConverter: switchyardDataConverter(keyring),
+        activities,
+        maxConcurrentActivityTaskExecutions: config.workerSlowLaneSlots,
+        shutdownGraceTime: config.deliveryTimeout + 1_000,
+      }),
+    ),
+  );
+  workers.push(...slowLanes);
   const run = Promise.all(workers.map((worker) => worker.run())).then(() => undefined);
   return {
     run,

@@ -8,6 +8,7 @@ import {
   sleep,
   TimeoutFailure,
   upsertSearchAttributes,
+  workflowInfo,
   log,
   type Sinks,
 } from '@temporalio/workflow';
@@ -15,6 +16,7 @@ import type { Activities } from '../activities';
 import { canRetryAt, nextBackoff } from '../delivery/backoff';
 import { MAX_WEBHOOKS } from '../delivery/limits';
 import { busyWait } from '../delivery/retry-window';
+import { slowLaneAttemptTimeoutMs, slowLaneTaskQueue } from '../delivery/slow-lane';
 import { attemptSummary } from '../delivery/summary';
 import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
@@ -28,10 +30,12 @@ const ACTIVITY_GRACE_MS = 5_000;
  * then writes its marker (both are rare: no marker in an ordinary delivery's history).
  * - a busy webhook (the worker's per-webhook cap) waits its turn on the same URL;
  * - a first attempt lost with its worker keeps the round's other URLs.
+ * - a busy webhook's next attempt waits its turn in the slow lane (issue 20), not asking again.
  * The hard retry window is the policy's `hardWindow` instead, since it applies to every delivery.
  */
 const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
 const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
+const SLOW_LANE_PATCH = 'busy-webhook-waits-in-slow-lane';
 
 type Attempted = AttemptResult & { lost?: boolean };
 
@@ -75,11 +79,20 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   // regular activity, each visible on its own in history.
   const attemptWebhookLocally = (request: AttemptRequest) => proxyLocalActivities<Activities>(attemptOptions(request)).attemptWebhook(request);
   const attemptWebhook = (request: AttemptRequest) => proxyActivities<Activities>(attemptOptions(request)).attemptWebhook(request);
+  // Its destination is its Temporal fairness key: one destination's backlog in the lane does not
+  // hold up another destination's turn (needs fairness on the server: docs/reliability.md).
+  const attemptWebhookInSlowLane = (request: AttemptRequest) =>
+    proxyActivities<Activities>({
+      ...attemptOptions(request),
+      taskQueue: slowLaneTaskQueue(workflowInfo().taskQueue),
+      startToCloseTimeout: slowLaneAttemptTimeoutMs(policy.timeoutMs, ACTIVITY_GRACE_MS),
+      priority: { fairnessKey: request.destinationId },
+    }).attemptWebhook(request);
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
 
   /** `knownCount` undefined: no attempt to this destination has answered yet. */
-  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean): Promise<Attempted> {
+  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false): Promise<Attempted> {
     const firstAttempt = mayRunLocally && round === 1 && webhookIndex === 0;
     const request: AttemptRequest = {
       destinationId,
@@ -93,6 +106,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       ...(windowIsHard && { notAfterMs: deadline }),
     };
     try {
+      if (inSlowLane) return await attemptWebhookInSlowLane(request);
       if (firstAttempt && policy.firstAttemptLocal) {
         const local = await attemptWebhookLocally(request);
         if (!local.deferred) return local;
@@ -118,12 +132,18 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * An attempt to one URL; while the worker answers "busy" (its per-webhook cap is reached) it waits
    * a little and asks the same URL again: a healthy webhook under a burst is not a failed attempt,
    * so it neither fails over to the next URL nor makes the round back off. Until the window's end:
-   * then the busy answer counts as the retryable outcome it carries.
+   * then the busy answer counts as the retryable outcome it carries. Since the slow lane, the next
+   * attempt goes there and waits for its turn instead of asking again after a while.
    */
   async function attemptInTurn(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined): Promise<Attempted> {
     let result = await attempt(destinationId, webhookIndex, round, knownCount, true);
     for (let busy = 1; result.busy; busy++) {
       if (!patched(BUSY_WAITS_PATCH)) break;
+      if (patched(SLOW_LANE_PATCH)) {
+        if (!canRetryAt(Date.now(), 0, deadline)) break;
+        result = await attempt(destinationId, webhookIndex, round, knownCount, false, true);
+        continue;
+      }
       const wait = busyWait(busy, policy, Math.random());
       if (!canRetryAt(Date.now(), wait, deadline)) break;
       await sleep(wait);

@@ -55,7 +55,7 @@ function explainer(system: TestSystem, sourceId: string) {
   };
 }
 
-async function sourceFor(system: TestSystem, receiver: { url: string }, name: string) {
+export async function sourceFor(system: TestSystem, receiver: { url: string }, name: string) {
   const { source, writeKey } = await system.store.sources.create(name);
   await system.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
   return { sourceId: source.id, writeKey };
@@ -65,7 +65,7 @@ async function sourceFor(system: TestSystem, receiver: { url: string }, name: st
  * Posts a batch until it is accepted, as Segment's clients do: a 503 (Temporal slow to confirm the
  * starts, on a loaded machine) is retried, and re-sending the same messageIds is safe.
  */
-async function sendUntilAccepted(system: TestSystem, writeKey: string, ids: string[]): Promise<number> {
+export async function sendUntilAccepted(system: TestSystem, writeKey: string, ids: string[]): Promise<number> {
   for (let retries = 0; ; retries++) {
     const res = await postTrackBatch(system.app, writeKey, ids);
     if (res.statusCode === 200) return retries;
@@ -326,7 +326,7 @@ export async function temporalRestartScenario(options: { messages: number; dir: 
 }
 
 /** A receiver that behaves badly, counting its requests and how many are open at once. */
-async function badReceiver(behaviour: 'hang' | 'reset' | 'slow', answerAfterMs: number) {
+export async function badReceiver(behaviour: 'hang' | 'reset' | 'slow', answerAfterMs: number) {
   let open = 0;
   let maxOpen = 0;
   let received = 0;
@@ -375,7 +375,7 @@ export interface IsolationFigures {
   timeoutMs: number;
 }
 
-const latencyFigures = (values: number[]): LatencyFigures => ({ count: values.length, p50: percentile(values, 50), p95: percentile(values, 95), max: Math.max(...values) });
+export const latencyFigures = (values: number[]): LatencyFigures => ({ count: values.length, p50: percentile(values, 50), p95: percentile(values, 95), max: Math.max(...values) });
 
 /**
  * A healthy destination's latency (ingest to receipt) with nothing else going on, then while three
