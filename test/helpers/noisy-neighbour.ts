@@ -30,6 +30,7 @@ export async function noisyNeighbourScenario(options: {
   timeoutMs: number;
   healthyMessages: number;
   healthyGapMs: number;
+  settled?: boolean;
   temporalArgs?: string[];
   workerEnv?: Record<string, string>;
   log?: Log;
@@ -84,10 +85,11 @@ export async function noisyNeighbourScenario(options: {
       const ids = Array.from({ length: Math.min(100, options.backlog - first) }, (_, k) => `noisy-${first + k}`);
       await sendUntilAccepted(system, noisy.writeKey, ids);
     }
-    // The backlog is accepted and being worked on before the healthy messages go: the neighbour
-    // measured is a hanging destination with messages waiting, not the burst that brought them
-    // (starting hundreds of new workflows at once costs the worker CPU whatever the destination).
-    await backlogSettled(system.client, taskQueue, log);
+    // `settled`: the backlog is accepted and being worked on before the healthy messages go, so what
+    // is measured is a hanging destination with messages waiting, not also the burst that brought
+    // them (hundreds of new workflows at once cost the worker CPU whatever their destination).
+    if (options.settled) await backlogSettled(system.client, taskQueue, log);
+    else await waitFor(() => (hanging.received() > 0 ? true : Promise.reject(new Error('the hanging receiver got no request yet'))), 120_000);
     const before = hanging.received();
     const besideBacklog = latencyFigures(await latencies('beside', options.healthyMessages, options.healthyGapMs));
     const figures = { alone, besideBacklog, backlog: options.backlog, hangingRequests: hanging.received() - before, timeoutMs: options.timeoutMs };
