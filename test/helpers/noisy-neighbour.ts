@@ -1,12 +1,9 @@
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { startReceiver } from './receiver';
 import { sleep, startOwnTemporal, startOwnWorker, stopProcess } from './faults';
 import { badReceiver, latencyFigures, sendUntilAccepted, sourceFor, type LatencyFigures, type Log } from './scenarios';
 import { basicAuth, startSystem } from './system';
 import { waitFor } from './processes';
-import { deliveryWorkflowId } from '../../src/delivery/ids';
 
 export interface NoisyNeighbourFigures {
   /** The healthy destination's latency (ingest to receipt) alone, then beside the hanging destination's backlog. */
@@ -22,7 +19,7 @@ export interface NoisyNeighbourFigures {
  * Issue 20, item 5: a destination whose receiver hangs until the delivery timeout on every request,
  * with a backlog of `backlog` messages, beside a healthy destination of another source receiving a
  * message every `healthyGapMs`. The healthy destination's latency alone, then beside the backlog.
- * Its own Temporal dev server (`temporalArgs` to start-dev: how fairness is configured) and worker.
+ * Its own Temporal dev server (fairness on, as scripts/temporal-dev.sh starts it) and worker.
  */
 export async function noisyNeighbourScenario(options: {
   dir: string;
@@ -30,15 +27,12 @@ export async function noisyNeighbourScenario(options: {
   timeoutMs: number;
   healthyMessages: number;
   healthyGapMs: number;
-  settled?: boolean;
-  temporalArgs?: string[];
-  workerEnv?: Record<string, string>;
   log?: Log;
 }): Promise<NoisyNeighbourFigures> {
   const log = options.log ?? (() => undefined);
-  const temporal = await startOwnTemporal(options.dir, undefined, options.temporalArgs ?? []);
+  const temporal = await startOwnTemporal(options.dir);
   const taskQueue = `noisy-${process.pid}-${Date.now()}`;
-  const env = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue, ...options.workerEnv };
+  const env = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue };
   const worker = await startOwnWorker(env, path.join(options.dir, 'worker.log'));
   const system = await startSystem({
     temporalAddress: temporal.address,
@@ -68,12 +62,6 @@ export async function noisyNeighbourScenario(options: {
       }
       const values: number[] = [];
       for (const [messageId, at] of sentAt) values.push((await healthy.waitForMessage(messageId, 180_000)).at - at);
-      if (process.env.NOISY_DEBUG) {
-        const slowest = [...sentAt.keys()][values.indexOf(Math.max(...values))];
-        const history = await system.client.workflow.getHandle(deliveryWorkflowId(good.sourceId, slowest)).fetchHistory();
-        const t0 = Number(history.events![0].eventTime!.seconds) * 1000 + history.events![0].eventTime!.nanos! / 1e6;
-        log(`slowest ${slowest} (sent ${sentAt.get(slowest)! - t0} ms before start): ${history.events!.map((e) => `${e.eventType}@${Math.round(Number(e.eventTime!.seconds) * 1000 + e.eventTime!.nanos! / 1e6 - t0)}`).join(' ')}`);
-      }
       return values;
     };
 
@@ -85,23 +73,12 @@ export async function noisyNeighbourScenario(options: {
       const ids = Array.from({ length: Math.min(100, options.backlog - first) }, (_, k) => `noisy-${first + k}`);
       await sendUntilAccepted(system, noisy.writeKey, ids);
     }
-    // `settled`: the backlog is accepted and being worked on before the healthy messages go, so what
-    // is measured is a hanging destination with messages waiting, not also the burst that brought
-    // them (hundreds of new workflows at once cost the worker CPU whatever their destination).
-    if (options.settled) await backlogSettled(system.client, taskQueue, log);
-    else await waitFor(() => (hanging.received() > 0 ? true : Promise.reject(new Error('the hanging receiver got no request yet'))), 120_000);
+    // Measured while the backlog arrives and its first attempts hang.
+    await waitFor(() => (hanging.received() > 0 ? true : Promise.reject(new Error('the hanging receiver got no request yet'))), 120_000);
     const before = hanging.received();
     const besideBacklog = latencyFigures(await latencies('beside', options.healthyMessages, options.healthyGapMs));
     const figures = { alone, besideBacklog, backlog: options.backlog, hangingRequests: hanging.received() - before, timeoutMs: options.timeoutMs };
     log(`beside backlog: ${JSON.stringify(figures)}`);
-    if (process.env.NOISY_DEBUG) {
-      for (const id of ['noisy-0', 'noisy-150', 'noisy-299']) {
-        const history = await system.client.workflow.getHandle(deliveryWorkflowId(noisy.sourceId, id)).fetchHistory();
-        const counts: Record<string, number> = {};
-        for (const e of history.events!) counts[String(e.eventType)] = (counts[String(e.eventType)] ?? 0) + 1;
-        log(`${id}: ${history.events!.length} events ${JSON.stringify(counts)}`);
-      }
-    }
     return figures;
   } finally {
     await system.close();
@@ -112,21 +89,3 @@ export async function noisyNeighbourScenario(options: {
   }
 }
 
-/**
- * Resolves once every delivery workflow on `taskQueue` has had its first workflow task: the queue's
- * workflow-task backlog stays under a handful for three looks in a row (what remains is the
- * running deliveries' own traffic).
- */
-async function backlogSettled(client: Client, taskQueue: string, log: Log): Promise<void> {
-  let quiet = 0;
-  await waitFor(async () => {
-    const { stats } = await client.workflowService.describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: taskQueue }, taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, reportStats: true });
-    const backlog = Number(stats?.approximateBacklogCount ?? 0);
-    quiet = backlog < 5 ? quiet + 1 : 0;
-    if (quiet < 3) {
-      await sleep(500);
-      throw new Error(`workflow-task backlog ${backlog}`);
-    }
-    log(`backlog settled`);
-  }, 300_000);
-}
