@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { startReceiver } from './receiver';
-import { sleep, startOwnTemporal, startOwnWorker, stopProcess } from './faults';
-import { badReceiver, latencyFigures, sendUntilAccepted, sourceFor, type LatencyFigures, type Log } from './scenarios';
-import { basicAuth, startSystem } from './system';
+import { startOwnTemporal, startOwnWorker, stopProcess } from './faults';
+import { badReceiver, healthyLatencies, latencyFigures, sendUntilAccepted, sourceFor, type LatencyFigures, type Log } from './scenarios';
+import { startSystem } from './system';
 import { waitFor } from './processes';
 
 export interface NoisyNeighbourFigures {
@@ -51,19 +51,7 @@ export async function noisyNeighbourScenario(options: {
     const good = await sourceFor(system, healthy, 'noisy-neighbour healthy');
     const noisy = await sourceFor(system, hanging, 'noisy-neighbour hanging');
 
-    const latencies = async (prefix: string, count: number, gapMs: number) => {
-      const sentAt = new Map<string, number>();
-      for (let i = 0; i < count; i++) {
-        const messageId = `${prefix}-${i}`;
-        sentAt.set(messageId, Date.now());
-        const res = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(good.writeKey) }, payload: { userId: 'u', event: 'Healthy', messageId } });
-        if (res.statusCode !== 200) throw new Error(`healthy message answered ${res.statusCode}`);
-        await sleep(gapMs);
-      }
-      const values: number[] = [];
-      for (const [messageId, at] of sentAt) values.push((await healthy.waitForMessage(messageId, 180_000)).at - at);
-      return values;
-    };
+    const latencies = (prefix: string, count: number, gapMs: number) => healthyLatencies(system, healthy, good.writeKey, prefix, count, gapMs);
 
     await latencies('warm', 5, 50);
     const alone = latencyFigures(await latencies('alone', options.healthyMessages, options.healthyGapMs));

@@ -359,6 +359,22 @@ export async function badReceiver(behaviour: 'hang' | 'reset' | 'slow', answerAf
   };
 }
 
+/** Sends track calls to a healthy destination's source, one every gap, and returns each one's latency to its receiver. */
+export async function healthyLatencies(system: TestSystem, receiver: Receiver, writeKey: string, prefix: string, count: number, gapMs: number, meanwhile?: (i: number) => Promise<void>): Promise<number[]> {
+  const sentAt = new Map<string, number>();
+  for (let i = 0; i < count; i++) {
+    const messageId = `${prefix}-${i}`;
+    sentAt.set(messageId, Date.now());
+    const res = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(writeKey) }, payload: { userId: 'u', event: 'Healthy', messageId } });
+    if (res.statusCode !== 200) throw new Error(`healthy message answered ${res.statusCode}`);
+    await meanwhile?.(i);
+    await sleep(gapMs);
+  }
+  const values: number[] = [];
+  for (const [messageId, at] of sentAt) values.push((await receiver.waitForMessage(messageId, 180_000)).at - at);
+  return values;
+}
+
 export interface LatencyFigures {
   count: number;
   p50: number;
@@ -424,21 +440,7 @@ export async function isolationScenario(options: {
   try {
     const good = await sourceFor(system, healthy, 'isolation healthy');
 
-    /** Sends healthy messages, one every gap, and returns each one's latency to the receiver. */
-    const latencies = async (prefix: string, count: number, gapMs: number, meanwhile?: (i: number) => Promise<void>) => {
-      const sentAt = new Map<string, number>();
-      for (let i = 0; i < count; i++) {
-        const messageId = `${prefix}-${i}`;
-        sentAt.set(messageId, Date.now());
-        const res = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(good.writeKey) }, payload: { userId: 'u', event: 'Healthy', messageId } });
-        if (res.statusCode !== 200) throw new Error(`healthy message answered ${res.statusCode}`);
-        await meanwhile?.(i);
-        await sleep(gapMs);
-      }
-      const values: number[] = [];
-      for (const [messageId, at] of sentAt) values.push((await healthy.waitForMessage(messageId, 120_000)).at - at);
-      return values;
-    };
+    const latencies = (prefix: string, count: number, gapMs: number, meanwhile?: (i: number) => Promise<void>) => healthyLatencies(system, healthy, good.writeKey, prefix, count, gapMs, meanwhile);
 
     // Warm-up (workflow bundle, connections), then the baseline with nothing misbehaving.
     await latencies('warm', 5, 50);
