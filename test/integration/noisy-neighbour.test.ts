@@ -6,7 +6,7 @@ import { noisyNeighbourScenario } from '../helpers/noisy-neighbour';
  * every request, with a backlog of a few hundred messages arriving at once, beside a healthy
  * destination of another source. Scaled down from the bench (`npm run bench -- --noisy`: 2,000
  * messages, 5 s): 300 messages, 1.5 s. Measured without the protection (fairness off, the SDK's
- * sticky poll ratio, busy webhooks asking again): healthy p50 64 s.
+ * sticky poll ratio, busy webhooks asking again): healthy p50 46 s, p95 67 s.
  */
 const TIMEOUT_MS = 1_500;
 
@@ -22,7 +22,7 @@ it('a hanging destination with a backlog does not delay another source\'s delive
   // The backlog was being worked on while the healthy messages were measured.
   expect(figures.hangingRequests).toBeGreaterThan(0);
   // Relative to the healthy destination alone on the same box, with slack for a loaded machine:
-  // a healthy message queued behind the backlog would wait for tens of seconds.
-  expect(figures.besideBacklog.p50).toBeLessThan(figures.alone.p50 + 2_000);
-  expect(figures.besideBacklog.p95).toBeLessThan(figures.alone.p95 + 4_000);
+  // a healthy message queued behind the backlog waits for tens of seconds (p50 46 s, p95 67 s).
+  expect(figures.besideBacklog.p50).toBeLessThan(figures.alone.p50 + 3_000);
+  expect(figures.besideBacklog.p95).toBeLessThan(figures.alone.p95 + 8_000);
 }, 180_000);
