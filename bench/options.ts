@@ -29,6 +29,8 @@ export interface BenchOptions {
   /** Switchyard worker processes and API processes (separate processes only). */
   workers: number;
   apis: number;
+  /** The noisy-neighbour scenario: messages to a hanging destination's source waiting beside the measured one (0: not this scenario). */
+  noisyBacklog: number;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -65,6 +67,11 @@ export const USAGE = `npm run bench -- [options]
       --workers N       Switchyard worker processes (default 1), metered as worker-1, worker-2, ...
       --apis N          Switchyard API processes (default 1), metered as api-1, ...; the sender spreads
                         batches over them round-robin. Neither with --combined
+      --noisy           no noisy neighbours (issue 20): Switchyard alone, single calls at --rate
+                        (default 20/s) for -n messages (default 1,200), measured alone and then beside
+                        a destination of another source whose receiver hangs until the delivery
+                        timeout, with a backlog of --backlog messages (default 2,000) waiting
+      --backlog N       the hanging destination's backlog in --noisy (default 2000)
       --temporal-flags "FLAGS"   more \`temporal server start-dev\` flags for the bench's server, e.g.
                         "--sqlite-pragma synchronous=normal --dynamic-config-value K=V"
 
@@ -100,7 +107,11 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
     shards: 4,
     workers: 1,
     apis: 1,
+    noisyBacklog: 0,
   };
+  let noisy = false;
+  let backlogGiven = false;
+  let rateGiven = false;
   let processesGiven = false;
   let shardsGiven = false;
   let warmupGiven = false;
@@ -131,6 +142,14 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
         break;
       case '--rate':
         options.rate = count(value(), flag);
+        rateGiven = true;
+        break;
+      case '--noisy':
+        noisy = true;
+        break;
+      case '--backlog':
+        options.noisyBacklog = count(value(), flag);
+        backlogGiven = true;
         break;
       case '--single':
         options.rate = count(value(), flag);
@@ -203,6 +222,15 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
   if (options.quick) {
     if (!messagesGiven) options.messages = [1_000];
     if (!warmupGiven) options.warmup = 200;
+  }
+  if (backlogGiven && !noisy) throw new Error('--backlog is for --noisy');
+  if (noisy) {
+    if (!backlogGiven) options.noisyBacklog = options.quick ? 200 : 2_000;
+    if (!messagesGiven) options.messages = [options.quick ? 100 : 1_200];
+    if (!rateGiven) options.rate = 20;
+    options.single = true;
+    options.systems = ['switchyard'];
+    options.repeats = 1;
   }
   if (options.combined && processesGiven) throw new Error('--workers and --apis run separate processes: not with --combined');
   if (shardsGiven && options.server !== 'real') throw new Error('--shards is for the real server (--server real); the dev server has one shard');

@@ -8,7 +8,9 @@ import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options
 import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
 import { busiestProfiles, topFunctions } from './profile';
 import { encryptionTable, markdownTable, percent, ratios, stagesTable, summarize, svgChart } from './report';
+import { round } from './stats';
 import { startStack } from './system';
+import { backlogSettled, noisyRow, noisyTable, sendBacklog, startHangingReceiver, type NoisyRow } from './noisy';
 
 /**
  * `npm run bench`: Switchyard end to end, side by side with bare Temporal and the raw HTTP ceiling,
@@ -63,6 +65,10 @@ async function main(): Promise<number> {
 
   const stem = path.join(options.outDir, `${stamp}${options.label ? `-${options.label}` : ''}`);
   const cpuProfileDir = options.profile ? path.resolve(`${stem}-profiles`) : undefined;
+  // The noisy neighbour runs with the production per-URL cap (the other scenarios raise it to the
+  // worker's slots so they measure delivery, not the cap): the cap is what sends a hanging URL's
+  // attempts to the slow lane.
+  if (options.noisyBacklog > 0) process.env.WORKER_MAX_IN_FLIGHT_PER_WEBHOOK ??= SETTINGS.workerMaxInFlightPerWebhook.default;
   const stack = await startStack(dataDir, log, {
     temporalFlags: options.temporalFlags,
     fanout: options.fanout,
@@ -76,6 +82,7 @@ async function main(): Promise<number> {
   });
   const runner = phaseRunner(stack, runId, progress);
   const results: PhaseResult[] = [];
+  let noisy: { alone: NoisyRow; beside: NoisyRow; backlog: number; settledSeconds: number; hangingRequests: number; hangingRequestsWhileMeasured: number } | undefined;
   const stop = async () => {
     await runner.close();
     await stack.stop();
@@ -94,7 +101,25 @@ async function main(): Promise<number> {
       log(`warm-up: ${options.warmup} messages per system (JIT, connection pools, workflow caches; not measured)`);
       for (const system of options.systems) await runner.run(system, { ...base, rate: undefined, single: false, messages: options.warmup }, 0, { warmup: true });
     }
-    for (const messages of options.messages) {
+    if (options.noisyBacklog > 0) {
+      const hanging = await startHangingReceiver();
+      try {
+        const load = { ...base, messages: options.messages[0] };
+        const alone = await runner.run('switchyard', load, 1);
+        const neighbour = await stack.addSource('noisy neighbour', hanging.url);
+        log(`noisy neighbour: ${options.noisyBacklog} messages to a destination whose receiver hangs until the delivery timeout`);
+        await sendBacklog(stack.switchyard.apiUrl, neighbour.writeKey, options.noisyBacklog, runId);
+        const settledMs = await backlogSettled(stack.client, stack.switchyard.taskQueue, 30 * 60_000);
+        log(`backlog accepted and settled ${Math.round(settledMs / 1000)} s after its last batch; the hanging receiver has had ${hanging.received()} requests`);
+        const before = hanging.received();
+        const beside = await runner.run('switchyard', load, 2);
+        results.push(alone, beside);
+        noisy = { alone: noisyRow('alone', alone), beside: noisyRow(`beside a hanging destination's ${options.noisyBacklog}-message backlog`, beside), backlog: options.noisyBacklog, settledSeconds: round(settledMs / 1000, 1), hangingRequests: hanging.received(), hangingRequestsWhileMeasured: hanging.received() - before };
+      } finally {
+        hanging.close();
+      }
+    }
+    for (const messages of options.noisyBacklog > 0 ? [] : options.messages) {
       for (let repeat = 1; repeat <= options.repeats; repeat++) {
         // Rotating the order spreads whatever drifts during a run (data size, other load) over the systems.
         const shift = (repeat - 1) % options.systems.length;
@@ -113,11 +138,13 @@ async function main(): Promise<number> {
   const uptimeAfter = shell('uptime');
   const stages = stagesTable(results);
   const encryption = encryptionTable(summaries, ratioRows);
-  const table = [
-    markdownTable(summaries, ratioRows),
-    ...(encryption ? [`Payload encryption's cost (Switchyard, on, beside plain, off):\n\n${encryption}`] : []),
-    ...(stages ? [`Where a single call's time goes (a sample of 100 per run):\n\n${stages}`] : []),
-  ].join('\n\n');
+  const table = noisy
+    ? noisyTable(noisy.alone, noisy.beside)
+    : [
+        markdownTable(summaries, ratioRows),
+        ...(encryption ? [`Payload encryption's cost (Switchyard, on, beside plain, off):\n\n${encryption}`] : []),
+        ...(stages ? [`Where a single call's time goes (a sample of 100 per run):\n\n${stages}`] : []),
+      ].join('\n\n');
   const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
   const report = {
     schema: 1,
@@ -152,6 +179,7 @@ async function main(): Promise<number> {
     },
     summaries,
     ratios: ratioRows,
+    ...(noisy && { noisy }),
     results,
   };
 

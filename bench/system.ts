@@ -44,6 +44,8 @@ export interface BenchStack {
   receiverConnections(): number;
   /** The Switchyard settings the bench set for its API and worker (beyond the inherited environment). */
   settings: Record<string, string>;
+  /** Another Switchyard source with one (unsigned) destination sending to `webhookUrl` (the noisy scenario's hanging one). */
+  addSource(name: string, webhookUrl: string): Promise<{ sourceId: string; writeKey: string }>;
   stop(): Promise<void>;
 }
 
@@ -371,6 +373,11 @@ export async function startStack(dir: string, log: (line: string) => void, optio
         ...Object.fromEntries(
           ['TEMPORAL_PG_SETTINGS', 'TEMPORAL_DYNAMIC_CONFIG_EXTRA', 'TEMPORAL_PG_MAX_CONNS', 'TEMPORAL_PG_VISIBILITY_MAX_CONNS', 'TEMPORAL_SERVER_METRICS', 'TEMPORAL_PG_PLUGIN', 'TEMPORAL_PG_SOCKET'].flatMap((key) => (real && process.env[key] !== undefined ? [[key, process.env[key]]] : [])),
         ),
+      },
+      async addSource(name, webhookUrl) {
+        const added = await admin<{ id: string; writeKey: string }>('/admin/sources', { name });
+        await admin(`/admin/sources/${added.id}/destinations`, { enabled: true, webhooks: [{ url: webhookUrl }] });
+        return { sourceId: added.id, writeKey: added.writeKey };
       },
       stop,
     };

@@ -25,6 +25,7 @@ import type { Config } from '../src/config';
 import { deliveryWorkflowId } from '../src/delivery/ids';
 import type { Store } from '../src/store/types';
 import globalSetup from '../test/helpers/global-setup';
+import { isSlowLane } from '../src/delivery/slow-lane';
 import globalTeardown from '../test/helpers/global-teardown';
 import { faultDir, startOwnWorker, stopProcess } from '../test/helpers/faults';
 import { historyToJSON } from '../test/helpers/histories';
@@ -158,6 +159,27 @@ async function recordDeliveryRules(): Promise<void> {
         break;
       }
       if (messageId === ids[ids.length - 1]) throw new Error('busy: no message waited for its turn');
+    }
+  }
+
+  if (wanted('deliver-busy-waits-in-slow-lane')) {
+    // As above, since issue 20: the busy ones are made again in the slow lane and wait there.
+    const s = await system();
+    const slow = await receiver(() => ({ status: 200, delayMs: 1_000 }));
+    const { source, writeKey } = await destinationFor(s.store, 'slow lane', [slow.url]);
+    const ids = Array.from({ length: 30 }, (_, i) => `record-slow-lane-${i}`);
+    await Promise.all(ids.map((messageId) => send(s.app, writeKey, 'track', { userId: 'u', event: 'Recorded', messageId })));
+    for (const messageId of ids) {
+      const result = await deliveryResult(s.client, source.id, messageId);
+      if (!result.ok || result.report.destinations[0].rounds !== 1) throw new Error(`slow lane: ${JSON.stringify(result)}`);
+    }
+    for (const messageId of ids) {
+      const { events } = await s.client.workflow.getHandle(deliveryWorkflowId(source.id, messageId)).fetchHistory();
+      if ((events ?? []).some((e) => isSlowLane(e.activityTaskScheduledEventAttributes?.taskQueue?.name ?? ''))) {
+        await save(s.client, 'deliver-busy-waits-in-slow-lane', deliveryWorkflowId(source.id, messageId));
+        break;
+      }
+      if (messageId === ids[ids.length - 1]) throw new Error('slow lane: no message waited there');
     }
   }
 

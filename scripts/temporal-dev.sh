@@ -28,7 +28,10 @@ if [ "${1:-}" = "ensure" ]; then echo "$cli"; exit 0; fi
 # SQLite in WAL mode: one fsync per commit instead of the rollback journal's several, measured at
 # about twice the workflows per second (docs/performance.md); synchronous=full keeps every
 # acknowledged start on disk across a power loss. Later flags (e.g. synchronous=normal) win.
+# Task queue fairness (server >= 1.29; this CLI embeds 1.29.1): delivery workflows carry their
+# source, slow-lane attempts their destination, as fairness key (docs/reliability.md, no noisy neighbours).
 exec "$cli" server start-dev \
+  --dynamic-config-value matching.enableFairness=true \
   --search-attribute SwitchyardSource=Keyword \
   --search-attribute SwitchyardDestinations=KeywordList \
   --search-attribute SwitchyardType=Keyword \

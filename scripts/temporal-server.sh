@@ -171,6 +171,10 @@ write_config() {
 # (regulations, the Web UI, tests that wait on visibility).
 frontend.namespaceRPS.visibility:
   - value: 100
+# Task queue fairness (server >= 1.29): delivery workflows carry their source, slow-lane attempts
+# their destination, as fairness key, so one backlog does not delay the others (docs/reliability.md).
+matching.enableFairness:
+  - value: true
 $dynamic_config_extra
 EOF
   local svc grpc member services="" tls="" auth="" metrics_config="" socket_attributes=""

@@ -3,6 +3,7 @@ import type { Agent } from 'undici';
 import { webhookRequestHeaders } from '../delivery/request';
 import { goneReason } from '../delivery/switched-off-reason';
 import { attemptBudgetMs } from '../delivery/retry-window';
+import { isSlowLane } from '../delivery/slow-lane';
 import { activeSigningSecrets, standardWebhookId } from '../delivery/standard-webhooks';
 import type { AttemptOutcome, AttemptResult } from '../delivery/types';
 import type { OpenAttemptRequest as AttemptRequest } from './erased-users';
@@ -24,6 +25,15 @@ type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'at
 function runningLocally(): boolean {
   try {
     return Context.current().info.isLocal;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether this attempt was made in the slow lane (it found its webhook busy before: delivery/slow-lane.ts). */
+function runningInSlowLane(): boolean {
+  try {
+    return isSlowLane(Context.current().info.taskQueue);
   } catch {
     return false;
   }
@@ -96,9 +106,16 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     }
     // The retry window is a hard deadline: a task picked up after it (a worker back from an outage)
     // sends nothing, and a request sent before it waits for its answer at most until then.
+    const windowEnded = (): AttemptResult => ({ destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason: 'retry window ended before the attempt started; no request was sent' } });
+    if (attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now()) <= 0) return windowEnded();
+    // In the slow lane the attempt waits here for the webhook's room (the attempts holding it end
+    // within one timeout), holding one of the lane's slots, not one of the delivery queue's.
+    const finish = runningInSlowLane() ? await traffic.waitToStart(key, req.timeoutMs) : traffic.tryStart(key, Date.now());
     const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());
-    if (timeoutMs <= 0) return { destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason: 'retry window ended before the attempt started; no request was sent' } };
-    const finish = traffic.tryStart(key, Date.now());
+    if (finish && timeoutMs <= 0) {
+      finish();
+      return windowEnded();
+    }
     if (!finish) {
       const reason = `webhook busy: ${traffic.maxInFlight} attempts to it already in flight in this worker (WORKER_MAX_IN_FLIGHT_PER_WEBHOOK)`;
       // `busy`: today's workflow waits its turn on this URL. The retryable outcome is what workflows

@@ -54,6 +54,7 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
       // A redelivery is an operator's explicit request: any closed run may be followed by a new one.
       workflowIdReusePolicy: input.redelivery ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       args: [input],
+      priority: { fairnessKey: input.sourceId },
       // What the Web UI's workflow list and page say without opening the input (delivery/summary.ts).
       staticSummary: deliverySummary(input),
       staticDetails: deliveryDetails(input),

@@ -11,6 +11,7 @@ import {
   sleep,
   TimeoutFailure,
   upsertSearchAttributes,
+  workflowInfo,
   log,
   type Sinks,
 } from '@temporalio/workflow';
@@ -19,6 +20,7 @@ import { canRetryAt, nextBackoff } from '../delivery/backoff';
 import { holdExceededReason, holdWaitMs } from '../delivery/flow-control';
 import { MAX_WEBHOOKS } from '../delivery/limits';
 import { busyWait } from '../delivery/retry-window';
+import { slowLaneAttemptTimeoutMs, slowLaneTaskQueue } from '../delivery/slow-lane';
 import { attemptSummary } from '../delivery/summary';
 import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus, HoldReason } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
@@ -33,10 +35,12 @@ const ACTIVITY_GRACE_MS = 5_000;
  * then writes its marker (both are rare: no marker in an ordinary delivery's history).
  * - a busy webhook (the worker's per-webhook cap) waits its turn on the same URL;
  * - a first attempt lost with its worker keeps the round's other URLs.
+ * - a busy webhook's next attempt waits its turn in the slow lane (issue 20), not asking again.
  * The hard retry window is the policy's `hardWindow` instead, since it applies to every delivery.
  */
 const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
 const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
+const SLOW_LANE_PATCH = 'busy-webhook-waits-in-slow-lane';
 
 /** `heldTooLong`: the destination's holds used up policy.maxHoldMs; its delivery fails with this reason. */
 type Attempted = AttemptResult & { lost?: boolean; heldTooLong?: string };
@@ -98,11 +102,20 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   // regular activity, each visible on its own in history.
   const attemptWebhookLocally = (request: AttemptRequest) => proxyLocalActivities<Activities>(attemptOptions(request)).attemptWebhook(request);
   const attemptWebhook = (request: AttemptRequest) => proxyActivities<Activities>(attemptOptions(request)).attemptWebhook(request);
+  // Its destination is its Temporal fairness key: one destination's backlog in the lane does not
+  // hold up another destination's turn (needs fairness on the server: docs/reliability.md).
+  const attemptWebhookInSlowLane = (request: AttemptRequest) =>
+    proxyActivities<Activities>({
+      ...attemptOptions(request),
+      taskQueue: slowLaneTaskQueue(workflowInfo().taskQueue),
+      startToCloseTimeout: slowLaneAttemptTimeoutMs(policy.timeoutMs, ACTIVITY_GRACE_MS),
+      priority: { fairnessKey: request.destinationId },
+    }).attemptWebhook(request);
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
 
   /** `knownCount` undefined: no attempt to this destination has answered yet. */
-  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean): Promise<Attempted> {
+  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false): Promise<Attempted> {
     const firstAttempt = mayRunLocally && round === 1 && webhookIndex === 0;
     const hold = holdOf(destinationId);
     const request: AttemptRequest = {
@@ -123,6 +136,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       }),
     };
     try {
+      if (inSlowLane) return await attemptWebhookInSlowLane(request);
       if (firstAttempt && policy.firstAttemptLocal) {
         const local = await attemptWebhookLocally(request);
         if (!local.deferred) return local;
@@ -148,12 +162,18 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * An attempt to one URL; while the worker answers "busy" (its per-webhook cap is reached) it waits
    * a little and asks the same URL again: a healthy webhook under a burst is not a failed attempt,
    * so it neither fails over to the next URL nor makes the round back off. Until the window's end:
-   * then the busy answer counts as the retryable outcome it carries.
+   * then the busy answer counts as the retryable outcome it carries. Since the slow lane, the next
+   * attempt goes there and waits for its turn instead of asking again after a while.
    */
   async function attemptInTurn(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined): Promise<Attempted> {
     let result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, true);
     for (let busy = 1; result.busy; busy++) {
       if (!patched(BUSY_WAITS_PATCH)) break;
+      if (patched(SLOW_LANE_PATCH)) {
+        if (!canRetryAt(Date.now(), 0, deadlineOf(destinationId))) break;
+        result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, false, true);
+        continue;
+      }
       const wait = busyWait(busy, policy, Math.random());
       if (!canRetryAt(Date.now(), wait, deadlineOf(destinationId))) break;
       await sleep(wait);
@@ -168,12 +188,12 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * says (or, paused, until the next check or a resume signal) and ask again. Held time moves this destination's window
    * end; past policy.maxHoldMs of it in all, the delivery fails with that reason.
    */
-  async function attemptUnheld(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean): Promise<Attempted> {
+  async function attemptUnheld(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false): Promise<Attempted> {
     const hold = holdOf(destinationId);
     const resumesSoFar = () => resumes.get(destinationId) ?? 0;
     // Counted before asking: a resume that lands while the ask is under way still wakes the wait.
     let resumesAtAsk = resumesSoFar();
-    let result: Attempted = await attempt(destinationId, webhookIndex, round, knownCount, mayRunLocally);
+    let result: Attempted = await attempt(destinationId, webhookIndex, round, knownCount, mayRunLocally, inSlowLane);
     while (flowControl && result.held) {
       const left = policy.maxHoldMs! - hold.heldMs;
       if (left <= 0) return { ...result, heldTooLong: holdExceededReason(policy.maxHoldMs!, result.held.reason) };
@@ -189,7 +209,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       hold.reservedSlotMs = result.held.reservedSlotMs;
       hold.last = { reason: result.held.reason, ms: heldMs };
       resumesAtAsk = resumesSoFar();
-      result = await attempt(destinationId, webhookIndex, round, knownCount, false);
+      result = await attempt(destinationId, webhookIndex, round, knownCount, false, inSlowLane);
     }
     hold.consecutive = 0;
     hold.reservedSlotMs = undefined;

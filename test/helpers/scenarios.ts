@@ -56,7 +56,7 @@ function explainer(system: TestSystem, sourceId: string) {
   };
 }
 
-async function sourceFor(system: TestSystem, receiver: { url: string }, name: string) {
+export async function sourceFor(system: TestSystem, receiver: { url: string }, name: string) {
   const { source, writeKey } = await system.store.sources.create(name);
   await system.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
   return { sourceId: source.id, writeKey };
@@ -66,7 +66,7 @@ async function sourceFor(system: TestSystem, receiver: { url: string }, name: st
  * Posts a batch until it is accepted, as Segment's clients do: a 503 (Temporal slow to confirm the
  * starts, on a loaded machine) is retried, and re-sending the same messageIds is safe.
  */
-async function sendUntilAccepted(system: TestSystem, writeKey: string, ids: string[]): Promise<number> {
+export async function sendUntilAccepted(system: TestSystem, writeKey: string, ids: string[]): Promise<number> {
   for (let retries = 0; ; retries++) {
     const res = await postTrackBatch(system.app, writeKey, ids);
     if (res.statusCode === 200) return retries;
@@ -328,7 +328,7 @@ export async function temporalRestartScenario(options: { messages: number; dir: 
 }
 
 /** A receiver that behaves badly, counting its requests and how many are open at once. */
-async function badReceiver(behaviour: 'hang' | 'reset' | 'slow', answerAfterMs: number) {
+export async function badReceiver(behaviour: 'hang' | 'reset' | 'slow', answerAfterMs: number) {
   let open = 0;
   let maxOpen = 0;
   let received = 0;
@@ -361,6 +361,22 @@ async function badReceiver(behaviour: 'hang' | 'reset' | 'slow', answerAfterMs: 
   };
 }
 
+/** Sends track calls to a healthy destination's source, one every gap, and returns each one's latency to its receiver. */
+export async function healthyLatencies(system: TestSystem, receiver: Receiver, writeKey: string, prefix: string, count: number, gapMs: number, meanwhile?: (i: number) => Promise<void>): Promise<number[]> {
+  const sentAt = new Map<string, number>();
+  for (let i = 0; i < count; i++) {
+    const messageId = `${prefix}-${i}`;
+    sentAt.set(messageId, Date.now());
+    const res = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(writeKey) }, payload: { userId: 'u', event: 'Healthy', messageId } });
+    if (res.statusCode !== 200) throw new Error(`healthy message answered ${res.statusCode}`);
+    await meanwhile?.(i);
+    await sleep(gapMs);
+  }
+  const values: number[] = [];
+  for (const [messageId, at] of sentAt) values.push((await receiver.waitForMessage(messageId, 180_000)).at - at);
+  return values;
+}
+
 export interface LatencyFigures {
   count: number;
   p50: number;
@@ -377,7 +393,7 @@ export interface IsolationFigures {
   timeoutMs: number;
 }
 
-const latencyFigures = (values: number[]): LatencyFigures => ({ count: values.length, p50: percentile(values, 50), p95: percentile(values, 95), max: Math.max(...values) });
+export const latencyFigures = (values: number[]): LatencyFigures => ({ count: values.length, p50: percentile(values, 50), p95: percentile(values, 95), max: Math.max(...values) });
 
 /**
  * A healthy destination's latency (ingest to receipt) with nothing else going on, then while three
@@ -426,21 +442,7 @@ export async function isolationScenario(options: {
   try {
     const good = await sourceFor(system, healthy, 'isolation healthy');
 
-    /** Sends healthy messages, one every gap, and returns each one's latency to the receiver. */
-    const latencies = async (prefix: string, count: number, gapMs: number, meanwhile?: (i: number) => Promise<void>) => {
-      const sentAt = new Map<string, number>();
-      for (let i = 0; i < count; i++) {
-        const messageId = `${prefix}-${i}`;
-        sentAt.set(messageId, Date.now());
-        const res = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(good.writeKey) }, payload: { userId: 'u', event: 'Healthy', messageId } });
-        if (res.statusCode !== 200) throw new Error(`healthy message answered ${res.statusCode}`);
-        await meanwhile?.(i);
-        await sleep(gapMs);
-      }
-      const values: number[] = [];
-      for (const [messageId, at] of sentAt) values.push((await healthy.waitForMessage(messageId, 120_000)).at - at);
-      return values;
-    };
+    const latencies = (prefix: string, count: number, gapMs: number, meanwhile?: (i: number) => Promise<void>) => healthyLatencies(system, healthy, good.writeKey, prefix, count, gapMs, meanwhile);
 
     // Warm-up (workflow bundle, connections), then the baseline with nothing misbehaving.
     await latencies('warm', 5, 50);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { slowLaneTaskQueue } from '../../src/delivery/slow-lane';
 import { STATUS } from '../../src/workflows/search-attributes';
 import { faultDir, sleep, startOwnWorker, stopProcess, type OwnWorker } from '../helpers/faults';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -62,6 +63,12 @@ it('keeps a busy webhook its messages: cap 2, 20 at once to [A answering in 500 
   for (const result of results) expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', webhookIndex: 0, rounds: 1 }] } });
   expect(new Set(a.requests.map((r) => JSON.parse(r.body).messageId)).size).toBe(20);
   expect(b.requests).toHaveLength(0);
+
+  // Issue 20: the busy ones waited their turn in the slow lane, not by asking again after a timer.
+  const histories = await Promise.all(ids.map(async (id) => (await s.client.workflow.getHandle(deliveryWorkflowId(source.id, id)).fetchHistory()).events ?? []));
+  const inSlowLane = histories.filter((events) => events.some((e) => e.activityTaskScheduledEventAttributes?.taskQueue?.name === slowLaneTaskQueue(queue)));
+  expect(inSlowLane.length).toBeGreaterThan(0);
+  expect(histories.flat().filter((e) => e.timerStartedEventAttributes)).toHaveLength(0);
 }, 120_000);
 
 it('keeps failover when the first attempt is lost with its worker: URL 0 hangs, the worker dies, URL 1 delivers in round 1', async () => {

@@ -45,10 +45,12 @@ const SCENARIOS = [
   'redeliver-matching',
 ];
 
-/** Scenarios recorded encrypted only: no delivery from before encryption carries their policy. */
+/** Scenarios recorded encrypted only: they came after encryption (issue 19), so no delivery from before it carries them. */
 const ENCRYPTED_ONLY = [
   // Issue 20's flow control (policy.maxHoldMs): held on a paused destination, resumed, then waiting for a rate-limit slot.
   'deliver-held-then-resumed',
+  // Issue 20: a busy webhook's attempt made again in the slow lane.
+  'deliver-busy-waits-in-slow-lane',
 ];
 
 const results = new Map<string, ReplayResult>();

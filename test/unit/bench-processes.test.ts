@@ -15,6 +15,9 @@ describe('bench options: server, shards, workers and APIs', () => {
     [['--server', 'real', '--workers', '2', '--apis', '3'], { workers: 2, apis: 3 }],
     [['--workers', '2'], { server: 'dev', workers: 2, apis: 1 }],
     [['--combined'], { combined: true, workers: 1, apis: 1 }],
+    [['--noisy'], { noisyBacklog: 2_000, messages: [1_200], rate: 20, single: true, systems: ['switchyard'] }],
+    [['--noisy', '--backlog', '5000', '--rate', '50'], { noisyBacklog: 5_000, rate: 50 }],
+    [['--noisy', '--quick'], { noisyBacklog: 200, messages: [100] }],
   ])('reads %j', (argv, expected) => {
     expect(parseOptions(argv, 32)).toMatchObject(expected);
   });
@@ -27,6 +30,7 @@ describe('bench options: server, shards, workers and APIs', () => {
     [['--combined', '--workers', '2'], /not with --combined/],
     [['--apis', '2', '--combined'], /not with --combined/],
     [['--server', 'real', '--temporal-flags', '--sqlite-pragma synchronous=normal'], /dev server flags/],
+    [['--backlog', '100'], /--backlog is for --noisy/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseOptions(argv, 32)).toThrow(message);
   });
