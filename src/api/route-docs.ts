@@ -31,7 +31,7 @@ const ingest = (summary: string, request: unknown): OperationDoc => ({ summary, 
 
 const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdAt: AT };
 const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
-const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], createdAt: AT, updatedAt: AT };
+const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], createdAt: AT, updatedAt: AT };
 const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
 const regulation = { id: 'reg_3c4d5e6f7a8b49c0d1e2f3a4b5c6d7e8', regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'], notifications: 1, deliveriesStopped: 0, deliveriesDeleted: 2, createdAt: AT };
 const deliveryRow = {
@@ -65,7 +65,8 @@ const audienceDefinition = { event: 'Order Completed', count: { op: 'gte', value
 const audience = computation(AUDIENCE_ID, 'Recent Buyers', 'recent_buyers', audienceDefinition);
 const traitDefinition = { type: 'sum', event: 'Order Completed', property: 'total' };
 const trait = computation(TRAIT_ID, 'Order Total', 'order_total', traitDefinition);
-const windowStats = { attempts: 120, successes: 118, failures: { retry: 2, permanent: 0 }, successRate: 0.983, p50Ms: 42, p95Ms: 180 };
+const waited = { throttledMs: 1_200, heldMs: 0, backpressuredMs: 5_000 };
+const windowStats = { attempts: 120, successes: 118, failures: { retry: 2, permanent: 0 }, successRate: 0.983, p50Ms: 42, p95Ms: 180, waited };
 
 const audienceDocs = {
   get: { summary: 'One audience, with its last and pending sync', response: audience },
@@ -93,7 +94,7 @@ function itemRoutes(kind: string, docs: Record<'get' | 'patch' | 'delete' | 'syn
 export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /health': {
     summary: 'Whether Temporal, the store and a worker are reachable (200), or which is not (503)',
-    response: { status: 'ok', version: VERSION, temporal: true, store: true, worker: true, taskQueues: [{ name: 'switchyard', workers: 1, lastPollAt: AT }] },
+    response: { status: 'ok', version: VERSION, temporal: true, searchAttributes: true, store: true, worker: true, taskQueues: [{ name: 'switchyard', workers: 1, lastPollAt: AT }], problems: [] },
   },
 
   'POST /v1/track': ingest('Record an event a user did (one webhook POST per enabled destination)', track),
@@ -141,6 +142,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       destinationId: DESTINATION_ID,
       at: AT,
       stepMinutes: 5,
+      flow: { paused: false, maxRequestsPerSecond: 50, lastHour: waited, lastDay: waited },
       webhooks: [{ index: 0, url: webhook.url, lastHour: windowStats, lastDay: windowStats, series: [{ start: AT, attempts: 10, successes: 10, failures: 0, p50Ms: 40, p95Ms: 90 }] }],
     },
   },
