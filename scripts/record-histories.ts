@@ -183,6 +183,28 @@ async function recordDeliveryRules(): Promise<void> {
     }
   }
 
+  if (wanted('deliver-failed-in-slow-lane-starts-there')) {
+    // Since issue 20's second step: 30 messages to a receiver whose first 26 requests outlast the
+    // timeout; those that found it busy fail in the slow lane, and their next round starts there.
+    const s = await system({ deliveryTimeout: 1_500, deliveryRetryWindow: 120_000, deliveryInitialBackoff: 200, deliveryMaxBackoff: 500 });
+    const hanging = await receiver((_request, n) => (n < 26 ? { status: 200, delayMs: 4_000 } : { status: 200 }));
+    const { source, writeKey } = await destinationFor(s.store, 'slow lane first', [hanging.url]);
+    const ids = Array.from({ length: 30 }, (_, i) => `record-slow-lane-first-${i}`);
+    await Promise.all(ids.map((messageId) => send(s.app, writeKey, 'track', { userId: 'u', event: 'Recorded', messageId })));
+    for (const messageId of ids) {
+      const result = await deliveryResult(s.client, source.id, messageId);
+      if (!result.ok) throw new Error(`slow lane first: ${JSON.stringify(result)}`);
+    }
+    for (const messageId of ids) {
+      const { events } = await s.client.workflow.getHandle(deliveryWorkflowId(source.id, messageId)).fetchHistory();
+      if (JSON.stringify(events ?? []).includes('failing-slow-lane-webhook-starts-there')) {
+        await save(s.client, 'deliver-failed-in-slow-lane-starts-there', deliveryWorkflowId(source.id, messageId));
+        break;
+      }
+      if (messageId === ids[ids.length - 1]) throw new Error('slow lane first: no round started in the slow lane');
+    }
+  }
+
   if (wanted('deliver-lost-first-attempt-keeps-failover')) {
     // A worker of this script's own, killed while the first attempt (to a hanging URL) runs.
     const taskQueue = `record-histories-lost-${process.pid}`;

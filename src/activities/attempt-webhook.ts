@@ -99,11 +99,6 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     // even when both point at the same host.
     const key = `${req.destinationId} ${webhook.url}`;
     if (runningLocally() && !traffic.answersFast(key, Date.now())) return { destinationEnabled: true, webhookCount, deferred: true };
-    if (req.flowControl) {
-      if (req.afterHold) health?.recordHold(req.destinationId, webhook.url, Date.now(), req.afterHold.reason, req.afterHold.ms);
-      const held = await admit(req, destination, webhook, Date.now());
-      if (held) return { destinationEnabled: true, webhookCount, held };
-    }
     // The retry window is a hard deadline: a task picked up after it (a worker back from an outage)
     // sends nothing, and a request sent before it waits for its answer at most until then.
     const windowEnded = (): AttemptResult => ({ destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason: 'retry window ended before the attempt started; no request was sent' } });
@@ -111,22 +106,28 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     // In the slow lane the attempt waits here for the webhook's room (the attempts holding it end
     // within one timeout), holding one of the lane's slots, not one of the delivery queue's.
     const finish = runningInSlowLane() ? await traffic.waitToStart(key, req.timeoutMs) : traffic.tryStart(key, Date.now());
-    const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());
-    if (finish && timeoutMs <= 0) {
-      finish();
-      return windowEnded();
-    }
     if (!finish) {
       const reason = `webhook busy: ${traffic.maxInFlight} attempts to it already in flight in this worker (WORKER_MAX_IN_FLIGHT_PER_WEBHOOK)`;
       // `busy`: today's workflow waits its turn on this URL. The retryable outcome is what workflows
       // from before that rule read: for them a slot frees within one delivery timeout.
       return { destinationEnabled: true, webhookCount, busy: true, outcome: { kind: 'retry', reason, retryAfterMs: req.timeoutMs } };
     }
-    const started = Date.now();
+    let sentAt: number | undefined;
     try {
+      // Flow control is asked with the webhook's room in hand, right before sending: a send slot
+      // taken before waiting for room (the slow lane waits up to a timeout) would go out late,
+      // next to the slot after it, and break the destination's spacing.
+      if (req.flowControl) {
+        if (req.afterHold) health?.recordHold(req.destinationId, webhook.url, Date.now(), req.afterHold.reason, req.afterHold.ms);
+        const held = await admit(req, destination, webhook, Date.now());
+        if (held) return { destinationEnabled: true, webhookCount, held };
+      }
+      const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());
+      if (timeoutMs <= 0) return windowEnded();
+      sentAt = Date.now();
       return { destinationEnabled: true, webhookCount, ...(await send(req, destination, webhook, timeoutMs)) };
     } finally {
-      finish(Date.now() - started);
+      finish(sentAt === undefined ? undefined : Date.now() - sentAt);
     }
   };
 }

@@ -36,14 +36,21 @@ const ACTIVITY_GRACE_MS = 5_000;
  * - a busy webhook (the worker's per-webhook cap) waits its turn on the same URL;
  * - a first attempt lost with its worker keeps the round's other URLs.
  * - a busy webhook's next attempt waits its turn in the slow lane (issue 20), not asking again.
+ * - a URL whose attempt went to the slow lane and failed there starts its next round there (issue
+ *   20): a hanging receiver's backlog then skips the busy answer through the delivery queue each
+ *   round (one activity task and one workflow task less per round).
  * The hard retry window is the policy's `hardWindow` instead, since it applies to every delivery.
  */
 const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
 const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
 const SLOW_LANE_PATCH = 'busy-webhook-waits-in-slow-lane';
+const SLOW_LANE_FIRST_PATCH = 'failing-slow-lane-webhook-starts-there';
 
-/** `heldTooLong`: the destination's holds used up policy.maxHoldMs; its delivery fails with this reason. */
-type Attempted = AttemptResult & { lost?: boolean; heldTooLong?: string };
+/**
+ * `heldTooLong`: the destination's holds used up policy.maxHoldMs; its delivery fails with this reason.
+ * `inSlowLane`: the attempt that answered was made in the slow lane.
+ */
+type Attempted = AttemptResult & { lost?: boolean; heldTooLong?: string; inSlowLane?: boolean };
 
 /** A destination's flow control within one delivery (issue 20): what it was held for, and the hold under way. */
 interface HoldState {
@@ -165,8 +172,10 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * then the busy answer counts as the retryable outcome it carries. Since the slow lane, the next
    * attempt goes there and waits for its turn instead of asking again after a while.
    */
-  async function attemptInTurn(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined): Promise<Attempted> {
-    let result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, true);
+  async function attemptInTurn(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, slowLaneFirst: boolean): Promise<Attempted> {
+    // Asked only for a URL that failed in the slow lane last round: an ordinary delivery never reaches it.
+    const startSlow = slowLaneFirst && patched(SLOW_LANE_FIRST_PATCH);
+    let result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, !startSlow, startSlow);
     for (let busy = 1; result.busy; busy++) {
       if (!patched(BUSY_WAITS_PATCH)) break;
       if (patched(SLOW_LANE_PATCH)) {
@@ -194,6 +203,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
     // Counted before asking: a resume that lands while the ask is under way still wakes the wait.
     let resumesAtAsk = resumesSoFar();
     let result: Attempted = await attempt(destinationId, webhookIndex, round, knownCount, mayRunLocally, inSlowLane);
+    if (inSlowLane) result.inSlowLane = true;
     while (flowControl && result.held) {
       const left = policy.maxHoldMs! - hold.heldMs;
       if (left <= 0) return { ...result, heldTooLong: holdExceededReason(policy.maxHoldMs!, result.held.reason) };
@@ -210,6 +220,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       hold.last = { reason: result.held.reason, ms: heldMs };
       resumesAtAsk = resumesSoFar();
       result = await attempt(destinationId, webhookIndex, round, knownCount, false, inSlowLane);
+      if (inSlowLane) result.inSlowLane = true;
     }
     hold.consecutive = 0;
     hold.reservedSlotMs = undefined;
@@ -219,6 +230,8 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
 
   async function deliverTo(destinationId: string): Promise<DestinationReport> {
     const givenUp = new Set<number>();
+    // URLs whose last attempt failed in the slow lane: their next round starts there.
+    const failedInSlowLane = new Set<number>();
     // Learned from the first attempt's answer; the store may change it between rounds.
     let webhookCount = 1;
     let countKnown = false;
@@ -231,13 +244,15 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         if (windowIsHard && Date.now() >= deadlineOf(destinationId)) {
           return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reasons.join('; ') || lastReason}` };
         }
-        const result = await attemptInTurn(destinationId, index, round, countKnown ? webhookCount : undefined);
+        const result = await attemptInTurn(destinationId, index, round, countKnown ? webhookCount : undefined, failedInSlowLane.has(index));
         if (result.heldTooLong) return { destinationId, status: 'failed', rounds: round, reason: result.heldTooLong };
         if (!result.destinationEnabled) return { destinationId, status: 'stopped', rounds: round, reason: 'destination switched off or deleted' };
         webhookCount = result.webhookCount;
         if (!result.lost) countKnown = true;
         const outcome = result.outcome;
         if (!outcome) break;
+        if (result.inSlowLane && outcome.kind === 'retry') failedInSlowLane.add(index);
+        else failedInSlowLane.delete(index);
         if (outcome.kind === 'success') return { destinationId, status: 'delivered', webhookIndex: index, rounds: round };
         reasons.push(`webhook ${index}: ${outcome.reason}`);
         if (outcome.kind === 'permanent') givenUp.add(index);

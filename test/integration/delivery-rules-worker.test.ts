@@ -115,3 +115,33 @@ it('sends nothing after the retry window: 10 s window, receiver 503, worker stop
   // (250 ms: a request sent just before the deadline is recorded once its body has arrived.)
   for (const request of down.requests) expect(request.at).toBeLessThanOrEqual(Math.min(restartedAt, startedAt + WINDOW_MS + 250));
 }, 240_000);
+
+/** The task queue of each attempt activity a delivery scheduled, in order. */
+async function attemptQueues(s: TestSystem, sourceId: string, messageId: string): Promise<string[]> {
+  const { events } = await s.client.workflow.getHandle(deliveryWorkflowId(sourceId, messageId)).fetchHistory();
+  return (events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.taskQueue?.name ?? ''] : []));
+}
+
+it('starts the next round of a URL that failed in the slow lane there: no attempt through the delivery queue after it', async () => {
+  // Cap 2: four messages to a receiver whose first six requests outlast the 1.5 s timeout, so two
+  // messages find it busy, wait in the slow lane and fail there; from the seventh request it answers.
+  const s = await system({ deliveryRetryWindow: 120_000, deliveryTimeout: 1_500, deliveryInitialBackoff: 200, deliveryMaxBackoff: 500 });
+  const hook = await receiver((_request, n) => (n < 6 ? { status: 200, delayMs: 4_000 } : { status: 200 }));
+  const { source, writeKey } = await sourceWithDestination(s.store, { webhooks: [{ url: hook.url, headers: {} }] });
+  const ids = Array.from({ length: 4 }, (_, i) => `slow-lane-first-${i}`);
+  const reply = await s.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: trackBatch(ids) });
+  expect(reply.statusCode).toBe(200);
+
+  const results = await Promise.all(ids.map((id) => deliveryResult(s.client, source.id, id)));
+  for (const result of results) expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }] } });
+  const slow = slowLaneTaskQueue(queue);
+  let failedThere = 0;
+  for (const id of ids) {
+    const queues = await attemptQueues(s, source.id, id);
+    const first = queues.indexOf(slow);
+    if (first < 0) continue;
+    expect(queues.slice(first)).toEqual(queues.slice(first).map(() => slow));
+    if (queues.length - first >= 2) failedThere++;
+  }
+  expect(failedThere).toBeGreaterThanOrEqual(1);
+}, 120_000);
