@@ -217,9 +217,13 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   await card.getByLabel('Rate limit (requests per second, empty for none)').fill('');
   await card.getByRole('button', { name: 'Save rate limit' }).click();
   await waitFor(async () => (await system.store.destinations.get(destinationId))!.maxRequestsPerSecond === null, 'the rate limit cleared');
+  // Saved is not yet shown: the page reloads after the PATCH and replaces the card's forms, with
+  // whatever was typed into them (a secret typed before it was lost: a flake in a fresh-clone run).
+  await card.locator('.flow-state', { hasText: 'No rate limit.' }).waitFor();
   await card.getByLabel('New shared secret (rotates it)').fill('rotated-secret');
   await card.getByRole('button', { name: 'Rotate shared secret' }).click();
   await waitFor(async () => (await system.store.destinations.get(destinationId))!.sharedSecret === 'rotated-secret', 'the rotated shared secret');
+  await page.locator('#status', { hasText: 'Shared secret saved' }).waitFor();
   await card.getByRole('button', { name: 'Generate signing secret' }).click();
   const signingSecret = await card.getByLabel('Signing secret').inputValue();
   expect(signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);

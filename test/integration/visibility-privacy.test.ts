@@ -78,24 +78,34 @@ describe("Temporal's visibility holds no plaintext user or anonymous id", () => 
     const messageId = unique('canary');
     await send(system.app, writeKey, 'track', { userId, anonymousId, event: 'Canary Event', messageId, properties: { email: userId } });
     expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: true });
+    const query = `SwitchyardSource = "${source.id}"`;
+    const userHash = identifierHash(system.keyring!, 'userId', userId);
+    const anonymousHash = identifierHash(system.keyring!, 'anonymousId', anonymousId);
+    const listedWhen = async (indexed: (listed: string) => boolean, what: string) => {
+      let listed = '';
+      await waitFor(async () => {
+        listed = await workflowListText(query);
+        if (!indexed(listed)) throw new Error(`${what} is not indexed yet`);
+      }, 15_000);
+      return listed;
+    };
+    // The canary's own entry, read before the regulation deletes it (Temporal deletes a closed
+    // workflow within seconds of the regulation on the test server, and its entry with it). The
+    // CLI shows memos decoded: none holds an id. The search attributes are there, as hashes (their
+    // payloads are JSON strings in base64).
+    const canary = await listedWhen((listed) => decodedAttributes(listed).includes(anonymousHash), 'the canary\'s anonymous id hash');
+    expect(decodedAttributes(canary)).toContain(userHash);
+
     const regulation = (await deleteUsers([userId])).json();
     // Deleting the canary's history is asynchronous; the notification is what the regulation leaves.
     expect(await deliveryResult(system.client, source.id, deleteNotification(system.keyring, regulation, userId).messageId)).toMatchObject({ ok: true });
-
-    const query = `SwitchyardSource = "${source.id}"`;
-    let listed = '';
-    await waitFor(async () => {
-      listed = await workflowListText(query);
-      if (!listed.includes(regulation.id)) throw new Error('the delete notification is not indexed yet');
-    }, 15_000);
-    // The CLI shows memos decoded: none holds an id. The search attributes are there, as hashes
-    // (their payloads are JSON strings in base64).
-    const decoded = decodedAttributes(listed);
-    expect(decoded).toContain(identifierHash(system.keyring!, 'userId', userId));
-    expect(decoded).toContain(identifierHash(system.keyring!, 'anonymousId', anonymousId));
-    for (const id of [userId, anonymousId]) {
-      expect(listed).not.toContain(id);
-      expect(decoded).not.toContain(id);
+    const notification = await listedWhen((listed) => listed.includes(regulation.id), 'the delete notification');
+    expect(decodedAttributes(notification)).toContain(userHash);
+    for (const listed of [canary, notification]) {
+      for (const id of [userId, anonymousId]) {
+        expect(listed).not.toContain(id);
+        expect(decodedAttributes(listed)).not.toContain(id);
+      }
     }
   });
 });

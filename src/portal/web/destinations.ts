@@ -81,8 +81,9 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
   const patch = async (body: Record<string, unknown>, done: string) => {
     try {
       await api('PATCH', path, body);
-      announce(done);
+      // Announced once the page shows the change: the reload replaces every form on it.
       await reload();
+      announce(done);
     } catch (err) {
       announce(err instanceof Error ? err.message : String(err));
     }
