@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { deliveryWorkflowId } from '../src/delivery/ids';
+import { SOURCE } from '../src/workflows/search-attributes';
 import { folderBytes, ProcessMeter } from './proc';
 import { percentiles, round, type Percentiles } from './stats';
 import { stagePercentiles, workflowTimes, type CallTimes, type Stage } from './stages';
@@ -59,7 +60,7 @@ export interface PhaseResult {
   receiverConnections: number;
   missing: number;
   durationSeconds: number;
-  /** Over every phase so far on this task queue: still running, and closed other than Completed. */
+  /** Over every phase so far on this task queue (Switchyard: of its measured source): still running, and closed other than Completed. */
   workflows?: { running: number; notCompleted: number };
   cost: {
     cpuSeconds: Record<string, number>;
@@ -207,8 +208,10 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
 
   async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
     const queue = system === 'bare' ? stack.bare.taskQueue : system === 'floor' ? stack.floor.taskQueue : system === 'plain' ? stack.plain!.taskQueue : stack.switchyard.taskQueue;
-    const count = async (status: string) => (await stack.client.workflow.count(`TaskQueue = "${queue}" AND ExecutionStatus = "${status}"`)).count;
-    const closedOtherwise = (await stack.client.workflow.count(`TaskQueue = "${queue}" AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
+    // Switchyard's measured source only: in --noisy another source's backlog runs on the same queue for the whole run.
+    const scope = system === 'switchyard' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${stack.switchyard.sourceId}"` : `TaskQueue = "${queue}"`;
+    const count = async (status: string) => (await stack.client.workflow.count(`${scope} AND ExecutionStatus = "${status}"`)).count;
+    const closedOtherwise = (await stack.client.workflow.count(`${scope} AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
     return { running: await count('Running'), notCompleted: closedOtherwise };
   }
 
