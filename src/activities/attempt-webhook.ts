@@ -99,6 +99,8 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     // even when both point at the same host.
     const key = `${req.destinationId} ${webhook.url}`;
     if (runningLocally() && !traffic.answersFast(key, Date.now())) return { destinationEnabled: true, webhookCount, deferred: true };
+    // The hold just waited out is recorded on the ask after it, whatever that ask then finds (busy included).
+    if (req.flowControl && req.afterHold) health?.recordHold(req.destinationId, webhook.url, Date.now(), req.afterHold.reason, req.afterHold.ms);
     // The retry window is a hard deadline: a task picked up after it (a worker back from an outage)
     // sends nothing, and a request sent before it waits for its answer at most until then.
     const windowEnded = (): AttemptResult => ({ destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason: 'retry window ended before the attempt started; no request was sent' } });
@@ -117,11 +119,8 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       // Flow control is asked with the webhook's room in hand, right before sending: a send slot
       // taken before waiting for room (the slow lane waits up to a timeout) would go out late,
       // next to the slot after it, and break the destination's spacing.
-      if (req.flowControl) {
-        if (req.afterHold) health?.recordHold(req.destinationId, webhook.url, Date.now(), req.afterHold.reason, req.afterHold.ms);
-        const held = await admit(req, destination, webhook, Date.now());
-        if (held) return { destinationEnabled: true, webhookCount, held };
-      }
+      const held = req.flowControl ? await admit(req, destination, webhook, Date.now()) : undefined;
+      if (held) return { destinationEnabled: true, webhookCount, held };
       const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());
       if (timeoutMs <= 0) return windowEnded();
       sentAt = Date.now();

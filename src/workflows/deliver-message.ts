@@ -203,7 +203,6 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
     // Counted before asking: a resume that lands while the ask is under way still wakes the wait.
     let resumesAtAsk = resumesSoFar();
     let result: Attempted = await attempt(destinationId, webhookIndex, round, knownCount, mayRunLocally, inSlowLane);
-    if (inSlowLane) result.inSlowLane = true;
     while (flowControl && result.held) {
       const left = policy.maxHoldMs! - hold.heldMs;
       if (left <= 0) return { ...result, heldTooLong: holdExceededReason(policy.maxHoldMs!, result.held.reason) };
@@ -220,12 +219,11 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       hold.last = { reason: result.held.reason, ms: heldMs };
       resumesAtAsk = resumesSoFar();
       result = await attempt(destinationId, webhookIndex, round, knownCount, false, inSlowLane);
-      if (inSlowLane) result.inSlowLane = true;
     }
     hold.consecutive = 0;
     hold.reservedSlotMs = undefined;
     hold.last = undefined;
-    return result;
+    return inSlowLane ? { ...result, inSlowLane } : result;
   }
 
   async function deliverTo(destinationId: string): Promise<DestinationReport> {
