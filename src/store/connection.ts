@@ -27,13 +27,32 @@ export function connectSqlite(databasePath: string): Kysely<Tables> {
   // busy_timeout first: switching to WAL itself takes a lock another process may hold.
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // WAL lets the worker read settings while the API writes, instead of readers blocking writers.
-  database.pragma('journal_mode = WAL');
+  switchToWal(database);
   // Off by default in SQLite, per connection; the schema relies on it to cascade source deletes.
   database.pragma('foreign_keys = ON');
   // Deleted rows are overwritten, not left in free pages: a regulation's deletions (profiles,
   // events, seen users) must not linger readable in the file (issue 19).
   database.pragma('secure_delete = ON');
   return new Kysely<Tables>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
+}
+
+/**
+ * Switching a new file to WAL while another process opens it too (API and worker started at once)
+ * can answer SQLITE_BUSY at once, without waiting out busy_timeout (seen in a fresh-clone run:
+ * "database is locked" stopped a worker at start). Asked again, briefly, within the same timeout.
+ */
+function switchToWal(database: Database.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      // Start-up only: a synchronous 20 ms pause, as the open itself is synchronous.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
 }
 
 /** Distinct SQL texts whose compiled statements a SQLite connection keeps (an `IN` list's length makes a text of its own). */
