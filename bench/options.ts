@@ -50,9 +50,11 @@ export const USAGE = `npm run bench -- [options]
                         request (INGEST_START_CONCURRENCY, default 32), and the same for the references
   -r, --repeats R       runs of each (N, system), order rotated between repeats (default 1)
       --warmup W        unmeasured messages per system before the first run (default 1000; --quick 200)
-      --systems LIST    any of raw,bare,floor,switchyard,plain (default raw,bare,floor,switchyard; floor is
-                        the empty workflow started like a delivery, the reference for Switchyard's own cost;
-                        plain is Switchyard with PAYLOAD_ENCRYPTION=off beside it, for the codec's cost)
+      --systems LIST    any of raw,bare,floor,switchyard,plain,limited (default raw,bare,floor,switchyard;
+                        floor is the empty workflow started like a delivery, in the same process shape
+                        (--workers, --apis), the reference for Switchyard's own cost; plain is Switchyard
+                        with PAYLOAD_ENCRYPTION=off beside it, for the codec's cost; limited is Switchyard
+                        to a destination with a rate limit that never binds, for the shared limiter's cost)
       --label TEXT      appended to the result file names and stored in the results
       --out-dir DIR     where results go (default bench/results)
       --keep-data       keep the run's Temporal data folder under .bench-data/
@@ -62,11 +64,14 @@ export const USAGE = `npm run bench -- [options]
                         open in Chrome DevTools) and print each one's top functions
       --server dev|real     Temporal's dev server on SQLite (default), or its real server (v1.32.1, built
                         into .tools/bin) on a throwaway PostgreSQL, configured by scripts/temporal-server.sh
-                        as Switchyard ships it; Switchyard's store is then a database on that PostgreSQL
+                        as Switchyard ships it; Switchyard's store is then a database on that PostgreSQL.
+                        Its knobs come from the environment, e.g. TEMPORAL_RETENTION=1s (the shortest a
+                        local namespace takes) to measure retention's deletes within the run
       --shards N        the real server's history shards (default 4)
-      --workers N       Switchyard worker processes (default 1), metered as worker-1, worker-2, ...
+      --workers N       Switchyard worker processes (default 1), metered as worker-1, worker-2, ...;
+                        the floor runs as many (floorWorker-1, ...)
       --apis N          Switchyard API processes (default 1), metered as api-1, ...; the sender spreads
-                        batches over them round-robin. Neither with --combined
+                        batches over them round-robin; the floor runs as many. Neither with --combined
       --noisy           no noisy neighbours (issue 20): Switchyard alone, single calls at --rate
                         (default 20/s) for -n messages (default 1,200), measured alone and then beside
                         a destination of another source whose receiver hangs until the delivery

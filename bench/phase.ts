@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { Pool } from 'undici';
 import { deliveryWorkflowId } from '../src/delivery/ids';
 import { SOURCE } from '../src/workflows/search-attributes';
@@ -13,9 +14,11 @@ import type { BenchStack, Receipt } from './system';
 
 /**
  * The things measured side by side: two references, Temporal's floor for a delivery, and Switchyard;
- * `plain` is Switchyard with PAYLOAD_ENCRYPTION=off, beside it in the same run for the codec's cost.
+ * `plain` is Switchyard with PAYLOAD_ENCRYPTION=off, beside it in the same run for the codec's cost;
+ * `limited` is Switchyard's own processes sending to a destination with a rate limit that never binds,
+ * for the shared limiter's cost.
  */
-export const SYSTEMS = ['raw', 'bare', 'floor', 'switchyard', 'plain'] as const;
+export const SYSTEMS = ['raw', 'bare', 'floor', 'switchyard', 'plain', 'limited'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 /** What a run measures unless --systems says otherwise. */
 export const DEFAULT_SYSTEMS: readonly SystemName[] = ['raw', 'bare', 'floor', 'switchyard'];
@@ -26,6 +29,7 @@ export const SYSTEM_TITLES: Record<SystemName, string> = {
   floor: 'empty workflow started like a delivery',
   switchyard: 'Switchyard (API → workflow → webhook)',
   plain: 'Switchyard without payload encryption',
+  limited: 'Switchyard to a rate-limited destination',
 };
 
 export interface Load {
@@ -121,11 +125,16 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   const apiPools = stack.switchyard.apiUrls.map((url) => new Pool(url, { connections: 256, keepAliveTimeout: 60_000 }));
   let nextApi = 0;
   const plainPool = stack.plain && new Pool(stack.plain.apiUrl, { connections: 256, keepAliveTimeout: 60_000 });
-  const floorPool = new Pool(stack.floor.apiUrl, { connections: 256, keepAliveTimeout: 60_000 });
+  const floorPools = stack.floor.apiUrls.map((url) => new Pool(url, { connections: 256, keepAliveTimeout: 60_000 }));
+  let nextFloorApi = 0;
   const receiverUrl = new URL(stack.receiverUrl);
   const receiverPool = new Pool(receiverUrl.origin, { connections: 1024, keepAliveTimeout: 60_000 });
-  const authorization = `Basic ${Buffer.from(`${stack.switchyard.writeKey}:`).toString('base64')}`;
+  const basic = (writeKey: string) => `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`;
+  const authorization = basic(stack.switchyard.writeKey);
+  const limitedAuthorization = basic(stack.limited.writeKey);
   let phaseNumber = 0;
+  /** The source a delivery system's workflow ids carry (plain shares Switchyard's). */
+  const sourceIdOf = (system: SystemName) => (system === 'floor' ? stack.floor.sourceId : system === 'limited' ? stack.limited.sourceId : stack.switchyard.sourceId);
 
   const track = (messageId: string, i: number) => ({
     type: 'track',
@@ -138,13 +147,13 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   });
 
   /** One /v1/batch of `ids`; resolves when every message of it is acknowledged, with the retries it needed. */
-  async function postBatch(pool: Pool, ids: string[], first: number, single: boolean): Promise<number> {
+  async function postBatch(pool: Pool, ids: string[], first: number, single: boolean, auth = authorization): Promise<number> {
     const sentAt = new Date().toISOString();
     const body = JSON.stringify(single ? { ...track(ids[0], first), sentAt } : { batch: ids.map((id, k) => track(id, first + k)), sentAt });
     const path = single ? '/v1/track' : '/v1/batch';
     // A Segment client retries 429/5xx; bounded here so a broken API ends the bench instead of looping.
     for (let attempt = 0; ; attempt++) {
-      const response = await pool.request({ method: 'POST', path, headers: { authorization, 'content-type': 'application/json' }, body });
+      const response = await pool.request({ method: 'POST', path, headers: { authorization: auth, 'content-type': 'application/json' }, body });
       const text = await response.body.text();
       if (response.statusCode === 200) return attempt;
       if (attempt >= 5 || (response.statusCode !== 429 && response.statusCode < 500)) throw new Error(`${path} answered ${response.statusCode}: ${text}`);
@@ -155,7 +164,8 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   /** Sends one batch; resolves when every message of it is acknowledged. Returns retries needed. */
   const senders: Record<SystemName, (ids: string[], first: number, fanout: number, single: boolean) => Promise<number>> = {
     switchyard: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single),
-    floor: (ids, first, _fanout, single) => postBatch(floorPool, ids, first, single),
+    limited: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, limitedAuthorization),
+    floor: (ids, first, _fanout, single) => postBatch(floorPools[nextFloorApi++ % floorPools.length], ids, first, single),
     plain(ids, first, _fanout, single) {
       if (!plainPool) throw new Error('the stack was started without the plain system');
       return postBatch(plainPool, ids, first, single);
@@ -208,8 +218,8 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
 
   async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
     const queue = system === 'bare' ? stack.bare.taskQueue : system === 'floor' ? stack.floor.taskQueue : system === 'plain' ? stack.plain!.taskQueue : stack.switchyard.taskQueue;
-    // Switchyard's measured source only: in --noisy another source's backlog runs on the same queue for the whole run.
-    const scope = system === 'switchyard' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${stack.switchyard.sourceId}"` : `TaskQueue = "${queue}"`;
+    // The measured source only: in --noisy another source's backlog runs on the same queue for the whole run, and `limited` shares it.
+    const scope = system === 'switchyard' || system === 'limited' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
     const count = async (status: string) => (await stack.client.workflow.count(`${scope} AND ExecutionStatus = "${status}"`)).count;
     const closedOtherwise = (await stack.client.workflow.count(`${scope} AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
     return { running: await count('Running'), notCompleted: closedOtherwise };
@@ -292,17 +302,23 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
       await waitUntil(async () => (await workflowCounts(system))!.running === 0, Date.now() + 60_000);
       workflows = await workflowCounts(system);
       const sample = spreadSample(ids, 50);
-      const lengths = await Promise.all(
-        sample.map(async (id) => {
-          const workflowId = system === 'bare' ? `bench:${id}` : deliveryWorkflowId(system === 'floor' ? stack.floor.sourceId : stack.switchyard.sourceId, id);
-          return (await stack.client.workflow.getHandle(workflowId).describe()).historyLength;
-        }),
-      );
-      historyEventsPerMessage = lengths.reduce((a, b) => a + b, 0) / lengths.length;
+      // A short retention (TEMPORAL_RETENTION) may have deleted some already: those are left out.
+      const lengths = (
+        await Promise.all(
+          sample.map(async (id) => {
+            const workflowId = system === 'bare' ? `bench:${id}` : deliveryWorkflowId(sourceIdOf(system), id);
+            return stack.client.workflow
+              .getHandle(workflowId)
+              .describe()
+              .then((d) => d.historyLength, (err: unknown) => (err instanceof WorkflowNotFoundError ? undefined : Promise.reject(err)));
+          }),
+        )
+      ).filter((length): length is number => length !== undefined);
+      historyEventsPerMessage = lengths.length === 0 ? null : lengths.reduce((a, b) => a + b, 0) / lengths.length;
     }
     let stagesMs: PhaseResult['stagesMs'];
     if (single && system !== 'raw' && system !== 'bare') {
-      const sourceId = system === 'floor' ? stack.floor.sourceId : stack.switchyard.sourceId;
+      const sourceId = sourceIdOf(system);
       const sample = await Promise.all(
         spreadSample(ids, 100).map(async (id): Promise<CallTimes | undefined> => {
           const index = Number(id.slice(prefix.length));
@@ -361,7 +377,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     run,
     async close() {
       for (const pool of apiPools) await pool.close();
-      await floorPool.close();
+      for (const pool of floorPools) await pool.close();
       await plainPool?.close();
       await receiverPool.close();
     },

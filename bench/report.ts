@@ -42,6 +42,8 @@ export interface Ratio {
   plainCpuVsFloor: number | null;
   /** What payload encryption adds to CPU per message (0.03 = 3 % more), Switchyard over `plain`, when both ran. */
   encryption: { worker: number | null; api: number | null; total: number | null } | null;
+  /** What a rate limit that never binds adds to CPU per message, `limited` over Switchyard, when both ran. */
+  rateLimit: { worker: number | null; api: number | null; total: number | null } | null;
 }
 
 /** Metered process names of each system's own worker and API (bench/system.ts names them). */
@@ -51,6 +53,7 @@ const OWN_ROLES: Record<SystemName, { worker?: string; api?: string }> = {
   floor: { worker: 'floorWorker', api: 'floorApi' },
   switchyard: { worker: 'worker', api: 'api' },
   plain: { worker: 'plainWorker', api: 'plainApi' },
+  limited: { worker: 'worker', api: 'api' },
 };
 /** A role's CPU per 1,000 messages in one run: `worker`, or `worker-1` + `worker-2` … with --workers. */
 function roleCpu(result: PhaseResult, role: string): number | undefined {
@@ -59,6 +62,14 @@ function roleCpu(result: PhaseResult, role: string): number | undefined {
 }
 
 const median = (values: number[]) => spread(values).median;
+/** Systems that are Switchyard's own API and worker (in some configuration). */
+const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'limited';
+
+/** What `on` adds to `off`'s CPU per message: its own worker, its own API and every process (0.03 = 3 % more). */
+function addedCost(on: Summary, off: Summary): { worker: number | null; api: number | null; total: number | null } {
+  const added = (a?: number, b?: number) => (a !== undefined && b ? round(a / b - 1, 3) : null);
+  return { worker: added(on.ownCpuSecondsPer1000.worker, off.ownCpuSecondsPer1000.worker), api: added(on.ownCpuSecondsPer1000.api, off.ownCpuSecondsPer1000.api), total: added(on.cpuSecondsPer1000, off.cpuSecondsPer1000) };
+}
 
 export function summarize(results: PhaseResult[]): Summary[] {
   const cells = new Map<string, PhaseResult[]>();
@@ -95,8 +106,8 @@ export function summarize(results: PhaseResult[]): Summary[] {
           return values.length === 0 ? undefined : round(median(values), 3);
         }),
         peakRssMb: {
-          worker: system === 'switchyard' || system === 'plain' ? rss(OWN_ROLES[system].worker!) : undefined,
-          api: system === 'switchyard' || system === 'plain' ? rss(OWN_ROLES[system].api!) : undefined,
+          worker: isSwitchyard(system) ? rss(OWN_ROLES[system].worker!) : undefined,
+          api: isSwitchyard(system) ? rss(OWN_ROLES[system].api!) : undefined,
           bareWorker: system === 'bare' ? rss('bareWorker') : undefined,
           floorWorker: system === 'floor' ? rss('floorWorker') : undefined,
           floorApi: system === 'floor' ? rss('floorApi') : undefined,
@@ -116,9 +127,8 @@ export function ratios(summaries: Summary[]): Ratio[] {
   const sizes = [...new Set(summaries.map((s) => s.messages))];
   return sizes.map((messages) => {
     const of = (system: SystemName) => summaries.find((s) => s.messages === messages && s.system === system);
-    const [raw, bare, floor, sy, plain] = [of('raw'), of('bare'), of('floor'), of('switchyard'), of('plain')];
+    const [raw, bare, floor, sy, plain, limited] = [of('raw'), of('bare'), of('floor'), of('switchyard'), of('plain'), of('limited')];
     const ratio = (a?: number, b?: number) => (a !== undefined && b ? round(a / b, 3) : null);
-    const added = (on?: number, off?: number) => (on !== undefined && off ? round(on / off - 1, 3) : null);
     return {
       messages,
       switchyardVsBare: ratio(sy?.endToEndMessagesPerSecond.median, bare?.endToEndMessagesPerSecond.median),
@@ -129,14 +139,8 @@ export function ratios(summaries: Summary[]): Ratio[] {
       cpuVsFloor: ratio(sy?.cpuSecondsPer1000, floor?.cpuSecondsPer1000),
       plainVsFloor: ratio(plain?.endToEndMessagesPerSecond.median, floor?.endToEndMessagesPerSecond.median),
       plainCpuVsFloor: ratio(plain?.cpuSecondsPer1000, floor?.cpuSecondsPer1000),
-      encryption:
-        sy && plain
-          ? {
-              worker: added(sy.ownCpuSecondsPer1000.worker, plain.ownCpuSecondsPer1000.worker),
-              api: added(sy.ownCpuSecondsPer1000.api, plain.ownCpuSecondsPer1000.api),
-              total: added(sy.cpuSecondsPer1000, plain.cpuSecondsPer1000),
-            }
-          : null,
+      encryption: sy && plain ? addedCost(sy, plain) : null,
+      rateLimit: sy && limited ? addedCost(limited, sy) : null,
     };
   });
 }
@@ -157,7 +161,7 @@ export function markdownTable(summaries: Summary[], ratioRows: Ratio[]): string 
     const cpuVsFloor = s.system === 'switchyard' ? r?.cpuVsFloor : s.system === 'plain' ? r?.plainCpuVsFloor : s.system === 'floor' ? 1 : null;
     const times = (value: number | null | undefined, digits: number) => (value === null || value === undefined ? '–' : `${fmt(value, digits)}×`);
     const rss =
-      s.system === 'switchyard' || s.system === 'plain'
+      isSwitchyard(s.system)
         ? `worker ${fmt(s.peakRssMb.worker)}, API ${fmt(s.peakRssMb.api)}, Temporal ${fmt(s.peakRssMb.temporal)}`
         : s.system === 'bare'
           ? `worker ${fmt(s.peakRssMb.bareWorker)}, Temporal ${fmt(s.peakRssMb.temporal)}`
@@ -176,20 +180,48 @@ export const percent = (fraction: number | null | undefined) => (fraction === nu
 
 /** Payload encryption's cost: Switchyard beside `plain`, CPU per 1,000 messages of its own processes and of everything; empty when `plain` did not run. */
 export function encryptionTable(summaries: Summary[], ratioRows: Ratio[]): string {
-  const rows = ratioRows.filter((r) => r.encryption);
+  return onOffTable(summaries, ratioRows, 'encryption', 'switchyard', 'plain');
+}
+
+/** A rate limit's cost: `limited` beside Switchyard; empty when `limited` did not run. */
+export function rateLimitTable(summaries: Summary[], ratioRows: Ratio[]): string {
+  return onOffTable(summaries, ratioRows, 'rateLimit', 'limited', 'switchyard');
+}
+
+function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit', onSystem: SystemName, offSystem: SystemName): string {
+  const rows = ratioRows.filter((r) => r[key]);
   if (rows.length === 0) return '';
   const lines = [
-    '| N | worker CPU s per 1k: on / off | added | API CPU s per 1k: on / off | added | all processes: on / off | added | CPU vs floor: on / off |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| N | worker CPU s per 1k: on / off | added | API CPU s per 1k: on / off | added | all processes: on / off | added |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    const on = summaries.find((s) => s.messages === r.messages && s.system === 'switchyard')!;
-    const off = summaries.find((s) => s.messages === r.messages && s.system === 'plain')!;
-    const times = (value: number | null) => (value === null ? '–' : `${fmt(value, 2)}×`);
+    const on = summaries.find((s) => s.messages === r.messages && s.system === onSystem)!;
+    const off = summaries.find((s) => s.messages === r.messages && s.system === offSystem)!;
+    const cost = r[key]!;
     lines.push(
-      `| ${fmt(r.messages)} | ${fmt(on.ownCpuSecondsPer1000.worker, 2)} / ${fmt(off.ownCpuSecondsPer1000.worker, 2)} | ${percent(r.encryption!.worker)} | ${fmt(on.ownCpuSecondsPer1000.api, 2)} / ${fmt(off.ownCpuSecondsPer1000.api, 2)} | ${percent(r.encryption!.api)} | ${fmt(on.cpuSecondsPer1000, 2)} / ${fmt(off.cpuSecondsPer1000, 2)} | ${percent(r.encryption!.total)} | ${times(r.cpuVsFloor)} / ${times(r.plainCpuVsFloor)} |`,
+      `| ${fmt(r.messages)} | ${fmt(on.ownCpuSecondsPer1000.worker, 2)} / ${fmt(off.ownCpuSecondsPer1000.worker, 2)} | ${percent(cost.worker)} | ${fmt(on.ownCpuSecondsPer1000.api, 2)} / ${fmt(off.ownCpuSecondsPer1000.api, 2)} | ${percent(cost.api)} | ${fmt(on.cpuSecondsPer1000, 2)} / ${fmt(off.cpuSecondsPer1000, 2)} | ${percent(cost.total)} |`,
     );
   }
+  return lines.join('\n');
+}
+
+/**
+ * Every measured run in order, CPU ms per message by component: with one system and -n 5000 -r 6,
+ * six consecutive 5,000-message windows on a server whose data grows (issue 22's growth table).
+ */
+export function runsTable(results: PhaseResult[]): string {
+  const lines = [
+    '| run | system | N | started | end-to-end msg/s | CPU ms per message: all | Temporal | PostgreSQL | workers | APIs | data KB per 1k |',
+    '|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  results.forEach((r, i) => {
+    const own = OWN_ROLES[r.system];
+    const ms = (role: string | undefined) => (role === undefined ? undefined : roleCpu(r, role));
+    lines.push(
+      `| ${i + 1} | ${r.system} | ${fmt(r.messages)} | ${r.startedAt.slice(11, 19)} | ${fmt(r.endToEnd.messagesPerSecond)} | ${fmt(r.cost.cpuSecondsPer1000.total, 1)} | ${fmt(ms('temporal'), 1)} | ${fmt(ms('postgres'), 1)} | ${fmt(ms(own.worker), 1)} | ${fmt(ms(own.api), 1)} | ${fmt(r.cost.dataGrowthKbPer1000)} |`,
+    );
+  });
   return lines.join('\n');
 }
 
@@ -200,7 +232,7 @@ function mapDefined<T extends object, V>(object: T, f: (value: NonNullable<T[key
   })) as { [K in keyof T]?: V };
 }
 
-const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', switchyard: '#f59e0b', plain: '#a855f7' };
+const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', switchyard: '#f59e0b', plain: '#a855f7', limited: '#ef4444' };
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A grouped bar chart on a log scale, one group per N, min–max whiskers over the repeats. */

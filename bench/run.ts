@@ -7,7 +7,7 @@ import { ROOT } from '../test/helpers/processes';
 import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options';
 import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
 import { busiestProfiles, topFunctions } from './profile';
-import { encryptionTable, markdownTable, percent, ratios, stagesTable, summarize, svgChart } from './report';
+import { encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, stagesTable, summarize, svgChart } from './report';
 import { round } from './stats';
 import { startStack } from './system';
 import { backlogSettled, noisyRow, noisyTable, sendBacklog, startHangingReceiver, type NoisyRow } from './noisy';
@@ -138,12 +138,15 @@ async function main(): Promise<number> {
   const uptimeAfter = shell('uptime');
   const stages = stagesTable(results);
   const encryption = encryptionTable(summaries, ratioRows);
+  const rateLimit = rateLimitTable(summaries, ratioRows);
   const table = noisy
     ? noisyTable(noisy.alone, noisy.beside)
     : [
         markdownTable(summaries, ratioRows),
         ...(encryption ? [`Payload encryption's cost (Switchyard, on, beside plain, off):\n\n${encryption}`] : []),
+        ...(rateLimit ? [`A rate limit's cost (limited, on, beside Switchyard, off):\n\n${rateLimit}`] : []),
         ...(stages ? [`Where a single call's time goes (a sample of 100 per run):\n\n${stages}`] : []),
+        `Every run in order:\n\n${runsTable(results)}`,
       ].join('\n\n');
   const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
   const report = {
@@ -170,6 +173,7 @@ async function main(): Promise<number> {
       floor: `${SYSTEM_TITLES.floor}: Switchyard's workflow type, id, input, search attributes, summary and fan-out, from a minimal HTTP ingest (bench/floor), completing in its first workflow task; the floor of one workflow per message`,
       switchyard: SYSTEM_TITLES.switchyard,
       plain: `${SYSTEM_TITLES.plain}: the same API and worker with PAYLOAD_ENCRYPTION=off (no payload codec, no sealed bodies, plaintext search attributes), on its own task queue`,
+      limited: `${SYSTEM_TITLES.limited}: Switchyard's own API and worker, another source whose destination has the highest rate limit (never binding here), so the shared limiter is asked before every attempt`,
       endToEnd: 'first batch sent → last message seen by the receiver (bare: by the no-op activity; floor: by the empty workflow); latency per message from its batch being sent',
       ingest: 'first batch sent → last batch acknowledged (Switchyard: 200 from /v1/batch; bare: every start returned; raw: every POST answered); ack latency per batch',
       cpuSecondsPer1000: 'user+system CPU of every bench process during the phase (sender, receiver, Temporal, API, worker, bare worker), per 1,000 messages',
@@ -193,6 +197,7 @@ async function main(): Promise<number> {
   for (const r of ratioRows) {
     if (r.switchyardVsBare !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsBare}× bare Temporal, ${r.switchyardVsRaw ?? '–'}× the raw ceiling (end-to-end throughput, medians)`);
     if (r.switchyardVsFloor !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsFloor}× the empty workflow's throughput at ${r.cpuVsFloor ?? '–'}× its CPU per message (medians)`);
+    if (r.rateLimit) console.log(`N=${r.messages}: a rate limit costs the worker ${percent(r.rateLimit.worker)} CPU per message, the API ${percent(r.rateLimit.api)} (medians, on vs off)`);
     if (r.encryption) console.log(`N=${r.messages}: payload encryption costs the worker ${percent(r.encryption.worker)} CPU per message, the API ${percent(r.encryption.api)} (medians, on vs off)`);
   }
   console.log(`\nresults: ${path.relative(process.cwd(), `${stem}.json`)}  chart: ${path.relative(process.cwd(), `${stem}.svg`)}`);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { request } from 'undici';
+import { MAX_REQUESTS_PER_SECOND_LIMIT } from '../src/api/admin/destinations';
 import { loadConfig } from '../src/config';
 import { loadKeyring } from '../src/privacy/load-keyring';
 import { switchyardDataConverter } from '../src/temporal/data-converter';
@@ -27,8 +28,10 @@ export interface BenchStack {
   bare: { taskQueue: string };
   /** Switchyard with PAYLOAD_ENCRYPTION=off on its own task queue (same store, source and receiver), when asked for. */
   plain?: { apiUrl: string; taskQueue: string };
-  /** The empty-workflow reference: its ingestion URL (POST /v1/batch), task queue and the source id its workflow ids carry. */
-  floor: { apiUrl: string; taskQueue: string; sourceId: string };
+  /** The empty-workflow reference: its ingestion URLs (POST /v1/batch, one per API process), task queue and the source id its workflow ids carry. */
+  floor: { apiUrls: string[]; taskQueue: string; sourceId: string };
+  /** Another source on Switchyard's own processes whose destination has a rate limit that never binds (the `limited` system). */
+  limited: { writeKey: string; sourceId: string };
   /** Process ids by role, for CPU and memory accounting. */
   pids: Record<string, number>;
   /** Roles metered as a process tree (PostgreSQL's postmaster and its backends), not one process. */
@@ -300,34 +303,56 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     children.push(['bareWorker', bare]);
     bare.on('message', forward);
 
-    // The floor: the empty workflow, started like a delivery, in the same process shape as Switchyard.
-    const floorPort = await freePort();
-    const floorEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-floor', PORT: String(floorPort), FLOOR_SOURCE_ID: FLOOR_SOURCE_ID, FLOOR_DESTINATION_ID: FLOOR_DESTINATION_ID };
+    // The floor: the empty workflow, started like a delivery, in the same process shape as Switchyard
+    // (as many workers and APIs: each polls, keeps its caches and connections, and that is part of the shape).
+    const floorEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-floor', FLOOR_SOURCE_ID: FLOOR_SOURCE_ID, FLOOR_DESTINATION_ID: FLOOR_DESTINATION_ID };
     const floorLog = path.join(dir, 'floor.log');
-    const floorWorker = spawnTs('bench/floor/floor.ts', { ...floorEnv, FLOOR_ROLE: options.combined ? 'combined' : 'worker' }, floorLog, profile('floor-worker'));
-    children.push(['floorWorker', floorWorker]);
-    floorWorker.on('message', forward);
-    const floorApi = options.combined ? floorWorker : spawnTs('bench/floor/floor.ts', { ...floorEnv, FLOOR_ROLE: 'api' }, floorLog, profile('floor-api'));
-    if (!options.combined) children.push(['floorApi', floorApi]);
+    const floorPorts: number[] = [];
+    const floorWorkers: ChildProcess[] = [];
+    const floorApis: ChildProcess[] = [];
+    for (const role of roleNames('floorWorker', workerCount)) {
+      const port = await freePort();
+      const child = spawnTs('bench/floor/floor.ts', { ...floorEnv, PORT: String(port), FLOOR_ROLE: options.combined ? 'combined' : 'worker' }, floorLog, profile(role));
+      children.push([role, child]);
+      child.on('message', forward);
+      floorWorkers.push(child);
+      if (options.combined) {
+        floorPorts.push(port);
+        floorApis.push(child);
+      }
+    }
+    if (!options.combined) {
+      for (const role of roleNames('floorApi', apiCount)) {
+        const port = await freePort();
+        const child = spawnTs('bench/floor/floor.ts', { ...floorEnv, PORT: String(port), FLOOR_ROLE: 'api' }, floorLog, profile(role));
+        children.push([role, child]);
+        floorPorts.push(port);
+        floorApis.push(child);
+      }
+    }
 
     await waitForPoller(temporalAddress, NAMESPACE, switchyardEnv.TEMPORAL_TASK_QUEUE, worker);
     await waitForPoller(temporalAddress, NAMESPACE, bareEnv.TEMPORAL_TASK_QUEUE, bare);
     if (plain && plainProcesses) await waitForPoller(temporalAddress, NAMESPACE, plain.taskQueue, plainProcesses.worker);
-    await waitForPoller(temporalAddress, NAMESPACE, floorEnv.TEMPORAL_TASK_QUEUE, floorWorker);
-    const floorUrl = `http://127.0.0.1:${floorPort}`;
-    await waitFor(async () => {
-      const response = await request(`${floorUrl}/v1/batch`, { method: 'POST', body: '{"batch":[]}' });
-      await response.body.dump();
-    }, 120_000, () => exited(floorApi, 'floor API', floorLog));
-    if (workers.length > 1) {
-      // Each worker polls under its own identity (pid@host): wait until every one of them does.
-      const queue = switchyardEnv.TEMPORAL_TASK_QUEUE;
+    await waitForPoller(temporalAddress, NAMESPACE, floorEnv.TEMPORAL_TASK_QUEUE, floorWorkers[0]);
+    const floorUrls = floorPorts.map((port) => `http://127.0.0.1:${port}`);
+    for (const [i, url] of floorUrls.entries()) {
+      await waitFor(async () => {
+        const response = await request(`${url}/v1/batch`, { method: 'POST', body: '{"batch":[]}' });
+        await response.body.dump();
+      }, 120_000, () => exited(floorApis[i], 'floor API', floorLog));
+    }
+    // Each worker polls under its own identity (pid@host): wait until every one of them does.
+    const everyWorkerPolls = async (queue: string, processes: ChildProcess[], logFile: (i: number) => string) => {
+      if (processes.length < 2) return;
       await waitFor(async () => {
         const { pollers } = await client!.connection.workflowService.describeTaskQueue({ namespace: NAMESPACE, taskQueue: { name: queue } });
         const identities = new Set((pollers ?? []).map((p) => p.identity));
-        if (identities.size < workers.length) throw new Error(`${identities.size} of ${workers.length} workers poll ${queue}`);
-      }, 180_000, () => workers.map((w) => exited(w.child, 'worker', w.log)).find(Boolean) ?? false);
-    }
+        if (identities.size < processes.length) throw new Error(`${identities.size} of ${processes.length} workers poll ${queue}`);
+      }, 180_000, () => processes.map((child, i) => exited(child, 'worker', logFile(i))).find(Boolean) ?? false);
+    };
+    await everyWorkerPolls(switchyardEnv.TEMPORAL_TASK_QUEUE, workers.map((w) => w.child), (i) => workers[i].log);
+    await everyWorkerPolls(floorEnv.TEMPORAL_TASK_QUEUE, floorWorkers, () => floorLog);
     const apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
     const apiUrl = apiUrls[0];
     const healthy = (url: string) => async () => {
@@ -351,6 +376,10 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     const source = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench' });
     // Signed, like a real destination: the signature is part of the work per message.
     await admin(`/admin/sources/${source.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
+    // The same destination with the highest rate limit there is: the shared limiter is asked before every
+    // attempt and never makes one wait at these rates, so the difference is what asking costs.
+    const limited = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench rate-limited' });
+    await admin(`/admin/sources/${limited.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', maxRequestsPerSecond: MAX_REQUESTS_PER_SECOND_LIMIT, webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
 
     return {
       dir,
@@ -360,7 +389,8 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       switchyard: { apiUrl, apiUrls, writeKey: source.writeKey, sourceId: source.id, taskQueue: switchyardEnv.TEMPORAL_TASK_QUEUE },
       bare: { taskQueue: bareEnv.TEMPORAL_TASK_QUEUE },
       plain,
-      floor: { apiUrl: floorUrl, taskQueue: floorEnv.TEMPORAL_TASK_QUEUE, sourceId: FLOOR_SOURCE_ID },
+      limited: { writeKey: limited.writeKey, sourceId: limited.id },
+      floor: { apiUrls: floorUrls, taskQueue: floorEnv.TEMPORAL_TASK_QUEUE, sourceId: FLOOR_SOURCE_ID },
       pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])), ...realPids },
       // The dev server runs under scripts/temporal-dev.sh's bash; PostgreSQL forks a backend per connection.
       processTrees: new Set(['temporal', 'postgres']),
@@ -371,7 +401,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
         ...Object.fromEntries(['LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_START_CONCURRENCY', 'INGEST_START_TIMEOUT', 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', 'EGRESS_ALLOWLIST'].map((key) => [key, switchyardEnv[key as keyof typeof switchyardEnv]])),
         // The real server's tuning knobs (scripts/temporal-server.sh), when set.
         ...Object.fromEntries(
-          ['TEMPORAL_PG_SETTINGS', 'TEMPORAL_DYNAMIC_CONFIG_EXTRA', 'TEMPORAL_PG_MAX_CONNS', 'TEMPORAL_PG_VISIBILITY_MAX_CONNS', 'TEMPORAL_SERVER_METRICS', 'TEMPORAL_PG_PLUGIN', 'TEMPORAL_PG_SOCKET'].flatMap((key) => (real && process.env[key] !== undefined ? [[key, process.env[key]]] : [])),
+          ['TEMPORAL_RETENTION', 'TEMPORAL_PG_SETTINGS', 'TEMPORAL_DYNAMIC_CONFIG_EXTRA', 'TEMPORAL_PG_MAX_CONNS', 'TEMPORAL_PG_VISIBILITY_MAX_CONNS', 'TEMPORAL_SERVER_METRICS', 'TEMPORAL_PG_PLUGIN', 'TEMPORAL_PG_SOCKET'].flatMap((key) => (real && process.env[key] !== undefined ? [[key, process.env[key]]] : [])),
         ),
       },
       async addSource(name, webhookUrl) {

@@ -1,5 +1,5 @@
 import type { PhaseResult } from '../../bench/phase';
-import { encryptionTable, markdownTable, percent, ratios, summarize } from '../../bench/report';
+import { encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, summarize } from '../../bench/report';
 
 const percentiles = { p50: 1, p95: 2, p99: 3, max: 4 };
 function run(system: PhaseResult['system'], repeat: number, messagesPerSecond: number, cpuTotal: number, peakRssMb: Record<string, number> = { temporal: 300 }): PhaseResult {
@@ -57,4 +57,29 @@ it("reports payload encryption's cost: Switchyard's own worker and API CPU besid
   expect(markdownTable(summaries, [ratio])).toMatch(/\| 1,000 \| plain \| 30 \| – \| 1\.00× \|/);
   expect(encryptionTable(summarize(results.filter((r) => r.system !== 'plain')), ratios(summarize(results.filter((r) => r.system !== 'plain'))))).toBe('');
   expect([percent(0.031), percent(-0.02), percent(null)]).toEqual(['+3.1 %', '-2.0 %', '–']);
+});
+
+it("reports a rate limit's cost: the limited source on Switchyard's own processes beside Switchyard", () => {
+  const withRoles = (system: PhaseResult['system'], repeat: number, cpu: Record<string, number>): PhaseResult => {
+    const result = run(system, repeat, 30, Object.values(cpu).reduce((a, b) => a + b, 0));
+    return { ...result, cost: { ...result.cost, cpuSecondsPer1000: { ...cpu, total: result.cost.cpuSecondsPer1000.total } } };
+  };
+  const results = [withRoles('switchyard', 1, { worker: 5, api: 1, temporal: 10 }), withRoles('limited', 1, { worker: 5.5, api: 1, temporal: 10 })];
+  const summaries = summarize(results);
+  const [ratio] = ratios(summaries);
+  expect(ratio.rateLimit).toEqual({ worker: 0.1, api: 0, total: 0.031 });
+  expect(rateLimitTable(summaries, [ratio])).toContain('| 1,000 | 5.50 / 5.00 | +10.0 % | 1.00 / 1.00 | +0.0 % | 16.50 / 16.00 | +3.1 % |');
+  expect(rateLimitTable(summarize(results.slice(0, 1)), ratios(summarize(results.slice(0, 1))))).toBe('');
+});
+
+it('lists every run in order with CPU per message by component: the growth windows of one long run', () => {
+  const window = (repeat: number, temporal: number): PhaseResult => {
+    const result = run('switchyard', repeat, 60, 0);
+    const cpu = { temporal, postgres: 7, 'worker-1': 5, 'worker-2': 6, 'api-1': 1, 'api-2': 1.5 };
+    return { ...result, startedAt: `2026-11-27T14:0${repeat}:00.000Z`, cost: { ...result.cost, cpuSecondsPer1000: { ...cpu, total: Object.values(cpu).reduce((a, b) => a + b, 0) } } };
+  };
+  const lines = runsTable([window(1, 10), window(2, 12.5)]).split('\n');
+  expect(lines).toHaveLength(4);
+  expect(lines[2]).toBe('| 1 | switchyard | 1,000 | 14:01:00 | 60 | 30.5 | 10.0 | 7.0 | 11.0 | 2.5 | 1 |');
+  expect(lines[3]).toBe('| 2 | switchyard | 1,000 | 14:02:00 | 60 | 33.0 | 12.5 | 7.0 | 11.0 | 2.5 | 1 |');
 });
