@@ -52,6 +52,12 @@ const SLOW_LANE_FIRST_PATCH = 'failing-slow-lane-webhook-starts-there';
  */
 type Attempted = AttemptResult & { lost?: boolean; heldTooLong?: string; inSlowLane?: boolean };
 
+/** A delivery's first local attempt, scheduled before the rules see it, and the resume signals counted when it was. */
+interface FirstLocal {
+  local: Promise<AttemptResult>;
+  resumesAtAsk: number;
+}
+
 /** A destination's flow control within one delivery (issue 20): what it was held for, and the hold under way. */
 interface HoldState {
   heldMs: number;
@@ -121,11 +127,10 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
 
-  /** `knownCount` undefined: no attempt to this destination has answered yet. */
-  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false): Promise<Attempted> {
-    const firstAttempt = mayRunLocally && round === 1 && webhookIndex === 0;
+  /** What an attempt of this URL in this round asks, with the destination's hold state as it is now. */
+  function attemptRequest(destinationId: string, webhookIndex: number, round: number): AttemptRequest {
     const hold = holdOf(destinationId);
-    const request: AttemptRequest = {
+    return {
       destinationId,
       webhookIndex,
       round,
@@ -142,10 +147,19 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         ...(hold.last && { afterHold: hold.last }),
       }),
     };
+  }
+
+  /**
+   * `knownCount` undefined: no attempt to this destination has answered yet. `firstLocal`: the
+   * delivery's first local attempt, already scheduled by attemptFirstLocally (see there).
+   */
+  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false, firstLocal?: Promise<AttemptResult>): Promise<Attempted> {
+    const firstAttempt = mayRunLocally && round === 1 && webhookIndex === 0;
+    const request = attemptRequest(destinationId, webhookIndex, round);
     try {
       if (inSlowLane) return await attemptWebhookInSlowLane(request);
       if (firstAttempt && policy.firstAttemptLocal) {
-        const local = await attemptWebhookLocally(request);
+        const local = await (firstLocal ?? attemptWebhookLocally(request));
         if (!local.deferred) return local;
       }
       return await attemptWebhook(request);
@@ -172,10 +186,10 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * then the busy answer counts as the retryable outcome it carries. Since the slow lane, the next
    * attempt goes there and waits for its turn instead of asking again after a while.
    */
-  async function attemptInTurn(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, slowLaneFirst: boolean): Promise<Attempted> {
+  async function attemptInTurn(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, slowLaneFirst: boolean, first?: FirstLocal): Promise<Attempted> {
     // Asked only for a URL that failed in the slow lane last round: an ordinary delivery never reaches it.
     const startSlow = slowLaneFirst && patched(SLOW_LANE_FIRST_PATCH);
-    let result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, !startSlow, startSlow);
+    let result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, !startSlow, startSlow, first);
     for (let busy = 1; result.busy; busy++) {
       if (!patched(BUSY_WAITS_PATCH)) break;
       if (patched(SLOW_LANE_PATCH)) {
@@ -197,12 +211,12 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * says (or, paused, until the next check or a resume signal) and ask again. Held time moves this destination's window
    * end; past policy.maxHoldMs of it in all, the delivery fails with that reason.
    */
-  async function attemptUnheld(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false): Promise<Attempted> {
+  async function attemptUnheld(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false, first?: FirstLocal): Promise<Attempted> {
     const hold = holdOf(destinationId);
     const resumesSoFar = () => resumes.get(destinationId) ?? 0;
     // Counted before asking: a resume that lands while the ask is under way still wakes the wait.
-    let resumesAtAsk = resumesSoFar();
-    let result: Attempted = await attempt(destinationId, webhookIndex, round, knownCount, mayRunLocally, inSlowLane);
+    let resumesAtAsk = first?.resumesAtAsk ?? resumesSoFar();
+    let result: Attempted = await attempt(destinationId, webhookIndex, round, knownCount, mayRunLocally, inSlowLane, first?.local);
     while (flowControl && result.held) {
       const left = policy.maxHoldMs! - hold.heldMs;
       if (left <= 0) return { ...result, heldTooLong: holdExceededReason(policy.maxHoldMs!, result.held.reason) };
@@ -226,6 +240,24 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
     return inSlowLane ? { ...result, inSlowLane } : result;
   }
 
+  /**
+   * The common case, the first URL accepting the first attempt, awaited here without the layers of
+   * the rules below (busy, held, lost, deferred): the SDK captures a stack trace for every promise a
+   * workflow makes (its stack-trace query), the largest share of a delivery's workflow-thread time,
+   * and each layer is two more promises. Any other answer goes through those rules, which take the
+   * attempt already scheduled as their first: the commands are the same as theirs, in the same order.
+   */
+  async function attemptFirstLocally(destinationId: string): Promise<Attempted> {
+    const first: FirstLocal = { resumesAtAsk: resumes.get(destinationId) ?? 0, local: attemptWebhookLocally(attemptRequest(destinationId, 0, 1)) };
+    try {
+      const result = await first.local;
+      if (!result.deferred && !result.held && !result.busy) return result;
+    } catch {
+      // A lost attempt: the rules below await it again and count it as one.
+    }
+    return attemptInTurn(destinationId, 0, 1, undefined, false, first);
+  }
+
   async function deliverTo(destinationId: string): Promise<DestinationReport> {
     const givenUp = new Set<number>();
     // URLs whose last attempt failed in the slow lane: their next round starts there.
@@ -242,7 +274,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         if (windowIsHard && Date.now() >= deadlineOf(destinationId)) {
           return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reasons.join('; ') || lastReason}` };
         }
-        const result = await attemptInTurn(destinationId, index, round, countKnown ? webhookCount : undefined, failedInSlowLane.has(index));
+        const result = round === 1 && index === 0 && policy.firstAttemptLocal ? await attemptFirstLocally(destinationId) : await attemptInTurn(destinationId, index, round, countKnown ? webhookCount : undefined, failedInSlowLane.has(index));
         if (result.heldTooLong) return { destinationId, status: 'failed', rounds: round, reason: result.heldTooLong };
         if (!result.destinationEnabled) return { destinationId, status: 'stopped', rounds: round, reason: 'destination switched off or deleted' };
         webhookCount = result.webhookCount;
@@ -268,7 +300,8 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
     }
   }
 
-  const destinations = await Promise.all(input.destinationIds.map(deliverTo));
+  // One destination (the usual case) without Promise.all's promises; several in parallel.
+  const destinations = input.destinationIds.length === 1 ? [await deliverTo(input.destinationIds[0])] : await Promise.all(input.destinationIds.map(deliverTo));
   const report: DeliveryReport = { messageId: input.messageId, destinations };
   deliveriesSink.ended(destinations.map((d) => d.status));
   const failed = destinations.filter((d) => d.status === 'failed');
