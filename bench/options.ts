@@ -31,6 +31,8 @@ export interface BenchOptions {
   apis: number;
   /** The noisy-neighbour scenario: messages to a hanging destination's source waiting beside the measured one (0: not this scenario). */
   noisyBacklog: number;
+  /** After the runs, delete every closed delivery as retention does and report what that cost (0: not). */
+  retentionConcurrency: number;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -77,6 +79,10 @@ export const USAGE = `npm run bench -- [options]
                         a destination of another source whose receiver hangs until the delivery
                         timeout, with a backlog of --backlog messages (default 2,000) waiting
       --backlog N       the hanging destination's backlog in --noisy (default 2000)
+      --retention       after the runs, delete every closed delivery of the run through
+                        DeleteWorkflowExecution (16 at a time), as retention deletes a closed run once
+                        its time is up, and report Temporal's and PostgreSQL's CPU per deleted workflow
+                        (a released server takes no namespace retention under an hour)
       --temporal-flags "FLAGS"   more \`temporal server start-dev\` flags for the bench's server, e.g.
                         "--sqlite-pragma synchronous=normal --dynamic-config-value K=V"
 
@@ -113,6 +119,7 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
     workers: 1,
     apis: 1,
     noisyBacklog: 0,
+    retentionConcurrency: 0,
   };
   let noisy = false;
   let backlogGiven = false;
@@ -213,6 +220,9 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
       case '--apis':
         options.apis = count(value(), flag);
         processesGiven = true;
+        break;
+      case '--retention':
+        options.retentionConcurrency = 16;
         break;
       case '--keep-data':
         options.keepData = true;

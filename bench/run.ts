@@ -9,6 +9,7 @@ import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
 import { busiestProfiles, topFunctions } from './profile';
 import { encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, stagesTable, summarize, svgChart } from './report';
 import { round } from './stats';
+import { deleteClosedWorkflows, retentionLine, type RetentionCost } from './retention';
 import { startStack } from './system';
 import { backlogSettled, noisyRow, noisyTable, sendBacklog, startHangingReceiver, type NoisyRow } from './noisy';
 
@@ -82,6 +83,7 @@ async function main(): Promise<number> {
   });
   const runner = phaseRunner(stack, runId, progress);
   const results: PhaseResult[] = [];
+  let retention: RetentionCost | undefined;
   let noisy: { alone: NoisyRow; beside: NoisyRow; backlog: number; settledSeconds: number; hangingRequests: number; hangingRequestsWhileMeasured: number } | undefined;
   const stop = async () => {
     await runner.close();
@@ -127,6 +129,7 @@ async function main(): Promise<number> {
         for (const system of order) results.push(await runner.run(system, { ...base, messages }, repeat));
       }
     }
+    if (options.retentionConcurrency > 0) retention = await deleteClosedWorkflows(stack, [stack.switchyard.taskQueue], options.retentionConcurrency, progress);
   } finally {
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
@@ -147,6 +150,7 @@ async function main(): Promise<number> {
         ...(rateLimit ? [`A rate limit's cost (limited, on, beside Switchyard, off):\n\n${rateLimit}`] : []),
         ...(stages ? [`Where a single call's time goes (a sample of 100 per run):\n\n${stages}`] : []),
         `Every run in order:\n\n${runsTable(results)}`,
+        ...(retention ? [retentionLine(retention)] : []),
       ].join('\n\n');
   const command = `npm run bench --${process.argv.slice(2).map((a) => ` ${a}`).join('')}`;
   const report = {
@@ -184,6 +188,7 @@ async function main(): Promise<number> {
     summaries,
     ratios: ratioRows,
     ...(noisy && { noisy }),
+    ...(retention && { retention }),
     results,
   };
 

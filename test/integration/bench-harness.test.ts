@@ -72,9 +72,9 @@ it('runs the quick bench: raw ceiling, bare Temporal, the empty workflow and Swi
   expect(stdout).toMatch(/Switchyard = [\d.]+× the empty workflow's throughput at [\d.]+× its CPU per message/);
 }, 15 * 60_000);
 
-it('runs single calls: one message per POST /v1/track, on schedule, each acknowledged and delivered; with and without payload encryption and a rate limit side by side', async () => {
+it('runs single calls: one message per POST /v1/track, on schedule, each acknowledged and delivered; with and without payload encryption and a rate limit side by side, then deleted as retention deletes them', async () => {
   const dir = path.join(outDir, 'single');
-  const { stdout } = await bench(['--single', '25', '-n', '100', '--warmup', '20', '--systems', 'floor,switchyard,plain,limited', '--label', 'single', '--out-dir', dir]);
+  const { stdout } = await bench(['--single', '25', '-n', '100', '--warmup', '20', '--systems', 'floor,switchyard,plain,limited', '--retention', '--label', 'single', '--out-dir', dir]);
   const report = JSON.parse(readFileSync(path.join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
   expect(report.options).toMatchObject({ single: true, rate: 25, systems: ['floor', 'switchyard', 'plain', 'limited'] });
   // Each Switchyard metered on its own processes, so the encryption's cost is a difference of like with like.
@@ -88,6 +88,10 @@ it('runs single calls: one message per POST /v1/track, on schedule, each acknowl
   expect(report.ratios[0].rateLimit).toEqual({ worker: expect.any(Number), api: expect.any(Number), total: expect.any(Number) });
   expect(stdout).toMatch(/a rate limit costs the worker [+-][\d.]+ % CPU per message/);
   expect(stdout).toContain('Every run in order:');
+  // --retention: every closed delivery of the run (warm-ups, switchyard and limited) deleted and gone from visibility, its cost metered.
+  expect(report.retention).toMatchObject({ workflows: 2 * (20 + 100) });
+  expect(report.retention.cpuMsPerWorkflow.temporal).toBeGreaterThan(0);
+  expect(stdout).toMatch(/Retention's cost .*: 240 workflows in [\d.]+ s; CPU ms per workflow: Temporal [\d.]+/);
   for (const r of report.results as (Result & { ingest: { batches: number }; offeredRate: number })[]) {
     // A request per message: as many acknowledgements as messages.
     expect(r).toMatchObject({ messages: 100, delivered: 100, missing: 0, offeredRate: 25, ingest: { batches: 100 } });

@@ -18,6 +18,9 @@ describe('bench options: server, shards, workers and APIs', () => {
     [['--noisy'], { noisyBacklog: 2_000, messages: [1_200], rate: 20, single: true, systems: ['switchyard'] }],
     [['--noisy', '--backlog', '5000', '--rate', '50'], { noisyBacklog: 5_000, rate: 50 }],
     [['--noisy', '--quick'], { noisyBacklog: 200, messages: [100] }],
+    [['--retention'], { retentionConcurrency: 16 }],
+    [[], { retentionConcurrency: 0 }],
+    [['--systems', 'floor,switchyard,limited'], { systems: ['floor', 'switchyard', 'limited'] }],
   ])('reads %j', (argv, expected) => {
     expect(parseOptions(argv, 32)).toMatchObject(expected);
   });
