@@ -66,9 +66,7 @@ export const USAGE = `npm run bench -- [options]
                         open in Chrome DevTools) and print each one's top functions
       --server dev|real     Temporal's dev server on SQLite (default), or its real server (v1.32.1, built
                         into .tools/bin) on a throwaway PostgreSQL, configured by scripts/temporal-server.sh
-                        as Switchyard ships it; Switchyard's store is then a database on that PostgreSQL.
-                        Its knobs come from the environment, e.g. TEMPORAL_RETENTION=1s (the shortest a
-                        local namespace takes) to measure retention's deletes within the run
+                        as Switchyard ships it; Switchyard's store is then a database on that PostgreSQL
       --shards N        the real server's history shards (default 4)
       --workers N       Switchyard worker processes (default 1), metered as worker-1, worker-2, ...;
                         the floor runs as many (floorWorker-1, ...)
