@@ -38,7 +38,9 @@ const OWN: Record<string, string[]> = { floor: ['floorWorker', 'floorApi'], swit
 
 export function bucketOf(frame: Frame): string {
   const url = frame.url;
-  if (!url) return frame.functionName.startsWith('(') ? frame.functionName : 'V8 built-ins';
+  // Native frames by name: runInContext is the worker thread entering the workflow sandbox (the
+  // activation's microtasks run inside it), postMessage the hop between threads.
+  if (!url) return frame.functionName.startsWith('(') ? frame.functionName : `${frame.functionName || 'anonymous'} (native)`;
   const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
   if (url.includes('workflow-bundle')) return 'workflow bundle (workflow code and the SDK inside the sandbox)';

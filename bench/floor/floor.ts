@@ -64,6 +64,8 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
   if (role === 'api') {
     serve(new Client({ connection: await Connection.connect({ address: config.temporalAddress }), namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) }), false);
+    // An exit of its own, so --cpu-prof writes the API's profile (a signal's default ends it without one).
+    process.once('SIGTERM', () => process.exit(0));
     return;
   }
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
