@@ -6,28 +6,54 @@ import type { Destination, DestinationWebhook, Store } from '../store/types';
 export type FlowMetrics = Pick<Metrics, 'heldMessages' | 'throttledWaits' | 'backpressuredWaits'>;
 
 /**
+ * A rate limit's wait this short is waited out inside the attempt, holding its webhook room: as a
+ * hold it would cost the workflow a timer, a workflow task and a new activity to save a few
+ * milliseconds. Such waits are common under any limit: the limiter spaces sends evenly (no burst),
+ * so attempts arriving together (a batch's deliveries start at once) queue a slot apart, and at
+ * 1,000 requests/s or more two in the same millisecond already wait one.
+ */
+export const IN_ATTEMPT_WAIT_MS = 20;
+
+export interface AdmissionClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+const realClock: AdmissionClock = { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+
+/**
  * Whether an attempt may send now (issue 20), asked right before sending: a paused destination
  * holds it, a URL under backpressure holds it until its time, and a rate-limited destination hands
  * it a send slot (shared by every worker through the store). A hold is an answer, not a failed
  * attempt: the workflow waits it out, uncounted, and asks again.
  */
-export function makeAdmission(store: Pick<Store, 'flowControl'>, metrics?: FlowMetrics) {
-  async function decide(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, nowMs: number): Promise<Hold | undefined> {
+export function makeAdmission(store: Pick<Store, 'flowControl'>, metrics?: FlowMetrics, clock: AdmissionClock = realClock) {
+  async function decide(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, startMs: number): Promise<Hold | undefined> {
     if (destination.paused) return { reason: 'paused' };
     const until = webhook.backpressure?.untilMs;
-    if (until !== undefined && until > nowMs) return { reason: 'backpressure', waitMs: until - nowMs };
+    if (until !== undefined && until > startMs) return { reason: 'backpressure', waitMs: until - startMs };
     if (destination.maxRequestsPerSecond === null) return undefined;
     const intervalMs = rateIntervalMs(destination.maxRequestsPerSecond);
+    let nowMs = startMs;
+    // Waits out what is left of IN_ATTEMPT_WAIT_MS from the start of this ask; false: the wait is longer.
+    const waitedHere = async (waitMs: number) => {
+      if (nowMs + waitMs - startMs > IN_ATTEMPT_WAIT_MS) return false;
+      await clock.sleep(waitMs);
+      nowMs = Math.max(nowMs + waitMs, clock.now());
+      return true;
+    };
     let slotMs = req.reservedSlotMs;
     if (slotMs === undefined) {
       const slot = await store.flowControl.reserveSlot(destination.id, intervalMs, nowMs, req.holdLeftMs ?? Number.MAX_SAFE_INTEGER);
       // Not reserved: the slot lies past this message's hold budget; it waits that out and fails.
       if (!slot.reserved) return { reason: 'throttled', waitMs: slot.slotMs - nowMs };
-      if (slot.slotMs > nowMs) return { reason: 'throttled', waitMs: slot.slotMs - nowMs, reservedSlotMs: slot.slotMs };
+      if (slot.slotMs > nowMs && !(await waitedHere(slot.slotMs - nowMs))) return { reason: 'throttled', waitMs: slot.slotMs - nowMs, reservedSlotMs: slot.slotMs };
       slotMs = slot.slotMs;
     }
-    const waitMs = await store.flowControl.claimSend(destination.id, intervalMs, nowMs);
-    return waitMs > 0 ? { reason: 'throttled', waitMs, reservedSlotMs: slotMs } : undefined;
+    for (;;) {
+      const waitMs = await store.flowControl.claimSend(destination.id, intervalMs, nowMs);
+      if (waitMs <= 0) return undefined;
+      if (!(await waitedHere(waitMs))) return { reason: 'throttled', waitMs, reservedSlotMs: slotMs };
+    }
   }
 
   return async function admit(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, nowMs: number): Promise<Hold | undefined> {
