@@ -302,15 +302,17 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
       await waitUntil(async () => (await workflowCounts(system))!.running === 0, Date.now() + 60_000);
       workflows = await workflowCounts(system);
       const sample = spreadSample(ids, 50);
-      // A short retention (TEMPORAL_RETENTION) may have deleted some already: those are left out.
+      // A workflow deleted already (a retention shorter than the run) is left out.
       const lengths = (
         await Promise.all(
           sample.map(async (id) => {
             const workflowId = system === 'bare' ? `bench:${id}` : deliveryWorkflowId(sourceIdOf(system), id);
-            return stack.client.workflow
-              .getHandle(workflowId)
-              .describe()
-              .then((d) => d.historyLength, (err: unknown) => (err instanceof WorkflowNotFoundError ? undefined : Promise.reject(err)));
+            try {
+              return (await stack.client.workflow.getHandle(workflowId).describe()).historyLength;
+            } catch (err) {
+              if (err instanceof WorkflowNotFoundError) return undefined;
+              throw err;
+            }
           }),
         )
       ).filter((length): length is number => length !== undefined);
