@@ -1,5 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { SystemName } from './phase';
+import type { CpuProfile, ProfileNode } from './profile';
+import { OWN_ROLES } from './report';
 
 /**
  * Where a `--profile` run's worker and API time went, phase by phase:
@@ -11,30 +14,14 @@ import path from 'node:path';
  * Profiles name the wall-clock second they started; samples are placed by their offset from it, so
  * a phase's edges are within about a second.
  */
-interface Frame {
-  functionName: string;
-  url: string;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: Frame;
-  children?: number[];
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-}
+type Frame = ProfileNode['callFrame'];
 interface Phase {
-  system: string;
+  system: SystemName;
   messages: number;
   repeat: number;
   startedAt: string;
   durationSeconds: number;
 }
-
-const OWN: Record<string, string[]> = { floor: ['floorWorker', 'floorApi'], switchyard: ['worker', 'api'], limited: ['worker', 'api'], plain: ['plainWorker', 'plainApi'], bare: ['bareWorker'] };
 
 export function bucketOf(frame: Frame): string {
   const url = frame.url;
@@ -92,7 +79,7 @@ function main(): void {
     const from = Date.parse(phase.startedAt);
     const to = from + phase.durationSeconds * 1000;
     console.log(`\n## ${phase.system}, N=${phase.messages} run ${phase.repeat} (${phase.startedAt.slice(11, 19)}, ${phase.durationSeconds} s): CPU ms per message, profiled`);
-    for (const kind of OWN[phase.system] ?? []) {
+    for (const kind of Object.values(OWN_ROLES[phase.system] ?? {})) {
       const processes = roles.filter((role) => role === kind || role.startsWith(`${kind}-`));
       const threads = new Map<string, { busy: number; hook: number }>();
       const buckets = new Map<string, number>();

@@ -1,14 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-interface ProfileNode {
+/** A V8 CPU profile (`node --cpu-prof`), the parts the bench reads. */
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
+  /** µs between samples (the first from startTime), and the profile's start on V8's monotonic clock. */
+  timeDeltas: number[];
+  startTime: number;
 }
 
 /** The functions a V8 CPU profile spent most of its samples in (self time), as "share function file:line". */

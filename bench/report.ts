@@ -47,7 +47,7 @@ export interface Ratio {
 }
 
 /** Metered process names of each system's own worker and API (bench/system.ts names them). */
-const OWN_ROLES: Record<SystemName, { worker?: string; api?: string }> = {
+export const OWN_ROLES: Record<SystemName, { worker?: string; api?: string }> = {
   raw: {},
   bare: { worker: 'bareWorker' },
   floor: { worker: 'floorWorker', api: 'floorApi' },

@@ -13,8 +13,6 @@ export interface RetentionCost {
   cpuMsPerWorkflow: { temporal: number; postgres: number | null; server: number };
 }
 
-const NAMESPACE = 'default';
-
 /**
  * Deletes every closed workflow on the given task queues through DeleteWorkflowExecution, as
  * retention does when a closed run's time is up (Temporal then deletes the visibility record, the
@@ -33,7 +31,7 @@ export async function deleteClosedWorkflows(stack: BenchStack, taskQueues: strin
   meter.start();
   let deleted = 0;
   await inParallel(executions, concurrency, async (workflowExecution) => {
-    await stack.client.workflowService.deleteWorkflowExecution({ namespace: NAMESPACE, workflowExecution });
+    await stack.client.workflowService.deleteWorkflowExecution({ namespace: stack.client.options.namespace, workflowExecution });
     if (++deleted % 1000 === 0) progress(`  retention: ${deleted}/${executions.length} deletes accepted`);
   });
   // The deletes are accepted at once and carried out by the server's task queues: wait for them.
