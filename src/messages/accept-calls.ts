@@ -3,7 +3,7 @@ import { isIntegrationEnabled } from '../delivery/integrations';
 import type { Message } from '../delivery/payload';
 import { correctTimestamp } from '../delivery/timestamps';
 import type { Call } from './call';
-import { callProblem, isPresent } from './call-rules';
+import { callProblem, dateProblem, isPresent } from './call-rules';
 
 /** A call made into a message; `deliverable` is false when its `integrations` switch this destination off. */
 export interface AcceptedCall {
@@ -20,10 +20,12 @@ export const CALL_NAMESPACE = 'c3a1f0d2-8b4e-4f6a-9d27-5e8b1c0a7f43';
 
 /**
  * The messageId of a call that came without one, for its profile row and its delivery alike:
- * derived from its content and its place in the request, so the same request re-sent after a lost
- * answer maps to the same messages (and Temporal finds their workflows), while two equal calls in one
- * batch stay two. Two equal calls sent alone in the same millisecond count once, the lesser error.
- * A UUID (version 5), as receivers written for Segment expect; Segment's libraries always send one.
+ * derived from its content, the client's own timestamp and its place in the request, so the same
+ * request re-sent after a lost answer maps to the same messages (and Temporal finds their
+ * workflows), while two equal calls in one batch stay two. Two equal calls sent alone with the same
+ * timestamp count once, the lesser error. A call without a timestamp has only its arrival: it has
+ * no identity that survives a retry. A UUID (version 5), as receivers written for Segment expect;
+ * Segment's libraries always send one.
  */
 export function contentMessageId({ type, fields }: Call, timestamp: string, position = 0): string {
   const content = [type, fields.userId, fields.anonymousId, fields.event, fields.name, fields.groupId, fields.previousId, timestamp, fields.properties ?? null, fields.traits ?? null, position];
@@ -46,10 +48,14 @@ export function contextWithIp(context: unknown, ip: string | undefined): Record<
 export function acceptCall(call: Call, receivedAtMs: number, batchSentAt?: string, newMessageId = (timestamp: string) => contentMessageId(call, timestamp), ip?: string): Message {
   const { type, fields } = call;
   const sentAt = (fields.sentAt as string | undefined) ?? batchSentAt;
-  const timestamp = correctTimestamp(receivedAtMs, (fields.timestamp ?? fields.originalTimestamp) as string | undefined, sentAt);
+  const clientTimestamp = (fields.timestamp ?? fields.originalTimestamp) as string | undefined;
+  const timestamp = correctTimestamp(receivedAtMs, clientTimestamp, sentAt);
   return {
     type,
-    messageId: asId(fields.messageId) ?? newMessageId(timestamp),
+    // From the client's timestamp as sent (normalised), never from sentAt or the correction it
+    // makes: Segment's libraries re-stamp sentAt on every retry (issue 29). Without sentAt this is
+    // the timestamp the ids were always derived from, so those ids stay what they were.
+    messageId: asId(fields.messageId) ?? newMessageId(correctTimestamp(receivedAtMs, clientTimestamp)),
     userId: asId(fields.userId),
     anonymousId: asId(fields.anonymousId),
     timestamp,
@@ -71,6 +77,8 @@ export function acceptCall(call: Call, receivedAtMs: number, batchSentAt?: strin
  */
 export function acceptCalls(calls: Call[], options: { receivedAtMs: number; batchSentAt?: string; inBatch?: boolean; ip?: string }): Acceptance {
   const { receivedAtMs, batchSentAt, inBatch = false, ip } = options;
+  const sentAtProblem = dateProblem('sentAt', batchSentAt);
+  if (sentAtProblem) return { problem: sentAtProblem };
   for (const [i, call] of calls.entries()) {
     const problem = callProblem(call, inBatch ? `batch[${i}].` : '');
     if (problem) return { problem };

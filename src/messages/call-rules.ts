@@ -23,10 +23,18 @@ export function callProblem({ type, fields }: Call, at = ''): string | undefined
   if (type === 'track' && !isPresent(fields.event)) return `${at}event: is required for track calls`;
   if (type === 'group' && !isPresent(fields.groupId)) return `${at}groupId: is required for group calls`;
   for (const field of ['timestamp', 'sentAt', 'originalTimestamp'] as const) {
-    const value = fields[field];
-    if (value !== undefined && (typeof value !== 'string' || !isIsoDateTime(value))) {
-      return `${at}${field}: must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00.000Z`;
-    }
+    const problem = dateProblem(`${at}${field}`, fields[field]);
+    if (problem) return problem;
   }
   return undefined;
+}
+
+/**
+ * The rule of every date a sender gives (a call's `timestamp`, `originalTimestamp`, `sentAt`, a
+ * batch's `sentAt`): absent, or an ISO 8601 date-time as Segment's libraries send it. Anything else
+ * is the sender's mistake to hear about, not a date to guess (issue 29: `"yesterday"` was a 500).
+ */
+export function dateProblem(field: string, value: unknown): string | undefined {
+  if (value === undefined || (typeof value === 'string' && isIsoDateTime(value))) return undefined;
+  return `${field}: must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00.000Z`;
 }

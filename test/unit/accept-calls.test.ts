@@ -73,6 +73,17 @@ describe('acceptCalls: one message per call, the same for profiles and delivery'
     expect(acceptCalls([track, { type: 'group', fields: { userId: 'u' } }], { receivedAtMs, inBatch: true })).toEqual({ problem: 'batch[1].groupId: is required for group calls' });
   });
 
+  // Issue 29: a date that is no date is the sender's mistake (400), never a RangeError (500).
+  it.each([
+    ['the batch sentAt', [track], 'yesterday', 'sentAt'],
+    ['the batch sentAt, empty', [track], '', 'sentAt'],
+    ['a call sentAt', [track, track, { ...track, fields: { ...track.fields, sentAt: 'yesterday' } }], undefined, 'batch[2].sentAt'],
+    ['a call timestamp', [track, track, { ...track, fields: { ...track.fields, timestamp: '2026-13-01T00:00:00Z' } }], undefined, 'batch[2].timestamp'],
+    ['a call originalTimestamp', [track, track, { ...track, fields: { userId: 'u', event: 'E', originalTimestamp: 'now' } }], undefined, 'batch[2].originalTimestamp'],
+  ])('rejects %s when it is no ISO 8601 date-time, naming the field', (_case, calls, batchSentAt, field) => {
+    expect(acceptCalls(calls, { receivedAtMs, batchSentAt, inBatch: true })).toEqual({ problem: `${field}: must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00.000Z` });
+  });
+
   it('gives a call without messageId a UUID from its content and place: a re-sent request maps to the same ids, two equal calls of one batch to two', () => {
     const first = acceptCalls([track, track], { receivedAtMs, inBatch: true });
     const again = acceptCalls([track, track], { receivedAtMs: receivedAtMs + 5_000, inBatch: true });
@@ -81,6 +92,44 @@ describe('acceptCalls: one message per call, the same for profiles and delivery'
     expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(ids[0]).not.toBe(ids[1]);
     expect(again.accepted.map((a) => a.message.messageId)).toEqual(ids);
+  });
+
+  const idsOf = (acceptance: ReturnType<typeof acceptCalls>) => {
+    if (!('accepted' in acceptance)) throw new Error(`expected acceptance, got ${acceptance.problem}`);
+    return acceptance.accepted.map((a) => a.message.messageId);
+  };
+
+  // Issue 29: Segment's libraries re-stamp sentAt on every attempt, so the derived id comes from the
+  // client's own timestamp, never from sentAt or the timestamp corrected with it.
+  it.each([
+    ['timestamp, re-sent with a new call sentAt', { userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z', sentAt: '2026-01-01T00:00:01Z' }, { sentAt: '2026-01-01T00:00:31Z' }, undefined, undefined],
+    ['timestamp, re-sent with a new batch sentAt', { userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z' }, {}, '2026-01-01T00:00:01Z', '2026-01-01T00:00:31Z'],
+    ['originalTimestamp, re-sent with a new batch sentAt', { userId: 'u', event: 'E', originalTimestamp: '2026-01-01T00:00:00.000+01:00' }, {}, '2026-01-01T00:00:01Z', '2026-01-01T00:00:31Z'],
+    ['timestamp, first sent without sentAt, then with one', { userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z' }, { sentAt: '2026-01-01T00:00:31Z' }, undefined, undefined],
+  ])('derives the same messageId for a call with its own %s', (_case, fields, retryFields, firstBatchSentAt, retryBatchSentAt) => {
+    const first = acceptCalls([{ type: 'track', fields }], { receivedAtMs, batchSentAt: firstBatchSentAt, inBatch: true });
+    // Re-stamped 30 s later, arriving 30.25 s later: the network took longer this time.
+    const retry = acceptCalls([{ type: 'track', fields: { ...fields, ...retryFields } }], { receivedAtMs: receivedAtMs + 30_250, batchSentAt: retryBatchSentAt, inBatch: true });
+    expect(idsOf(retry)).toEqual(idsOf(first));
+  });
+
+  it('keeps the messageIds it derived before for calls sent without sentAt (same namespace, same content)', () => {
+    expect(idsOf(acceptCalls([{ type: 'track', fields: { userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z' } }], { receivedAtMs }))).toEqual(['d3b87537-b106-520a-8efb-6a7d8fa1de8e']);
+    const batch = [
+      { type: 'track' as const, fields: { userId: 'u', event: 'E' } },
+      { type: 'identify' as const, fields: { userId: 'u', traits: { plan: 'pro' }, originalTimestamp: '2026-01-01T00:00:00.000+01:00' } },
+    ];
+    expect(idsOf(acceptCalls(batch, { receivedAtMs, inBatch: true }))).toEqual(['7e47383d-5cc7-5302-8ea5-68b264921cf4', 'f3044bb4-bc9c-577f-99b6-1b66649f517a']);
+  });
+
+  it.each([
+    ['a call without timestamp, re-sent later (it has no stable identity)', { userId: 'u', event: 'E' }, { userId: 'u', event: 'E' }],
+    ['calls with different timestamps', { userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z' }, { userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00.001Z' }],
+    ['calls with different content', { userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z' }, { userId: 'u', event: 'F', timestamp: '2026-01-01T00:00:00Z' }],
+  ])('derives different messageIds for %s', (_case, fields, otherFields) => {
+    const first = acceptCalls([{ type: 'track', fields }], { receivedAtMs, batchSentAt: '2026-01-01T00:00:01Z' });
+    const other = acceptCalls([{ type: 'track', fields: otherFields }], { receivedAtMs: receivedAtMs + 30_000, batchSentAt: '2026-01-01T00:00:31Z' });
+    expect(idsOf(other)).not.toEqual(idsOf(first));
   });
 
   it('uses the one messageId for the profile row and the delivery body', () => {
