@@ -10,16 +10,20 @@ import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, 
 let system: TestSystem;
 /** Short window, so a delivery to a broken receiver fails within seconds. */
 let shortWindow: TestSystem;
+/** A webhook may take 10 s to answer: an attempt held open by the receiver keeps its delivery running. */
+let slowAnswers: TestSystem;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   system = await startSystem();
   shortWindow = await startSystem({ deliveryRetryWindow: 1_500, deliveryInitialBackoff: 200, deliveryMaxBackoff: 400 });
+  slowAnswers = await startSystem({ deliveryRetryWindow: 15_000, deliveryTimeout: 10_000 });
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
   await system.close();
   await shortWindow.close();
+  await slowAnswers.close();
 });
 
 async function receiver(status: number): Promise<Receiver> {
@@ -27,6 +31,8 @@ async function receiver(status: number): Promise<Receiver> {
   receivers.push(r);
   return r;
 }
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000));
 
 /** Attempts run as regular activities (a first local attempt to a webhook not seen yet defers without sending). */
 const activityAttemptsIn = async (s: TestSystem, workflowId: string) => {
@@ -89,7 +95,7 @@ describe('a message sent again with the same messageId', () => {
 
     await send(system.app, writeKey, 'track', body);
     expect((await system.client.workflow.getHandle(deliveryWorkflowId(source.id, body.messageId)).describe()).runId).toBe(runId);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await settle();
     expect(hook.requests).toHaveLength(1);
   });
 
@@ -108,7 +114,56 @@ describe('a message sent again with the same messageId', () => {
     await send(system.app, writeKey, 'track', body);
     expect(await deliveryResult(system.client, source.id, body.messageId)).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', rounds: 3 }] } });
     expect((await handle.describe()).runId).toBe(running.runId);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await settle();
     expect(hook.requests).toHaveLength(3);
+  });
+
+  // Issue 29 item 13, documented in docs/api.md ("Idempotent"): a re-send is deduplicated for as
+  // long as the message's delivery run is open, even once one destination has given up its every
+  // URL; only a re-send after the run closed failed is delivered again.
+  it('is deduplicated while its delivery is still open, even for a destination that gave up, and delivered again once it failed', async () => {
+    const gaveUp = await receiver(400);
+    // Holds the first attempt open for 5 s, then refuses it for good: the run closes failed then.
+    const slow = await receiver(400);
+    slow.respond((_req, n) => (n === 0 ? { status: 400, delayMs: 5_000 } : { status: 200 }));
+    const { source, writeKey } = await sourceWithDestination(slowAnswers.store, { webhooks: [{ url: gaveUp.url, headers: {} }] });
+    await slowAnswers.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: slow.url, headers: {} }] });
+    const body = { userId: 'u', event: 'Resent', messageId: 'resent-while-closing' };
+    await send(slowAnswers.app, writeKey, 'track', body);
+    await Promise.all([gaveUp.waitForRequests(1), slow.waitForRequests(1)]);
+    const handle = slowAnswers.client.workflow.getHandle(deliveryWorkflowId(source.id, body.messageId));
+    const running = await handle.describe();
+    expect(running.status.name).toBe('RUNNING');
+
+    gaveUp.respond(() => ({ status: 200 }));
+    await send(slowAnswers.app, writeKey, 'track', body);
+    const result = await deliveryResult(slowAnswers.client, source.id, body.messageId);
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining('every webhook failed permanently') });
+    expect((await handle.describe()).runId).toBe(running.runId);
+    expect(gaveUp.requests).toHaveLength(1);
+
+    await send(slowAnswers.app, writeKey, 'track', body);
+    expect(await deliveryResult(slowAnswers.client, source.id, body.messageId)).toMatchObject({ ok: true });
+    expect(gaveUp.requests).toHaveLength(2);
+  });
+});
+
+describe('a call sent without messageId (issue 29)', () => {
+  it('is delivered once when its sender re-sends it with a new sentAt', async () => {
+    const hook = await receiver(200);
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: hook.url, headers: {} }] });
+    // As Segment's libraries retry: the call unchanged, sentAt re-stamped 30 s later by the client's clock.
+    const timestamp = new Date(Date.now() - 60_000).toISOString();
+    const call = { userId: 'u', event: 'Retried', timestamp };
+    await send(system.app, writeKey, 'track', { ...call, sentAt: new Date(Date.parse(timestamp) + 1_000).toISOString() });
+    const [first] = await hook.waitForRequests(1);
+    const { messageId } = JSON.parse(first.body) as { messageId: string };
+    const { runId } = await system.client.workflow.getHandle(deliveryWorkflowId(source.id, messageId)).describe();
+
+    await send(system.app, writeKey, 'track', { ...call, sentAt: new Date(Date.parse(timestamp) + 31_000).toISOString() });
+    expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: true });
+    expect((await system.client.workflow.getHandle(deliveryWorkflowId(source.id, messageId)).describe()).runId).toBe(runId);
+    await settle();
+    expect(hook.requests).toHaveLength(1);
   });
 });

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
+import { isIsoDateTime } from '../../src/delivery/timestamps';
 import { rawExchange } from '../helpers/raw-http';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
@@ -53,6 +54,8 @@ interface Case {
   /** messageIds the body carries: delivered only if the request got 200. */
   messageIds: string[];
   label: string;
+  /** The field a 4xx must name first (`batch[2].sentAt`), where the case breaks exactly one rule. */
+  names?: string;
 }
 
 let nextId = 0;
@@ -253,7 +256,44 @@ const notJson = fc.record({ route: routeArb, text: fc.string({ maxLength: 2_000 
   return { method: 'POST', url: route, headers: { ...json, authorization: basicAuth(writeKey) }, payload: text, expect: valid ? 'any' : 'client-error', messageIds: [], label: 'text that is not JSON' };
 });
 
+/** Strings that are no ISO 8601 date-time (issue 29: `"yesterday"` as a batch's sentAt was a 500). */
+const notADate = fc.oneof(
+  fc.constantFrom('yesterday', '', 'now', 'NaN', '2026-01-01', '2026-01-01T00:00:00', '2026-13-01T00:00:00Z', '2026-01-01T25:61:00Z', '2026-01-01T00:00:00+99:99', '1767225600000', '+275760-09-13T00:00:00.000Z', 'Thu, 01 Jan 2026 00:00:00 GMT'),
+  fc.string({ maxLength: 40 }).filter((value) => !isIsoDateTime(value)),
+  fc.oneof(fc.integer(), fc.double(), fc.constant(null), fc.boolean(), fc.constant({}), fc.constant([])),
+);
+
+/** Every date field a sender gives, one of them no date: a 400 naming that field, wherever it sits. */
+const badDate = fc
+  .record({
+    type: fc.constantFrom(...CALLS),
+    where: fc.constantFrom('call', 'batch', 'batch item'),
+    field: fc.constantFrom('sentAt', 'timestamp', 'originalTimestamp'),
+    size: fc.integer({ min: 1, max: 3 }),
+    value: notADate,
+  })
+  .map(({ type, where, field, size, value }): Case => {
+    const calls = Array.from({ length: size }, () => validCall(type));
+    let body: unknown;
+    let names: string;
+    if (where === 'call') {
+      body = { ...calls[0], [field]: value };
+      names = field;
+    } else if (where === 'batch') {
+      body = { batch: calls, sentAt: value };
+      names = 'sentAt';
+    } else {
+      calls[size - 1] = { ...calls[size - 1], [field]: value };
+      body = { batch: calls };
+      names = `batch[${size - 1}].${field}`;
+    }
+    const route = where === 'call' ? `/v1/${type}` : '/v1/batch';
+    const traced = tagged(route, body);
+    return { method: 'POST', url: route, headers: { ...json, authorization: basicAuth(writeKey) }, payload: JSON.stringify(traced.body), expect: 'client-error', messageIds: traced.messageIds, label: `${names} = ${JSON.stringify(value)}`, names };
+  });
+
 const ingestCase = fc.oneof(
+  { weight: 2, arbitrary: badDate },
   { weight: 5, arbitrary: mutatedCall },
   { weight: 3, arbitrary: arbitraryBody },
   { weight: 1, arbitrary: deepBody },
@@ -273,6 +313,7 @@ function checkReply(c: Case, status: number, contentType: string | undefined, bo
     if (!contentType?.startsWith('application/json')) throw new Error(`error reply is not JSON (${contentType}) for ${where}`);
     const parsed = JSON.parse(body) as { code?: unknown; message?: unknown };
     if (typeof parsed.code !== 'string' || typeof parsed.message !== 'string') throw new Error(`error reply lacks {code, message} for ${where}`);
+    if (c.names && !parsed.message.startsWith(`${c.names}: `)) throw new Error(`error reply does not name ${c.names} for ${where}`);
   }
 }
 

@@ -56,6 +56,8 @@ describe('validation: 400 naming the field and the rule, and nothing is delivere
     ['page without ids', '/v1/page', { name: 'Home' }, /^userId: userId or anonymousId/],
     ['properties not an object', '/v1/track', { userId: 'u', event: 'E', properties: 'x' }, /^properties: must be object/],
     ['timestamp not ISO 8601', '/v1/track', { userId: 'u', event: 'E', timestamp: 'yesterday' }, /^timestamp: must be an ISO 8601/],
+    ['batch sentAt not ISO 8601', '/v1/batch', { sentAt: 'yesterday', batch: [{ type: 'track', userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z' }] }, /^sentAt: must be an ISO 8601/],
+    ['batch item originalTimestamp not ISO 8601', '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'E' }, { type: 'track', userId: 'u', event: 'E', originalTimestamp: 'now' }] }, /^batch\[1\]\.originalTimestamp: must be an ISO 8601/],
     ['batch item with unknown type', '/v1/batch', { batch: [{ type: 'click', userId: 'u' }] }, /^batch\[0\]\.type: must be equal to one of the allowed values: identify, track/],
     ['batch item breaking a rule', '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'ok', messageId: 'never-1' }, { type: 'track', userId: 'u', messageId: 'never-2' }] }, /^batch\[1\]\.event: is required/],
     ['empty batch', '/v1/batch', { batch: [] }, /^batch: must NOT have fewer than 1 items/],
