@@ -22,7 +22,7 @@ describe('coalesced', () => {
     ['just inside freshForMs', 999, 1],
     ['once freshForMs has passed', 1_000, 2],
     ['long after', 60_000, 2],
-  ])('answers a settled reading without reading again %s', async (_when, later, reads) => {
+  ])('reads again only once freshForMs has passed since the reading settled: asked %s', async (_when, later, reads) => {
     let clock = 5_000;
     const { read, pending } = manualRead<number>();
     const probe = coalesced(read, 1_000, () => clock);
