@@ -33,8 +33,8 @@ ENV DATA_DIR=/data
 VOLUME ["/data"]
 USER node
 EXPOSE 8080
-# Ready means the API answers and Temporal and a worker on each delivery task queue are alive
-# (src/api/health.ts). Node's own fetch: the slim image has no curl.
+# Ready means this API can take ingestion: it answers, and its store and Temporal do, whatever the
+# workers do (src/api/health.ts; monitoring reads /admin/status). Node's own fetch: the slim image has no curl.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/server.js"]

@@ -7,7 +7,7 @@ import type { ComputationRef } from './personas/types';
  * them, tests may pass their own. Kept apart from both so neither side imports the other.
  */
 
-/** One task queue as /health reports it: pollers seen within the window, and the latest poll. */
+/** One task queue as /admin/status reports it: pollers seen within the window, and the latest poll. */
 export interface TaskQueueHealth {
   name: string;
   workers: number;
@@ -23,8 +23,10 @@ export interface Deliveries {
   start(inputs: DeliveryInput[], deadline?: number, options?: StartOptions): Promise<void>;
   /** Resolves once no Temporal call is under way; the app's close awaits it before the connection closes. */
   drain(): Promise<void>;
+  /** Whether Temporal's frontend answers for the namespace: all ingestion needs of it (GET /health). */
+  reachable(): Promise<boolean>;
   /**
-   * Temporal answers, its namespace has every search attribute Switchyard uses, and each watched
+   * For GET /admin/status: Temporal answers, its namespace has every search attribute Switchyard uses, and each watched
    * task queue (deliveries, Personas deliveries) has a worker polling it lately; `problems` names
    * each one that is wrong, with the fix where there is one.
    */

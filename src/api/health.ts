@@ -1,48 +1,29 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { coalesced } from '../coalesced';
 import type { Deliveries } from '../ports';
 import type { Store } from '../store';
 import { VERSION } from '../version';
-
-/** A store that does not answer this fast counts as away (PostgreSQL's connect timeout is longer). */
-const STORE_PING_TIMEOUT_MS = 2_000;
+import { storeAnswers } from './store-answers';
+import { READING_FRESH_MS } from './system-status';
 
 const Health = Type.Object({
-  status: Type.String(),
+  status: Type.String({ description: '`ok` while this API can take ingestion (its store and Temporal answer), `unavailable` when it cannot' }),
   /** Switchyard's version (package.json, CHANGELOG.md). */
   version: Type.String(),
-  temporal: Type.Boolean(),
-  /** The namespace has every search attribute Switchyard uses, with its type. */
-  searchAttributes: Type.Boolean(),
-  /** The settings store (SQLite file or PostgreSQL) answers a query. */
-  store: Type.Boolean(),
-  /** Every watched task queue has a worker that polled within HEALTH_POLLER_WINDOW. */
-  worker: Type.Boolean(),
-  taskQueues: Type.Array(Type.Object({ name: Type.String(), workers: Type.Integer(), lastPollAt: Type.Optional(Type.String({ format: 'date-time' })) })),
-  /** What is wrong, one entry per dependency, each naming it and the fix where there is one; empty when healthy. */
-  problems: Type.Array(Type.String()),
 });
 
 /**
- * Ready only when the API runs, its store answers, Temporal answers with every search attribute
- * Switchyard uses, and live workers poll both delivery task queues (ingested calls, Personas syncs).
+ * What a load balancer reads, without auth: 200 while this process can take ingestion, which needs
+ * only its store and Temporal's frontend, whatever the workers or search attributes are doing (a
+ * worker outage must not take the APIs out of rotation: calls wait in Temporal for a worker). The
+ * reply says nothing about the deployment (no task queue, worker count or namespace); the deep view
+ * is GET /admin/status (issue 29).
  */
 export const healthRoutes: FastifyPluginAsync<{ deliveries: Deliveries; store: Store }> = async (app, { deliveries, store }) => {
-  app.get('/health', { schema: { response: { 200: Health, 503: Health } } }, async (_request, reply) => {
-    const [{ temporal, searchAttributes, worker, taskQueues, problems }, storeUp] = await Promise.all([deliveries.health(), storeAnswers(store)]);
-    const all = [...(storeUp ? [] : [`store: no answer within ${STORE_PING_TIMEOUT_MS / 1000} s (DATABASE_URL or DATABASE_PATH)`]), ...problems];
-    const ok = all.length === 0;
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: VERSION, temporal, searchAttributes, store: storeUp, worker, taskQueues, problems: all });
+  const takesIngestion = coalesced(async () => (await Promise.all([deliveries.reachable(), storeAnswers(store)])).every(Boolean), READING_FRESH_MS);
+  app.get('/health', { schema: { response: { 200: Health, 503: { ...Health, description: 'The store or Temporal does not answer: this API cannot take ingestion' } } } }, async (_request, reply) => {
+    const ok = await takesIngestion();
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', version: VERSION });
   });
 };
-
-async function storeAnswers(store: Store): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STORE_PING_TIMEOUT_MS)));
-  const answered = store.ping().then(() => true, () => false);
-  try {
-    return await Promise.race([answered, timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -93,7 +93,11 @@ function itemRoutes(kind: string, docs: Record<'get' | 'patch' | 'delete' | 'syn
 /** Keyed `METHOD url` as Fastify registers the route. */
 export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /health': {
-    summary: 'Whether Temporal, the store and a worker are reachable (200), or which is not (503)',
+    summary: 'For a load balancer: 200 while this API can take ingestion (its store and Temporal answer), whatever the workers do; 503 when it cannot',
+    response: { status: 'ok', version: VERSION },
+  },
+  'GET /admin/status': {
+    summary: 'For monitoring: the store, Temporal, its search attributes and the workers on each task queue (200), or what is wrong and the fix (503)',
     response: { status: 'ok', version: VERSION, temporal: true, searchAttributes: true, store: true, worker: true, taskQueues: [{ name: 'switchyard', workers: 1, lastPollAt: AT }], problems: [] },
   },
 
@@ -217,7 +221,7 @@ export const ERROR_MEANINGS: Record<string, string> = {
 function tagOf(url: string): string {
   if (url.startsWith('/v1/')) return 'Ingestion';
   if (url.startsWith('/codec')) return 'Codec server';
-  if (url === '/health') return 'Health';
+  if (url === '/health' || url === '/admin/status') return 'Health';
   if (url.includes('audiences') || url.includes('computed-traits')) return 'Admin: Personas';
   if (url.includes('deliver')) return 'Admin: deliveries';
   if (url.includes('regulations')) return 'Admin: regulations';

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import tls from 'node:tls';
+import type { Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -235,10 +236,11 @@ export async function connectWhenReachable<T>(options: TemporalConnectionOptions
  * The API's client: connected once Temporal answers (see the rule above), encrypting with `keyring`
  * (undefined only with PAYLOAD_ENCRYPTION=off).
  */
-export async function connectClient(config: TemporalConnectSettings, keyring: Keyring | undefined, logger?: Logger, timeoutMs = config.temporalConnectTimeout): Promise<Client> {
+/** `interceptors` run inside the retry, once per call on the wire (tests count Temporal calls with one). */
+export async function connectClient(config: TemporalConnectSettings, keyring: Keyring | undefined, logger?: Logger, timeoutMs = config.temporalConnectTimeout, interceptors: Interceptor[] = []): Promise<Client> {
   const options = temporalConnectionOptions(config);
   const connection = await connectWhenReachable(options, { timeoutMs, logger }, async (o) =>
-    namespaceChecked(await Connection.connect({ ...o, connectTimeout: 5_000, interceptors: [cancellableRetryInterceptor()] }), config.temporalNamespace),
+    namespaceChecked(await Connection.connect({ ...o, connectTimeout: 5_000, interceptors: [cancellableRetryInterceptor(), ...interceptors] }), config.temporalNamespace),
   );
   return new Client({ connection, namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) });
 }

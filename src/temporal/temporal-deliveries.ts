@@ -53,7 +53,7 @@ export interface DeliveriesOptions {
   taskQueue: string;
   startConcurrency: number;
   eagerStart?: boolean;
-  /** Task queues /health expects workers on (deliveries and Personas deliveries), and how recent a poll counts. */
+  /** Task queues /admin/status expects workers on (deliveries and Personas deliveries), and how recent a poll counts. */
   health: { taskQueues: string[]; pollerWindowMs: number };
   /** Hashes user and anonymous ids in visibility (attributes and queries); undefined with PAYLOAD_ENCRYPTION=off. */
   keyring: Keyring | undefined;
@@ -197,6 +197,14 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, keyring, input)),
     startRedeliveryJob: (sourceId, filter) => tracked(startRedeliveryJob(client, taskQueue, sourceId, filter)),
     redeliveryJob: (id) => tracked(readRedeliveryJob(client, id)),
+    async reachable() {
+      try {
+        await tracked(client.withDeadline(Date.now() + HEALTH_DEADLINE_MS, () => client.workflowService.describeNamespace({ namespace: client.options.namespace })));
+        return true;
+      } catch {
+        return false;
+      }
+    },
     async health() {
       try {
         // A down server would otherwise be retried for half a minute; a probe wants an answer now.

@@ -6,13 +6,13 @@ import type { TcpRelay } from './tcp-relay';
 
 /**
  * The faults of issue 21's matrix, each a `Fault` for test/helpers/fault-drill.ts: it injects the
- * fault, waits for its length, heals it and resolves. What /health must show meanwhile is beside it.
+ * fault, waits for its length, heals it and resolves. What /health and /admin/status must show meanwhile is beside it.
  */
 
-/** What /health shows while the store is away: 503, naming the store. */
+/** What shows while the store is away: /health 503, /admin/status naming the store. */
 export const storeAway = (reading: HealthReading) => reading.status === 503 && reading.store === false && names(reading, 'store');
 
-/** What /health shows while Temporal is out of reach: 503, naming Temporal. */
+/** What shows while Temporal is out of reach: /health 503, /admin/status naming Temporal. */
 export const temporalAway = (reading: HealthReading) => reading.status === 503 && reading.temporal === false && names(reading, 'temporal');
 
 const names = (reading: HealthReading, dependency: string) => (reading.problems ?? []).some((problem) => problem.startsWith(`${dependency}: `));
@@ -29,7 +29,8 @@ export const relayCut = (relay: TcpRelay, who: 'workers' | 'API' | 'APIs', ms: n
     await sleep(ms);
     relay.restore();
   },
-  // A worker cut off keeps counting as alive within HEALTH_POLLER_WINDOW; an API cut off must say so.
+  // Workers cut off leave /health at 200 (the API takes calls; /admin/status names them after
+  // HEALTH_POLLER_WINDOW); an API cut off must say so.
   shows: who === 'workers' ? undefined : temporalAway,
 });
 

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { sleep, type OwnApi, type OwnWorker } from './faults';
+import { ADMIN_TOKEN, sleep, type OwnApi, type OwnWorker } from './faults';
 import { sourceThrough } from './production-shape';
 import type { Receiver } from './receiver';
 import { receipts, waitForAll, type Log } from './scenarios';
@@ -18,7 +18,7 @@ export interface Fault {
   name: string;
   /** Injects the fault and resolves once it is healed. */
   apply(drill: DrillContext): Promise<void>;
-  /** What /health must show at least once while the fault lasts (absent: no rule). */
+  /** What /health and /admin/status must show at least once while the fault lasts (absent: no rule). */
   shows?: (reading: HealthReading) => boolean;
 }
 
@@ -28,11 +28,12 @@ export interface DrillContext {
   inFlight(url: string): number;
 }
 
+/** /health's status (what a load balancer sees) beside /admin/status's view of the store and Temporal. */
 export interface HealthReading {
   status: number;
   store?: boolean;
   temporal?: boolean;
-  /** What /health said is wrong. */
+  /** What /admin/status said is wrong. */
   problems?: string[];
 }
 
@@ -184,10 +185,15 @@ export async function faultDrill(options: { apis: OwnApi[]; workers: OwnWorker[]
     }
   })();
 
+  // The status a load balancer reads (/health), and what monitoring is told is wrong (/admin/status).
   const health = async (): Promise<HealthReading> => {
     try {
-      const res = await fetch(`${apis[0].url}/health`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-      const body = (await res.json()) as { store?: boolean; temporal?: boolean; problems?: string[] };
+      const [res, deep] = await Promise.all([
+        fetch(`${apis[0].url}/health`, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }),
+        fetch(`${apis[0].url}/admin/status`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }),
+      ]);
+      await res.body?.cancel();
+      const body = (await deep.json()) as { store?: boolean; temporal?: boolean; problems?: string[] };
       return { status: res.status, store: body.store, temporal: body.temporal, problems: body.problems };
     } catch {
       return { status: 0 };

@@ -10,8 +10,8 @@ import { startTcpRelay } from './tcp-relay';
  * Temporal, under steady single calls. Each process of the scenario's own reaches the run's dev
  * server through a TCP relay of its own that the drill cuts (open connections reset, new ones
  * refused) and restores. While the worker is cut off the API keeps accepting and deliveries wait;
- * while the API is cut off it answers 503 `temporal_unavailable` with Retry-After and `/health`
- * says Temporal is away. Every acknowledged call is delivered once the network is back.
+ * while the API is cut off it answers 503 `temporal_unavailable` with Retry-After, `/health` 503
+ * and `/admin/status` says Temporal is away. Every acknowledged call is delivered once the network is back.
  */
 export async function networkCutScenario(options: { dir: string; rate: number; seconds: number; cutMs: number; log?: Log }): Promise<DrillFigures> {
   const temporal = process.env.TEMPORAL_ADDRESS!;

@@ -12,7 +12,8 @@ import type { Log } from './scenarios';
  * own on a PostgreSQL of its own (the run's shared one is never touched). While the database is
  * away every call must get a clear 503 with Retry-After (never a 500, never a hang), no process may
  * die (a pooled connection checked out at the restart used to end the process with an unhandled
- * 'error' event), `/health` must say the store is away and then that it is back, and every
+ * 'error' event), `/health` must answer 503 and `/admin/status` name the store while it is away and
+ * both be 200 once it is back, and every
  * acknowledged call must be delivered (test/helpers/fault-drill.ts drillBroken).
  */
 export async function storeRestartScenario(options: { dir: string; rate: number; seconds: number; restarts: ('fast' | 'immediate')[]; downMs: number; log?: Log }): Promise<DrillFigures> {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { Interceptor } from '@grpc/grpc-js';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app';
@@ -36,12 +37,15 @@ export interface TestSystem {
   close(): Promise<void>;
 }
 
-/** The real API (in-process, driven with inject) on the run's real Temporal server and store; the worker is the run's worker process. */
-export async function startSystem(overrides: Partial<Config> = {}): Promise<TestSystem> {
+/**
+ * The real API (in-process, driven with inject) on the run's real Temporal server and store; the worker is the run's worker process.
+ * `temporalInterceptors` see every gRPC call the API's client sends (e.g. to count them).
+ */
+export async function startSystem(overrides: Partial<Config> = {}, temporalInterceptors: Interceptor[] = []): Promise<TestSystem> {
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
   const keyring = loadKeyring(config);
   const store = await openStore({ ...config, keyring });
-  const client = await connectClient(config, keyring);
+  const client = await connectClient(config, keyring, undefined, undefined, temporalInterceptors);
   const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), keyring });
   await app.ready();
   return {

@@ -25,6 +25,9 @@ const noDeliveries: Deliveries = {
   stopUsers: async () => {
     throw new Error('admin CRUD must not stop deliveries');
   },
+  reachable: async () => {
+    throw new Error('admin CRUD must not ask for health');
+  },
   health: async () => {
     throw new Error('admin CRUD must not ask for health');
   },

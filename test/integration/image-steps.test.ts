@@ -281,13 +281,14 @@ it('gives the runtime only package.json, dist/ (with the prebuilt workflow bundl
   expect(existsSync(path.join(runtimeDir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
 });
 
-it('answers GET /health with 200 once the compiled worker polls both delivery task queues', async () => {
+it('answers GET /admin/status with 200 once the compiled worker polls both delivery task queues, and GET /health with 200', async () => {
   const body = await waitFor(async () => {
-    const response = await fetch(`${api}/health`);
-    if (response.status !== 200) throw new Error(`/health ${response.status}`);
+    const response = await fetch(`${api}/admin/status`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    if (response.status !== 200) throw new Error(`/admin/status ${response.status}`);
     return response.json() as Promise<{ status: string; worker: boolean }>;
   }, 60_000, () => (server!.exitCode !== null ? `node dist/server.js exited with ${server!.exitCode}; see ${logDir}/server.log` : false));
   expect(body).toMatchObject({ status: 'ok', temporal: true, worker: true });
+  expect((await fetch(`${api}/health`)).status).toBe(200);
 });
 
 it('delivers a message through the compiled API and worker, on PostgreSQL', async () => {

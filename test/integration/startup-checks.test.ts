@@ -11,7 +11,7 @@ import { ALL_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 /**
  * Issue 21: a process refuses to start against a namespace that lacks one of Switchyard's search
  * attributes, naming it and the command that registers it, instead of starting healthy and failing
- * the first DELETE regulation; /health names a search attribute removed later, and answers 200 once
+ * the first DELETE regulation; /admin/status names a search attribute removed later, and answers 200 once
  * it is back. On the run's real dev server, in a namespace of this file's own. A store whose schema
  * is not current and payload keys that are not keys stop the start too, each naming the fix.
  */
@@ -73,30 +73,32 @@ it('starts once the command it named has run', async () => {
   children.push(worker);
   await waitForPoller(address, namespace, taskQueue, worker);
 
-  // /health reads them too: an attribute removed later is named, with the command, until it is back.
+  // /admin/status reads them too: an attribute removed later is named, with the command, until it is back.
   const api = await startOwnApi({ TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, ADMIN_TOKEN: 'startup-checks' }, path.join(dir, 'api-ok.log'));
   children.push(api.process);
   const health = async () => {
-    const res = await fetch(`${api.url}/health`);
+    const res = await fetch(`${api.url}/admin/status`, { headers: { authorization: 'Bearer startup-checks' } });
     return { status: res.status, body: (await res.json()) as { searchAttributes: boolean; problems: string[] } };
   };
   // The worker's Personas queue poller may lag its delivery one by a moment.
   await waitFor(async () => {
     const { status, body } = await health();
-    if (status !== 200) throw new Error(`/health ${status}: ${body.problems.join('; ')}`);
+    if (status !== 200) throw new Error(`/admin/status ${status}: ${body.problems.join('; ')}`);
   }, 60_000);
   await temporalCli('operator', 'search-attribute', 'remove', '--namespace', namespace, '--name', 'SwitchyardAnonymousId', '--yes');
   const broken = await waitFor(async () => {
     const reply = await health();
-    if (reply.status !== 503) throw new Error(`/health still ${reply.status}`);
+    if (reply.status !== 503) throw new Error(`/admin/status still ${reply.status}`);
     return reply.body;
   }, 60_000);
   expect(broken.searchAttributes).toBe(false);
+  // What a load balancer reads does not change: the API itself answers (issue 29).
+  expect((await fetch(`${api.url}/health`)).status).toBe(200);
   expect(broken.problems).toEqual([expect.stringContaining(`search attributes: Temporal namespace ${namespace} lacks Switchyard's search attributes: SwitchyardAnonymousId (Keyword) is missing. Register it with: temporal operator search-attribute create --namespace ${namespace} --name SwitchyardAnonymousId --type Keyword`)]);
   await temporalCli('operator', 'search-attribute', 'create', '--namespace', namespace, '--name', 'SwitchyardAnonymousId', '--type', 'Keyword');
   await waitFor(async () => {
     const { status, body } = await health();
-    if (status !== 200) throw new Error(`/health ${status}: ${body.problems.join('; ')}`);
+    if (status !== 200) throw new Error(`/admin/status ${status}: ${body.problems.join('; ')}`);
   }, 60_000);
 }, 240_000);
 

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { faultDir, sleep, startOwnTemporal, stopProcess, type OwnTemporal } from '../helpers/faults';
-import { postTrackBatch, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, postTrackBatch, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 import { waitFor } from '../helpers/processes';
 import { startTcpRelay } from '../helpers/tcp-relay';
 
@@ -84,9 +84,14 @@ it('closes cleanly, 20 times in a row, with refused starts and health reads betw
       system = await startSystem({ temporalAddress: relay.address, temporalTaskQueue: `temporal-down-${process.pid}`, ingestStartTimeout: CYCLE_START_TIMEOUT_MS, ingestRateLimit: 0 });
       const { writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] });
       relay.cut();
-      // A health read checks two task queues; while one call fails the other may be between retries.
-      const [health, res] = await Promise.all([system.app.inject({ method: 'GET', url: '/health' }), postTrackBatch(system.app, writeKey, [`closing-${cycle}-1`, `closing-${cycle}-2`])]);
-      expect(health.json()).toMatchObject({ temporal: false });
+      // A status read checks two task queues; while one call fails the other may be between retries.
+      const [health, status, res] = await Promise.all([
+        system.app.inject({ method: 'GET', url: '/health' }),
+        system.app.inject({ method: 'GET', url: '/admin/status', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+        postTrackBatch(system.app, writeKey, [`closing-${cycle}-1`, `closing-${cycle}-2`]),
+      ]);
+      expect(health.statusCode).toBe(503);
+      expect(status.json()).toMatchObject({ status: 'unavailable', temporal: false });
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({ code: 'temporal_unavailable' });
       // Promptly: the drain waits for calls cancelled at the start timeout, not for their retries.

@@ -70,7 +70,7 @@ describe('docker-compose.yml', () => {
       expect(`${name}: ${service.healthcheck?.test?.length ? 'healthcheck' : 'none'}`).toBe(`${name}: healthcheck`);
       expect(`${name}: ${service.restart}`).toMatch(/: (unless-stopped|always|on-failure)/);
     }
-    // The API's is /health itself: ready only with Temporal up and a worker polling.
+    // The API's is /health, what a load balancer reads: ready while it can take ingestion (store and Temporal answer).
     expect(services.api.healthcheck!.test.join(' ')).toContain(`127.0.0.1:${services.api.environment!.PORT}/health`);
     expect(services.worker.healthcheck!.test.join(' ')).toContain(`127.0.0.1:${services.worker.environment!.METRICS_PORT}/metrics`);
   });

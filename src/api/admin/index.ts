@@ -13,6 +13,7 @@ import { destinationRoutes } from './destinations';
 import { destinationHealthRoutes } from './destination-health';
 import { regulationRoutes } from './regulations';
 import { sourceRoutes } from './sources';
+import { statusRoutes } from './status';
 
 export interface AdminOptions {
   store: Store;
@@ -34,6 +35,7 @@ export interface AdminOptions {
  */
 export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, policy, signingSecretOverlapMs, personas, keyring }) => {
   app.addHook('onRequest', requireAdminToken(adminToken));
+  await app.register(statusRoutes, { deliveries, store });
   await app.register(sourceRoutes, { store });
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
 
