@@ -72,7 +72,8 @@ describe('rate limiting per write key', () => {
     const port = typeof address === 'object' && address ? address.port : (await system.app.listen({ port: 0, host: '127.0.0.1' }), (system.app.server.address() as AddressInfo).port);
     const url = `http://127.0.0.1:${port}/v1/track`;
     const sprayer = new Pool(`http://127.0.0.1:${port}`, { connections: 32 });
-    const elsewhere = new Agent({ connect: { localAddress: '127.0.0.2' } });
+    // The client's own option: undici passes its localAddress over one given under `connect`.
+    const elsewhere = new Agent({ localAddress: '127.0.0.2' });
     try {
       const started = Date.now();
       const spray = Array.from({ length: 2_000 }, (_, i) =>
