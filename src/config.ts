@@ -106,16 +106,19 @@ const databaseUrl = (raw: string) => {
   return raw;
 };
 /**
- * What Fastify's `trustProxy` accepts: a boolean, or the proxies' addresses/CIDRs (and proxy-addr's
- * names). Not a hop count: Fastify 5 treats a number as "trust nothing", because counting hops cannot
- * tell a proxy from a client that sends enough X-Forwarded-For entries itself.
+ * What Fastify's `trustProxy` accepts: a boolean, a hop count, or the proxies' addresses/CIDRs (and
+ * proxy-addr's names). Fastify 5 reads a bare number as "trust nothing", so src/api/client-address.ts
+ * hands a hop count to it as proxy-addr's trust-the-nearest-N function.
  */
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
-const trustProxy = (raw: string): boolean | string[] => {
+const trustProxy = (raw: string): boolean | number | string[] => {
   if (raw === 'true' || raw === 'false') return raw === 'true';
-  if (/^\d+$/.test(raw)) throw new Error(`"${raw}": a hop count cannot be trusted (a client can send that many X-Forwarded-For entries itself); list the proxies' addresses or CIDRs, or use true`);
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) < 1) throw new Error(`"${raw}": a hop count is at least 1 (false trusts no proxy)`);
+    return Number(raw);
+  }
   const entries = list(raw);
-  if (entries.length === 0) throw new Error('is empty; use false, true or comma-separated proxy addresses/CIDRs');
+  if (entries.length === 0) throw new Error('is empty; use false, true, a hop count or comma-separated proxy addresses/CIDRs');
   for (const entry of entries) {
     const valid = PROXY_NAMES.includes(entry) || ipaddr.isValid(entry) || (() => {
       try {
@@ -125,9 +128,15 @@ const trustProxy = (raw: string): boolean | string[] => {
         return false;
       }
     })();
-    if (!valid) throw new Error(`"${entry}" is not true, false, an IP address, a CIDR or one of ${PROXY_NAMES.join(', ')}`);
+    if (!valid) throw new Error(`"${entry}" is not true, false, a hop count, an IP address, a CIDR or one of ${PROXY_NAMES.join(', ')}`);
   }
   return entries;
+};
+/** The admin token opens every decrypted payload: one long enough that guessing it is hopeless, even unthrottled. Never echoed. */
+const ADMIN_TOKEN_MIN_LENGTH = 32;
+const adminToken = (raw: string) => {
+  if (raw !== '' && raw.length < ADMIN_TOKEN_MIN_LENGTH) throw new Error(`is shorter than ${ADMIN_TOKEN_MIN_LENGTH} characters; generate one with \`openssl rand -base64 32\``);
+  return raw;
 };
 
 export const SETTINGS = {
@@ -137,7 +146,9 @@ export const SETTINGS = {
   databasePath: { env: 'DATABASE_PATH', default: '', description: 'SQLite file for the store when `DATABASE_URL` is empty (default `$DATA_DIR/switchyard.db`); one machine only: the API and worker processes must share the file.', parse: text },
   databaseUrl: { env: 'DATABASE_URL', default: '', description: 'PostgreSQL for sources, destinations, regulations, profiles and Personas snapshots (`postgres://user:password@host:5432/switchyard`, libpq parameters such as `?sslmode=require` allowed): what lets any number of API and worker processes on any machines share one store. Empty: the SQLite file `DATABASE_PATH`. The password never appears in logs or errors.', parse: databaseUrl },
   databaseMigrate: { env: 'DATABASE_MIGRATE', default: 'on', description: '`on`: every process brings the store\'s schema up to date when it starts (PostgreSQL: under an advisory lock; SQLite: in one transaction). `off`: it only checks, and refuses to start naming the migrations not applied and `npm run migrate`, the command that applies them (for a database role without DDL rights, migrated by a deploy step). Either way a store migrated by a newer version stops the start.', parse: onOff },
-  adminToken: { env: 'ADMIN_TOKEN', default: '', description: 'Bearer token for the admin API. `npm start` generates and prints one when unset; `server.ts` refuses to start without it.', parse: text },
+  adminToken: { env: 'ADMIN_TOKEN', default: '', description: 'Bearer token for the admin API, the portal and the codec server: at least 32 characters (`openssl rand -base64 32`); a shorter one stops start-up. `npm start` generates and prints one when unset; `server.ts` refuses to start without it.', parse: adminToken },
+  adminTokenFailureLimit: { env: 'ADMIN_TOKEN_FAILURE_LIMIT', default: '10', description: 'Wrong admin tokens one client address may present per `ADMIN_TOKEN_FAILURE_WINDOW`, per API process, counted together on the admin API, the portal\'s login and the codec server. Beyond it every request from that address that presents a token, right or wrong, is answered 429 with Retry-After until the window ends. A request without a token does not count. `0` switches it off.', parse: integer },
+  adminTokenFailureWindow: { env: 'ADMIN_TOKEN_FAILURE_WINDOW', default: '1m', description: 'The window `ADMIN_TOKEN_FAILURE_LIMIT` counts over.', parse: duration },
   logLevel: { env: 'LOG_LEVEL', default: 'info', description: 'pino log level (trace, debug, info, warn, error, silent).', parse: text },
   logFormat: { env: 'LOG_FORMAT', default: 'auto', description: 'Log line format: `pretty` (human-readable), `json` (one JSON object a line), or `auto`: pretty when stdout is a terminal, JSON otherwise.', parse: logFormatSetting },
   temporalAddress: { env: 'TEMPORAL_ADDRESS', default: '127.0.0.1:7233', description: 'Temporal frontend gRPC address.', parse: text },
@@ -170,7 +181,7 @@ export const SETTINGS = {
   ingestStartConcurrency: { env: 'INGEST_START_CONCURRENCY', default: '32', description: 'Workflow starts one ingestion request keeps in flight at once (a `/v1/batch` of 100 messages is 100 starts; Temporal has no batch start).', parse: positiveInteger },
   ingestEagerStart: { env: 'INGEST_EAGER_START', default: 'true', description: 'When the API and worker run in one process (`npm start`), ask Temporal to hand each new delivery workflow\'s first task straight back to this process\'s worker in the start reply (eager workflow start) instead of through the task queue. No effect when the API runs alone (`src/server.ts`).', parse: boolean },
   ingestRateLimit: { env: 'INGEST_RATE_LIMIT', default: '500', description: 'Ingestion requests one write key may make per `INGEST_RATE_WINDOW`, per API process; beyond it the API answers 429 with Retry-After. `0` switches the limit off.', parse: integer },
-  ingestUnauthenticatedRateLimit: { env: 'INGEST_UNAUTHENTICATED_RATE_LIMIT', default: '20', description: 'Ingestion requests one client address may make per `INGEST_RATE_WINDOW` without a valid write key (missing or unknown), per API process; beyond it the API answers 429, so a spray of random write keys is limited too. `0` switches it off.', parse: integer },
+  ingestUnauthenticatedRateLimit: { env: 'INGEST_UNAUTHENTICATED_RATE_LIMIT', default: '20', description: 'Requests one client address may make per `INGEST_RATE_WINDOW` without a valid write key (missing or unknown), on the ingestion and source settings routes, per API process. Once an address has used them up, every request from it is answered 429 with Retry-After before its write key is looked up (a valid key from that address too) until the window ends: a spray of random write keys costs no store lookups. Behind proxies the address is the one `TRUST_PROXY` makes out. `0` switches it off.', parse: integer },
   ingestRateWindow: { env: 'INGEST_RATE_WINDOW', default: '1s', description: 'The windows `INGEST_RATE_LIMIT` and `INGEST_UNAUTHENTICATED_RATE_LIMIT` count over.', parse: duration },
   workerMaxInFlightPerWebhook: { env: 'WORKER_MAX_IN_FLIGHT_PER_WEBHOOK', default: '20', description: 'Attempts to one webhook URL of one destination a worker runs at once; more come back at once as retryable ("webhook busy") so a hanging or slow receiver holds at most this many of the worker\'s activity slots. `0` means no cap.', parse: integer },
   workerSlowLaneSlots: { env: 'WORKER_SLOW_LANE_SLOTS', default: '20', description: 'Attempts one worker runs at once in the slow lane: attempts that found their webhook busy (`WORKER_MAX_IN_FLIGHT_PER_WEBHOOK` reached, as with a receiver that hangs) wait there, on the task queue `<delivery queue>-slow-lane` with their destination as Temporal fairness key, for their turn, instead of asking again through the delivery queue. Waiting there holds one of these slots, never one of `WORKER_MAX_CONCURRENT_ACTIVITIES`.', parse: positiveInteger },
@@ -182,8 +193,8 @@ export const SETTINGS = {
   httpHeadersTimeout: { env: 'HTTP_HEADERS_TIMEOUT', default: '10s', description: 'Time a client has to send a request\'s headers (slowloris defence); past it the API answers 408 and closes the connection.', parse: duration },
   httpRequestTimeout: { env: 'HTTP_REQUEST_TIMEOUT', default: '30s', description: 'Time a client has to send a whole request, body included (at least `HTTP_HEADERS_TIMEOUT`); past it the API answers 408. `0` switches it off.', parse: duration },
   corsOrigins: { env: 'CORS_ORIGINS', default: '*', description: 'Web pages (origins, e.g. `https://shop.example.com`) whose browsers may send to the ingestion routes and read the source settings route (CORS), comma-separated; `*` allows any page. The admin API never answers cross-origin requests.', parse: corsOrigins },
-  publicUrl: { env: 'PUBLIC_URL', default: '', description: 'URL at which clients reach this API (e.g. `https://events.example.com`); the source settings route tells browser and mobile libraries to send to `<PUBLIC_URL>/v1`. Empty: taken from each settings request (its `Host` and protocol, `X-Forwarded-*` when `TRUST_PROXY` allows).', parse: publicUrl },
-  trustProxy: { env: 'TRUST_PROXY', default: 'false', description: 'Whether the API sits behind proxies whose `X-Forwarded-For`/`-Proto`/`-Host` count (for `context.ip` and the settings route): `false`, `true` (trust every hop: only when every request comes through your proxy), or the proxies\' comma-separated addresses/CIDRs (also `loopback`, `linklocal`, `uniquelocal`), as Fastify\'s `trustProxy`. Not a hop count (Fastify 5 ignores one: a client could send the hops itself).', parse: trustProxy },
+  publicUrl: { env: 'PUBLIC_URL', default: '', description: 'URL at which clients reach this API (e.g. `https://events.example.com`); the source settings route tells browser and mobile libraries to send to `<PUBLIC_URL>/v1`, whatever the request\'s headers say, and lets shared caches (a CDN) keep the answer. Empty: taken from each settings request (its `Host` and protocol, `X-Forwarded-Host`/`-Proto` when `TRUST_PROXY` allows; the answer is then `Cache-Control: private` with `Vary` on those headers, and the API warns at start).', parse: publicUrl },
+  trustProxy: { env: 'TRUST_PROXY', default: 'false', description: 'Which proxies in front of the API are trusted, whose `X-Forwarded-For`/`-Proto`/`-Host` count (for `context.ip`, the settings route and the per-address limits), as Fastify\'s `trustProxy`: `false`; a hop count such as `1` (recommended: the number of proxies every request passes, so the client address is the one your nearest proxy saw); the proxies\' comma-separated addresses/CIDRs (also `loopback`, `linklocal`, `uniquelocal`); or `true`, which trusts every hop: `context.ip` is then the leftmost `X-Forwarded-For` entry, which the client chooses, and the per-address limits key on the entry your nearest proxy appended instead. With a hop count or `true`, the API must be reachable only through the proxies.', parse: trustProxy },
   payloadEncryption: { env: 'PAYLOAD_ENCRYPTION', default: 'on', description: '`on`: every payload Switchyard puts into Temporal (workflow and activity inputs and results, memos, summaries, failure messages) is encrypted with AES-256-GCM under the active key of `PAYLOAD_KEYS`, and user ids in visibility are keyed hashes (docs/privacy.md). `off` (on purpose only): plaintext, as before; `src/server.ts` and `src/worker.ts` refuse to start without keys unless this says `off`.', parse: onOff },
   payloadKeys: { env: 'PAYLOAD_KEYS', default: '', description: 'The master keys: comma-separated `id=base64` entries, each a 32-byte key (`openssl rand -base64 32`). New payloads use the active key; every listed key still decrypts what it encrypted. Rotate by adding a key and making it active. `npm start` creates and keeps a development key in `$DATA_DIR/payload-keys` when neither this nor `PAYLOAD_KEYS_FILE` is set. Never logged.', parse: text },
   payloadKeysFile: { env: 'PAYLOAD_KEYS_FILE', default: '', description: 'A file holding what `PAYLOAD_KEYS` would (entries one a line or comma-separated; `#` comments), for a secret mounted as a file. Read at start-up.', parse: text },
@@ -214,6 +225,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (!result.databasePath) result.databasePath = path.join(result.dataDir, 'switchyard.db');
   if (!result.personasDeliveryTaskQueue) result.personasDeliveryTaskQueue = `${result.temporalTaskQueue}-personas`;
   return result;
+}
+
+/** What a valid configuration may still get wrong, for the operator to read at start-up. */
+export function configWarnings(config: Pick<Config, 'trustProxy' | 'publicUrl'>): string[] {
+  const warnings: string[] = [];
+  if (config.trustProxy !== false && !config.publicUrl) {
+    warnings.push('TRUST_PROXY is on and PUBLIC_URL is not set: the source settings route takes apiHost from X-Forwarded-Host/-Proto and answers Cache-Control: private (no CDN may cache it); set PUBLIC_URL to the URL clients reach this API at');
+  }
+  return warnings;
 }
 
 /** The delivery timing a message is accepted with (carried in its workflow input). */

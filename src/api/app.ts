@@ -16,6 +16,8 @@ import { ingestRoutes } from './ingest';
 import { healthRoutes } from './health';
 import { allowBrowserOrigins } from './cors';
 import { codecRoutes } from './codec';
+import { adminTokenFailures } from './admin/auth';
+import { fastifyTrustProxy } from './client-address';
 import { sourceSettingsRoutes } from './source-settings';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
 import { createMetrics, type Metrics } from '../metrics';
@@ -50,8 +52,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: MAX_BATCH_BYTES,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
     clientErrorHandler: replyToClientError,
-    // TRUST_PROXY: whether X-Forwarded-For/-Proto/-Host count for request.ip (context.ip) and the settings route's host.
-    trustProxy: options.config.trustProxy,
+    // TRUST_PROXY: whether X-Forwarded-For/-Proto/-Host count for request.ip (context.ip, the per-address limits) and the settings route's host.
+    trustProxy: fastifyTrustProxy(options.config.trustProxy),
     // Slowloris defence. Fastify sets requestTimeout once the server exists; createServer needs it too, to accept
     // headersTimeout beside it. Node checks both every connectionsCheckingInterval: once a second keeps a 408 near its deadline.
     requestTimeout: options.config.httpRequestTimeout,
@@ -84,10 +86,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { deliveries: options.deliveries, store: options.store });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics, keyring: options.keyring });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
-  await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, adminToken: options.config.adminToken, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
+  // One count of wrong admin tokens per client address, wherever the token is presented.
+  const tokenFailures = adminTokenFailures(options.config);
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
+  await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
   await app.register(portalRoutes, {
     adminToken: options.config.adminToken,
+    adminTokenFailures: tokenFailures,
     temporalUiUrl: options.config.temporalUiUrl || `http://127.0.0.1:${options.config.temporalUiPort}`,
     temporalNamespace: options.config.temporalNamespace,
     publicUrl: options.config.publicUrl,

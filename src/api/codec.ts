@@ -7,7 +7,7 @@ import { EncryptionCodec, PayloadDecryptionError } from '../privacy/payload-code
 import { SealedBodyError } from '../privacy/sealed-body';
 import { openSealedIn } from '../privacy/open-sealed';
 import type { Store } from '../store/types';
-import { requireAdminToken } from './admin/auth';
+import { requireAdminToken, type AdminTokenFailures } from './admin/auth';
 import { ApiError } from './errors';
 
 /**
@@ -20,8 +20,10 @@ import { ApiError } from './errors';
  * It answers with decrypted user data, so it wants the admin token as `Authorization: Bearer`
  * (the CLI's `--codec-auth 'Bearer …'`). The one exception is `npm start`'s local setup
  * (`openToLoopback`): a request without Authorization is answered when it comes over a loopback
- * socket and, if a browser sent it, from an origin of CODEC_CORS_ORIGINS (the dev server's own
- * Web UI, which cannot pass a token). CORS itself is in ./cors.ts.
+ * socket with no proxy header (a reverse proxy on the same machine connects over loopback too, and
+ * would otherwise open this to whoever reaches the proxy) and, if a browser sent it, from an origin
+ * of CODEC_CORS_ORIGINS (the dev server's own Web UI, which cannot pass a token). CORS itself is in
+ * ./cors.ts.
  */
 export interface CodecOptions {
   /** Undefined with PAYLOAD_ENCRYPTION=off: payloads pass through both ways. */
@@ -29,6 +31,8 @@ export interface CodecOptions {
   /** Opens sealed bodies in decoded payloads, or shows `[erased]` (crypto-shredding). */
   dataKeys: Pick<Store['dataKeys'], 'get'>;
   adminToken: string;
+  /** Wrong tokens per client address, shared with the admin API and the portal. */
+  adminTokenFailures?: AdminTokenFailures;
   /** CODEC_CORS_ORIGINS: the only browser origins answered (also without a token, when open to loopback). */
   corsOrigins: string[];
   /** Only `npm start`: answer tokenless requests from this machine (see above). */
@@ -84,14 +88,18 @@ const isLoopback = (address: string | undefined) => {
   return isIP(plain) === 4 ? plain.startsWith('127.') : plain === '::1';
 };
 
-export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyring, dataKeys, adminToken, corsOrigins, openToLoopback }) => {
+/** Headers a proxy adds to say whom it forwards for: a request carrying one came from elsewhere. */
+const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
+const isForwarded = (request: FastifyRequest) => PROXY_HEADERS.some((name) => request.headers[name] !== undefined);
+
+export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyring, dataKeys, adminToken, adminTokenFailures, corsOrigins, openToLoopback }) => {
   const codec = keyring ? new EncryptionCodec(keyring) : passThrough;
-  const checkToken = requireAdminToken(adminToken);
+  const checkToken = requireAdminToken(adminToken, adminTokenFailures);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const origin = request.headers.origin;
     if (origin !== undefined && !corsOrigins.includes(origin)) throw new ApiError(403, 'forbidden', 'Origin: this origin is not in CODEC_CORS_ORIGINS');
-    // The socket's own address, never X-Forwarded-For: a proxy in front makes every request remote.
-    if (openToLoopback && request.headers.authorization === undefined && isLoopback(request.socket.remoteAddress)) return;
+    // The socket's own address, never X-Forwarded-For, and no proxy's word that it forwards someone else.
+    if (openToLoopback && request.headers.authorization === undefined && isLoopback(request.socket.remoteAddress) && !isForwarded(request)) return;
     await checkToken(request);
   });
 

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config';
 import type { Source, Store } from '../store/types';
 import { unauthorized } from './errors';
-import { rateLimiter } from './rate-limiter';
+import { limitedAddress } from './client-address';
+import { failureLimiter, rateLimiter } from './rate-limiter';
 import { bodyWriteKey, headerWriteKey } from './write-key';
 
 const sources = new WeakMap<FastifyRequest, Source>();
@@ -11,23 +12,27 @@ const sources = new WeakMap<FastifyRequest, Source>();
  * Who may send, and how often, for the ingestion routes of `app`. A request with a known write key
  * counts against its source's bucket (INGEST_RATE_LIMIT), so a noisy source gets 429s while others
  * carry on. A request without one, or with an unknown one, counts against its client address
- * (INGEST_UNAUTHENTICATED_RATE_LIMIT): a fresh random key per request cannot spray past the limit.
+ * (INGEST_UNAUTHENTICATED_RATE_LIMIT): a fresh random key per request cannot spray past the limit,
+ * and once an address has used it up its requests are refused before any lookup, so a spray costs
+ * the store nothing. Behind proxies the address is the one TRUST_PROXY makes out (./client-address.ts).
  * A key in the Authorization header is checked as the request arrives, before its body is read;
  * a key in the body once the body is parsed, before validation, so floods of invalid requests count.
  * Returns how a route handler gets the source the request was authenticated as.
  */
-export function guardIngestion(app: FastifyInstance, store: Store, config: Pick<Config, 'ingestRateLimit' | 'ingestRateWindow' | 'ingestUnauthenticatedRateLimit'>) {
+export function guardIngestion(app: FastifyInstance, store: Store, config: Pick<Config, 'ingestRateLimit' | 'ingestRateWindow' | 'ingestUnauthenticatedRateLimit' | 'trustProxy'>) {
   const perSource = rateLimiter(config.ingestRateLimit, config.ingestRateWindow, 'for this write key');
-  const perAddress = rateLimiter(config.ingestUnauthenticatedRateLimit, config.ingestRateWindow, 'without a valid write key from this address');
+  const perAddress = failureLimiter(config.ingestUnauthenticatedRateLimit, config.ingestRateWindow, 'requests without a valid write key from this address');
 
   // How long each request's write-key lookup took: the ingestion deadline counts it (ingest.ts).
   const lookups = new WeakMap<FastifyRequest, number>();
 
   async function authenticate(request: FastifyRequest, writeKey: string | undefined): Promise<void> {
+    const address = limitedAddress(request, config.trustProxy);
+    await perAddress.refuseIfSpent(address);
     const started = Date.now();
     const source = writeKey ? await store.sources.findByWriteKey(writeKey).finally(() => lookups.set(request, (lookups.get(request) ?? 0) + Date.now() - started)) : undefined;
     if (!source) {
-      await perAddress(request.ip);
+      await perAddress.count(address);
       throw unauthorized(writeKey ? 'unknown write key' : 'missing write key: send HTTP Basic auth with the write key as username, or writeKey in the body');
     }
     await perSource(source.id);

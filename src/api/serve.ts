@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import { configWarnings, type Config } from '../config';
 import type { Keyring } from '../privacy/keyring';
 import type { Lifecycle } from '../lifecycle';
 import type { Store } from '../store/types';
@@ -29,6 +29,7 @@ export async function serveApi(
   privacy: { keyring: Keyring | undefined; codecOpenToLoopback?: boolean },
   metrics?: Metrics,
 ): Promise<FastifyInstance> {
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, privacy.keyring, temporal.starter !== undefined && config.ingestEagerStart));
   const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger, metrics: metrics ?? createMetrics(), ...privacy });
   lifecycle.opened('HTTP API', app, (opened) => {

@@ -4,11 +4,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config';
 import type { Store } from '../store/types';
 import { ApiError } from './errors';
-import { rateLimiter } from './rate-limiter';
+import { limitedAddress } from './client-address';
+import { ErrorReply } from './ingest-schema';
+import { failureLimiter } from './rate-limiter';
 
 /** How long browsers and proxies may keep a source's settings. */
 const SETTINGS_MAX_AGE_SECONDS = 300;
-import { ErrorReply } from './ingest-schema';
 
 /** Where a library fetches its source's settings: analytics-next `{cdnURL}/v1/projects/{writeKey}/settings`, the mobile libraries `https://{cdnHost}/projects/{writeKey}/settings` with cdnHost ending in /v1. */
 export const SOURCE_SETTINGS_PATH = '/v1/projects/:writeKey/settings';
@@ -34,6 +35,18 @@ export function publicEndpoint(publicUrl: string, request: { protocol: string; h
   }
   if (!HOST.test(request.host)) return { problem: 'host: header must be a host name or IP address with an optional port (or set PUBLIC_URL)' };
   return { protocol: request.protocol === 'https' ? 'https' : 'http', apiHost: `${request.host}/v1` };
+}
+
+/**
+ * How long, and by whom, a source's settings may be kept. Pages load them on every visit; a few
+ * minutes of caching spares the store, and a changed source rarely matters sooner. When apiHost
+ * comes from X-Forwarded-Host/-Proto (a trusted proxy, no PUBLIC_URL), a shared cache keyed on the
+ * URL alone would hand one client's forged host to every visitor: such a reply is private and
+ * varies on those headers.
+ */
+export function settingsCaching(config: Pick<Config, 'publicUrl' | 'trustProxy'>): { 'cache-control': string; vary?: string } {
+  if (config.publicUrl || config.trustProxy === false) return { 'cache-control': `public, max-age=${SETTINGS_MAX_AGE_SECONDS}` };
+  return { 'cache-control': `private, max-age=${SETTINGS_MAX_AGE_SECONDS}`, vary: 'X-Forwarded-Host, X-Forwarded-Proto' };
 }
 
 /**
@@ -66,10 +79,11 @@ const Settings = Type.Object({}, { additionalProperties: true });
  * a mobile app sets `cdnHost`), and needs no Segment account. Unknown write key → 404. Logged at
  * warn only: the path carries the write key, which the request log would otherwise record.
  */
-export const sourceSettingsRoutes: FastifyPluginAsync<{ store: Store; config: Pick<Config, 'publicUrl' | 'ingestUnauthenticatedRateLimit' | 'ingestRateWindow'> }> = async (parent, { store, config }) => {
+export const sourceSettingsRoutes: FastifyPluginAsync<{ store: Store; config: Pick<Config, 'publicUrl' | 'trustProxy' | 'ingestUnauthenticatedRateLimit' | 'ingestRateWindow'> }> = async (parent, { store, config }) => {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   // Unknown write keys count per client address, as on the ingestion routes: the route cannot be used to guess keys at speed.
-  const perAddress = rateLimiter(config.ingestUnauthenticatedRateLimit, config.ingestRateWindow, 'for unknown write keys from this address');
+  const perAddress = failureLimiter(config.ingestUnauthenticatedRateLimit, config.ingestRateWindow, 'requests for unknown write keys from this address');
+  const caching = settingsCaching(config);
   app.get(
     SOURCE_SETTINGS_PATH,
     {
@@ -81,16 +95,19 @@ export const sourceSettingsRoutes: FastifyPluginAsync<{ store: Store; config: Pi
     },
     async (request: FastifyRequest<{ Params: { writeKey: string } }>, reply) => {
       const { writeKey } = request.params;
+      const address = limitedAddress(request, config.trustProxy);
+      void reply.header('cache-control', 'no-store');
+      await perAddress.refuseIfSpent(address);
       const source = await store.sources.findByWriteKey(writeKey);
       if (!source) {
-        await perAddress(request.ip);
-        void reply.header('cache-control', 'no-store');
+        await perAddress.count(address);
         throw new ApiError(404, 'unknown_write_key', 'writeKey: no source has this write key; settings are served only for the write key of an existing source');
       }
       const endpoint = publicEndpoint(config.publicUrl, request);
       if ('problem' in endpoint) throw new ApiError(400, 'invalid_request', endpoint.problem);
-      // Pages load settings on every visit; a few minutes of caching spares the store, and a changed source rarely matters sooner.
-      void reply.header('cache-control', `public, max-age=${SETTINGS_MAX_AGE_SECONDS}`);
+      void reply.header('cache-control', caching['cache-control']);
+      // Appended: CORS may have said Vary: Origin already.
+      if (caching.vary) void reply.header('vary', [reply.getHeader('vary'), caching.vary].filter(Boolean).join(', '));
       return sourceSettings(writeKey, endpoint);
     },
   );

@@ -1,12 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { requireAdminToken } from '../api/admin/auth';
+import { requireAdminToken, type AdminTokenFailures } from '../api/admin/auth';
 import { ApiError } from '../api/errors';
 import { PORTAL_BUILD_DIR, buildPortalAssets, type PortalAssets } from './build';
 
 export interface PortalOptions {
   adminToken: string;
+  /** Wrong tokens per client address, shared with the admin API and the codec server. */
+  adminTokenFailures?: AdminTokenFailures;
   /** Base URL of the Temporal Web UI each delivery links to. */
   temporalUiUrl: string;
   temporalNamespace: string;
@@ -67,7 +69,7 @@ export const portalRoutes: FastifyPluginAsync<PortalOptions> = async (app, optio
     app.get(url, hide, async (_request, reply) => secured(reply).type(TYPES[name]).send(await asset(name)));
   }
   // What the page needs to know about this deployment; behind the admin token like the admin API.
-  app.get('/portal/settings.json', { ...hide, onRequest: requireAdminToken(options.adminToken) }, async (_request, reply) =>
+  app.get('/portal/settings.json', { ...hide, onRequest: requireAdminToken(options.adminToken, options.adminTokenFailures) }, async (_request, reply) =>
     secured(reply).send({ temporalUiUrl: options.temporalUiUrl.replace(/\/+$/, ''), temporalNamespace: options.temporalNamespace, publicUrl: options.publicUrl }),
   );
 };

@@ -66,7 +66,7 @@ export async function startOwnApi(env: NodeJS.ProcessEnv, logFile: string, port?
 export const FAULT_DELIVERY_ENV = { DELIVERY_TIMEOUT: '2s', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '2s', DELIVERY_RETRY_WINDOW: '15m' };
 
 /** The admin token of every API a fault test starts for itself (sourceThrough uses it). */
-export const ADMIN_TOKEN = 'production-shape-admin';
+export const ADMIN_TOKEN = 'production-shape-admin-0123456789ab';
 
 export interface OwnPair {
   api: OwnApi;

@@ -172,7 +172,7 @@ export async function apiKillScenario(options: { batches: number; batchSize: num
   let api: OwnApi | undefined;
   try {
     const { writeKey, sourceId } = await sourceFor(system, receiver, 'api kill');
-    const env = { ADMIN_TOKEN: 'api-kill-admin', INGEST_RATE_LIMIT: '0' };
+    const env = { ADMIN_TOKEN: 'api-kill-admin-token-0123456789abcdef', INGEST_RATE_LIMIT: '0' };
     api = await startOwnApi(env, path.join(options.dir, 'api-1.log'));
     const port = Number(new URL(api.url).port);
     const batches = chunks(

@@ -17,7 +17,7 @@ import { temporalSyncSchedules } from '../../src/temporal/temporal-sync-schedule
 import { ROOT } from './processes';
 import { startReceiver, type Receiver } from './receiver';
 
-export const ADMIN_TOKEN = 'test-admin-token';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 /** Short windows so retry behaviour shows in seconds, not hours. */
 export const FAST_DELIVERY: Partial<Config> = {

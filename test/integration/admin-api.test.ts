@@ -11,7 +11,7 @@ import type { DeliveryPolicy } from '../../src/delivery/types';
 import { openStore, type Store } from '../../src/store';
 import { hashWriteKey } from '../../src/store/write-keys';
 
-const ADMIN_TOKEN = 'test-admin-token-0123456789';
+const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** CRUD never starts deliveries; a call here would be a bug. */

@@ -20,7 +20,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
  */
 const run = promisify(execFile);
 const NOBODY = 65534;
-const ADMIN_TOKEN = 'image-steps-admin-token';
+const ADMIN_TOKEN = 'image-steps-admin-token-0123456789ab';
 
 interface Instruction {
   op: string;

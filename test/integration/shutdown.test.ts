@@ -40,7 +40,7 @@ it('API: stops accepting connections, finishes the request in flight (200, deliv
       return s;
     });
     // The run's worker delivers: this API starts workflows on the run's task queue.
-    const api = await startOwnApi({ ADMIN_TOKEN: 'shutdown-admin' }, path.join(faultDir('shutdown-api'), 'api.log'));
+    const api = await startOwnApi({ ADMIN_TOKEN: 'shutdown-admin-token-0123456789abcdef' }, path.join(faultDir('shutdown-api'), 'api.log'));
     processes.push(api);
     const port = Number(new URL(api.url).port);
 
@@ -76,7 +76,7 @@ it('API under load: every call acknowledged before or during the SIGTERM is deli
   try {
     const { source, writeKey } = await system.store.sources.create('shutdown api load');
     await system.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
-    const api = await startOwnApi({ ADMIN_TOKEN: 'shutdown-admin', INGEST_RATE_LIMIT: '0' }, path.join(faultDir('shutdown-api-load'), 'api.log'));
+    const api = await startOwnApi({ ADMIN_TOKEN: 'shutdown-admin-token-0123456789abcdef', INGEST_RATE_LIMIT: '0' }, path.join(faultDir('shutdown-api-load'), 'api.log'));
     processes.push(api);
 
     // Senders on keep-alive connections, one call after another, until the API is gone.

@@ -60,7 +60,7 @@ it('an API refuses a namespace that lacks SwitchyardAnonymousId alone, naming it
   const others = ALL_SEARCH_ATTRIBUTES.filter((key) => key.name !== 'SwitchyardAnonymousId');
   await temporalCli('operator', 'search-attribute', 'create', '--namespace', namespace, ...others.flatMap((key) => ['--name', key.name, '--type', CLI_TYPE[key.type as string]]));
   const logFile = path.join(dir, 'api-one.log');
-  const { code, log } = await refused(spawnApi({ TEMPORAL_NAMESPACE: namespace, ADMIN_TOKEN: 'startup-checks' }, await freePort(), logFile), logFile);
+  const { code, log } = await refused(spawnApi({ TEMPORAL_NAMESPACE: namespace, ADMIN_TOKEN: 'startup-checks-admin-0123456789abcdef' }, await freePort(), logFile), logFile);
   expect(code).not.toBe(0);
   expect(log).toContain(`Temporal namespace ${namespace} lacks Switchyard's search attributes: SwitchyardAnonymousId (Keyword) is missing. Register it with: temporal operator search-attribute create --namespace ${namespace} --name SwitchyardAnonymousId --type Keyword`);
   for (const key of others) expect(log).not.toContain(`${key.name} (`);
@@ -74,10 +74,10 @@ it('starts once the command it named has run', async () => {
   await waitForPoller(address, namespace, taskQueue, worker);
 
   // /admin/status reads them too: an attribute removed later is named, with the command, until it is back.
-  const api = await startOwnApi({ TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, ADMIN_TOKEN: 'startup-checks' }, path.join(dir, 'api-ok.log'));
+  const api = await startOwnApi({ TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: taskQueue, ADMIN_TOKEN: 'startup-checks-admin-0123456789abcdef' }, path.join(dir, 'api-ok.log'));
   children.push(api.process);
   const health = async () => {
-    const res = await fetch(`${api.url}/admin/status`, { headers: { authorization: 'Bearer startup-checks' } });
+    const res = await fetch(`${api.url}/admin/status`, { headers: { authorization: 'Bearer startup-checks-admin-0123456789abcdef' } });
     return { status: res.status, body: (await res.json()) as { searchAttributes: boolean; problems: string[] } };
   };
   // The worker's Personas queue poller may lag its delivery one by a moment.
@@ -128,7 +128,7 @@ describe('the store\'s schema', () => {
     db.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('0999_from_a_newer_version', new Date().toISOString());
     db.close();
     const logFile = path.join(dir, 'api-newer.log');
-    const { code, log } = await refused(spawnApi({ DATABASE_PATH: databasePath, ADMIN_TOKEN: 'startup-checks' }, await freePort(), logFile), logFile);
+    const { code, log } = await refused(spawnApi({ DATABASE_PATH: databasePath, ADMIN_TOKEN: 'startup-checks-admin-0123456789abcdef' }, await freePort(), logFile), logFile);
     expect(code).not.toBe(0);
     expect(log).toContain(`The store ${databasePath} was migrated by a newer Switchyard: it has applied 0999_from_a_newer_version, which this version does not know.`);
   }, 120_000);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { deliveryPolicy, loadConfig } from '../../src/config';
+import { configWarnings, deliveryPolicy, loadConfig } from '../../src/config';
 import { formatDuration, parseDuration } from '../../src/delivery/duration';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 
@@ -40,6 +40,7 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'https://example.com/switchyard' }, { publicUrl: 'https://example.com/switchyard' }],
     [{ TRUST_PROXY: 'true' }, { trustProxy: true }],
     [{ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback' }, { trustProxy: ['10.0.0.0/8', '127.0.0.1', 'loopback'] }],
+    [{ TRUST_PROXY: '2' }, { trustProxy: 2 }],
     [{}, { codecCorsOrigins: [] }],
     [{ CODEC_CORS_ORIGINS: 'https://cloud.temporal.io, http://localhost:8233' }, { codecCorsOrigins: ['https://cloud.temporal.io', 'http://localhost:8233'] }],
   ])('web and proxy settings %j → %j', (env, expected) => {
@@ -53,12 +54,34 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'events.example.com' }, 'Invalid PUBLIC_URL: "events.example.com" is not an absolute URL'],
     [{ PUBLIC_URL: 'ftp://events.example.com' }, 'Invalid PUBLIC_URL: "ftp://events.example.com" must be an http or https URL'],
     [{ PUBLIC_URL: 'https://events.example.com/?a=1' }, 'must be an http or https URL without credentials, query or fragment'],
-    [{ TRUST_PROXY: '2' }, 'Invalid TRUST_PROXY: "2": a hop count cannot be trusted'],
-    [{ TRUST_PROXY: 'yes' }, 'Invalid TRUST_PROXY: "yes" is not true, false, an IP address, a CIDR'],
+    [{ TRUST_PROXY: '0' }, 'Invalid TRUST_PROXY: "0": a hop count is at least 1 (false trusts no proxy)'],
+    [{ TRUST_PROXY: '-1' }, 'Invalid TRUST_PROXY: "-1" is not true, false, a hop count'],
+    [{ TRUST_PROXY: 'yes' }, 'Invalid TRUST_PROXY: "yes" is not true, false, a hop count, an IP address, a CIDR'],
     [{ CODEC_CORS_ORIGINS: '*' }, 'Invalid CODEC_CORS_ORIGINS: "*" is not allowed here: name each Temporal Web UI origin'],
     [{ CODEC_CORS_ORIGINS: 'http://localhost:8233/' }, 'Invalid CODEC_CORS_ORIGINS: "http://localhost:8233/" is not an origin'],
   ])('refuses %j naming the variable and the rule', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('refuses an admin token shorter than 32 characters, without repeating it', () => {
+    const short = 'x'.repeat(31);
+    expect(() => loadConfig({ ADMIN_TOKEN: short })).toThrow('Invalid ADMIN_TOKEN: is shorter than 32 characters; generate one with `openssl rand -base64 32`');
+    expect(() => loadConfig({ ADMIN_TOKEN: short })).not.toThrow(short);
+    expect(loadConfig({ ADMIN_TOKEN: 'x'.repeat(32) }).adminToken).toBe('x'.repeat(32));
+    expect(loadConfig({}).adminToken).toBe('');
+  });
+});
+
+describe('configWarnings', () => {
+  it.each([
+    [{}, []],
+    [{ TRUST_PROXY: 'true' }, ['TRUST_PROXY is on and PUBLIC_URL is not set: the source settings route takes apiHost from X-Forwarded-Host/-Proto and answers Cache-Control: private (no CDN may cache it); set PUBLIC_URL to the URL clients reach this API at']],
+    [{ TRUST_PROXY: '1' }, [expect.stringMatching(/^TRUST_PROXY is on and PUBLIC_URL is not set/)]],
+    [{ TRUST_PROXY: 'loopback' }, [expect.stringMatching(/^TRUST_PROXY is on and PUBLIC_URL is not set/)]],
+    [{ TRUST_PROXY: 'true', PUBLIC_URL: 'https://events.example.com' }, []],
+    [{ PUBLIC_URL: 'https://events.example.com' }, []],
+  ])('%j → %j', (env, warnings) => {
+    expect(configWarnings(loadConfig(env))).toEqual(warnings);
   });
 });
 

@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { PORTAL_CSP, portalRoutes } from '../../src/portal/routes';
 
 /** The portal's routes on their own (no store, no Temporal): what they serve and with which headers. */
-const TOKEN = 'unit-admin-token';
+const TOKEN = 'unit-admin-token-0123456789abcdef';
 let app: FastifyInstance;
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { isBrowserPath } from '../../src/api/cors';
 import { INGEST_ROUTES } from '../../src/api/ingest';
-import { publicEndpoint, sourceSettings } from '../../src/api/source-settings';
+import { publicEndpoint, settingsCaching, sourceSettings } from '../../src/api/source-settings';
 
 describe('INGEST_ROUTES', () => {
   it("serves each call type under its long name and its first letter (Segment's browser and mobile paths), and batch as /v1/b", () => {
@@ -62,5 +62,18 @@ describe('sourceSettings', () => {
     const text = JSON.stringify(settings);
     expect(text.match(/wk_secret/g)).toHaveLength(1);
     expect(text).not.toMatch(/src_|sourceId|"name"/);
+  });
+});
+
+describe('settingsCaching: a reply that depends on forwarded headers is kept from shared caches', () => {
+  it.each([
+    [{ publicUrl: 'https://events.example.com', trustProxy: true }, { 'cache-control': 'public, max-age=300' }],
+    [{ publicUrl: 'https://events.example.com', trustProxy: 1 }, { 'cache-control': 'public, max-age=300' }],
+    [{ publicUrl: '', trustProxy: false }, { 'cache-control': 'public, max-age=300' }],
+    [{ publicUrl: '', trustProxy: true }, { 'cache-control': 'private, max-age=300', vary: 'X-Forwarded-Host, X-Forwarded-Proto' }],
+    [{ publicUrl: '', trustProxy: 2 }, { 'cache-control': 'private, max-age=300', vary: 'X-Forwarded-Host, X-Forwarded-Proto' }],
+    [{ publicUrl: '', trustProxy: ['10.0.0.0/8'] }, { 'cache-control': 'private, max-age=300', vary: 'X-Forwarded-Host, X-Forwarded-Proto' }],
+  ] as const)('%j → %j', (config, headers) => {
+    expect(settingsCaching(config as { publicUrl: string; trustProxy: boolean | number | string[] })).toEqual(headers);
   });
 });

@@ -8,7 +8,7 @@ import { audienceRoutes } from './audiences';
 import { computedTraitRoutes } from './computed-traits';
 import { deliveryRoutes } from './deliveries';
 import { redeliveryRoutes } from './redeliveries';
-import { requireAdminToken } from './auth';
+import { requireAdminToken, type AdminTokenFailures } from './auth';
 import { destinationRoutes } from './destinations';
 import { destinationHealthRoutes } from './destination-health';
 import { regulationRoutes } from './regulations';
@@ -19,6 +19,8 @@ export interface AdminOptions {
   store: Store;
   deliveries: Deliveries;
   adminToken: string;
+  /** Wrong tokens per client address, shared with the portal and the codec server (none counted when absent). */
+  adminTokenFailures?: AdminTokenFailures;
   /** Timing for the delete notifications regulations send. */
   policy: DeliveryPolicy;
   /** How long a rotated-out Standard Webhooks secret keeps signing (SIGNING_SECRET_OVERLAP; its default when absent). */
@@ -33,8 +35,8 @@ export interface AdminOptions {
  * The admin API, one plugin per resource. The token check is a hook on this plugin's context,
  * so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, policy, signingSecretOverlapMs, personas, keyring }) => {
-  app.addHook('onRequest', requireAdminToken(adminToken));
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, policy, signingSecretOverlapMs, personas, keyring }) => {
+  app.addHook('onRequest', requireAdminToken(adminToken, adminTokenFailures));
   await app.register(statusRoutes, { deliveries, store });
   await app.register(sourceRoutes, { store });
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
