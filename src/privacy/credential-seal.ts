@@ -20,8 +20,7 @@ export function credentialFieldName(field: CredentialField): string {
   return field.kind === 'header' ? `webhooks[${field.index}].headers.${field.name}` : field.kind;
 }
 
-const aad = (destinationId: string, field: CredentialField) =>
-  Buffer.from(['switchyard-credential-v1', destinationId, field.kind, ...(field.kind === 'header' ? [field.url, field.name] : [])].join('\0'), 'utf8');
+const aad = (destinationId: string, field: CredentialField) => Buffer.from(['switchyard-credential-v1', destinationId, field.kind, ...(field.kind === 'header' ? [field.url, field.name] : [])].join('\0'), 'utf8');
 
 /** A credential that does not open: its key is not listed, or it does not authenticate where it is. */
 export class CredentialSealError extends Error {
@@ -36,9 +35,7 @@ export function sealCredential(keyring: Keyring, keyId: string, destinationId: s
 /** The value of a sealed credential; the error names the destination, the field and the key id, nothing else. */
 export function openCredential(keyring: Keyring | undefined, keyId: string, destinationId: string, field: CredentialField, sealed: string): string {
   if (!keyring) {
-    throw new CredentialSealError(
-      `destination ${destinationId}: its credentials are sealed under payload key "${keyId}", and this process has no payload keys (PAYLOAD_ENCRYPTION=off); list the keys in PAYLOAD_KEYS`,
-    );
+    throw new CredentialSealError(`destination ${destinationId}: its credentials are sealed under payload key "${keyId}", and this process has no payload keys (PAYLOAD_ENCRYPTION=off); list the keys in PAYLOAD_KEYS`);
   }
   const key = keyring.keys.get(keyId);
   if (!key) {

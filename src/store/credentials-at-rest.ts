@@ -13,16 +13,8 @@ export const PLAINTEXT_CREDENTIALS = '(plaintext)';
 type Which = 'plaintext' | 'not under the active key';
 
 async function rowsToSeal(db: Kysely<Tables>, keyring: Keyring, which: Which, afterId: string, limit: number) {
-  let query = db
-    .selectFrom('destinations')
-    .select(['id', 'shared_secret', 'signing_secret', 'previous_signing_secret', 'webhooks', 'credentials_key_id'])
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit);
-  query =
-    which === 'plaintext'
-      ? query.where('credentials_key_id', 'is', null)
-      : query.where((eb) => eb.or([eb('credentials_key_id', 'is', null), eb('credentials_key_id', '<>', keyring.activeKeyId)]));
+  let query = db.selectFrom('destinations').select(['id', 'shared_secret', 'signing_secret', 'previous_signing_secret', 'webhooks', 'credentials_key_id']).where('id', '>', afterId).orderBy('id').limit(limit);
+  query = which === 'plaintext' ? query.where('credentials_key_id', 'is', null) : query.where((eb) => eb.or([eb('credentials_key_id', 'is', null), eb('credentials_key_id', '<>', keyring.activeKeyId)]));
   return query.execute();
 }
 
@@ -54,7 +46,7 @@ async function reseal(db: Kysely<Tables>, keyring: Keyring, rows: (CredentialCol
  */
 export async function sealPlaintextCredentials(db: Kysely<Tables>, keyring: Keyring): Promise<number> {
   let sealed = 0;
-  for (let afterId = ''; ; ) {
+  for (let afterId = ''; ;) {
     const rows = await rowsToSeal(db, keyring, 'plaintext', afterId, BATCH);
     if (rows.length === 0) break;
     sealed += await reseal(db, keyring, rows);
@@ -76,6 +68,10 @@ export async function resealCredentials(db: Kysely<Tables>, keyring: Keyring, li
 
 /** How many destinations' credentials each master key seals (PLAINTEXT_CREDENTIALS: none). */
 export async function credentialsByMasterKey(db: Kysely<Tables>): Promise<Record<string, number>> {
-  const rows = await db.selectFrom('destinations').select(['credentials_key_id', db.fn.countAll<string>().as('count')]).groupBy('credentials_key_id').execute();
+  const rows = await db
+    .selectFrom('destinations')
+    .select(['credentials_key_id', db.fn.countAll<string>().as('count')])
+    .groupBy('credentials_key_id')
+    .execute();
   return Object.fromEntries(rows.map((row) => [row.credentials_key_id ?? PLAINTEXT_CREDENTIALS, Number(row.count)]));
 }

@@ -153,10 +153,21 @@ describe.each([
       const { source } = await store.sources.create('moved');
       const a = await store.destinations.create(source.id, { enabled: true, sharedSecret: secretA, signingSecret: whsec(), webhooks: [] });
       const b = await store.destinations.create(source.id, { enabled: true, sharedSecret: secretB, webhooks: [] });
-      await raw.updateTable('destinations').set({ shared_secret: (await row(a.id)).shared_secret }).where('id', '=', b.id).execute();
-      const moved = await store.destinations.get(b.id).then(() => undefined, (err: Error) => err.message);
+      await raw
+        .updateTable('destinations')
+        .set({ shared_secret: (await row(a.id)).shared_secret })
+        .where('id', '=', b.id)
+        .execute();
+      const moved = await store.destinations.get(b.id).then(
+        () => undefined,
+        (err: Error) => err.message,
+      );
       expect(moved).toBe(`destination ${b.id}: its sealed sharedSecret does not authenticate (altered, or copied from another destination or field)`);
-      await raw.updateTable('destinations').set({ shared_secret: (await row(a.id)).signing_secret }).where('id', '=', a.id).execute();
+      await raw
+        .updateTable('destinations')
+        .set({ shared_secret: (await row(a.id)).signing_secret })
+        .where('id', '=', a.id)
+        .execute();
       await expect(store.destinations.get(a.id)).rejects.toThrow(`destination ${a.id}: its sealed sharedSecret does not authenticate`);
     } finally {
       await store.close();
@@ -174,7 +185,9 @@ describe.each([
       const now = new Date().toISOString();
       await oldRaw.insertInto('sources').values({ id: 'src_old', name: 'old', write_key_hash: 'x', write_key_hint: 'xxxx', created_at: now }).execute();
       await sql`insert into destinations (id, source_id, name, enabled, shared_secret, webhooks, created_at, updated_at, signing_secret, previous_signing_secret, previous_signing_secret_until, max_requests_per_second, paused, paused_at)
-        values ('dst_old', 'src_old', 'Webhooks', 1, ${shared}, ${JSON.stringify([{ url: 'https://hooks.example.com/old', headers: { Authorization: header } }])}, ${now}, ${now}, ${signing}, ${previous}, ${until}, null, 0, null)`.execute(oldRaw);
+        values ('dst_old', 'src_old', 'Webhooks', 1, ${shared}, ${JSON.stringify([{ url: 'https://hooks.example.com/old', headers: { Authorization: header } }])}, ${now}, ${now}, ${signing}, ${previous}, ${until}, null, 0, null)`.execute(
+        oldRaw,
+      );
       await sql`insert into destinations (id, source_id, name, enabled, shared_secret, webhooks, created_at, updated_at, signing_secret, previous_signing_secret, previous_signing_secret_until, max_requests_per_second, paused, paused_at)
         values ('dst_plain', 'src_old', 'Webhooks', 1, null, ${JSON.stringify([{ url: 'https://hooks.example.com/plain', headers: {} }])}, ${now}, ${now}, null, null, null, null, 0, null)`.execute(oldRaw);
 
@@ -241,7 +254,7 @@ describe.each([
     try {
       const read = await during.destinations.get(id);
       expect(read).toMatchObject({ sharedSecret: shared, signing: { current: signing }, webhooks: [{ headers: { 'X-Key': header } }] });
-      expect((await during.destinations.credentialsByMasterKey())).toMatchObject({ k1: expect.any(Number) });
+      expect(await during.destinations.credentialsByMasterKey()).toMatchObject({ k1: expect.any(Number) });
       let resealed = 0;
       for (;;) {
         const step = await during.destinations.resealCredentials(2);

@@ -18,7 +18,12 @@ describe('a sealed receiver credential', () => {
     ['on another destination', 'dst_b', SHARED, 'destination dst_b: its sealed sharedSecret does not authenticate (altered, or copied from another destination or field)'],
     ['in another field', 'dst_a', { kind: 'signingSecret' }, 'destination dst_a: its sealed signingSecret does not authenticate (altered, or copied from another destination or field)'],
     ['as the previous signing secret', 'dst_a', { kind: 'previousSigningSecret' }, 'destination dst_a: its sealed previousSigningSecret does not authenticate (altered, or copied from another destination or field)'],
-    ['as a header value', 'dst_a', header('X-Key', 'https://hooks.example.com/a?token=abc', 3), 'destination dst_a: its sealed webhooks[3].headers.X-Key does not authenticate (altered, or copied from another destination or field)'],
+    [
+      'as a header value',
+      'dst_a',
+      header('X-Key', 'https://hooks.example.com/a?token=abc', 3),
+      'destination dst_a: its sealed webhooks[3].headers.X-Key does not authenticate (altered, or copied from another destination or field)',
+    ],
   ])('sealed as the shared secret of dst_a does not open %s, and the error names neither value nor URL', (_case, destinationId, field, message) => {
     const sealed = sealCredential(keyring, 'k2', 'dst_a', SHARED, 'the secret');
     expect(() => openCredential(keyring, 'k2', destinationId, field, sealed)).toThrow(new CredentialSealError(message));
@@ -44,7 +49,7 @@ describe('a sealed receiver credential', () => {
   });
 });
 
-describe('a destination row\'s credential columns', () => {
+describe("a destination row's credential columns", () => {
   const plain: PlainCredentials = {
     shared_secret: 'the-shared-secret',
     signing_secret: 'whsec_current',
