@@ -25,6 +25,7 @@ import { serveMetricsRoute } from './metrics';
 import { portalRoutes } from '../portal/routes';
 import { requestLogValue } from './request-log';
 import { documentRoutes } from './route-docs';
+import { signingOverlapSweep } from './signing-overlaps';
 import { VERSION } from '../version';
 
 export interface AppOptions {
@@ -88,7 +89,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   // One count of wrong admin tokens per client address, wherever the token is presented.
   const tokenFailures = adminTokenFailures(options.config);
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
+  // Rotated-out signing secrets leave the store when their overlap ends (issue 29).
+  const signingOverlaps = signingOverlapSweep(options.store.destinations, app.log);
+  app.addHook('onReady', async () => signingOverlaps.start());
+  app.addHook('onClose', () => signingOverlaps.stop());
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
   await app.register(portalRoutes, {
     adminToken: options.config.adminToken,

@@ -30,6 +30,9 @@ export async function serveApi(
   metrics?: Metrics,
 ): Promise<FastifyInstance> {
   for (const warning of configWarnings(config)) logger.warn(warning);
+  if (!privacy.keyring) {
+    logger.warn('PAYLOAD_ENCRYPTION=off: payloads reach Temporal unencrypted, and receiver credentials (shared secrets, signing secrets, header values) are stored in plaintext (docs/privacy.md)');
+  }
   const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, privacy.keyring, temporal.starter !== undefined && config.ingestEagerStart));
   const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), logger, metrics: metrics ?? createMetrics(), ...privacy });
   lifecycle.opened('HTTP API', app, (opened) => {

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { openWithKey, sealWithKey } from './aes-gcm';
 import type { Keyring } from './keyring';
 
 /**
@@ -12,8 +13,6 @@ export interface WrappedDataKey {
   wrapped: Buffer;
 }
 
-const NONCE_BYTES = 12;
-const TAG_BYTES = 16;
 export const DATA_KEY_BYTES = 32;
 
 const aad = (subjectHash: string) => Buffer.from(`switchyard-data-key-v1\0${subjectHash}`, 'utf8');
@@ -24,11 +23,7 @@ export const newDataKey = (): Buffer => randomBytes(DATA_KEY_BYTES);
 /** Wraps a data key under the keyring's active master key. */
 export function wrapDataKey(keyring: Keyring, subjectHash: string, dataKey: Buffer): WrappedDataKey {
   const masterKeyId = keyring.activeKeyId;
-  const nonce = randomBytes(NONCE_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', keyring.keys.get(masterKeyId)!, nonce);
-  cipher.setAAD(aad(subjectHash));
-  const ciphertext = Buffer.concat([cipher.update(dataKey), cipher.final()]);
-  return { masterKeyId, wrapped: Buffer.concat([nonce, ciphertext, cipher.getAuthTag()]) };
+  return { masterKeyId, wrapped: sealWithKey(keyring.keys.get(masterKeyId)!, aad(subjectHash), dataKey) };
 }
 
 /**
@@ -39,12 +34,8 @@ export function wrapDataKey(keyring: Keyring, subjectHash: string, dataKey: Buff
 export function unwrapDataKey(keyring: Keyring, subjectHash: string, row: WrappedDataKey): Buffer {
   const master = keyring.keys.get(row.masterKeyId);
   if (!master) throw new Error(`data key wrapped with master key "${row.masterKeyId}", which is not listed in PAYLOAD_KEYS`);
-  const data = row.wrapped;
   try {
-    const decipher = createDecipheriv('aes-256-gcm', master, data.subarray(0, NONCE_BYTES));
-    decipher.setAAD(aad(subjectHash));
-    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-    const key = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+    const key = openWithKey(master, aad(subjectHash), row.wrapped);
     if (key.length !== DATA_KEY_BYTES) throw new Error('wrong length');
     return key;
   } catch {

@@ -1,14 +1,12 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { isSealedLength, openWithKey, sealWithKey } from './aes-gcm';
 import type { Keyring } from './keyring';
 
 /** The metadata that marks a payload as ours to decrypt, and names the key that encrypted it. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
 
-const NONCE_BYTES = 12;
-const TAG_BYTES = 16;
 const ProtoPayload = temporal.api.common.v1.Payload;
 
 /** A payload this process cannot decrypt: its key is not listed, or it fails authentication. */
@@ -29,14 +27,9 @@ const aad = (keyId: string) => Buffer.from(`switchyard-payload-v1\0${keyId}`, 'u
 /** Encrypts one payload under the keyring's active key: the whole payload (metadata too) inside the ciphertext. */
 export function encryptPayload(keyring: Keyring, payload: Payload): Payload {
   const keyId = keyring.activeKeyId;
-  const nonce = randomBytes(NONCE_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', keyring.keys.get(keyId)!, nonce);
-  cipher.setAAD(aad(keyId));
-  const plaintext = ProtoPayload.encode(payload).finish();
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   return {
     metadata: { encoding: Buffer.from(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: Buffer.from(keyId) },
-    data: Buffer.concat([nonce, ciphertext, cipher.getAuthTag()]),
+    data: sealWithKey(keyring.keys.get(keyId)!, aad(keyId), ProtoPayload.encode(payload).finish()),
   };
 }
 
@@ -55,13 +48,9 @@ export function decryptPayload(keyring: Keyring, payload: Payload): Payload {
     throw new PayloadDecryptionError(`payload encrypted with key "${keyId}", which is not listed in PAYLOAD_KEYS (listed: ${[...keyring.keys.keys()].join(', ')})`, keyId);
   }
   const data = Buffer.from(payload.data ?? []);
-  if (data.length < NONCE_BYTES + TAG_BYTES) throw new PayloadDecryptionError(`payload encrypted with key "${keyId}" is truncated`, keyId);
+  if (!isSealedLength(data)) throw new PayloadDecryptionError(`payload encrypted with key "${keyId}" is truncated`, keyId);
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, NONCE_BYTES));
-    decipher.setAAD(aad(keyId));
-    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-    const plaintext = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
-    return ProtoPayload.decode(plaintext);
+    return ProtoPayload.decode(openWithKey(key, aad(keyId), data));
   } catch {
     throw new PayloadDecryptionError(`payload encrypted with key "${keyId}" does not authenticate: altered, or another key listed under the same id`, keyId);
   }

@@ -1,4 +1,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Keyring } from '../privacy/keyring';
+import { credentialsByMasterKey, resealCredentials } from './credentials-at-rest';
+import { openedCredentials, sealedCredentials } from './destination-credentials';
 import { newId } from './ids';
 import type { DestinationRow, Tables } from './tables';
 import type { Destination, DestinationPatch, Store, Webhook, WebhookBackpressure, WebhookDisablement, WebhookSetting } from './types';
@@ -103,18 +106,23 @@ async function applyWebhookSettings(db: Kysely<Tables>, destinationId: string, w
   }
 }
 
+/** No previous signing secret: it is never kept past its overlap (issue 29), only while it signs. */
+const NO_PREVIOUS_SIGNING_SECRET = { previous_signing_secret: null, previous_signing_secret_until: null } as const;
+
+const overlapEnded = (until: string | null, nowMs: number) => until !== null && Date.parse(until) <= nowMs;
+
 /**
  * A new signing secret replaces the current one; the replaced one keeps signing for the overlap,
- * so receivers can move to the new secret without rejecting a single request.
+ * so receivers can move to the new secret without rejecting a single request. A previous secret
+ * whose overlap has ended leaves the row with any write (and with dropEndedSigningOverlaps).
  */
-function signingChanges(current: Pick<DestinationRow, 'signing_secret'>, patch: DestinationPatch, now: Date): Updateable<DestinationRow> {
-  if (patch.signingSecret === undefined) return {};
+function signingChanges(current: Pick<DestinationRow, 'signing_secret' | 'previous_signing_secret_until'>, patch: DestinationPatch, now: Date): Updateable<DestinationRow> {
+  const ended = overlapEnded(current.previous_signing_secret_until, now.getTime()) ? NO_PREVIOUS_SIGNING_SECRET : {};
+  if (patch.signingSecret === undefined) return ended;
   const next = storedSecret(patch.signingSecret);
-  if (next === current.signing_secret) return {};
+  if (next === current.signing_secret) return ended;
   const overlapMs = patch.signingSecretOverlapMs ?? 0;
-  if (next === null || current.signing_secret === null || overlapMs <= 0) {
-    return { signing_secret: next, previous_signing_secret: null, previous_signing_secret_until: null };
-  }
+  if (next === null || current.signing_secret === null || overlapMs <= 0) return { signing_secret: next, ...NO_PREVIOUS_SIGNING_SECRET };
   return {
     signing_secret: next,
     previous_signing_secret: current.signing_secret,
@@ -122,7 +130,12 @@ function signingChanges(current: Pick<DestinationRow, 'signing_secret'>, patch: 
   };
 }
 
-export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
+/**
+ * `keyring` seals the receiver credentials of every row written and opens those read (issue 29);
+ * undefined with PAYLOAD_ENCRYPTION=off: written as given, and a sealed row does not open.
+ */
+export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefined): Store['destinations'] {
+  const opened = <R extends Selectable<DestinationRow>>(row: R): R => ({ ...row, ...openedCredentials(keyring, row) });
   const listEnabled: Store['destinations']['listEnabled'] = async (sourceId) => {
     const rows = await db
       .selectFrom('destinations')
@@ -156,9 +169,10 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         max_requests_per_second: input.maxRequestsPerSecond ?? null,
         paused: input.paused ? 1 : 0,
         paused_at: input.paused ? now : null,
+        credentials_key_id: null,
       };
       return writeTransaction(db, async (trx) => {
-        await trx.insertInto('destinations').values(row).execute();
+        await trx.insertInto('destinations').values({ ...row, ...sealedCredentials(keyring, row.id, row) }).execute();
         await applyWebhookSettings(trx, row.id, input.webhooks, now);
         return toDestination(row, await disabledOf(trx, [row.id]));
       });
@@ -184,13 +198,14 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         if (row.pressed_url !== null) pressed.set(row.pressed_url, { untilMs: Number(row.pressed_until_ms), reason: row.pressed_reason! });
       }
       const { disabled_url: _url, disabled_reason: _reason, disabled_at: _at, pressed_url: _purl, pressed_until_ms: _until, pressed_reason: _preason, ...row } = rows[0];
-      return toDestination(row, new Map([[id, off]]), new Map([[id, pressed]]));
+      return toDestination(opened(row), new Map([[id, off]]), new Map([[id, pressed]]));
     },
 
     async update(id, patch) {
       return writeTransaction(db, async (trx) => {
-        const current = await trx.selectFrom('destinations').selectAll().where('id', '=', id).executeTakeFirst();
-        if (!current) return undefined;
+        const stored = await trx.selectFrom('destinations').selectAll().where('id', '=', id).executeTakeFirst();
+        if (!stored) return undefined;
+        const current = opened(stored);
         const now = new Date();
         const changes: Updateable<DestinationRow> = { updated_at: now.toISOString(), ...signingChanges(current, patch, now) };
         if (patch.name !== undefined) changes.name = patch.name;
@@ -203,9 +218,11 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
           changes.paused = patch.paused ? 1 : 0;
           changes.paused_at = patch.paused ? now.toISOString() : null;
         }
-        const row = await trx.updateTable('destinations').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+        // Every write seals the whole row again under the active key: one key id per row.
+        const sealed = sealedCredentials(keyring, id, { ...current, ...changes });
+        const row = await trx.updateTable('destinations').set({ ...changes, ...sealed }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
         if (patch.webhooks !== undefined) await applyWebhookSettings(trx, id, patch.webhooks, now.toISOString());
-        return toDestination(row, await disabledOf(trx, [id]), await backpressuredOf(trx, [id]));
+        return toDestination(opened(row), await disabledOf(trx, [id]), await backpressuredOf(trx, [id]));
       });
     },
 
@@ -224,7 +241,7 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         .execute();
       const ids = rows.map((row) => row.id);
       const [disabled, backpressured] = [await disabledOf(db, ids), await backpressuredOf(db, ids)];
-      return rows.map((row) => toDestination(row, disabled, backpressured));
+      return rows.map((row) => toDestination(opened(row), disabled, backpressured));
     },
 
     async listEnabledIds(sourceId) {
@@ -261,5 +278,30 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
         return true;
       });
     },
+
+    async dropEndedSigningOverlaps(nowMs) {
+      const rows = await db.selectFrom('destinations').select(['id', 'previous_signing_secret_until']).where('previous_signing_secret_until', 'is not', null).execute();
+      let dropped = 0;
+      let nextEndMs: number | undefined;
+      for (const { id, previous_signing_secret_until: until } of rows) {
+        if (!overlapEnded(until, nowMs)) {
+          nextEndMs = Math.min(nextEndMs ?? Infinity, Date.parse(until!));
+          continue;
+        }
+        // Only the overlap as read: a rotation meanwhile started a new one, which stays.
+        const result = await db.updateTable('destinations').set(NO_PREVIOUS_SIGNING_SECRET).where('id', '=', id).where('previous_signing_secret_until', '=', until).executeTakeFirst();
+        dropped += Number(result.numUpdatedRows);
+      }
+      return { dropped, nextEndMs };
+    },
+
+    resealCredentials: (limit) => resealCredentials(db, requireKeyring(keyring), limit),
+
+    credentialsByMasterKey: () => credentialsByMasterKey(db),
   };
+}
+
+function requireKeyring(keyring: Keyring | undefined): Keyring {
+  if (!keyring) throw new Error('re-sealing credentials needs payload keys (PAYLOAD_KEYS); PAYLOAD_ENCRYPTION=off seals nothing');
+  return keyring;
 }

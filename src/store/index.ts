@@ -3,6 +3,7 @@ import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from 
 import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
 import { destinationStore } from './destinations';
+import { sealPlaintextCredentials } from './credentials-at-rest';
 import { ensureSchema } from './migrations';
 import { personasStore } from './personas';
 import { erasedIdHashes, erasureStore } from './erasures';
@@ -31,8 +32,9 @@ export interface StoreOptions {
    */
   destinationCacheTtlMs?: number;
   /**
-   * Keys erased-id hashes and regulation records (issue 19); undefined with PAYLOAD_ENCRYPTION=off,
-   * where they stay unkeyed SHA-256 and plaintext ids as before.
+   * Keys erased-id hashes and regulation records (issue 19) and seals receiver credentials (issue 29);
+   * undefined with PAYLOAD_ENCRYPTION=off, where they stay unkeyed SHA-256, plaintext ids and
+   * plaintext credentials as before.
    */
   keyring?: Keyring;
   /** Apply missing migrations at open (default); false: only check, and refuse naming `npm run migrate`. Config: DATABASE_MIGRATE. */
@@ -44,13 +46,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const db = options.databaseUrl ? await openPostgres(options.databaseUrl) : connectSqlite(options.databasePath);
   try {
     await ensureSchema(db, { migrate: options.databaseMigrate ?? true, store: options.databaseUrl ? redactDatabaseUrl(options.databaseUrl) : options.databasePath });
-    if (options.keyring) await hashPlaintextSubjectIds(db, options.keyring, erasedIdHashes(options.keyring));
+    if (options.keyring) {
+      await hashPlaintextSubjectIds(db, options.keyring, erasedIdHashes(options.keyring));
+      await sealPlaintextCredentials(db, options.keyring);
+    }
   } catch (err) {
     await db.destroy();
     throw err;
   }
   const hashes = erasedIdHashes(options.keyring);
-  let destinations = destinationStore(db);
+  let destinations = destinationStore(db, options.keyring);
   let erasures = erasureStore(db, hashes);
   let dataKeys = dataKeyStore(db, options.keyring);
   let listener: StoreListener | undefined;

@@ -220,6 +220,14 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each statement execute function switchyard_notify_erasure()`.execute(db);
     },
   },
+  // Issue 29: receiver credentials sealed under the payload keys, the key's id on the row. Rows
+  // written before stay plaintext (null) until a process with keys opens the store and seals them
+  // (credentials-at-rest.ts sealPlaintextCredentials): a migration has no keys.
+  '0012_credentials_at_rest': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('credentials_key_id', 'text').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -37,6 +37,12 @@ export interface DestinationRow {
   paused: number;
   /** When the destination was paused; null while it is not. */
   paused_at: string | null;
+  /**
+   * Issue 29: the payload master key the row's credentials (shared_secret, signing_secret,
+   * previous_signing_secret and the header values in webhooks) are sealed under
+   * (store/destination-credentials.ts); null: they are plaintext (written without keys, or before).
+   */
+  credentials_key_id: string | null;
 }
 
 /** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch ms. */

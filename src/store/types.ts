@@ -125,6 +125,19 @@ export interface Store {
     disableWebhook(id: string, url: string, reason: string): Promise<boolean>;
     /** Switches one webhook URL back on; true when it was off (for whatever reason), false when it was on already. */
     enableWebhook(id: string, url: string): Promise<boolean>;
+    /**
+     * Deletes every rotated-out signing secret whose overlap has ended by `nowMs` from its row (issue
+     * 29: not only unused). `nextEndMs`: the earliest overlap still running, if any.
+     */
+    dropEndedSigningOverlaps(nowMs: number): Promise<{ dropped: number; nextEndMs?: number }>;
+    /**
+     * Seals again, under the active master key, the credentials of up to `limit` destinations sealed
+     * under another (or stored plaintext), so an old master key can be retired (`npm run keys:rewrap`).
+     * `left`: whether any such destination was found (call again until it is false).
+     */
+    resealCredentials(limit: number): Promise<{ resealed: number; left: boolean }>;
+    /** How many destinations' credentials each master key seals; `(plaintext)` counts those stored without keys. */
+    credentialsByMasterKey(): Promise<Record<string, number>>;
   };
   /** Flow control state shared by every process (issue 20; decisions in delivery/flow-control.ts). */
   flowControl: {

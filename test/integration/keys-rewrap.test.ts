@@ -10,7 +10,8 @@ import { ROOT } from '../helpers/processes';
 
 /**
  * `npm run keys:rewrap`, the rotation runbook's step that lets an old master key go (docs/privacy.md):
- * a body sealed before the rotation still opens with only the new master key listed.
+ * a body sealed before the rotation still opens with only the new master key listed, and so do a
+ * destination's credentials (issue 29 item 10: they are re-sealed under the new key).
  */
 const run = promisify(execFile);
 const k1 = `k1=${Buffer.alloc(32, 1).toString('base64')}`;
@@ -28,15 +29,18 @@ const rewrap = (env: Record<string, string>) =>
     (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: `${err.stdout}${err.stderr}` }),
   );
 
-it('re-wraps every data key under the active master key; the old one can then be removed and sealed bodies still open', async () => {
+it('re-wraps every data key and re-seals every credential under the active master key; the old one can then be removed and both still open', async () => {
   const before = parseKeyring(k1);
   const subject = identifierHash(before, 'userId', 'rotated "user" \\ zoë');
   const store = await openStore({ databasePath: path.join(dir, 'store.db'), keyring: before });
   const body = { type: 'track' as const, messageId: 'm-1', userId: 'rotated "user" \\ zoë', event: 'Before Rotation' };
+  const credentials = { enabled: true, sharedSecret: 'shared secret before rotation', webhooks: [{ url: 'https://hooks.example.com/r', headers: { 'X-Key': 'header value before rotation' } }] };
   let sealed;
+  let destinationId: string;
   try {
     const key = (await store.dataKeys.getOrCreate([subject])).get(subject)!;
     sealed = sealBody(key, subject, body.messageId, body);
+    destinationId = (await store.destinations.create((await store.sources.create('rotation')).source.id, credentials)).id;
   } finally {
     await store.close();
   }
@@ -44,13 +48,18 @@ it('re-wraps every data key under the active master key; the old one can then be
   const done = await rewrap({ PAYLOAD_KEYS: `${k1},${k2}`, PAYLOAD_ACTIVE_KEY: 'k2', PAYLOAD_HASH_KEY: 'k1' });
   expect(done).toMatchObject({ code: 0 });
   expect(done.stdout).toContain('re-wrapped 1 data key(s) under "k2"; data keys per master key now: {"k2":1}');
-  // Nothing of the keys themselves in what it prints.
+  expect(done.stdout).toContain('re-sealed the credentials of 1 destination(s) under "k2"; destinations per master key now: {"k2":1}');
+  // Nothing of the keys themselves in what it prints, nor of the credentials.
   expect(done.stdout).not.toContain(Buffer.alloc(32, 1).toString('base64'));
-  expect(await rewrap({ PAYLOAD_KEYS: `${k1},${k2}`, PAYLOAD_ACTIVE_KEY: 'k2', PAYLOAD_HASH_KEY: 'k1' })).toMatchObject({ code: 0, stdout: expect.stringContaining('re-wrapped 0 data key(s)') });
+  expect(done.stdout).not.toContain('before rotation');
+  const again = await rewrap({ PAYLOAD_KEYS: `${k1},${k2}`, PAYLOAD_ACTIVE_KEY: 'k2', PAYLOAD_HASH_KEY: 'k1' });
+  expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining('re-wrapped 0 data key(s)') });
+  expect(again.stdout).toContain('re-sealed the credentials of 0 destination(s)');
 
   const retired = await openStore({ databasePath: path.join(dir, 'store.db'), keyring: parseKeyring(`${k2},${k1.replace('k1=', 'hash=')}`, 'k2', 'hash') });
   try {
     expect(openBody((await retired.dataKeys.get(subject))!, body.messageId, sealed)).toEqual(body);
+    expect(await retired.destinations.get(destinationId!)).toMatchObject(credentials);
   } finally {
     await retired.close();
   }

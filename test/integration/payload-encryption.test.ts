@@ -5,7 +5,7 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { buildApp } from '../../src/api/app';
 import { deliveriesOptions, temporalDeliveries } from '../../src/temporal/temporal-deliveries';
-import { faultDir, startOwnWorker } from '../helpers/faults';
+import { faultDir, readLog, startOwnApi, startOwnWorker } from '../helpers/faults';
 import { testKeyring } from '../helpers/payload-keys';
 import { ROOT, stopProcess } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -182,5 +182,12 @@ describe('start-up without keys', () => {
     const dir = faultDir('encryption-off');
     const worker = await startOwnWorker({ PAYLOAD_ENCRYPTION: 'off', PAYLOAD_KEYS: '', PAYLOAD_KEYS_FILE: '', TEMPORAL_TASK_QUEUE: `encryption-off-${process.pid}` }, path.join(dir, 'worker.log'));
     await stopProcess(worker.process);
+  }, 120_000);
+
+  it('src/server.ts starts without keys when PAYLOAD_ENCRYPTION=off, warning that receiver credentials are stored in plaintext', async () => {
+    const dir = faultDir('encryption-off-api');
+    const api = await startOwnApi({ PAYLOAD_ENCRYPTION: 'off', PAYLOAD_KEYS: '', PAYLOAD_KEYS_FILE: '', ADMIN_TOKEN, TEMPORAL_TASK_QUEUE: `encryption-off-${process.pid}` }, path.join(dir, 'api.log'));
+    await stopProcess(api.process);
+    expect(readLog(api.logFile)).toContain('receiver credentials (shared secrets, signing secrets, header values) are stored in plaintext');
   }, 120_000);
 });

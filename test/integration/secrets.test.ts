@@ -12,8 +12,8 @@ import { workflowHistoryText } from '../helpers/system';
 
 /**
  * Secrets — write keys, the admin token, shared secrets, Standard Webhooks secrets (current and
- * rotated out) and static header values — never appear in logs, error messages, admin responses or
- * Temporal history. The API and the worker here are real processes of this file's own, logging at
+ * rotated out) and static header values — never appear in logs, error messages, admin responses,
+ * Temporal history or the database file. The API and the worker here are real processes of this file's own, logging at
  * `trace` so that every line they can write is searched.
  */
 
@@ -146,9 +146,11 @@ it('keeps every secret out of logs, error replies, admin responses, Temporal his
     }
   }
 
-  // A copy of the database file does not give the write key away (it is stored hashed).
+  // A copy of the database file gives none of them away: the write key is stored hashed, the
+  // receiver credentials (shared secret, header values, signing secrets) sealed under the payload keys.
   const databasePath = process.env.DATABASE_PATH!;
-  for (const file of [databasePath, `${databasePath}-wal`].filter(existsSync)) {
-    expect(readFileSync(file).includes(Buffer.from(writeKey))).toBe(false);
+  const stored = Buffer.concat([databasePath, `${databasePath}-wal`].filter(existsSync).map((file) => readFileSync(file)));
+  for (const [secret, value] of Object.entries(secrets)) {
+    if (stored.includes(Buffer.from(value)) || stored.includes(Buffer.from(Buffer.from(value).toString('base64')))) throw new Error(`the ${secret} appears in the database file`);
   }
 }, 180_000);

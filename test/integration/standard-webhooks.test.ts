@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { connectSqlite } from '../../src/store/connection';
+import { waitFor } from '../helpers/processes';
 import type { ReceivedRequest, Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
@@ -93,6 +95,15 @@ describe('Standard Webhooks signing (optional, per destination)', () => {
     expect(verifies(after, later)).toBe(true);
     expect(verifies(before, later)).toBe(false);
     expect((await system.app.inject({ method: 'GET', url: `/admin/destinations/${destination.id}`, headers: auth })).json().previousSigningSecretUntil).toBeUndefined();
+    // Gone from the stored row as well, not only from the signatures (issue 29 item 10): the API
+    // drops a rotated-out secret when its overlap ends.
+    const raw = connectSqlite(system.config.databasePath);
+    try {
+      const previous = () => raw.selectFrom('destinations').select(['previous_signing_secret', 'previous_signing_secret_until']).where('id', '=', destination.id).executeTakeFirstOrThrow();
+      await waitFor(async () => expect(await previous()).toEqual({ previous_signing_secret: null, previous_signing_secret_until: null }), 2_000);
+    } finally {
+      await raw.destroy();
+    }
   });
 
   it('uses SIGNING_SECRET_OVERLAP when a rotation names no overlap', async () => {

@@ -5,6 +5,7 @@ import { signingSecretRule } from '../../delivery/standard-webhooks';
 import type { Deliveries } from '../../ports';
 import type { Destination, DestinationPatch, Store, WebhookSetting } from '../../store/types';
 import { badRequest, notFound } from '../errors';
+import type { SigningOverlapEnds } from '../signing-overlaps';
 import { seedLimitMessages } from './schema-errors';
 import { errorReplies, IdParams } from './schemas';
 import { findWebhookViolation, MAX_HEADERS, MAX_WEBHOOKS, violationMessage, type WebhookInput } from '../../delivery/webhook-rules';
@@ -162,7 +163,10 @@ function overlapMs(overlap: string | undefined, defaultMs: number): number {
 }
 
 /** Destinations: where a source's events are POSTed (the seed's Webhooks destination settings). */
-export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Pick<Deliveries, 'wakeHeld'>; signingSecretOverlapMs: number }> = async (app, { store, deliveries, signingSecretOverlapMs }) => {
+export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Pick<Deliveries, 'wakeHeld'>; signingSecretOverlapMs: number; signingOverlaps?: SigningOverlapEnds }> = async (
+  app,
+  { store, deliveries, signingSecretOverlapMs, signingOverlaps },
+) => {
   app.setSchemaErrorFormatter(seedLimitMessages);
 
   app.post(
@@ -210,6 +214,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
       const wasPaused = patch.paused === false && (await store.destinations.get(request.params.id))?.paused === true;
       const destination = await store.destinations.update(request.params.id, patch);
       if (!destination) throw notFound(`destination ${request.params.id}`);
+      if (destination.signing?.previous) signingOverlaps?.endsAt(Date.parse(destination.signing.previous.until));
       // Resumed: held deliveries ask again now, oldest first, rather than at their next check (which
       // stays the fallback). Not awaited: the operator's answer does not wait for every signal.
       if (wasPaused && !destination.paused) {

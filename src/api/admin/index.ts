@@ -4,6 +4,7 @@ import type { Store } from '../../store/types';
 import type { DeliveryPolicy } from '../../delivery/types';
 import type { Deliveries, SyncSchedules } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
+import type { SigningOverlapEnds } from '../signing-overlaps';
 import { audienceRoutes } from './audiences';
 import { computedTraitRoutes } from './computed-traits';
 import { deliveryRoutes } from './deliveries';
@@ -25,6 +26,8 @@ export interface AdminOptions {
   policy: DeliveryPolicy;
   /** How long a rotated-out Standard Webhooks secret keeps signing (SIGNING_SECRET_OVERLAP; its default when absent). */
   signingSecretOverlapMs?: number;
+  /** Told when a rotation's overlap ends, so the rotated-out secret is deleted then (absent: only the periodic look). */
+  signingOverlaps?: SigningOverlapEnds;
   /** Audiences and computed traits need Temporal Schedules; without this port their routes are not served. */
   personas?: { schedules: SyncSchedules; defaultSchedule: string };
   /** Hashes user ids in what regulations leave in Temporal (delete notifications' ids); undefined with PAYLOAD_ENCRYPTION=off. */
@@ -35,11 +38,11 @@ export interface AdminOptions {
  * The admin API, one plugin per resource. The token check is a hook on this plugin's context,
  * so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, policy, signingSecretOverlapMs, personas, keyring }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring }) => {
   app.addHook('onRequest', requireAdminToken(adminToken, adminTokenFailures));
   await app.register(statusRoutes, { deliveries, store });
   await app.register(sourceRoutes, { store });
-  await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
+  await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default), signingOverlaps });
 
   await app.register(destinationHealthRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });

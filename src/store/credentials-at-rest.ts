@@ -1,0 +1,77 @@
+import { sql, type Kysely } from 'kysely';
+import type { Keyring } from '../privacy/keyring';
+import { openedCredentials, sealedCredentials, type CredentialColumns } from './destination-credentials';
+import { dialectOf } from './dialect';
+import type { Tables } from './tables';
+
+/** Rows per read while sealing at open. */
+const BATCH = 500;
+
+/** What `credentialsByMasterKey` calls rows whose credentials are stored as given (no key id). */
+export const PLAINTEXT_CREDENTIALS = '(plaintext)';
+
+type Which = 'plaintext' | 'not under the active key';
+
+async function rowsToSeal(db: Kysely<Tables>, keyring: Keyring, which: Which, afterId: string, limit: number) {
+  let query = db.selectFrom('destinations').select(['id', 'shared_secret', 'signing_secret', 'previous_signing_secret', 'webhooks', 'credentials_key_id']).where('id', '>', afterId).orderBy('id').limit(limit);
+  query = which === 'plaintext' ? query.where('credentials_key_id', 'is', null) : query.where((eb) => eb.or([eb('credentials_key_id', 'is', null), eb('credentials_key_id', '<>', keyring.activeKeyId)]));
+  return query.execute();
+}
+
+/**
+ * Seals these rows' credentials again under the active key. Each row is rewritten only as it was
+ * read: an admin write meanwhile (sealed anew by its process) stays as written. Resolves how many.
+ */
+async function reseal(db: Kysely<Tables>, keyring: Keyring, rows: (CredentialColumns & { id: string })[]): Promise<number> {
+  let resealed = 0;
+  for (const row of rows) {
+    const sealed = sealedCredentials(keyring, row.id, openedCredentials(keyring, row));
+    const result = await db
+      .updateTable('destinations')
+      .set(sealed)
+      .where('id', '=', row.id)
+      .where((eb) => eb.and((Object.keys(sealed) as (keyof CredentialColumns)[]).map((column) => (row[column] === null ? eb(column, 'is', null) : eb(column, '=', row[column])))))
+      .executeTakeFirst();
+    resealed += Number(result.numUpdatedRows);
+  }
+  return resealed;
+}
+
+/**
+ * Seals the credentials of rows written in plaintext — by a version before issue 29, or by a
+ * process with PAYLOAD_ENCRYPTION=off — when a process with keys opens the store: the migration
+ * that "encrypts existing rows" (a kysely migration has no keys). Safe when several processes open
+ * the store at once. On SQLite the WAL is then checkpointed and truncated, so the plaintext pages
+ * do not linger in `-wal` (the file itself runs with secure_delete). Resolves how many it sealed.
+ */
+export async function sealPlaintextCredentials(db: Kysely<Tables>, keyring: Keyring): Promise<number> {
+  let sealed = 0;
+  for (let afterId = ''; ;) {
+    const rows = await rowsToSeal(db, keyring, 'plaintext', afterId, BATCH);
+    if (rows.length === 0) break;
+    sealed += await reseal(db, keyring, rows);
+    afterId = rows[rows.length - 1].id;
+  }
+  if (sealed > 0 && dialectOf(db) === 'sqlite') await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  return sealed;
+}
+
+/**
+ * After a master-key rotation (`npm run keys:rewrap`): seals up to `limit` rows still under another
+ * key (or plaintext) under the active one, so the old key can be retired. `left`: whether any such
+ * row was found (call again until it is false).
+ */
+export async function resealCredentials(db: Kysely<Tables>, keyring: Keyring, limit: number): Promise<{ resealed: number; left: boolean }> {
+  const rows = await rowsToSeal(db, keyring, 'not under the active key', '', limit);
+  return { resealed: await reseal(db, keyring, rows), left: rows.length > 0 };
+}
+
+/** How many destinations' credentials each master key seals (PLAINTEXT_CREDENTIALS: none). */
+export async function credentialsByMasterKey(db: Kysely<Tables>): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('destinations')
+    .select(['credentials_key_id', db.fn.countAll<string>().as('count')])
+    .groupBy('credentials_key_id')
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.credentials_key_id ?? PLAINTEXT_CREDENTIALS, Number(row.count)]));
+}

@@ -1,0 +1,51 @@
+import { openCredential, sealCredential, type CredentialField } from '../privacy/credential-seal';
+import type { Keyring } from '../privacy/keyring';
+import type { DestinationRow } from './tables';
+import type { Webhook } from './types';
+
+/**
+ * How a destinations row keeps its receiver credentials (issue 29 item 10): the shared secret, the
+ * signing secrets and every static header value sealed under the keyring's active key, whose id the
+ * row keeps; header names and URLs stay readable (the admin API lists them, the worker routes by
+ * them). Without keys (PAYLOAD_ENCRYPTION=off) they are stored as given, with no key id.
+ */
+export type CredentialColumns = Pick<DestinationRow, 'shared_secret' | 'signing_secret' | 'previous_signing_secret' | 'webhooks' | 'credentials_key_id'>;
+
+/** The credential columns in use: plaintext. */
+export type PlainCredentials = Omit<CredentialColumns, 'credentials_key_id'>;
+
+const SHARED_SECRET: CredentialField = { kind: 'sharedSecret' };
+const SIGNING_SECRET: CredentialField = { kind: 'signingSecret' };
+const PREVIOUS_SIGNING_SECRET: CredentialField = { kind: 'previousSigningSecret' };
+
+type Transform = (field: CredentialField, value: string) => string;
+
+function transformed(destinationId: string, columns: PlainCredentials, transform: Transform): PlainCredentials {
+  const each = (field: CredentialField, value: string | null) => (value === null ? null : transform(field, value));
+  const webhooks = (JSON.parse(columns.webhooks) as Webhook[]).map(({ url, headers }, index) => ({
+    url,
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, transform({ kind: 'header', url, name, index }, value)])),
+  }));
+  return {
+    shared_secret: each(SHARED_SECRET, columns.shared_secret),
+    signing_secret: each(SIGNING_SECRET, columns.signing_secret),
+    previous_signing_secret: each(PREVIOUS_SIGNING_SECRET, columns.previous_signing_secret),
+    webhooks: JSON.stringify(webhooks),
+  };
+}
+
+/** The columns to write for these plaintext credentials: sealed under the active key, or as given without keys. */
+export function sealedCredentials(keyring: Keyring | undefined, destinationId: string, plain: PlainCredentials): CredentialColumns {
+  const columns = { shared_secret: plain.shared_secret, signing_secret: plain.signing_secret, previous_signing_secret: plain.previous_signing_secret, webhooks: plain.webhooks };
+  if (!keyring) return { ...columns, credentials_key_id: null };
+  const keyId = keyring.activeKeyId;
+  return { ...transformed(destinationId, columns, (field, value) => sealCredential(keyring, keyId, destinationId, field, value)), credentials_key_id: keyId };
+}
+
+/** A stored row's credentials in plaintext; throws CredentialSealError (naming the field and key id) when one does not open. */
+export function openedCredentials(keyring: Keyring | undefined, row: CredentialColumns & Pick<DestinationRow, 'id'>): PlainCredentials {
+  const columns = { shared_secret: row.shared_secret, signing_secret: row.signing_secret, previous_signing_secret: row.previous_signing_secret, webhooks: row.webhooks };
+  const keyId = row.credentials_key_id;
+  if (keyId === null) return columns;
+  return transformed(row.id, columns, (field, sealed) => openCredential(keyring, keyId, row.id, field, sealed));
+}
