@@ -23,10 +23,11 @@ export interface Compose {
 
 /**
  * Compose's own variable interpolation, for the forms docker-compose.yml uses: `${VAR:-default}`
- * takes the default, `${VAR:?message}` (required, no default) a placeholder, `$$` a literal `$`.
+ * takes the default, `${VAR:?message}` (required, no default) a placeholder (long enough for the
+ * rules on what an operator gives, e.g. ADMIN_TOKEN's 32 characters), `$$` a literal `$`.
  */
 export function interpolate(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(/\$\$|\$\{(\w+)(?::?([-?])([^}]*))?\}/g, (match, name: string, op?: string, arg?: string) => (match === '$$' ? '$' : op === '-' ? (arg ?? '') : `required-${name}`));
+  if (typeof value === 'string') return value.replace(/\$\$|\$\{(\w+)(?::?([-?])([^}]*))?\}/g, (match, name: string, op?: string, arg?: string) => (match === '$$' ? '$' : op === '-' ? (arg ?? '') : `required-${name}-given-by-the-operator`));
   if (Array.isArray(value)) return value.map(interpolate);
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v)]));
   return value;

@@ -13,8 +13,8 @@ import { workflowHistoryText } from '../helpers/system';
 /**
  * Secrets — write keys, the admin token, shared secrets, Standard Webhooks secrets (current and
  * rotated out) and static header values — never appear in logs, error messages, admin responses,
- * Temporal history or the database file. The API and the worker here are real processes of this file's own, logging at
- * `trace` so that every line they can write is searched.
+ * Temporal history or the database file. The API and the worker here are real processes of this
+ * file's own, logging at `trace` so that every line they can write is searched.
  */
 
 const QUEUE = `secrets-${process.pid}`;
