@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from './connection';
+import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl, truncateWriteAheadLog } from './connection';
 import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
 import { destinationStore } from './destinations';
@@ -80,6 +80,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     webhookHealth: webhookHealthStore(db),
     flowControl: flowControlStore(db),
     personas: personasStore(db, hashes),
+    // PostgreSQL's dead row versions go with (auto)vacuum; its WAL is the server's to recycle.
+    purgeDeletedRows: async () => (options.databaseUrl ? true : truncateWriteAheadLog(db)),
     async ping() {
       await sql`select 1`.execute(db);
     },
