@@ -74,8 +74,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     regulations: regulationStore(db, options.keyring),
     sourceUsers: sourceUserStore(db),
     erasures,
-    // Cached like the erasure checks (PostgreSQL, the worker): a regulation's destroy NOTIFYs and
-    // empties every worker's copy before its next attempt; uncached on SQLite (a local read).
+    // Cached like the erasure checks (PostgreSQL, the worker): a key destroyed or made NOTIFYs its
+    // subject hash and drops that copy on every worker before its next attempt; uncached on SQLite.
     dataKeys,
     webhookHealth: webhookHealthStore(db),
     flowControl: flowControlStore(db),
