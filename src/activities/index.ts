@@ -24,13 +24,13 @@ const LOCAL_ATTEMPT_BUDGET_MS = 1_000;
  */
 export function createActivities(
   store: Store,
-  config: Pick<Config, 'egressAllowlist' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow'> & PersonasConfig,
+  config: Pick<Config, 'egressAllowlist' | 'deliveryTimeout' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow'> & PersonasConfig,
   /** `keyring`: hashes the user ids that go into what Temporal shows (Personas message ids); undefined with PAYLOAD_ENCRYPTION=off. */
   temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; keyring: Keyring | undefined },
   metrics?: Metrics,
   health?: AttemptRecorder,
 ) {
-  const agent = createWebhookAgent(parseAllowlist(config.egressAllowlist));
+  const agent = createWebhookAgent(parseAllowlist(config.egressAllowlist), config.deliveryTimeout);
   return {
     attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow)),
     ...makePersonasActivities(store, config, temporal),

@@ -4,7 +4,9 @@ import { classifyError, classifyResponse } from '../delivery/outcome';
 import { parseRetryAfter } from '../delivery/retry-after';
 import { DELIVERY_DIRECTIVE_HEADER, parseDeliveryDirective } from '../delivery/delivery-directive';
 import type { AttemptOutcome } from '../delivery/types';
+import { dnsBudget } from '../delivery/webhook-dns';
 import { egressConnector } from './egress-connector';
+import { webhookResolver } from './webhook-resolver';
 
 /**
  * Response bodies are not used: at most this much is read and dropped, then the connection is cut,
@@ -16,10 +18,12 @@ export const RESPONSE_BODY_CAP = 8 * 1024;
  * One keep-alive pool per origin (undici's Agent keeps a pool per origin), shared by all attempts
  * in this worker. Every new connection goes through the egress check (resolve, check, connect to
  * the checked address). Certificates are verified (seed: self-signed webhooks are refused) and
- * redirects are never followed (undici's `request` does not follow them).
+ * redirects are never followed (undici's `request` does not follow them). Host names resolve within
+ * half of `deliveryTimeoutMs` (delivery/webhook-dns.ts).
  */
-export function createWebhookAgent(egressAllowlist: Cidr[]): Agent {
-  return new Agent({ keepAliveTimeout: 10_000, connect: egressConnector(egressAllowlist, { rejectUnauthorized: true }) });
+export function createWebhookAgent(egressAllowlist: Cidr[], deliveryTimeoutMs: number): Agent {
+  const resolve = webhookResolver({ budget: dnsBudget(deliveryTimeoutMs) });
+  return new Agent({ keepAliveTimeout: 10_000, connect: egressConnector(egressAllowlist, { rejectUnauthorized: true }, resolve) });
 }
 
 export async function postWebhook(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptOutcome> {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './tables';
 
@@ -34,6 +34,18 @@ export function connectSqlite(databasePath: string): Kysely<Tables> {
   // events, seen users) must not linger readable in the file (issue 19).
   database.pragma('secure_delete = ON');
   return new Kysely<Tables>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
+}
+
+/**
+ * `secure_delete` zeroes a deleted row in the page, but in WAL mode the page as it was before goes
+ * on being readable in `-wal` (a checkpoint copies frames into the file without erasing them, and a
+ * new log overwrites them only as far as it grows). TRUNCATE copies every frame into the main file
+ * and cuts the log to zero bytes, waiting (busy_timeout) for readers of the old frames to finish.
+ * True when it could; false when a reader held on past the timeout.
+ */
+export async function truncateWriteAheadLog(db: Kysely<Tables>): Promise<boolean> {
+  const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  return rows[0]?.busy === 0;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from './connection';
+import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl, truncateWriteAheadLog } from './connection';
 import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
 import { destinationStore } from './destinations';
@@ -79,12 +79,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     regulations: regulationStore(db, options.keyring),
     sourceUsers: sourceUserStore(db),
     erasures,
-    // Cached like the erasure checks (PostgreSQL, the worker): a regulation's destroy NOTIFYs and
-    // empties every worker's copy before its next attempt; uncached on SQLite (a local read).
+    // Cached like the erasure checks (PostgreSQL, the worker): a key destroyed or made NOTIFYs its
+    // subject hash and drops that copy on every worker before its next attempt; uncached on SQLite.
     dataKeys,
     webhookHealth: webhookHealthStore(db),
     flowControl: flowControlStore(db),
     personas: personasStore(db, hashes),
+    // PostgreSQL's dead row versions go with (auto)vacuum; its WAL is the server's to recycle.
+    purgeDeletedRows: async () => (options.databaseUrl ? true : truncateWriteAheadLog(db)),
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -1,6 +1,6 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { personasMigration } from './personas-migration';
-import { DESTINATION_CHANNEL, ERASURE_CHANNEL } from './store-notifications';
+import { DATA_KEY_CHANNEL, DESTINATION_CHANNEL, ERASURE_CHANNEL } from './store-notifications';
 import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 import { LATENCY_COLUMNS } from './webhook-health-columns';
@@ -226,6 +226,22 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_credentials_at_rest': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('destinations').addColumn('credentials_key_id', 'text').execute();
+    },
+  },
+  // PostgreSQL only (issue 29): 0011 made every new user's first key empty each worker's erasure and
+  // data-key caches. Now each row NOTIFYs its subject hash on its own channel, and a worker drops
+  // that subject's key only; erasures keep their own notification (0006). Same trigger name.
+  '0013_data_key_notifications_per_subject': {
+    async up(db: Kysely<any>) {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`drop trigger data_keys_notify on data_keys`.execute(db);
+      await sql`
+        create function switchyard_notify_data_key() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify(${sql.lit(DATA_KEY_CHANNEL)}, case tg_op when 'DELETE' then old.subject_hash else new.subject_hash end);
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each row execute function switchyard_notify_data_key()`.execute(db);
     },
   },
 };

@@ -21,10 +21,16 @@ export class NotifiedCache<T> {
   private listening = false;
   /**
    * Bumped by every invalidation. A read remembers the generation it started in and is kept only
-   * if nothing was invalidated meanwhile: a read that began before a change committed may return
-   * the old row, and its NOTIFY may arrive before the read does.
+   * if its key (or everything) was not invalidated meanwhile: a read that began before a change
+   * committed may return the old row, and its NOTIFY may arrive before the read does. A change to
+   * another key does not discard it: with a notification per new user's data key, reads in flight
+   * would otherwise rarely be kept.
    */
   private generation = 0;
+  /** The generation of the last invalidation of everything. */
+  private allChangedAt = 0;
+  /** Since then, the generation at which each key changed (at most maxEntries; beyond, as everything). */
+  private readonly keyChangedAt = new Map<string, number>();
   hits = 0;
   misses = 0;
 
@@ -45,7 +51,7 @@ export class NotifiedCache<T> {
 
   /** Keeps a value read from the database; false (and nothing kept) when it may already be stale. */
   remember(key: string, value: T, generation: number, now: number): boolean {
-    if (!this.listening || generation !== this.generation || this.ttlMs <= 0) return false;
+    if (!this.listening || this.ttlMs <= 0 || this.allChangedAt > generation || (this.keyChangedAt.get(key) ?? 0) > generation) return false;
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { value, expiresAt: now + this.ttlMs });
@@ -56,11 +62,18 @@ export class NotifiedCache<T> {
   changed(key: string): void {
     this.generation++;
     this.entries.delete(key);
+    this.keyChangedAt.delete(key);
+    if (this.keyChangedAt.size >= this.maxEntries) {
+      this.allChangedAt = this.generation;
+      this.keyChangedAt.clear();
+    } else this.keyChangedAt.set(key, this.generation);
   }
 
   /** A NOTIFY naming no key (a regulation erased ids): anything may have changed. */
   changedAll(): void {
     this.generation++;
+    this.allChangedAt = this.generation;
+    this.keyChangedAt.clear();
     this.entries.clear();
   }
 
@@ -137,7 +150,7 @@ export function cachedErasureReads(db: Kysely<Tables>, erasures: Store['erasures
 /**
  * The data-key store with `get` (what every sealed attempt calls) served through the cache: the
  * unwrapped key of a subject, or `null` for none (destroyed, or never made). A destroy, a new key
- * or a re-wrap anywhere NOTIFYs the erasure channel, which empties this cache at once.
+ * or a re-wrap anywhere NOTIFYs that subject's hash, which drops its entry at once.
  */
 export function cachedDataKeyReads(dataKeys: Store['dataKeys'], cache: NotifiedCache<Buffer | null>, clock: () => number = Date.now): Store['dataKeys'] {
   return {

@@ -12,6 +12,13 @@ export const DESTINATION_CHANNEL = 'switchyard_destinations';
 /** The channel a regulation's erasures NOTIFY on, once per statement, with an empty payload: no id, not even hashed. */
 export const ERASURE_CHANNEL = 'switchyard_erasures';
 
+/**
+ * The channel a data key made, re-wrapped or destroyed NOTIFYs on, once per row, with the subject's
+ * keyed hash (the form the `data_keys` table holds, never the id): a worker drops that subject's
+ * cached key only, so the first call of each new user does not empty every worker's caches.
+ */
+export const DATA_KEY_CHANNEL = 'switchyard_data_keys';
+
 /** Where a listener sends itself a probe (a random token) through another connection, to prove notifications reach it. */
 export const PROBE_CHANNEL = 'switchyard_listener_probe';
 
@@ -34,14 +41,15 @@ export interface StoreListener {
 export interface NotifiedCaches {
   destinations: NotifiedCache<unknown>;
   erasures: NotifiedCache<unknown>;
-  /** Told by the erasure channel too: a data key destroyed, made or re-wrapped (migration 0011). */
+  /** Told by the data-key channel: that subject's key destroyed, made or re-wrapped (migration 0013). */
   dataKeys?: NotifiedCache<unknown>;
 }
 
 /**
  * One dedicated connection (outside the pool: a pooled connection would be handed to queries and
  * its LISTEN lost) that LISTENs on the channels and tells the caches: a destination notification
- * drops that destination, an erasure notification drops every erasure entry. The caches serve
+ * drops that destination, a data-key notification that subject's key, an erasure notification
+ * every erasure entry. The caches serve
  * entries only once a probe sent through the pool has arrived on this connection — a LISTEN that
  * succeeds but never hears anything (a connection that died silently, a transaction-pooling
  * PgBouncer in between) must not pass for one that works — and a probe every `probeEveryMs` keeps
@@ -101,15 +109,13 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
     client.on('end', onLost);
     client.on('notification', (message) => {
       if (message.channel === DESTINATION_CHANNEL && message.payload) caches.destinations.changed(message.payload);
-      else if (message.channel === ERASURE_CHANNEL) {
-        caches.erasures.changedAll();
-        caches.dataKeys?.changedAll();
-      }
+      else if (message.channel === ERASURE_CHANNEL) caches.erasures.changedAll();
+      else if (message.channel === DATA_KEY_CHANNEL && message.payload) caches.dataKeys?.changed(message.payload);
       else if (message.channel === PROBE_CHANNEL && message.payload) awaited.get(message.payload)?.();
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${DESTINATION_CHANNEL}; LISTEN ${ERASURE_CHANNEL}; LISTEN ${PROBE_CHANNEL}`);
+      await client.query(`LISTEN ${DESTINATION_CHANNEL}; LISTEN ${ERASURE_CHANNEL}; LISTEN ${DATA_KEY_CHANNEL}; LISTEN ${PROBE_CHANNEL}`);
     } catch {
       onLost();
       return;

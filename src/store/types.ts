@@ -200,6 +200,13 @@ export interface Store {
   };
   /** Profiles, audiences and computed traits (see personas-types.ts). */
   personas: PersonasStore;
+  /**
+   * After a DELETE regulation: makes the rows deleted so far unreadable in the store's files. On
+   * SQLite (WAL) the log still holds the pages as they were before the delete, so every committed
+   * change is copied into the main file (where `secure_delete` zeroed the rows) and the log is
+   * truncated. False when a reader kept the log in use past the busy timeout. PostgreSQL: true.
+   */
+  purgeDeletedRows(): Promise<boolean>;
   /** Resolves when the database answers a trivial query; rejects with its error otherwise (for /health). */
   ping(): Promise<void>;
   close(): Promise<void>;

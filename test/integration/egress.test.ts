@@ -5,7 +5,9 @@ import { generate } from 'selfsigned';
 import { Agent } from 'undici';
 import { egressConnector, type Resolve } from '../../src/activities/egress-connector';
 import { postWebhook, RESPONSE_BODY_CAP } from '../../src/activities/post-webhook';
+import { webhookResolver } from '../../src/activities/webhook-resolver';
 import { parseAllowlist } from '../../src/delivery/egress';
+import { dnsBudget } from '../../src/delivery/webhook-dns';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
@@ -14,7 +16,7 @@ const agents: Agent[] = [];
 const receivers: Receiver[] = [];
 const servers: (http.Server | https.Server)[] = [];
 
-function agent(allowlist = loopbackOnly, resolve?: Resolve, tls: { ca?: string } = {}): Agent {
+function agent(allowlist = loopbackOnly, resolve: Resolve = webhookResolver({ budget: dnsBudget(3_000) }), tls: { ca?: string } = {}): Agent {
   const created = new Agent({ connect: egressConnector(allowlist, { rejectUnauthorized: true, ...tls }, resolve) });
   agents.push(created);
   return created;

@@ -35,6 +35,18 @@ const cases: [string, number, Step[]][] = [
   ['does not keep a read that was in flight when a change was notified (it may hold the old row)', 5_000, [
     { up: true }, { startRead: 'd1', as: 'r' }, { changed: 'd1' }, { finishRead: 'r', at: 0, expectKept: false }, { lookup: 'd1', at: 1, expect: 'miss' },
   ]],
+  ['keeps a read in flight when another key changes meanwhile (a new user\'s data key), not when its own does', 5_000, [
+    { up: true }, { startRead: 'k1', as: 'r1' }, { startRead: 'k2', as: 'r2' }, { changed: 'k2' },
+    { finishRead: 'r1', at: 0, expectKept: true }, { finishRead: 'r2', at: 0, expectKept: false },
+    { lookup: 'k1', at: 1, expect: 'hit' }, { lookup: 'k2', at: 1, expect: 'miss' },
+  ]],
+  ['does not keep a read in flight across a notification naming no key', 5_000, [
+    { up: true }, { startRead: 'k1', as: 'r1' }, { changed: 'k2' }, { changedAll: true }, { finishRead: 'r1', at: 0, expectKept: false },
+  ]],
+  ['counts more changed keys in flight than maxEntries (2 here) as a change to every key', 5_000, [
+    { up: true }, { startRead: 'k1', as: 'r1' }, { changed: 'a' }, { changed: 'b' }, { changed: 'c' }, { finishRead: 'r1', at: 0, expectKept: false },
+    { startRead: 'k1', as: 'r2' }, { finishRead: 'r2', at: 0, expectKept: true },
+  ]],
   ['clears everything and bypasses the cache when the LISTEN connection drops', 5_000, [
     { up: true }, { startRead: 'd1', as: 'r' }, { finishRead: 'r', at: 0, expectKept: true },
     { down: true }, { lookup: 'd1', at: 1, expect: 'miss' },

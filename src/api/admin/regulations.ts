@@ -53,6 +53,9 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
   const planDeliveries = deliveryPlanner(store.destinations, policy);
   app.post('/regulations', { schema: { body: RegulationBody, response: { 201: RegulationView, 503: errorReplies[400], ...errorReplies } } }, async (request, reply) => {
     const regulation = await store.regulations.create(request.body);
+    const purgeDeletedRows = async () => {
+      if (!(await store.purgeDeletedRows())) request.log.warn({ regulation: regulation.id }, 'a reader held the SQLite write-ahead log past the busy timeout: rows this regulation deleted stay readable in it until the next regulation');
+    };
     // The record keeps hashes; the work below needs the ids, which only this request carries.
     const userIds = request.body.subjectIds;
     // Read before anything is forgotten: who saw the users, and the other ids they went by
@@ -69,6 +72,8 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     if (keyring) await store.dataKeys.destroy(erasedSubjects(keyring, ids));
     // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
     await store.personas.profiles.forgetUsers(userIds);
+    // Not left readable in SQLite's write-ahead log, should the steps below stop at a 503 (issue 29).
+    await purgeDeletedRows();
 
     let deliveriesStopped: number;
     try {
@@ -89,6 +94,7 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     }
     // Only once the notifications are durable: a retried regulation still finds who to notify.
     await store.sourceUsers.forget(ids);
+    await purgeDeletedRows();
 
     let deliveriesDeleted: number;
     try {
