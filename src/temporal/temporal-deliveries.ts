@@ -9,7 +9,7 @@ import type { Deliveries, DeliveryRow } from '../ports';
 import type { Keyring } from '../privacy/keyring';
 import { isIdentifierHash } from '../privacy/visible-ids';
 import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
-import { DESTINATION_RESUMED } from '../workflows/signals';
+import { DESTINATION_RESUMED, FLOW_CHANGED } from '../workflows/signals';
 import { deliveryAttempts } from './delivery-history';
 import { deliveryQuery, deliveryStatus, messageIdOf, UnsafeFilterError, userDeliveryQueries } from './delivery-query';
 import { decodeListingCursor, encodeListingCursor, listingPhases, nextPosition, phaseQuery, type ListingPosition } from './delivery-listing';
@@ -132,7 +132,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     },
     // Oldest first: visibility lists newest first, so the page is sorted by start time before signalling,
     // one at a time, so the held deliveries ask again (and take rate-limit slots) in that order.
-    wakeHeld: (destinationId) =>
+    wakeHeld: (destinationId, why) =>
       tracked(
         (async () => {
           const running: { workflowId: string; runId: string; startTime: Date }[] = [];
@@ -141,7 +141,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
           let woken = 0;
           for (const execution of running) {
             try {
-              await client.workflow.getHandle(execution.workflowId, execution.runId).signal(DESTINATION_RESUMED, destinationId);
+              await client.workflow.getHandle(execution.workflowId, execution.runId).signal(why === 'resumed' ? DESTINATION_RESUMED : FLOW_CHANGED, destinationId);
               woken++;
             } catch (err) {
               // Closed since the list was read (visibility lags): nothing left to wake.

@@ -27,15 +27,23 @@ async function admitWith(dest: Destination, slotAheadMs: number | undefined, cla
   const slept: number[] = [];
   const asked: string[] = [];
   const flowControl: Store['flowControl'] = {
-    async reserveSlot(_id, _interval, nowMs) {
+    async reserveSlot() {
       asked.push('reserve');
-      return { slotMs: nowMs + (slotAheadMs ?? 0), reserved: slotAheadMs !== undefined };
+      return { slotMs: now + (slotAheadMs ?? 0), waitMs: slotAheadMs ?? 0, reserved: slotAheadMs !== undefined };
     },
     async claimSend() {
       asked.push('claim');
       return claims.shift() ?? 0;
     },
-    async backpressure() {},
+    async backpressure() {
+      return undefined;
+    },
+    async backpressureLeft() {
+      return undefined;
+    },
+    async clearBackpressure() {
+      return false;
+    },
   };
   const clock = { now: () => now, sleep: async (ms: number) => void (slept.push(ms), (now += ms)) };
   const hold = await makeAdmission({ flowControl }, undefined, clock)(req, dest, dest.webhooks[0], NOW);
