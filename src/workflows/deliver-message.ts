@@ -40,7 +40,8 @@ const ACTIVITY_GRACE_MS = 5_000;
  *   20): a hanging receiver's backlog then skips the busy answer through the delivery queue each
  *   round (one activity task and one workflow task less per round).
  * - a throttled or backpressured hold ends early when its destination's flow control changes
- *   (issue 29: a new rate limit, a cleared backpressure), as a paused one does on resume.
+ *   (issue 29: a new rate limit, a cleared backpressure), as a paused one does on resume;
+ * - so does the wait between two rounds when an answer of the round paused its URL (issue 29).
  * The hard retry window is the policy's `hardWindow` instead, since it applies to every delivery.
  */
 const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
@@ -48,6 +49,7 @@ const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
 const SLOW_LANE_PATCH = 'busy-webhook-waits-in-slow-lane';
 const SLOW_LANE_FIRST_PATCH = 'failing-slow-lane-webhook-starts-there';
 const WAKE_HOLDS_PATCH = 'flow-change-wakes-every-hold';
+const CLEARED_PRESSURE_PATCH = 'cleared-backpressure-ends-round-wait';
 
 /**
  * `heldTooLong`: the destination's holds used up policy.maxHoldMs; its delivery fails with this reason.
@@ -319,11 +321,16 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       if (givenUp.size >= webhookCount) return { destinationId, status: 'failed', rounds: round, reason: `every webhook failed permanently: ${reason}` };
       const delay = nextBackoff(round, policy, Math.random(), retryAfterMs);
       if (!canRetryAt(Date.now(), delay, deadlineOf(destinationId))) return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reason}` };
-      // A round wait as long as a URL's pause waits it out, on this workflow's clock.
-      for (const [index, pressure] of pressed) if (delay >= pressure.leftMs) waitedOutPressure.set(pressureKey(destinationId, index), pressure.untilMs);
       log.info('round failed; retrying', { destinationId, round, delayMs: delay, reason });
       setStatus('retrying');
-      await sleep(delay);
+      // A wait that honours a URL's pause (429/503 with Retry-After) ends early when the operator
+      // clears it (issue 29); one waited to its end waits the pause out, on this workflow's clock.
+      let woken = false;
+      if (flowControl && pressed.size > 0 && patched(CLEARED_PRESSURE_PATCH)) {
+        const asked = resumes.get(destinationId) ?? 0;
+        woken = await condition(() => (resumes.get(destinationId) ?? 0) > asked, delay);
+      } else await sleep(delay);
+      if (!woken) for (const [index, pressure] of pressed) if (delay >= pressure.leftMs) waitedOutPressure.set(pressureKey(destinationId, index), pressure.untilMs);
     }
   }
 

@@ -83,3 +83,31 @@ describe('admission of a rate-limited attempt: short waits inside the attempt, l
     expect(await admitWith(destination(null), 0, [])).toEqual({ hold: undefined, slept: [], asked: [] });
   });
 });
+
+describe('admission of an attempt to a URL under backpressure', () => {
+  const pressedAt = (leftMs: number | undefined) => {
+    const asked: string[] = [];
+    const flowControl: Store['flowControl'] = {
+      reserveSlot: async () => ({ slotMs: 0, waitMs: 0, reserved: true }),
+      claimSend: async () => 0,
+      backpressure: async () => undefined,
+      backpressureLeft: async () => (asked.push('left'), leftMs === undefined ? undefined : { untilMs: 7_000_000, leftMs }),
+      clearBackpressure: async () => false,
+    };
+    const dest = destination(null);
+    dest.webhooks[0] = { ...dest.webhooks[0], backpressure: { untilMs: 7_000_000, reason: 'HTTP 503 with Retry-After' } };
+    return { asked, admit: (req: AttemptRequest) => makeAdmission({ flowControl })(req, dest, dest.webhooks[0], NOW) };
+  };
+
+  it.each([
+    // name, left by the store's clock, the pause the delivery waited out → hold
+    ['a pause with 3 s left: a hold of 3 s from now, naming the pause', 3_000, undefined, { reason: 'backpressure', waitMs: 3_000, pressureUntilMs: 7_000_000 }],
+    ['the same pause after the delivery waited it out on its own clock: sent', 3_000, 7_000_000, undefined],
+    ['a later pause than the one waited out: held again', 3_000, 6_000_000, { reason: 'backpressure', waitMs: 3_000, pressureUntilMs: 7_000_000 }],
+    ['the pause over (or cleared) by the store\'s clock: sent', undefined, undefined, undefined],
+  ])('%s', async (_name, leftMs, waitedOut, expected) => {
+    const { admit, asked } = pressedAt(leftMs);
+    expect(await admit({ ...request, ...(waitedOut !== undefined && { waitedOutPressureMs: waitedOut }) })).toEqual(expected);
+    expect(asked).toEqual(['left']);
+  });
+});
