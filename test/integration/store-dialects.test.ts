@@ -507,15 +507,19 @@ describe.each([
       const slots = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length].flowControl.reserveSlot(d.id, 200, 1_500)));
       const elapsed = Date.now() - asked;
       const taken = slots.filter((s) => s.reserved).sort((a, b) => a.slotMs - b.slotMs);
-      expect(taken.map((s) => s.slotMs - taken[0].slotMs)).toEqual([0, 200, 400, 600, 800, 1_000, 1_200, 1_400]);
-      // Each wait is its slot's distance from the store's now when it asked (the asks spread over `elapsed`).
+      // Eight fit in the 1.5 s left when all ask in the same millisecond; asks spread over `elapsed` may fit more.
+      expect(taken.length).toBeGreaterThanOrEqual(8);
+      expect(taken.map((s) => s.slotMs - taken[0].slotMs)).toEqual(taken.map((_s, i) => i * 200));
+      // Each wait is its slot's distance from the store's now when it asked: never past the hold left.
       taken.forEach((s, i) => {
-        expect(s.waitMs).toBeLessThanOrEqual(i * 200);
+        expect(s.waitMs).toBeLessThanOrEqual(Math.min(i * 200, 1_500));
         expect(s.waitMs).toBeGreaterThanOrEqual(Math.max(0, i * 200 - elapsed - 1));
       });
       const refused = slots.filter((s) => !s.reserved);
-      expect(refused.map((s) => s.slotMs)).toEqual([taken[0].slotMs + 1_600, taken[0].slotMs + 1_600]);
-      for (const s of refused) expect(s.waitMs).toBeGreaterThan(1_500 - elapsed - 1);
+      for (const s of refused) {
+        expect(s.slotMs).toBe(taken[0].slotMs + taken.length * 200);
+        expect(s.waitMs).toBeGreaterThan(1_500);
+      }
       // At send time: one request per interval, whoever asks.
       expect(await store.flowControl.claimSend(d.id, 200)).toBe(0);
       const wait = await other.flowControl.claimSend(d.id, 200);
