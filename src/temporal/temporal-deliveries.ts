@@ -70,6 +70,9 @@ export function deliveriesOptions(config: Pick<Config, 'temporalTaskQueue' | 'pe
   };
 }
 
+/** Signals in flight at once when a destination's flow control changes (a resume sends one at a time). */
+const FLOW_CHANGE_SIGNALS_AT_ONCE = 8;
+
 export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health, keyring }: DeliveriesOptions): Deliveries {
   const startOne = async (input: DeliveryInput, startDelayMs?: number) => void (await startDeliveryWorkflow(client, taskQueue, keyring, input, eagerStart, startDelayMs));
 
@@ -139,7 +142,10 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
           for await (const execution of client.workflow.list({ query: `${DESTINATIONS.name} = ${JSON.stringify(destinationId)} AND ExecutionStatus = "Running"` })) running.push(execution);
           running.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
           let woken = 0;
-          for (const execution of running) {
+          // A resume goes out one at a time, strictly oldest first. A flow change (issue 29) goes out
+          // a few at once, still oldest first by the batch: its held deliveries ask again under the
+          // new limit (or none) at once, and one signal at a time made a backlog wait seconds for them.
+          await inParallel(running, why === 'resumed' ? 1 : FLOW_CHANGE_SIGNALS_AT_ONCE, async (execution) => {
             try {
               await client.workflow.getHandle(execution.workflowId, execution.runId).signal(why === 'resumed' ? DESTINATION_RESUMED : FLOW_CHANGED, destinationId);
               woken++;
@@ -147,7 +153,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
               // Closed since the list was read (visibility lags): nothing left to wake.
               if (!(err instanceof WorkflowNotFoundError)) throw err;
             }
-          }
+          });
           return woken;
         })(),
       ),
