@@ -112,16 +112,20 @@ it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, 
   expect(await counter('switchyard_delivery_throttled_waits_total', destination.id)).toBeGreaterThanOrEqual(50);
 }, 120_000);
 
-it('sends a throttled backlog as soon as maxRequestsPerSecond is removed: 30 messages under 1/s, the rest arrive within 5 s', async () => {
+/** 30 messages to a destination limited to 1/s, once its first three have arrived: the rest hold slots up to half a minute out. */
+async function throttledBacklog(prefix: string) {
   const s = await system({ deliveryRetryWindow: 120_000, deliveryTimeout: 8_000 });
   const hook = await receiver();
   const { source, writeKey, destination } = await sourceWithDestination(s.store, { maxRequestsPerSecond: 1, webhooks: [{ url: hook.url, headers: {} }] });
-  const ids = Array.from({ length: 30 }, (_, i) => `unlimited-${i}`);
+  const ids = Array.from({ length: 30 }, (_, i) => `${prefix}-${i}`);
   expect((await postTrackBatch(s.app, writeKey, ids)).statusCode).toBe(200);
-  // The limit is in force: the backlog has reserved slots up to half a minute out.
   await hook.waitForRequests(3, 30_000);
   expect(hook.requests.length).toBeLessThan(ids.length / 2);
+  return { s, hook, source, writeKey, destination, ids };
+}
 
+it('sends a throttled backlog as soon as maxRequestsPerSecond is removed: 30 messages under 1/s, the rest arrive within 5 s', async () => {
+  const { s, hook, source, destination, ids } = await throttledBacklog('unlimited');
   expect((await patch(s, destination.id, { maxRequestsPerSecond: null })).json()).toMatchObject({ maxRequestsPerSecond: null });
   // The held deliveries are woken (no slot reserved under the old limit is waited for).
   await hook.waitForRequests(ids.length, 5_000);
@@ -131,13 +135,7 @@ it('sends a throttled backlog as soon as maxRequestsPerSecond is removed: 30 mes
 }, 120_000);
 
 it('takes a raised maxRequestsPerSecond for the waiting backlog and for new messages: none waits for a slot of the old limit', async () => {
-  const s = await system({ deliveryRetryWindow: 120_000, deliveryTimeout: 8_000 });
-  const hook = await receiver();
-  const { source, writeKey, destination } = await sourceWithDestination(s.store, { maxRequestsPerSecond: 1, webhooks: [{ url: hook.url, headers: {} }] });
-  const ids = Array.from({ length: 30 }, (_, i) => `raised-${i}`);
-  expect((await postTrackBatch(s.app, writeKey, ids)).statusCode).toBe(200);
-  await hook.waitForRequests(3, 30_000);
-
+  const { s, hook, source, writeKey, destination, ids } = await throttledBacklog('raised');
   const raisedAt = Date.now();
   expect((await patch(s, destination.id, { maxRequestsPerSecond: 20 })).json()).toMatchObject({ maxRequestsPerSecond: 20 });
   // A message after the change is not queued behind the slots the backlog took at 1/s (the last
