@@ -57,11 +57,15 @@ export interface Deliveries {
   /** A bulk redelivery job and its progress; undefined when Temporal has no such job. */
   redeliveryJob(id: string): Promise<RedeliveryJobView | undefined>;
   /**
-   * Tells every running delivery to this destination, oldest first, that it was resumed (issue 20):
-   * held ones ask again at once instead of at their next check. Returns how many were told.
+   * Tells every running delivery to this destination, oldest first, that it was resumed (issue 20)
+   * or that its flow control changed (issue 29: a new rate limit, a cleared backpressure): held
+   * ones ask again at once instead of at their next check. Returns how many were told.
    */
-  wakeHeld(destinationId: string): Promise<number>;
+  wakeHeld(destinationId: string, why: WakeReason): Promise<number>;
 }
+
+/** Why held deliveries are woken: their destination was resumed, or its rate limit or a URL's backpressure changed. */
+export type WakeReason = 'resumed' | 'flow-changed';
 
 /** A bulk redelivery job as `GET /admin/redeliveries/:id` shows it. */
 export type RedeliveryJobView = RedeliveryJob & RedeliveryProgress;

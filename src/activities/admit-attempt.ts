@@ -29,8 +29,13 @@ const realClock: AdmissionClock = { now: Date.now, sleep: (ms) => new Promise((r
 export function makeAdmission(store: Pick<Store, 'flowControl'>, metrics?: FlowMetrics, clock: AdmissionClock = realClock) {
   async function decide(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, startMs: number): Promise<Hold | undefined> {
     if (destination.paused) return { reason: 'paused' };
-    const until = webhook.backpressure?.untilMs;
-    if (until !== undefined && until > startMs) return { reason: 'backpressure', waitMs: until - startMs };
+    // The destination read (cached on PostgreSQL) only says the URL was paused; the store says how
+    // long is left by its own clock (issue 29), and a pause this delivery already waited out on its
+    // own clock holds it no longer.
+    if (webhook.backpressure) {
+      const pressure = await store.flowControl.backpressureLeft(destination.id, webhook.url);
+      if (pressure && pressure.untilMs !== req.waitedOutPressureMs) return { reason: 'backpressure', waitMs: pressure.leftMs, pressureUntilMs: pressure.untilMs };
+    }
     if (destination.maxRequestsPerSecond === null) return undefined;
     const intervalMs = rateIntervalMs(destination.maxRequestsPerSecond);
     let nowMs = startMs;
@@ -43,14 +48,14 @@ export function makeAdmission(store: Pick<Store, 'flowControl'>, metrics?: FlowM
     };
     let slotMs = req.reservedSlotMs;
     if (slotMs === undefined) {
-      const slot = await store.flowControl.reserveSlot(destination.id, intervalMs, nowMs, req.holdLeftMs ?? Number.MAX_SAFE_INTEGER);
+      const slot = await store.flowControl.reserveSlot(destination.id, intervalMs, req.holdLeftMs ?? Number.MAX_SAFE_INTEGER);
       // Not reserved: the slot lies past this message's hold budget; it waits that out and fails.
-      if (!slot.reserved) return { reason: 'throttled', waitMs: slot.slotMs - nowMs };
-      if (slot.slotMs > nowMs && !(await waitedHere(slot.slotMs - nowMs))) return { reason: 'throttled', waitMs: slot.slotMs - nowMs, reservedSlotMs: slot.slotMs };
+      if (!slot.reserved) return { reason: 'throttled', waitMs: slot.waitMs };
+      if (slot.waitMs > 0 && !(await waitedHere(slot.waitMs))) return { reason: 'throttled', waitMs: slot.waitMs, reservedSlotMs: slot.slotMs };
       slotMs = slot.slotMs;
     }
     for (;;) {
-      const waitMs = await store.flowControl.claimSend(destination.id, intervalMs, nowMs);
+      const waitMs = await store.flowControl.claimSend(destination.id, intervalMs);
       if (waitMs <= 0) return undefined;
       if (!(await waitedHere(waitMs))) return { reason: 'throttled', waitMs, reservedSlotMs: slotMs };
     }

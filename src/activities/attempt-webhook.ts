@@ -5,7 +5,7 @@ import { goneReason } from '../delivery/switched-off-reason';
 import { attemptBudgetMs } from '../delivery/retry-window';
 import { isSlowLane } from '../delivery/slow-lane';
 import { activeSigningSecrets, standardWebhookId } from '../delivery/standard-webhooks';
-import type { AttemptOutcome, AttemptResult } from '../delivery/types';
+import type { AttemptOutcome, AttemptResult, Pressure } from '../delivery/types';
 import type { OpenAttemptRequest as AttemptRequest } from './erased-users';
 import type { Destination, DestinationWebhook, Store } from '../store/types';
 import type { WebhookTraffic } from './webhook-traffic';
@@ -13,7 +13,7 @@ import { postWebhook } from './post-webhook';
 import type { Metrics } from '../metrics';
 import type { AttemptRecorder } from './health-recorder';
 import { makeAdmission, type FlowMetrics } from './admit-attempt';
-import { backpressureUntil } from '../delivery/flow-control';
+import { backpressureMs } from '../delivery/flow-control';
 
 type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'> & Partial<FlowMetrics>;
 
@@ -46,7 +46,7 @@ function runningInSlowLane(): boolean {
 export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER) {
   const admit = makeAdmission(store, metrics?.heldMessages && metrics.throttledWaits && metrics.backpressuredWaits ? (metrics as FlowMetrics) : undefined);
   /** One signed POST; a 410 Gone also switches the URL off in the store. */
-  async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
+  async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number; pressure?: Pressure }> {
     const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId };
     const body = JSON.stringify(req.message);
     const started = Date.now();
@@ -72,17 +72,19 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     const logged = { ...fields, durationMs, status: 'status' in outcome ? outcome.status : undefined };
     if (outcome.kind === 'success') log.debug('webhook accepted', logged);
     else log.warn(`webhook attempt failed: ${outcome.reason}`, { ...logged, outcome: outcome.kind });
-    // Issue 20: a 429 or 503 with Retry-After pauses the URL for every message, not only this one.
-    const pauseUntil = outcome.kind === 'retry' ? backpressureUntil(outcome.status, outcome.retryAfterMs, Date.now(), backpressureBoundMs) : undefined;
-    if (pauseUntil !== undefined) {
-      await store.flowControl.backpressure(req.destinationId, webhook.url, pauseUntil, `HTTP ${outcome.status} with Retry-After`);
-      log.info('webhook URL backpressured', { ...fields, untilMs: pauseUntil });
+    // Issue 20: a 429 or 503 with Retry-After pauses the URL for every message, not only this one,
+    // for that long from the store's now (issue 29: no worker's clock in it).
+    const pauseMs = outcome.kind === 'retry' ? backpressureMs(outcome.status, outcome.retryAfterMs, backpressureBoundMs) : undefined;
+    let pressure: Pressure | undefined;
+    if (pauseMs !== undefined) {
+      pressure = await store.flowControl.backpressure(req.destinationId, webhook.url, pauseMs, `HTTP ${outcome.status} with Retry-After`);
+      log.info('webhook URL backpressured', { ...fields, pauseMs });
     }
     if (outcome.kind !== 'retry' && outcome.disablesWebhook) {
       const reason = goneReason(outcome.status ?? 410, req.messageId, String(req.message.type), outcome.status !== 410);
       if (await store.destinations.disableWebhook(req.destinationId, webhook.url, reason)) log.warn('webhook URL switched off', { ...fields, reason });
     }
-    return { outcome, durationMs };
+    return { outcome, durationMs, ...(pressure && { pressure }) };
   }
 
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {

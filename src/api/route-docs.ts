@@ -151,6 +151,9 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     },
   },
   'POST /admin/destinations/:id/webhooks/:index/enable': { summary: 'Switch a webhook URL back on after a 410 Gone switched it off', response: { index: 0, url: webhook.url, enabled: true, wasDisabled: true } },
+  'DELETE /admin/destinations/:id/webhooks/:index/backpressure': {
+    summary: "End a webhook URL's backpressure pause (a 429/503 with Retry-After) now; the messages held for it are woken and send at once (204 whether or not it was paused)",
+  },
 
   'POST /admin/regulations': {
     summary: 'Erase a user: stop their deliveries, forward a delete notification, shred their stored data',

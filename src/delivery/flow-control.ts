@@ -59,12 +59,12 @@ const HOLD_WORDS: Record<HoldReason, string> = {
 };
 
 /**
- * Until when a URL that answered 429 or 503 with Retry-After is paused for every message: the time
- * it asked for, at most `boundMs` (the retry window: no delivery could wait longer anyway); an
- * earlier pause still running is kept if it ends later. Undefined: no pause (another status, or
- * no usable Retry-After).
+ * How long a URL that answered 429 or 503 with Retry-After is paused for every message, from the
+ * store's now (issue 29: relative, so no worker's clock enters it): the time it asked for, at most
+ * `boundMs` (the retry window: no delivery could wait longer anyway). Undefined: no pause (another
+ * status, or no usable Retry-After).
  */
-export function backpressureUntil(status: number | undefined, retryAfterMs: number | undefined, nowMs: number, boundMs: number): number | undefined {
+export function backpressureMs(status: number | undefined, retryAfterMs: number | undefined, boundMs: number): number | undefined {
   if ((status !== 429 && status !== 503) || retryAfterMs === undefined || retryAfterMs <= 0) return undefined;
-  return nowMs + Math.min(retryAfterMs, boundMs);
+  return Math.min(retryAfterMs, boundMs);
 }

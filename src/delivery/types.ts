@@ -120,6 +120,12 @@ export interface AttemptRequest {
   holdLeftMs?: number;
   /** The hold this message just waited out, for health and metrics (the activity records it). */
   afterHold?: { reason: HoldReason; ms: number };
+  /**
+   * The URL's backpressure pause this delivery has waited out on its own clock (issue 29: the
+   * pause's `pressureUntilMs`, passed back unread): that pause holds it no longer, whatever the
+   * store's clock says is left of it. A later pause (another 429/503) holds it again.
+   */
+  waitedOutPressureMs?: number;
 }
 
 /** Why an attempt sent nothing and waits, without counting as an attempt (issue 20). */
@@ -128,8 +134,17 @@ export type HoldReason = 'paused' | 'throttled' | 'backpressure';
 /** A hold answer: `waitMs` absent for `paused` (the workflow asks again on its own schedule). */
 export interface Hold {
   reason: HoldReason;
+  /** How long to wait from now (issue 29: relative, so no clock but the waiter's times it). */
   waitMs?: number;
   reservedSlotMs?: number;
+  /** Names the backpressure pause waited for (the store's clock: compared with nothing in the workflow). */
+  pressureUntilMs?: number;
+}
+
+/** A URL's backpressure pause as an attempt left it: `leftMs` from now; `untilMs` names it (see Hold). */
+export interface Pressure {
+  untilMs: number;
+  leftMs: number;
 }
 
 export interface AttemptResult {
@@ -152,6 +167,8 @@ export interface AttemptResult {
   busy?: boolean;
   /** Nothing was sent: the destination is paused or throttled, or the URL backpressured; wait, then ask again. */
   held?: Hold;
+  /** The answer (429/503 with Retry-After) paused the URL for every message: a round wait at least `leftMs` long waits it out. */
+  pressure?: Pressure;
 }
 
 export type DestinationStatus = 'delivered' | 'failed' | 'stopped';

@@ -221,6 +221,12 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         // Every write seals the whole row again under the active key: one key id per row.
         const sealed = sealedCredentials(keyring, id, { ...current, ...changes });
         const row = await trx.updateTable('destinations').set({ ...changes, ...sealed }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+        // A new rate limit (issue 29) starts a new queue: slots handed out under the old one no longer
+        // push new asks back (the admin API wakes their holders, who ask again under the new limit).
+        // The last send stays, so the new spacing holds from it.
+        if (patch.maxRequestsPerSecond !== undefined && patch.maxRequestsPerSecond !== current.max_requests_per_second) {
+          await trx.updateTable('destination_rates').set({ next_slot_ms: 0 }).where('destination_id', '=', id).execute();
+        }
         if (patch.webhooks !== undefined) await applyWebhookSettings(trx, id, patch.webhooks, now.toISOString());
         return toDestination(opened(row), await disabledOf(trx, [id]), await backpressuredOf(trx, [id]));
       });

@@ -1,3 +1,4 @@
+import type { Pressure } from '../delivery/types';
 import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
 
@@ -27,7 +28,7 @@ export interface WebhookDisablement {
 
 /** A URL that answered 429 or 503 with Retry-After: no message sends to it before `until`. */
 export interface WebhookBackpressure {
-  /** Epoch ms. */
+  /** Epoch ms, by the store's clock. */
   untilMs: number;
   reason: string;
 }
@@ -139,17 +140,28 @@ export interface Store {
     /** How many destinations' credentials each master key seals; `(plaintext)` counts those stored without keys. */
     credentialsByMasterKey(): Promise<Record<string, number>>;
   };
-  /** Flow control state shared by every process (issue 20; decisions in delivery/flow-control.ts). */
+  /**
+   * Flow control state shared by every process (issue 20; decisions in delivery/flow-control.ts).
+   * Times are the store's own clock (issue 29): callers get waits relative to it, never pass a time.
+   */
   flowControl: {
     /**
      * Takes the destination's next send slot, unless it is more than `maxWaitMs` away; one
-     * transaction, so any number of workers share one limiter.
+     * statement, so any number of workers share one limiter. `waitMs`: how far the slot is from
+     * now; `slotMs` names the slot (the store's clock: compare it with nothing).
      */
-    reserveSlot(destinationId: string, intervalMs: number, nowMs: number, maxWaitMs: number): Promise<{ slotMs: number; reserved: boolean }>;
+    reserveSlot(destinationId: string, intervalMs: number, maxWaitMs: number): Promise<{ slotMs: number; waitMs: number; reserved: boolean }>;
     /** At send time: 0 and the send recorded when the last request is an interval back; otherwise how long to wait. */
-    claimSend(destinationId: string, intervalMs: number, nowMs: number): Promise<number>;
-    /** No message sends to this URL before `untilMs` (keeps a later pause already there). */
-    backpressure(destinationId: string, url: string, untilMs: number, reason: string): Promise<void>;
+    claimSend(destinationId: string, intervalMs: number): Promise<number>;
+    /**
+     * No message sends to this URL for `forMs` from now (keeps a later pause already there). The
+     * pause as it stands after the write (undefined: the destination is gone).
+     */
+    backpressure(destinationId: string, url: string, forMs: number, reason: string): Promise<Pressure | undefined>;
+    /** The URL's pause as it stands now; undefined when there is none or it is over. */
+    backpressureLeft(destinationId: string, url: string): Promise<Pressure | undefined>;
+    /** Ends the URL's pause (an operator); true when there was one (over or not). */
+    clearBackpressure(destinationId: string, url: string): Promise<boolean>;
   };
   regulations: {
     create(input: Omit<Regulation, 'id' | 'createdAt'>): Promise<Regulation>;

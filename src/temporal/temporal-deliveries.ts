@@ -9,7 +9,7 @@ import type { Deliveries, DeliveryRow } from '../ports';
 import type { Keyring } from '../privacy/keyring';
 import { isIdentifierHash } from '../privacy/visible-ids';
 import { DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
-import { DESTINATION_RESUMED } from '../workflows/signals';
+import { DESTINATION_RESUMED, FLOW_CHANGED } from '../workflows/signals';
 import { deliveryAttempts } from './delivery-history';
 import { deliveryQuery, deliveryStatus, messageIdOf, UnsafeFilterError, userDeliveryQueries } from './delivery-query';
 import { decodeListingCursor, encodeListingCursor, listingPhases, nextPosition, phaseQuery, type ListingPosition } from './delivery-listing';
@@ -69,6 +69,9 @@ export function deliveriesOptions(config: Pick<Config, 'temporalTaskQueue' | 'pe
     health: { taskQueues: [config.temporalTaskQueue, config.personasDeliveryTaskQueue], pollerWindowMs: config.healthPollerWindow },
   };
 }
+
+/** Signals in flight at once when a destination's flow control changes (a resume sends one at a time). */
+const FLOW_CHANGE_SIGNALS_AT_ONCE = 8;
 
 export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health, keyring }: DeliveriesOptions): Deliveries {
   const startOne = async (input: DeliveryInput, startDelayMs?: number) => void (await startDeliveryWorkflow(client, taskQueue, keyring, input, eagerStart, startDelayMs));
@@ -132,22 +135,25 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     },
     // Oldest first: visibility lists newest first, so the page is sorted by start time before signalling,
     // one at a time, so the held deliveries ask again (and take rate-limit slots) in that order.
-    wakeHeld: (destinationId) =>
+    wakeHeld: (destinationId, why) =>
       tracked(
         (async () => {
           const running: { workflowId: string; runId: string; startTime: Date }[] = [];
           for await (const execution of client.workflow.list({ query: `${DESTINATIONS.name} = ${JSON.stringify(destinationId)} AND ExecutionStatus = "Running"` })) running.push(execution);
           running.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
           let woken = 0;
-          for (const execution of running) {
+          // A resume goes out one at a time, strictly oldest first. A flow change (issue 29) goes out
+          // a few at once, still oldest first by the batch: its held deliveries ask again under the
+          // new limit (or none) at once, and one signal at a time made a backlog wait seconds for them.
+          await inParallel(running, why === 'resumed' ? 1 : FLOW_CHANGE_SIGNALS_AT_ONCE, async (execution) => {
             try {
-              await client.workflow.getHandle(execution.workflowId, execution.runId).signal(DESTINATION_RESUMED, destinationId);
+              await client.workflow.getHandle(execution.workflowId, execution.runId).signal(why === 'resumed' ? DESTINATION_RESUMED : FLOW_CHANGED, destinationId);
               woken++;
             } catch (err) {
               // Closed since the list was read (visibility lags): nothing left to wake.
               if (!(err instanceof WorkflowNotFoundError)) throw err;
             }
-          }
+          });
           return woken;
         })(),
       ),

@@ -22,9 +22,9 @@ import { MAX_WEBHOOKS } from '../delivery/limits';
 import { busyWait } from '../delivery/retry-window';
 import { slowLaneAttemptTimeoutMs, slowLaneTaskQueue } from '../delivery/slow-lane';
 import { attemptSummary } from '../delivery/summary';
-import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus, HoldReason } from '../delivery/types';
+import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus, HoldReason, Pressure } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
-import { DESTINATION_RESUMED } from './signals';
+import { DESTINATION_RESUMED, FLOW_CHANGED } from './signals';
 
 /** Time Temporal gives one attempt beyond the webhook's own deadline, to notice a lost worker. */
 const ACTIVITY_GRACE_MS = 5_000;
@@ -39,12 +39,17 @@ const ACTIVITY_GRACE_MS = 5_000;
  * - a URL whose attempt went to the slow lane and failed there starts its next round there (issue
  *   20): a hanging receiver's backlog then skips the busy answer through the delivery queue each
  *   round (one activity task and one workflow task less per round).
+ * - a throttled or backpressured hold ends early when its destination's flow control changes
+ *   (issue 29: a new rate limit, a cleared backpressure), as a paused one does on resume;
+ * - so does the wait between two rounds when an answer of the round paused its URL (issue 29).
  * The hard retry window is the policy's `hardWindow` instead, since it applies to every delivery.
  */
 const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
 const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
 const SLOW_LANE_PATCH = 'busy-webhook-waits-in-slow-lane';
 const SLOW_LANE_FIRST_PATCH = 'failing-slow-lane-webhook-starts-there';
+const WAKE_HOLDS_PATCH = 'flow-change-wakes-every-hold';
+const CLEARED_PRESSURE_PATCH = 'cleared-backpressure-ends-round-wait';
 
 /**
  * `heldTooLong`: the destination's holds used up policy.maxHoldMs; its delivery fails with this reason.
@@ -92,9 +97,19 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   const holds = new Map<string, HoldState>(input.destinationIds.map((id) => [id, { heldMs: 0, consecutive: 0 }]));
   const holdOf = (destinationId: string) => holds.get(destinationId) ?? { heldMs: 0, consecutive: 0 };
   const deadlineOf = (destinationId: string) => windowEnd + holdOf(destinationId).heldMs;
-  // A resumed destination's held deliveries are told at once (admin API); a signal adds no command.
+  // A resumed destination's held deliveries are told at once (admin API), and so are those of a
+  // destination whose rate limit changed or whose URL's backpressure was cleared (issue 29); a
+  // signal adds no command.
   const resumes = new Map<string, number>();
-  if (flowControl) setHandler(defineSignal<[string]>(DESTINATION_RESUMED), (destinationId) => void resumes.set(destinationId, (resumes.get(destinationId) ?? 0) + 1));
+  const wake = (destinationId: string) => void resumes.set(destinationId, (resumes.get(destinationId) ?? 0) + 1);
+  if (flowControl) {
+    setHandler(defineSignal<[string]>(DESTINATION_RESUMED), wake);
+    setHandler(defineSignal<[string]>(FLOW_CHANGED), wake);
+  }
+  // Per destination and URL index: the backpressure pause this delivery has waited out on its own
+  // clock (issue 29), passed back so the store's clock cannot hold it a second time.
+  const waitedOutPressure = new Map<string, number>();
+  const pressureKey = (destinationId: string, webhookIndex: number) => `${webhookIndex} ${destinationId}`;
   // Built per attempt: under the hard window its schedule-to-close is what is left of the window,
   // so an attempt whose worker is away past the window's end never starts late (Temporal times it
   // out at the deadline, queued or running).
@@ -130,6 +145,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   /** What an attempt of this URL in this round asks, with the destination's hold state as it is now. */
   function attemptRequest(destinationId: string, webhookIndex: number, round: number): AttemptRequest {
     const hold = holdOf(destinationId);
+    const waitedOut = waitedOutPressure.get(pressureKey(destinationId, webhookIndex));
     return {
       destinationId,
       webhookIndex,
@@ -145,6 +161,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         holdLeftMs: policy.maxHoldMs! - hold.heldMs,
         ...(hold.reservedSlotMs !== undefined && { reservedSlotMs: hold.reservedSlotMs }),
         ...(hold.last && { afterHold: hold.last }),
+        ...(waitedOut !== undefined && { waitedOutPressureMs: waitedOut }),
       }),
     };
   }
@@ -223,13 +240,20 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       const wait = holdWaitMs(result.held, ++hold.consecutive, policy, left);
       if (hold.consecutive === 1) log.info('delivery held', { destinationId, webhookIndex, reason: result.held.reason });
       const since = Date.now();
-      // Paused: wait for the next check or the destination's resume, whichever comes first.
+      // Paused: wait for the next check or the destination's resume, whichever comes first; since
+      // issue 29 any hold ends early when the destination's flow control changes.
       const asked = resumesAtAsk;
-      if (result.held.reason === 'paused') await condition(() => resumesSoFar() > asked, wait);
+      const wokenSince = () => resumesSoFar() > asked;
+      let woken = false;
+      if (result.held.reason === 'paused') await condition(wokenSince, wait);
+      else if (patched(WAKE_HOLDS_PATCH)) woken = await condition(wokenSince, wait);
       else await sleep(wait);
       const heldMs = Math.max(0, Date.now() - since);
       hold.heldMs += heldMs;
-      hold.reservedSlotMs = result.held.reservedSlotMs;
+      // Woken early: a slot reserved under the old rate limit is given up, and the ask after this
+      // one reserves under the new limit. A backpressure waited to its end is waited out.
+      hold.reservedSlotMs = woken ? undefined : result.held.reservedSlotMs;
+      if (!woken && result.held.pressureUntilMs !== undefined) waitedOutPressure.set(pressureKey(destinationId, webhookIndex), result.held.pressureUntilMs);
       hold.last = { reason: result.held.reason, ms: heldMs };
       resumesAtAsk = resumesSoFar();
       result = await attempt(destinationId, webhookIndex, round, knownCount, false, inSlowLane);
@@ -269,6 +293,8 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
     for (let round = 1; ; round++) {
       let retryAfterMs: number | undefined;
       const reasons: string[] = [];
+      // URLs whose answer this round paused them for every message (issue 29), by index.
+      const pressed = new Map<number, Pressure>();
       for (let index = 0; index < webhookCount; index++) {
         if (givenUp.has(index)) continue;
         if (windowIsHard && Date.now() >= deadlineOf(destinationId)) {
@@ -287,6 +313,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         reasons.push(`webhook ${index}: ${outcome.reason}`);
         if (outcome.kind === 'permanent') givenUp.add(index);
         if (outcome.kind === 'retry' && outcome.retryAfterMs !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, outcome.retryAfterMs);
+        if (result.pressure) pressed.set(index, result.pressure);
       }
       if (webhookCount === 0) return { destinationId, status: 'stopped', rounds: round, reason: 'destination has no webhook URLs' };
       const reason = reasons.join('; ');
@@ -296,7 +323,14 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       if (!canRetryAt(Date.now(), delay, deadlineOf(destinationId))) return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reason}` };
       log.info('round failed; retrying', { destinationId, round, delayMs: delay, reason });
       setStatus('retrying');
-      await sleep(delay);
+      // A wait that honours a URL's pause (429/503 with Retry-After) ends early when the operator
+      // clears it (issue 29); one waited to its end waits the pause out, on this workflow's clock.
+      let woken = false;
+      if (flowControl && pressed.size > 0 && patched(CLEARED_PRESSURE_PATCH)) {
+        const asked = resumes.get(destinationId) ?? 0;
+        woken = await condition(() => (resumes.get(destinationId) ?? 0) > asked, delay);
+      } else await sleep(delay);
+      if (!woken) for (const [index, pressure] of pressed) if (delay >= pressure.leftMs) waitedOutPressure.set(pressureKey(destinationId, index), pressure.untilMs);
     }
   }
 

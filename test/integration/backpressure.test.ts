@@ -1,6 +1,7 @@
+import { sleep } from '../helpers/faults';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver, type Responder } from '../helpers/receiver';
-import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
+import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem, useSystem } from '../helpers/system';
 
 /**
  * Issue 20, what a receiver may ask for: a 429 or 503 with Retry-After pauses its URL for every
@@ -63,6 +64,40 @@ it('pauses a URL that answered 429 with Retry-After: 5 for every message, for 5 
   }, 5_000);
   expect(health.flow).toMatchObject({ paused: false, maxRequestsPerSecond: null, lastHour: { throttledMs: 0, heldMs: 0 } });
   expect(health.webhooks[0].lastHour.waited.backpressuredMs).toBe(health.flow.lastHour.backpressuredMs);
+}, 60_000);
+
+it('ends a URL\'s hour-long backpressure on DELETE …/backpressure: the held messages and the one that got the 503 arrive within 5 s', async () => {
+  // A retry window long enough for the hour the URL asks for (the worker pauses it up to its own window, 4 h).
+  const long = await startSystem({ deliveryRetryWindow: 2 * 3_600_000 });
+  try {
+    const pressed = await receiver((_request, n) => (n === 0 ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 200 }));
+    const { source, writeKey, destination } = await sourceWithDestination(long.store, { webhooks: [{ url: pressed.url, headers: {} }] });
+    const sendTo = (messageId: string) => send(long.app, writeKey, 'track', { userId: 'u', event: 'Backpressure', messageId });
+    await sendTo('hour-0');
+    await pressed.waitForRequests(1);
+    await waitFor(async () => {
+      if (!(await long.store.destinations.get(destination.id))?.webhooks[0].backpressure) throw new Error('no backpressure recorded yet');
+    }, 4_000);
+    const held = ['hour-1', 'hour-2', 'hour-3'];
+    for (const id of held) await sendTo(id);
+    // Each asks, is held for the hour, and sleeps: nothing more reaches the URL.
+    await sleep(1_500);
+    expect(pressed.requests).toHaveLength(1);
+
+    const cleared = await long.app.inject({ method: 'DELETE', url: `/admin/destinations/${destination.id}/webhooks/0/backpressure`, headers: auth });
+    expect(cleared.statusCode).toBe(204);
+    await pressed.waitForRequests(1 + 1 + held.length, 5_000);
+    for (const id of ['hour-0', ...held]) expect(await deliveryResult(long.client, source.id, id)).toMatchObject({ ok: true });
+    expect((await long.store.destinations.get(destination.id))?.webhooks[0]).not.toHaveProperty('backpressure');
+
+    // Idempotent (a second click); a webhook that is not there is a 404 that names it.
+    expect((await long.app.inject({ method: 'DELETE', url: `/admin/destinations/${destination.id}/webhooks/0/backpressure`, headers: auth })).statusCode).toBe(204);
+    const missing = await long.app.inject({ method: 'DELETE', url: `/admin/destinations/${destination.id}/webhooks/3/backpressure`, headers: auth });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().message).toContain(`webhook 3 of destination ${destination.id}`);
+  } finally {
+    await long.close();
+  }
 }, 60_000);
 
 it('switches a URL off when it answers webhook-delivery: disable, like 410, and fails over to the next one', async () => {

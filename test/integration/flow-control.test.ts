@@ -112,6 +112,42 @@ it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, 
   expect(await counter('switchyard_delivery_throttled_waits_total', destination.id)).toBeGreaterThanOrEqual(50);
 }, 120_000);
 
+/** 30 messages to a destination limited to 1/s, once its first three have arrived: the rest hold slots up to half a minute out. */
+async function throttledBacklog(prefix: string) {
+  const s = await system({ deliveryRetryWindow: 120_000, deliveryTimeout: 8_000 });
+  const hook = await receiver();
+  const { source, writeKey, destination } = await sourceWithDestination(s.store, { maxRequestsPerSecond: 1, webhooks: [{ url: hook.url, headers: {} }] });
+  const ids = Array.from({ length: 30 }, (_, i) => `${prefix}-${i}`);
+  expect((await postTrackBatch(s.app, writeKey, ids)).statusCode).toBe(200);
+  await hook.waitForRequests(3, 30_000);
+  expect(hook.requests.length).toBeLessThan(ids.length / 2);
+  return { s, hook, source, writeKey, destination, ids };
+}
+
+it('sends a throttled backlog as soon as maxRequestsPerSecond is removed: 30 messages under 1/s, the rest arrive within 5 s', async () => {
+  const { s, hook, source, destination, ids } = await throttledBacklog('unlimited');
+  expect((await patch(s, destination.id, { maxRequestsPerSecond: null })).json()).toMatchObject({ maxRequestsPerSecond: null });
+  // The held deliveries are woken (no slot reserved under the old limit is waited for).
+  await hook.waitForRequests(ids.length, 5_000);
+  const results = await Promise.all(ids.map((id) => deliveryResult(s.client, source.id, id)));
+  for (const result of results) expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', rounds: 1 }] } });
+  expect(messageIds(hook).sort()).toEqual([...ids].sort());
+}, 120_000);
+
+it('takes a raised maxRequestsPerSecond for the waiting backlog and for new messages: none waits for a slot of the old limit', async () => {
+  const { s, hook, source, writeKey, destination, ids } = await throttledBacklog('raised');
+  const raisedAt = Date.now();
+  expect((await patch(s, destination.id, { maxRequestsPerSecond: 20 })).json()).toMatchObject({ maxRequestsPerSecond: 20 });
+  // A message after the change is not queued behind the slots the backlog took at 1/s (the last
+  // of them some 25 s out): the backlog and it arrive long before.
+  await send(s.app, writeKey, 'track', { userId: 'u', event: 'After raise', messageId: 'raised-new' });
+  await hook.waitForRequests(ids.length + 1, 10_000);
+  expect(await deliveryResult(s.client, source.id, 'raised-new')).toMatchObject({ ok: true });
+  for (const id of ids) expect(await deliveryResult(s.client, source.id, id)).toMatchObject({ ok: true });
+  // The new limit holds: no second after the change carries more than 20.
+  expect(busiestWindow(hook.requests.map((r) => r.at), 1_000, raisedAt)).toBeLessThanOrEqual(20);
+}, 120_000);
+
 it('holds a paused destination\'s messages until it is resumed, then wakes them oldest first and sends each once, while another destination of the source flows', async () => {
   // Checks at most a minute apart: on resume the admin API wakes the held deliveries itself.
   const s = await system({ deliveryHoldCheckInterval: 60_000 });

@@ -498,34 +498,67 @@ describe.each([
       expect(resumed).not.toHaveProperty('pausedAt');
     });
 
-    it('hands two processes asking at once distinct slots one interval apart, none past the hold left', async () => {
+    it('hands two processes asking at once distinct slots one interval apart, none past the hold left, as waits from the store\'s now', async () => {
       const source = await newSource();
       const d = await store.destinations.create(source.id, { enabled: true, maxRequestsPerSecond: 5, webhooks: [hook(1)] });
-      const now = Date.now();
       // Concurrent writers on two handles where the dialect allows it in one process (see concurrentHandles).
       const handles = dialect.concurrentHandles > 1 ? [store, other] : [store];
-      const slots = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length].flowControl.reserveSlot(d.id, 200, now, 1_500)));
-      const taken = slots.filter((s) => s.reserved).map((s) => s.slotMs).sort((a, b) => a - b);
-      expect(taken).toEqual([0, 200, 400, 600, 800, 1_000, 1_200, 1_400].map((offset) => now + offset));
-      expect(slots.filter((s) => !s.reserved)).toEqual([{ slotMs: now + 1_600, reserved: false }, { slotMs: now + 1_600, reserved: false }]);
+      const asked = Date.now();
+      const slots = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length].flowControl.reserveSlot(d.id, 200, 1_500)));
+      const elapsed = Date.now() - asked;
+      const taken = slots.filter((s) => s.reserved).sort((a, b) => a.slotMs - b.slotMs);
+      // Eight fit in the 1.5 s left when all ask in the same millisecond; asks spread over `elapsed` may fit more.
+      expect(taken.length).toBeGreaterThanOrEqual(8);
+      expect(taken.map((s) => s.slotMs - taken[0].slotMs)).toEqual(taken.map((_s, i) => i * 200));
+      // Each wait is its slot's distance from the store's now when it asked: never past the hold left.
+      taken.forEach((s, i) => {
+        expect(s.waitMs).toBeLessThanOrEqual(Math.min(i * 200, 1_500));
+        expect(s.waitMs).toBeGreaterThanOrEqual(Math.max(0, i * 200 - elapsed - 1));
+      });
+      const refused = slots.filter((s) => !s.reserved);
+      for (const s of refused) {
+        expect(s.slotMs).toBe(taken[0].slotMs + taken.length * 200);
+        expect(s.waitMs).toBeGreaterThan(1_500);
+      }
       // At send time: one request per interval, whoever asks.
-      expect(await store.flowControl.claimSend(d.id, 200, now)).toBe(0);
-      expect(await other.flowControl.claimSend(d.id, 200, now + 50)).toBe(150);
-      expect(await other.flowControl.claimSend(d.id, 200, now + 200)).toBe(0);
+      expect(await store.flowControl.claimSend(d.id, 200)).toBe(0);
+      const wait = await other.flowControl.claimSend(d.id, 200);
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(200);
+      await new Promise((resolve) => setTimeout(resolve, wait + 5));
+      expect(await other.flowControl.claimSend(d.id, 200)).toBe(0);
     });
 
-    it('keeps the later backpressure of a URL, shows it on the destination, and forgets it with the destination', async () => {
+    it('restarts the limiter\'s queue when maxRequestsPerSecond changes: the next slot is now again', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, maxRequestsPerSecond: 1, webhooks: [hook(1)] });
+      for (let i = 0; i < 5; i++) await store.flowControl.reserveSlot(d.id, 1_000, 60_000);
+      expect((await store.flowControl.reserveSlot(d.id, 1_000, 60_000)).waitMs).toBeGreaterThan(4_000);
+      await other.destinations.update(d.id, { maxRequestsPerSecond: 10 });
+      expect((await store.flowControl.reserveSlot(d.id, 100, 60_000)).waitMs).toBeLessThanOrEqual(100);
+    });
+
+    it('keeps the later backpressure of a URL, shows it on the destination, clears it, and forgets it with the destination', async () => {
       const source = await newSource();
       const d = await store.destinations.create(source.id, { enabled: true, webhooks: [hook(1), hook(2)] });
-      const until = Date.now() + 5_000;
-      await store.flowControl.backpressure(d.id, hook(1).url, until, 'HTTP 429 with Retry-After');
-      await other.flowControl.backpressure(d.id, hook(1).url, until - 1_000, 'HTTP 503 with Retry-After');
+      const first = await store.flowControl.backpressure(d.id, hook(1).url, 5_000, 'HTTP 429 with Retry-After');
+      expect(first?.leftMs).toBeGreaterThan(4_000);
+      expect(first?.leftMs).toBeLessThanOrEqual(5_000);
+      // A shorter pause asked later keeps the longer one, and says so.
+      expect(await other.flowControl.backpressure(d.id, hook(1).url, 1_000, 'HTTP 503 with Retry-After')).toEqual({ untilMs: first!.untilMs, leftMs: expect.any(Number) });
       const read = await other.destinations.get(d.id);
-      expect(read?.webhooks[0].backpressure).toEqual({ untilMs: until, reason: 'HTTP 429 with Retry-After' });
+      expect(read?.webhooks[0].backpressure).toEqual({ untilMs: first!.untilMs, reason: 'HTTP 429 with Retry-After' });
       expect(read?.webhooks[1]).not.toHaveProperty('backpressure');
-      expect((await store.destinations.listBySource(source.id))[0].webhooks[0].backpressure?.untilMs).toBe(until);
+      expect((await store.destinations.listBySource(source.id))[0].webhooks[0].backpressure?.untilMs).toBe(first!.untilMs);
+      expect(await other.flowControl.backpressureLeft(d.id, hook(1).url)).toEqual({ untilMs: first!.untilMs, leftMs: expect.any(Number) });
+      expect(await other.flowControl.backpressureLeft(d.id, hook(2).url)).toBeUndefined();
+      expect(await store.flowControl.clearBackpressure(d.id, hook(1).url)).toBe(true);
+      expect(await other.flowControl.backpressureLeft(d.id, hook(1).url)).toBeUndefined();
+      expect((await other.destinations.get(d.id))?.webhooks[0]).not.toHaveProperty('backpressure');
+      expect(await store.flowControl.clearBackpressure(d.id, hook(1).url)).toBe(false);
+      await store.flowControl.backpressure(d.id, hook(1).url, 5_000, 'HTTP 429 with Retry-After');
       await store.destinations.delete(d.id);
-      await expect(store.flowControl.backpressure(d.id, hook(1).url, until, 'late')).resolves.toBeUndefined();
+      await expect(store.flowControl.backpressure(d.id, hook(1).url, 5_000, 'late')).resolves.toBeUndefined();
     });
   });
 

@@ -77,11 +77,11 @@ async function deliver(name: string, responder: Responder) {
   receivers.push(receiver);
   const { source } = await store.sources.create(`time-skipping ${name}`);
   const destination = await store.destinations.create(source.id, { enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
-  // Without flow control (issue 20): its holds compare times the store keeps from the worker's wall
-  // clock, which time skipping does not move, so a 2-hour backpressure would stay ahead of the
-  // skipped workflow clock for ever. Its rules run on the dev server in real time
-  // (flow-control.test.ts, backpressure.test.ts); this test is the retry schedule alone.
-  const policy = { ...deliveryPolicy(config), maxHoldMs: undefined };
+  // With flow control (issue 29): holds are waits the activity answers relative to the store's
+  // clock, timed by the workflow's own, so the store's clock (which time skipping does not move)
+  // cannot hold a delivery past a wait it has already made.
+  const policy = deliveryPolicy(config);
+  expect(policy.maxHoldMs).toBeDefined();
   const messageId = `time-skipping-${name}`;
   const subject = identifierHash(keyring, 'userId', 'u');
   const dataKey = (await store.dataKeys.getOrCreate([subject])).get(subject)!;

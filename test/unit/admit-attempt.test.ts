@@ -27,15 +27,23 @@ async function admitWith(dest: Destination, slotAheadMs: number | undefined, cla
   const slept: number[] = [];
   const asked: string[] = [];
   const flowControl: Store['flowControl'] = {
-    async reserveSlot(_id, _interval, nowMs) {
+    async reserveSlot() {
       asked.push('reserve');
-      return { slotMs: nowMs + (slotAheadMs ?? 0), reserved: slotAheadMs !== undefined };
+      return { slotMs: now + (slotAheadMs ?? 0), waitMs: slotAheadMs ?? 0, reserved: slotAheadMs !== undefined };
     },
     async claimSend() {
       asked.push('claim');
       return claims.shift() ?? 0;
     },
-    async backpressure() {},
+    async backpressure() {
+      return undefined;
+    },
+    async backpressureLeft() {
+      return undefined;
+    },
+    async clearBackpressure() {
+      return false;
+    },
   };
   const clock = { now: () => now, sleep: async (ms: number) => void (slept.push(ms), (now += ms)) };
   const hold = await makeAdmission({ flowControl }, undefined, clock)(req, dest, dest.webhooks[0], NOW);
@@ -73,5 +81,33 @@ describe('admission of a rate-limited attempt: short waits inside the attempt, l
   it('a paused destination or no rate limit asks the limiter nothing', async () => {
     expect(await admitWith(destination(10, true), 0, [])).toEqual({ hold: { reason: 'paused' }, slept: [], asked: [] });
     expect(await admitWith(destination(null), 0, [])).toEqual({ hold: undefined, slept: [], asked: [] });
+  });
+});
+
+describe('admission of an attempt to a URL under backpressure', () => {
+  const pressedAt = (leftMs: number | undefined) => {
+    const asked: string[] = [];
+    const flowControl: Store['flowControl'] = {
+      reserveSlot: async () => ({ slotMs: 0, waitMs: 0, reserved: true }),
+      claimSend: async () => 0,
+      backpressure: async () => undefined,
+      backpressureLeft: async () => (asked.push('left'), leftMs === undefined ? undefined : { untilMs: 7_000_000, leftMs }),
+      clearBackpressure: async () => false,
+    };
+    const dest = destination(null);
+    dest.webhooks[0] = { ...dest.webhooks[0], backpressure: { untilMs: 7_000_000, reason: 'HTTP 503 with Retry-After' } };
+    return { asked, admit: (req: AttemptRequest) => makeAdmission({ flowControl })(req, dest, dest.webhooks[0], NOW) };
+  };
+
+  it.each([
+    // name, left by the store's clock, the pause the delivery waited out → hold
+    ['a pause with 3 s left: a hold of 3 s from now, naming the pause', 3_000, undefined, { reason: 'backpressure', waitMs: 3_000, pressureUntilMs: 7_000_000 }],
+    ['the same pause after the delivery waited it out on its own clock: sent', 3_000, 7_000_000, undefined],
+    ['a later pause than the one waited out: held again', 3_000, 6_000_000, { reason: 'backpressure', waitMs: 3_000, pressureUntilMs: 7_000_000 }],
+    ['the pause over (or cleared) by the store\'s clock: sent', undefined, undefined, undefined],
+  ])('%s', async (_name, leftMs, waitedOut, expected) => {
+    const { admit, asked } = pressedAt(leftMs);
+    expect(await admit({ ...request, ...(waitedOut !== undefined && { waitedOutPressureMs: waitedOut }) })).toEqual(expected);
+    expect(asked).toEqual(['left']);
   });
 });

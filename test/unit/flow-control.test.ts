@@ -1,4 +1,4 @@
-import { backpressureUntil, claimSend, holdExceededReason, holdWaitMs, rateIntervalMs, reserveSlot } from '../../src/delivery/flow-control';
+import { backpressureMs, claimSend, holdExceededReason, holdWaitMs, rateIntervalMs, reserveSlot } from '../../src/delivery/flow-control';
 import { parseDeliveryDirective } from '../../src/delivery/delivery-directive';
 import { classifyResponse } from '../../src/delivery/outcome';
 import { executionTimeoutMs, EXECUTION_GRACE_MS } from '../../src/delivery/retry-window';
@@ -71,14 +71,14 @@ describe('hold accounting', () => {
 
 describe('endpoint-wide backpressure', () => {
   it.each([
-    ['429 with Retry-After: that long', 429, 5_000, 1_000, 10_000, 6_000],
-    ['503 with Retry-After: that long', 503, 5_000, 1_000, 10_000, 6_000],
-    ['a Retry-After past the bound: the bound', 429, 50_000, 1_000, 10_000, 11_000],
-    ['429 without Retry-After: none', 429, undefined, 1_000, 10_000, undefined],
-    ['Retry-After: 0: none', 503, 0, 1_000, 10_000, undefined],
-    ['500 with Retry-After: only that message waits', 500, 5_000, 1_000, 10_000, undefined],
-  ])('backpressureUntil: %s', (_name, status, retryAfter, now, bound, expected) => {
-    expect(backpressureUntil(status, retryAfter, now, bound)).toBe(expected);
+    ['429 with Retry-After: that long', 429, 5_000, 10_000, 5_000],
+    ['503 with Retry-After: that long', 503, 5_000, 10_000, 5_000],
+    ['a Retry-After past the bound: the bound', 429, 50_000, 10_000, 10_000],
+    ['429 without Retry-After: none', 429, undefined, 10_000, undefined],
+    ['Retry-After: 0: none', 503, 0, 10_000, undefined],
+    ['500 with Retry-After: only that message waits', 500, 5_000, 10_000, undefined],
+  ])('backpressureMs: %s', (_name, status, retryAfter, bound, expected) => {
+    expect(backpressureMs(status, retryAfter, bound)).toBe(expected);
   });
 });
 

@@ -1,10 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { webhookLabel } from '../../delivery/summary';
 import { healthSinceMinute, SERIES_STEP_MINUTES, summarizeUrlHealth, type HealthBucket, type HealthTotals } from '../../delivery/webhook-health';
+import type { Deliveries } from '../../ports';
 import type { Store } from '../../store/types';
 import { notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
+import { wakeHeldDeliveries } from './wake-held';
 
 const Count = Type.Integer({ minimum: 0 });
 const Ms = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
@@ -89,7 +91,7 @@ const sumWaited = (all: Waited[]): Waited =>
  * last hour and day (counted in memory by each worker, added up in the store every
  * HEALTH_FLUSH_INTERVAL), and switching a URL that answered 410 Gone back on.
  */
-export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: () => number }> = async (app, { store, clock = Date.now }) => {
+export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Pick<Deliveries, 'wakeHeld'>; clock?: () => number }> = async (app, { store, deliveries, clock = Date.now }) => {
   app.get('/destinations/:id/health', { schema: { params: IdParams, response: { 200: HealthView, ...errorReplies } } }, async (request) => {
     const destination = await store.destinations.get(request.params.id);
     if (!destination) throw notFound(`destination ${request.params.id}`);
@@ -121,15 +123,32 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
     };
   });
 
+  /** The destination and its webhook the route's :id and :index name; 404 naming which is missing. */
+  async function webhookOf(params: Static<typeof WebhookParams>) {
+    const destination = await store.destinations.get(params.id);
+    if (!destination) throw notFound(`destination ${params.id}`);
+    const index = Number(params.index);
+    const webhook = destination.webhooks[index];
+    if (!webhook) throw notFound(`webhook ${index} of destination ${destination.id}`);
+    return { destination, index, webhook };
+  }
+
   // 200 whether or not the URL was off: an operator's second click (or a retried request) gets the
   // same answer, and `wasDisabled` says whether this one changed anything.
   app.post('/destinations/:id/webhooks/:index/enable', { schema: { params: WebhookParams, response: { 200: EnabledView, ...errorReplies } } }, async (request) => {
-    const destination = await store.destinations.get(request.params.id);
-    if (!destination) throw notFound(`destination ${request.params.id}`);
-    const index = Number(request.params.index);
-    const webhook = destination.webhooks[index];
-    if (!webhook) throw notFound(`webhook ${index} of destination ${destination.id}`);
+    const { destination, index, webhook } = await webhookOf(request.params);
     const wasDisabled = await store.destinations.enableWebhook(destination.id, webhook.url);
     return { index, url: webhookLabel(webhook.url), enabled: true as const, wasDisabled };
+  });
+
+  // Issue 29: an operator ends a URL's backpressure (up to the retry window long) without waiting
+  // it out. 204 whether or not it was paused (idempotent, like enable); the held deliveries are
+  // woken either way, as on resume, so none sleeps on a pause that is gone.
+  app.delete('/destinations/:id/webhooks/:index/backpressure', { schema: { params: WebhookParams, response: { 204: Type.Null(), ...errorReplies } } }, async (request, reply) => {
+    const { destination, index, webhook } = await webhookOf(request.params);
+    const cleared = await store.flowControl.clearBackpressure(destination.id, webhook.url);
+    request.log.info({ destinationId: destination.id, webhookIndex: index, cleared }, 'webhook backpressure cleared by an operator');
+    wakeHeldDeliveries(deliveries, destination.id, 'flow-changed', request.log);
+    return reply.code(204).send(null);
   });
 };

@@ -8,6 +8,7 @@ import { badRequest, notFound } from '../errors';
 import type { SigningOverlapEnds } from '../signing-overlaps';
 import { seedLimitMessages } from './schema-errors';
 import { errorReplies, IdParams } from './schemas';
+import { wakeHeldDeliveries } from './wake-held';
 import { findWebhookViolation, MAX_HEADERS, MAX_WEBHOOKS, violationMessage, type WebhookInput } from '../../delivery/webhook-rules';
 
 const WebhookBody = Type.Object(
@@ -211,18 +212,13 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
       acceptedSigningSecret(rest.signingSecret);
       const patch: DestinationPatch = { ...rest, signingSecretOverlapMs: overlapMs(signingSecretOverlap, signingSecretOverlapMs) };
       if (webhooks !== undefined) patch.webhooks = acceptedWebhooks(webhooks);
-      const wasPaused = patch.paused === false && (await store.destinations.get(request.params.id))?.paused === true;
+      const before = patch.paused === false || patch.maxRequestsPerSecond !== undefined ? await store.destinations.get(request.params.id) : undefined;
       const destination = await store.destinations.update(request.params.id, patch);
       if (!destination) throw notFound(`destination ${request.params.id}`);
       if (destination.signing?.previous) signingOverlaps?.endsAt(Date.parse(destination.signing.previous.until));
-      // Resumed: held deliveries ask again now, oldest first, rather than at their next check (which
-      // stays the fallback). Not awaited: the operator's answer does not wait for every signal.
-      if (wasPaused && !destination.paused) {
-        void deliveries.wakeHeld(destination.id).then(
-          (woken) => request.log.info({ destinationId: destination.id, woken }, 'destination resumed; held deliveries woken'),
-          (err: Error) => request.log.warn({ destinationId: destination.id, err: err.message }, 'waking held deliveries failed; they resume at their next check'),
-        );
-      }
+      // Resumed, or a new rate limit (the store has restarted its queue): held deliveries ask again now.
+      if (before?.paused === true && !destination.paused) wakeHeldDeliveries(deliveries, destination.id, 'resumed', request.log);
+      else if (before && before.maxRequestsPerSecond !== destination.maxRequestsPerSecond) wakeHeldDeliveries(deliveries, destination.id, 'flow-changed', request.log);
       return toDestinationView(destination);
     },
   );

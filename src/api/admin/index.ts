@@ -44,7 +44,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(sourceRoutes, { store });
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default), signingOverlaps });
 
-  await app.register(destinationHealthRoutes, { store });
+  await app.register(destinationHealthRoutes, { store, deliveries });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });

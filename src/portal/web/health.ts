@@ -111,9 +111,28 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
     problem = `Health unavailable: ${err instanceof ApiFailure ? err.message : String(err)}`;
   }
   if (page.left()) return;
+  // One operator action on a URL: the request, then the page as it is now (or why it failed).
+  const action = (label: string, method: string, route: string, done: string) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: async () => {
+          try {
+            await api(method, `/admin/destinations/${encodeURIComponent(destination.id)}/webhooks/${route}`);
+            announce(done);
+            await reload();
+          } catch (err) {
+            announce(err instanceof Error ? err.message : String(err));
+          }
+        },
+      },
+      label,
+    );
   const rows = destination.webhooks.map((webhook, index) => {
     const stats = health?.webhooks.find((w) => w.index === index);
     const disabled = stats?.disabled ?? webhook.disabled;
+    const pressure = !disabled && (stats?.backpressure ?? webhook.backpressure);
     const lastError = stats?.lastError;
     return h(
       'tr',
@@ -126,25 +145,11 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
         {},
         disabled ? badge('disabled') : badge('on', 'ok'),
         disabled && h('div', { class: 'muted' }, disabled.reason, ' · ', time(disabled.at)),
-        !disabled && (stats?.backpressure ?? webhook.backpressure) && badge('backpressure'),
-        !disabled && (stats?.backpressure ?? webhook.backpressure) && h('div', { class: 'muted backpressure' }, `${(stats?.backpressure ?? webhook.backpressure)!.reason}: nothing is sent to it until `, time((stats?.backpressure ?? webhook.backpressure)!.until)),
-        disabled &&
-          h(
-            'button',
-            {
-              type: 'button',
-              onclick: async () => {
-                try {
-                  await api('POST', `/admin/destinations/${encodeURIComponent(destination.id)}/webhooks/${index}/enable`);
-                  announce('URL switched back on');
-                  await reload();
-                } catch (err) {
-                  announce(err instanceof Error ? err.message : String(err));
-                }
-              },
-            },
-            'Re-enable',
-          ),
+        pressure && badge('backpressure'),
+        pressure && h('div', { class: 'muted backpressure' }, `${pressure.reason}: nothing is sent to it until `, time(pressure.until)),
+        // Issue 29: the operator ends the pause; the messages held for it send at once.
+        pressure && action('Clear backpressure', 'DELETE', `${index}/backpressure`, 'Backpressure cleared; held messages are sent now'),
+        disabled && action('Re-enable', 'POST', `${index}/enable`, 'URL switched back on'),
       ),
       h('td', { class: 'success-rate' }, stats ? percent(stats.lastDay.successRate) : '–', stats && h('div', { class: 'muted' }, `${stats.lastDay.successes}/${stats.lastDay.attempts} · last hour ${percent(stats.lastHour.successRate)}`)),
       h('td', {}, stats ? `${ms(stats.lastDay.p50Ms)} / ${ms(stats.lastDay.p95Ms)}` : '–'),
