@@ -12,6 +12,7 @@ import type { Keyring } from '../privacy/keyring';
 import { sourceUserStore } from './source-users';
 import { sourceStore } from './sources';
 import { webhookHealthStore } from './webhook-health';
+import { messageCountsStore } from './message-counts';
 import { flowControlStore } from './flow-control';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
@@ -78,6 +79,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // empties every worker's copy before its next attempt; uncached on SQLite (a local read).
     dataKeys,
     webhookHealth: webhookHealthStore(db),
+    messageCounts: messageCountsStore(db),
     flowControl: flowControlStore(db),
     personas: personasStore(db, hashes),
     async ping() {

@@ -220,6 +220,30 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each statement execute function switchyard_notify_erasure()`.execute(db);
     },
   },
+  // Issue 30, the overview: per-minute counts every API process adds to (no foreign keys, so a
+  // flush never fails on a source or destination deleted meanwhile; rows age out).
+  '0012_message_counts': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('received_counts')
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('minute', 'integer', (c) => c.notNull())
+        .addColumn('count', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('received_counts_pk', ['source_id', 'minute'])
+        .execute();
+      await db.schema
+        .createTable('filtered_counts')
+        .addColumn('destination_id', 'text', (c) => c.notNull())
+        .addColumn('minute', 'integer', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('filter_id', 'text', (c) => c.notNull())
+        .addColumn('count', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('filtered_counts_pk', ['destination_id', 'minute', 'reason', 'filter_id'])
+        .execute();
+      await db.schema.createIndex('received_counts_minute').on('received_counts').column('minute').execute();
+      await db.schema.createIndex('filtered_counts_minute').on('filtered_counts').column('minute').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -131,6 +131,23 @@ export type WebhookHealthRow = {
   backpressured_ms: number;
 } & { [K in LatencyColumn]: number };
 
+/** Issue 30, the overview: messages a source accepted per minute, added up over every API process. */
+export interface ReceivedCountRow {
+  source_id: string;
+  /** Minutes since the epoch (UTC). */
+  minute: number;
+  count: number;
+}
+
+/** Issue 30: messages a destination did not get per minute, by the first reason that stopped them ('' filter_id unless a filter). */
+export interface FilteredCountRow {
+  destination_id: string;
+  minute: number;
+  reason: string;
+  filter_id: string;
+  count: number;
+}
+
 export interface Tables {
   sources: SourceRow;
   destinations: DestinationRow;
@@ -143,4 +160,6 @@ export interface Tables {
   webhook_health: WebhookHealthRow;
   destination_rates: DestinationRateRow;
   webhook_backpressure: WebhookBackpressureRow;
+  received_counts: ReceivedCountRow;
+  filtered_counts: FilteredCountRow;
 }

@@ -1,3 +1,4 @@
+import type { FilteredCount, MessageCounts } from '../delivery/message-counts';
 import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
 
@@ -184,6 +185,15 @@ export interface Store {
     add(buckets: HealthBucket[], options?: { deleteBeforeMinute?: number }): Promise<void>;
     /** A destination's buckets from `sinceMinute` (minutes since the epoch) on, any order. */
     read(destinationId: string, sinceMinute: number): Promise<HealthBucket[]>;
+  };
+  /** The overview's counts (delivery/message-counts.ts): received per source, filtered per destination, by minute. */
+  messageCounts: {
+    /** Adds these counts to the stored ones (one transaction); also deletes counts before `deleteBeforeMinute`. */
+    add(counts: MessageCounts, options?: { deleteBeforeMinute?: number }): Promise<void>;
+    /** Messages the source accepted in minutes [sinceMinute, untilMinute). */
+    received(sourceId: string, sinceMinute: number, untilMinute: number): Promise<number>;
+    /** What the destination did not get in minutes [sinceMinute, untilMinute), by reason and filter. */
+    filtered(destinationId: string, sinceMinute: number, untilMinute: number): Promise<Array<Pick<FilteredCount, 'reason' | 'filterId' | 'count'>>>;
   };
   /** Profiles, audiences and computed traits (see personas-types.ts). */
   personas: PersonasStore;

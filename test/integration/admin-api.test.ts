@@ -31,6 +31,9 @@ const noDeliveries: Deliveries = {
   list: async () => {
     throw new Error('admin CRUD must not list deliveries');
   },
+  count: async () => {
+    throw new Error('admin CRUD must not count deliveries');
+  },
   history: async () => {
     throw new Error('admin CRUD must not read delivery history');
   },

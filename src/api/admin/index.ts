@@ -11,6 +11,7 @@ import { redeliveryRoutes } from './redeliveries';
 import { requireAdminToken } from './auth';
 import { destinationRoutes } from './destinations';
 import { destinationHealthRoutes } from './destination-health';
+import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
 import { sourceRoutes } from './sources';
 
@@ -38,6 +39,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
 
   await app.register(destinationHealthRoutes, { store });
+  await app.register(destinationOverviewRoutes, { store, deliveries });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });
