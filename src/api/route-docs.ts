@@ -149,9 +149,13 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'POST /admin/destinations/:id/webhooks/:index/enable': { summary: 'Switch a webhook URL back on after a 410 Gone switched it off', response: { index: 0, url: webhook.url, enabled: true, wasDisabled: true } },
 
   'POST /admin/regulations': {
-    summary: 'Erase a user: stop their deliveries, forward a delete notification, shred their stored data',
-    request: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'] },
-    response: regulation,
+    summary: 'Erase a user (stop their deliveries, forward a delete notification, shred their stored data), suppress them, or lift a suppression',
+    request: { regulationType: 'SUPPRESS_WITH_DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'] },
+    response: { ...regulation, regulationType: 'SUPPRESS_WITH_DELETE' },
+  },
+  'GET /admin/regulations': {
+    summary: 'List regulations, newest first, each with its type',
+    response: { regulations: [{ id: 'reg_4d5e6f7a8b9c40d1e2f3a4b5c6d7e8f9', regulationType: 'UNSUPPRESS', subjectType: 'USER_ID', subjectIds: ['user-7'], createdAt: LATER }, regulation] },
   },
   'GET /admin/regulations/:id': { summary: 'One regulation and what it did', response: regulation },
 

@@ -220,6 +220,20 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each statement execute function switchyard_notify_erasure()`.execute(db);
     },
   },
+  // Suppressed ids (issue 30), one-way hashes like erased_ids; on PostgreSQL a change NOTIFYs the
+  // erasure channel, so every worker's cached suppression checks are dropped before its next attempt.
+  '0012_suppressions': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('suppressed_ids')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('suppressed_at', 'text', (c) => c.notNull())
+        .addColumn('lifted_at', 'text')
+        .execute();
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`create trigger suppressed_ids_notify after insert or update or delete on suppressed_ids for each statement execute function switchyard_notify_erasure()`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,3 +1,4 @@
+import type { Suppression } from '../delivery/suppression';
 import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
 
@@ -85,9 +86,16 @@ export type DestinationPatch = Partial<NewDestination> & {
   signingSecretOverlapMs?: number;
 };
 
+/**
+ * Segment's regulation types (issue 30). `DELETE` is the name Switchyard took first and stays,
+ * meaning `DELETE_ONLY`; `SUPPRESS_WITH_DELETE` is both a deletion and a suppression.
+ */
+export const REGULATION_TYPES = ['DELETE', 'DELETE_ONLY', 'SUPPRESS_ONLY', 'SUPPRESS_WITH_DELETE', 'UNSUPPRESS'] as const;
+export type RegulationType = (typeof REGULATION_TYPES)[number];
+
 export interface Regulation {
   id: string;
-  regulationType: 'DELETE';
+  regulationType: RegulationType;
   subjectType: 'USER_ID';
   subjectIds: string[];
   createdAt: string;
@@ -141,6 +149,8 @@ export interface Store {
   regulations: {
     create(input: Omit<Regulation, 'id' | 'createdAt'>): Promise<Regulation>;
     get(id: string): Promise<Regulation | undefined>;
+    /** The latest `limit` regulations, newest first. */
+    list(limit: number): Promise<Regulation[]>;
   };
   /** Which sources have seen which user ids: recorded with each request's profile updates (personas.profiles.record). */
   sourceUsers: {
@@ -157,6 +167,17 @@ export interface Store {
     add(ids: string[], at: string): Promise<void>;
     /** The latest time any of these ids was erased, if ever. */
     erasedAt(ids: string[]): Promise<string | undefined>;
+  };
+  /** Ids suppressed by SUPPRESS_ONLY / SUPPRESS_WITH_DELETE regulations, kept only as one-way hashes (see suppressions.ts). */
+  suppressions: {
+    /** Suppresses these ids from `at` (ISO 8601); one suppressed again after an UNSUPPRESS starts a new suppression. */
+    add(ids: string[], at: string): Promise<void>;
+    /** UNSUPPRESS: lifts these ids' suppressions at `at`, for calls accepted from now on. */
+    lift(ids: string[], at: string): Promise<void>;
+    /** Every suppression recorded for any of these ids, lifted ones included (what an attempt checks). */
+    of(ids: string[]): Promise<Suppression[]>;
+    /** Of these ids, those suppressed now (what ingest checks): one read for a whole request. */
+    suppressedAmong(ids: string[]): Promise<Set<string>>;
   };
   /**
    * Crypto-shredding's per-subject data keys (issue 19), by subject hash (identifierHash of a userId
