@@ -220,6 +220,12 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each statement execute function switchyard_notify_erasure()`.execute(db);
     },
   },
+  // Consent settings per destination (issue 30), as JSON; null is the default, so rows need no backfill.
+  '0012_destination_consent': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('consent', 'text').execute();
+    },
+  },
   // Suppressed ids (issue 30), one-way hashes like erased_ids; on PostgreSQL a change NOTIFYs the
   // erasure channel, so every worker's cached suppression checks are dropped before its next attempt.
   '0012_suppressions': {

@@ -37,6 +37,8 @@ export interface DestinationRow {
   paused: number;
   /** When the destination was paused; null while it is not. */
   paused_at: string | null;
+  /** Issue 30: JSON of ConsentSettings; null: the default (no categories, deliver when absent). */
+  consent: string | null;
 }
 
 /** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch ms. */

@@ -51,6 +51,17 @@ export interface SigningSecrets {
   previous?: { secret: string; until: string };
 }
 
+/**
+ * Issue 30: which consent categories a destination needs (Segment Consent Management), and what
+ * happens to an event that carries no consent preferences. Applied at ingest, per destination.
+ */
+export interface ConsentSettings {
+  /** Category ids (e.g. `advertising`) that must all be granted for an event to reach this destination; none: it gets every event. */
+  categories: string[];
+  /** An event without `context.consent.categoryPreferences`: delivered (Segment's default) or dropped (fail closed). */
+  whenAbsent: 'deliver' | 'drop';
+}
+
 export interface Destination {
   id: string;
   sourceId: string;
@@ -66,6 +77,7 @@ export interface Destination {
   /** Issue 20: while paused, deliveries are held without sending (unlike `enabled: false`, which drops them). */
   paused: boolean;
   pausedAt?: string;
+  consent: ConsentSettings;
   createdAt: string;
   updatedAt: string;
 }
@@ -79,6 +91,8 @@ export interface NewDestination {
   /** Standard Webhooks secret (`whsec_` + base64); null or "" switches that signing off. */
   signingSecret?: string | null;
   webhooks: WebhookSetting[];
+  /** Absent fields take the defaults on create (no categories, deliver) and keep their value on a patch. */
+  consent?: Partial<ConsentSettings>;
 }
 
 export type DestinationPatch = Partial<NewDestination> & {

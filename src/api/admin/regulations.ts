@@ -10,7 +10,9 @@ import { erasedSubjects } from '../../privacy/subjects';
 import { ApiError, badRequest, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 
-const RegulationTypeSchema = Type.Union(REGULATION_TYPES.map((t) => Type.Literal(t)), {
+const RegulationTypeSchema = Type.Unsafe<RegulationType>({
+  type: 'string',
+  enum: [...REGULATION_TYPES],
   description:
     "Segment's regulation types. `DELETE_ONLY` (or `DELETE`, the name Switchyard took first): erase the users. `SUPPRESS_ONLY`: their new calls are answered but neither delivered nor recorded, and their running deliveries stop. `SUPPRESS_WITH_DELETE`: both. `UNSUPPRESS`: lifts a suppression for calls accepted from now on.",
 });
