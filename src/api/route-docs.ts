@@ -31,8 +31,8 @@ const ingest = (summary: string, request: unknown): OperationDoc => ({ summary, 
 
 const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdAt: AT };
 const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
-const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], createdAt: AT, updatedAt: AT };
-const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
+const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, createdAt: AT, updatedAt: AT };
+const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', consent: { categories: ['analytics'] }, webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
 const regulation = { id: 'reg_3c4d5e6f7a8b49c0d1e2f3a4b5c6d7e8', regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'], notifications: 1, deliveriesStopped: 0, deliveriesDeleted: 2, createdAt: AT };
 const deliveryRow = {
   messageId: 'msg-0001',
@@ -134,7 +134,11 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'POST /admin/sources/:sourceId/destinations': { summary: 'Add a destination: up to 5 webhook URLs, optional static headers and shared secret', request: destinationBody, response: destination },
   'GET /admin/sources/:sourceId/destinations': { summary: "List a source's destinations (secrets and header values are never shown)", response: { destinations: [destination] } },
   'GET /admin/destinations/:id': { summary: 'One destination', response: destination },
-  'PATCH /admin/destinations/:id': { summary: 'Change a destination: switch it on or off, rotate its secrets, replace its webhooks', request: { enabled: false }, response: { ...destination, enabled: false } },
+  'PATCH /admin/destinations/:id': {
+    summary: 'Change a destination: switch it on or off, rotate its secrets, replace its webhooks, set its consent categories',
+    request: { enabled: false, consent: { whenAbsent: 'drop' } },
+    response: { ...destination, enabled: false, consent: { categories: ['analytics'], whenAbsent: 'drop' } },
+  },
   'DELETE /admin/destinations/:id': { summary: 'Delete a destination (deliveries under way to it stop)' },
   'GET /admin/destinations/:id/health': {
     summary: "Each webhook URL's attempts, success rate and latency over the last hour and day",
@@ -149,9 +153,13 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'POST /admin/destinations/:id/webhooks/:index/enable': { summary: 'Switch a webhook URL back on after a 410 Gone switched it off', response: { index: 0, url: webhook.url, enabled: true, wasDisabled: true } },
 
   'POST /admin/regulations': {
-    summary: 'Erase a user: stop their deliveries, forward a delete notification, shred their stored data',
-    request: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'] },
-    response: regulation,
+    summary: 'Erase a user (stop their deliveries, forward a delete notification, shred their stored data), suppress them, or lift a suppression',
+    request: { regulationType: 'SUPPRESS_WITH_DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'] },
+    response: { ...regulation, regulationType: 'SUPPRESS_WITH_DELETE' },
+  },
+  'GET /admin/regulations': {
+    summary: 'List regulations, newest first, each with its type',
+    response: { regulations: [{ id: 'reg_4d5e6f7a8b9c40d1e2f3a4b5c6d7e8f9', regulationType: 'UNSUPPRESS', subjectType: 'USER_ID', subjectIds: ['user-7'], createdAt: LATER }, regulation] },
   },
   'GET /admin/regulations/:id': { summary: 'One regulation and what it did', response: regulation },
 

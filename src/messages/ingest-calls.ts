@@ -6,6 +6,8 @@ import { acceptCalls } from './accept-calls';
 import type { Call } from './call';
 import { outgoing, type PlanDeliveries } from './plan-deliveries';
 import { seenUsers } from './seen-users';
+import { suppressedUsers } from './suppressed-users';
+import { isAboutSuppressed } from '../delivery/suppression';
 import { profileUpdates } from '../personas/profile-updates';
 import { callTypeLabel, type Metrics } from '../metrics';
 
@@ -65,14 +67,18 @@ function withinStartTimeout(timeoutMs: number, start: (deadline: number, signal:
 }
 
 /**
- * The one path from calls to deliveries, in order: accept every call (all or nothing), record what
+ * The one path from calls to deliveries, in order: accept every call (all or nothing), set aside
+ * those of suppressed users, record what
  * they change in the profiles, plan a delivery per message the source's destinations should get,
  * start those workflows. `accepted` means Temporal holds every one of them.
  */
 export async function ingestCalls(deps: IngestDependencies, request: IngestRequest): Promise<IngestResult> {
   const acceptance = acceptCalls(request.calls, request);
   if ('problem' in acceptance) return { status: 'rejected', problem: acceptance.problem };
-  const { accepted } = acceptance;
+  // Issue 30: a suppressed user's calls are answered as accepted (the sender must not retry) but
+  // go nowhere: no profile row, no delivery.
+  const suppressed = await suppressedUsers(deps.store.suppressions, acceptance.accepted.map((a) => a.message));
+  const accepted = acceptance.accepted.filter((a) => !isAboutSuppressed(a.message, suppressed));
 
   // Personas profiles: traits, events and aliases of the whole request in one transaction, with
   // the user ids this source has now seen (a DELETE regulation notifies only sources that saw the user).
@@ -90,6 +96,6 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   } catch (err) {
     return { status: 'unavailable', reason: (err as Error).message };
   }
-  if (deps.metrics) for (const { message } of accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });
+  if (deps.metrics) for (const { message } of acceptance.accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });
   return { status: 'accepted', deliveries: inputs.length };
 }

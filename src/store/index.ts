@@ -1,12 +1,14 @@
 import { sql, type Kysely } from 'kysely';
 import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from './connection';
-import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
+import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, cachedSuppressionReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
 import { destinationStore } from './destinations';
 import { ensureSchema } from './migrations';
 import { personasStore } from './personas';
 import { erasedIdHashes, erasureStore } from './erasures';
 import { dataKeyStore } from './data-keys';
+import { suppressionStore } from './suppressions';
+import type { Suppression } from '../delivery/suppression';
 import { hashPlaintextSubjectIds, regulationStore } from './regulations';
 import type { Keyring } from '../privacy/keyring';
 import { sourceUserStore } from './source-users';
@@ -25,7 +27,7 @@ export interface StoreOptions {
   /** `postgres://…`: PostgreSQL instead of the SQLite file. Config: DATABASE_URL. */
   databaseUrl?: string;
   /**
-   * PostgreSQL only: serve `destinations.get` and `erasures.erasedAt` from caches kept fresh by
+   * PostgreSQL only: serve `destinations.get`, `erasures.erasedAt` and `suppressions.of` from caches kept fresh by
    * LISTEN/NOTIFY, entries at most this old (ms; 0 or absent: no cache). For a worker's attempts;
    * the API reads uncached, so an admin write is always read back as written.
    * Config: DESTINATION_CACHE_TTL (worker).
@@ -54,6 +56,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let destinations = destinationStore(db);
   let erasures = erasureStore(db, hashes);
   let dataKeys = dataKeyStore(db, options.keyring);
+  let suppressions = suppressionStore(db, hashes);
   let listener: StoreListener | undefined;
   if (options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0) {
     // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
@@ -61,6 +64,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       destinations: new NotifiedCache<Destination | undefined>(options.destinationCacheTtlMs!),
       erasures: new NotifiedCache<string | undefined>(options.destinationCacheTtlMs!),
       dataKeys: new NotifiedCache<Buffer | null>(options.destinationCacheTtlMs!),
+      suppressions: new NotifiedCache<Suppression | undefined>(options.destinationCacheTtlMs!),
     };
     listener = await listenForStoreChanges(options.databaseUrl, caches, {
       notify: async (channel, payload) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(db)),
@@ -68,6 +72,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     destinations = cachedDestinationReads(destinations, caches.destinations);
     erasures = cachedErasureReads(db, erasures, caches.erasures, hashes);
     dataKeys = cachedDataKeyReads(dataKeys, caches.dataKeys);
+    suppressions = cachedSuppressionReads(db, suppressions, caches.suppressions, hashes);
   }
   return {
     sources: sourceStore(db),
@@ -78,6 +83,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // Cached like the erasure checks (PostgreSQL, the worker): a regulation's destroy NOTIFYs and
     // empties every worker's copy before its next attempt; uncached on SQLite (a local read).
     dataKeys,
+    // Cached the same way: a suppression or its lifting NOTIFYs the erasure channel (migration 0012).
+    suppressions,
     webhookHealth: webhookHealthStore(db),
     messageCounts: messageCountsStore(db),
     flowControl: flowControlStore(db),

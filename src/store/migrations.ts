@@ -220,9 +220,29 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each statement execute function switchyard_notify_erasure()`.execute(db);
     },
   },
+  // Consent settings per destination (issue 30), as JSON; null is the default, so rows need no backfill.
+  '0012_destination_consent': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('consent', 'text').execute();
+    },
+  },
+  // Suppressed ids (issue 30), one-way hashes like erased_ids; on PostgreSQL a change NOTIFYs the
+  // erasure channel, so every worker's cached suppression checks are dropped before its next attempt.
+  '0013_suppressions': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('suppressed_ids')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('suppressed_at', 'text', (c) => c.notNull())
+        .addColumn('lifted_at', 'text')
+        .execute();
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`create trigger suppressed_ids_notify after insert or update or delete on suppressed_ids for each statement execute function switchyard_notify_erasure()`.execute(db);
+    },
+  },
   // Issue 30, the overview: per-minute counts every API process adds to (no foreign keys, so a
   // flush never fails on a source or destination deleted meanwhile; rows age out).
-  '0012_message_counts': {
+  '0014_message_counts': {
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('received_counts')

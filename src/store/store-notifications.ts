@@ -36,6 +36,8 @@ export interface NotifiedCaches {
   erasures: NotifiedCache<unknown>;
   /** Told by the erasure channel too: a data key destroyed, made or re-wrapped (migration 0011). */
   dataKeys?: NotifiedCache<unknown>;
+  /** Told by the erasure channel too: an id suppressed or its suppression lifted (issue 30). */
+  suppressions?: NotifiedCache<unknown>;
 }
 
 /**
@@ -52,7 +54,8 @@ export interface NotifiedCaches {
 export async function listenForStoreChanges(databaseUrl: string, caches: NotifiedCaches, options: ListenerOptions): Promise<StoreListener> {
   const probeEveryMs = options.probeEveryMs ?? 5_000;
   const reconnectMs = options.reconnectMs ?? 1_000;
-  const all = [caches.destinations, caches.erasures, ...(caches.dataKeys ? [caches.dataKeys] : [])];
+  const alsoErasures = [caches.dataKeys, caches.suppressions].filter((cache) => cache !== undefined);
+  const all = [caches.destinations, caches.erasures, ...alsoErasures];
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -103,7 +106,7 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
       if (message.channel === DESTINATION_CHANNEL && message.payload) caches.destinations.changed(message.payload);
       else if (message.channel === ERASURE_CHANNEL) {
         caches.erasures.changedAll();
-        caches.dataKeys?.changedAll();
+        for (const cache of alsoErasures) cache.changedAll();
       }
       else if (message.channel === PROBE_CHANNEL && message.payload) awaited.get(message.payload)?.();
     });

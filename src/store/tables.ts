@@ -37,6 +37,8 @@ export interface DestinationRow {
   paused: number;
   /** When the destination was paused; null while it is not. */
   paused_at: string | null;
+  /** Issue 30: JSON of ConsentSettings; null: the default (no categories, deliver when absent). */
+  consent: string | null;
 }
 
 /** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch ms. */
@@ -110,6 +112,15 @@ export interface ErasedIdRow {
   erased_at: string;
 }
 
+/** An id a regulation suppressed (issue 30), as its one-way hash like erased_ids. */
+export interface SuppressedIdRow {
+  id_hash: string;
+  /** When the (latest) suppression began: deliveries of messages accepted up to it never send. */
+  suppressed_at: string;
+  /** When an UNSUPPRESS lifted it; null while it holds. */
+  lifted_at: string | null;
+}
+
 /**
  * One webhook URL's attempts in one minute, added up over every worker (webhook-health.ts): each
  * worker upserts what it saw since its last flush, adding to the counts already there.
@@ -156,6 +167,7 @@ export interface Tables {
   source_users: SourceUserRow;
   source_user_links: SourceUserLinkRow;
   erased_ids: ErasedIdRow;
+  suppressed_ids: SuppressedIdRow;
   data_keys: DataKeyRow;
   webhook_health: WebhookHealthRow;
   destination_rates: DestinationRateRow;

@@ -1,4 +1,5 @@
 import type { FilteredCount, MessageCounts } from '../delivery/message-counts';
+import type { Suppression } from '../delivery/suppression';
 import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
 
@@ -51,6 +52,17 @@ export interface SigningSecrets {
   previous?: { secret: string; until: string };
 }
 
+/**
+ * Issue 30: which consent categories a destination needs (Segment Consent Management), and what
+ * happens to an event that carries no consent preferences. Applied at ingest, per destination.
+ */
+export interface ConsentSettings {
+  /** Category ids (e.g. `advertising`) that must all be granted for an event to reach this destination; none: it gets every event. */
+  categories: string[];
+  /** An event without `context.consent.categoryPreferences`: delivered (Segment's default) or dropped (fail closed). */
+  whenAbsent: 'deliver' | 'drop';
+}
+
 export interface Destination {
   id: string;
   sourceId: string;
@@ -66,6 +78,7 @@ export interface Destination {
   /** Issue 20: while paused, deliveries are held without sending (unlike `enabled: false`, which drops them). */
   paused: boolean;
   pausedAt?: string;
+  consent: ConsentSettings;
   createdAt: string;
   updatedAt: string;
 }
@@ -79,6 +92,8 @@ export interface NewDestination {
   /** Standard Webhooks secret (`whsec_` + base64); null or "" switches that signing off. */
   signingSecret?: string | null;
   webhooks: WebhookSetting[];
+  /** Absent fields take the defaults on create (no categories, deliver) and keep their value on a patch. */
+  consent?: Partial<ConsentSettings>;
 }
 
 export type DestinationPatch = Partial<NewDestination> & {
@@ -86,9 +101,16 @@ export type DestinationPatch = Partial<NewDestination> & {
   signingSecretOverlapMs?: number;
 };
 
+/**
+ * Segment's regulation types (issue 30). `DELETE` is the name Switchyard took first and stays,
+ * meaning `DELETE_ONLY`; `SUPPRESS_WITH_DELETE` is both a deletion and a suppression.
+ */
+export const REGULATION_TYPES = ['DELETE', 'DELETE_ONLY', 'SUPPRESS_ONLY', 'SUPPRESS_WITH_DELETE', 'UNSUPPRESS'] as const;
+export type RegulationType = (typeof REGULATION_TYPES)[number];
+
 export interface Regulation {
   id: string;
-  regulationType: 'DELETE';
+  regulationType: RegulationType;
   subjectType: 'USER_ID';
   subjectIds: string[];
   createdAt: string;
@@ -142,6 +164,8 @@ export interface Store {
   regulations: {
     create(input: Omit<Regulation, 'id' | 'createdAt'>): Promise<Regulation>;
     get(id: string): Promise<Regulation | undefined>;
+    /** The latest `limit` regulations, newest first. */
+    list(limit: number): Promise<Regulation[]>;
   };
   /** Which sources have seen which user ids: recorded with each request's profile updates (personas.profiles.record). */
   sourceUsers: {
@@ -158,6 +182,17 @@ export interface Store {
     add(ids: string[], at: string): Promise<void>;
     /** The latest time any of these ids was erased, if ever. */
     erasedAt(ids: string[]): Promise<string | undefined>;
+  };
+  /** Ids suppressed by SUPPRESS_ONLY / SUPPRESS_WITH_DELETE regulations, kept only as one-way hashes (see suppressions.ts). */
+  suppressions: {
+    /** Suppresses these ids from `at` (ISO 8601); one suppressed again after an UNSUPPRESS starts a new suppression. */
+    add(ids: string[], at: string): Promise<void>;
+    /** UNSUPPRESS: lifts these ids' suppressions at `at`, for calls accepted from now on. */
+    lift(ids: string[], at: string): Promise<void>;
+    /** Every suppression recorded for any of these ids, lifted ones included (what an attempt checks). */
+    of(ids: string[]): Promise<Suppression[]>;
+    /** Of these ids, those suppressed now (what ingest checks): one read for a whole request. */
+    suppressedAmong(ids: string[]): Promise<Set<string>>;
   };
   /**
    * Crypto-shredding's per-subject data keys (issue 19), by subject hash (identifierHash of a userId
