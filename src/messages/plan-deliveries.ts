@@ -2,7 +2,7 @@ import { messageBody, type Message } from '../delivery/payload';
 import { webhookLabel } from '../delivery/summary';
 import type { DeliveryInput, DeliveryPolicy, MessageBody, MessageType, SealedBody } from '../delivery/types';
 import { decideDelivery, type DeliveryDecision, type DeliveryDecisionInput } from '../rules/delivery-decision';
-import type { Store } from '../store/types';
+import type { EnabledDestination, Store } from '../store/types';
 import type { DecisionRecorder } from './message-count-recorder';
 
 /**
@@ -58,7 +58,8 @@ export type DestinationRules = DeliveryDecisionInput['destination'];
 
 /** What the decision reads about destinations (their consent and filters as saved now), and where its stops are counted. */
 export interface PlanDecisions {
-  rulesOf(destinationIds: string[]): Promise<Map<string, DestinationRules>>;
+  /** The rules of these destinations (consent as listed, filters as saved now). */
+  rulesOf(destinations: EnabledDestination[]): Promise<Map<string, DestinationRules>>;
   recorder?: DecisionRecorder;
   clock?: () => number;
 }
@@ -107,7 +108,7 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
     const webhookLabels = Object.fromEntries(enabled.map((destination) => [destination.id, destination.webhookUrls.map(webhookLabel)]));
     const decided =
       decisions && messages.some((message) => message.rules)
-        ? await decisions.rulesOf(enabledIds).then((rules) => messages.map((message) => decide(message, enabledIds, rules, decisions)))
+        ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, decisions)))
         : messages.map((message) => ({ ...message, destinationIds: enabledIds }));
     const going = decided.filter((message) => message.destinationIds.length > 0);
     const ready = seal ? await seal(going) : going;

@@ -140,7 +140,7 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
   const listEnabled: Store['destinations']['listEnabled'] = async (sourceId) => {
     const rows = await db
       .selectFrom('destinations')
-      .select(['id', 'enabled', 'webhooks'])
+      .select(['id', 'enabled', 'webhooks', 'consent'])
       .where('source_id', '=', sourceId)
       .where('enabled', '=', 1)
       .orderBy('created_at')
@@ -149,7 +149,7 @@ export function destinationStore(db: Kysely<Tables>): Store['destinations'] {
     const disabled = await disabledOf(db, rows.map((row) => row.id));
     return rows
       .filter((row) => isDeliverable(row, disabled))
-      .map((row) => ({ id: row.id, webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url) }));
+      .map((row) => ({ id: row.id, webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url), consent: toConsent(row.consent) }));
   };
 
   return {

@@ -116,6 +116,13 @@ export interface Regulation {
   createdAt: string;
 }
 
+/** A destination a message may be delivered to now, with what the planner needs of it. */
+export interface EnabledDestination {
+  id: string;
+  webhookUrls: string[];
+  consent: ConsentSettings;
+}
+
 export interface Store {
   sources: {
     /** Returns the write key in clear exactly once, at creation. */
@@ -134,8 +141,8 @@ export interface Store {
     listBySource(sourceId: string): Promise<Destination[]>;
     /** Ids of the enabled destinations with at least one webhook: what a message from this source is delivered to. */
     listEnabledIds(sourceId: string): Promise<string[]>;
-    /** The same destinations as listEnabledIds, with each one's webhook URLs in order (for the Web UI's attempt summaries). */
-    listEnabled(sourceId: string): Promise<Array<{ id: string; webhookUrls: string[] }>>;
+    /** The same destinations as listEnabledIds, with each one's webhook URLs in order (for the Web UI's attempt summaries) and its consent settings (the ingest decision). */
+    listEnabled(sourceId: string): Promise<EnabledDestination[]>;
     /**
      * Sources with at least one enabled destination that has a webhook, the same test as
      * listEnabledIds (regulations notify each of them).

@@ -114,13 +114,8 @@ describe('acceptCalls: one message per call, the same for profiles and delivery'
     expect(outgoing(message)).toMatchObject({ messageId: message.messageId, body: { messageId: message.messageId } });
   });
 
-  it.each([
-    [undefined, true],
-    [{ Webhooks: false }, false],
-    [{ All: false }, false],
-    [{ All: false, Webhooks: true }, true],
-  ])('integrations %j → deliverable %s (profiles are recorded either way)', (integrations, deliverable) => {
+  it.each([undefined, { Webhooks: false }, { All: false, Webhooks: true }])('keeps the call\'s integrations %j for the per-destination decision', (integrations) => {
     const acceptance = acceptCalls([{ type: 'track', fields: { ...track.fields, integrations } }], { receivedAtMs });
-    expect(acceptance).toMatchObject({ accepted: [{ deliverable }] });
+    expect(acceptance).toMatchObject({ accepted: [{ integrations }] });
   });
 });
