@@ -143,7 +143,7 @@ describe('consent per destination, as Segment decides it', () => {
 describe('suppression at ingest', () => {
   it('answers 200, delivers nothing and counts the stop under suppressed for every destination', async () => {
     const { source, writeKey, destinations } = await sourceWith([{ categories: [], whenAbsent: 'deliver' }]);
-    const regulation = await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: auth, payload: { regulationType: 'SUPPRESS_ONLY', subject: { type: 'USER_ID', ids: ['suppressed-at-ingest'] } } });
+    const regulation = await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: auth, payload: { regulationType: 'SUPPRESS_ONLY', subjectType: 'USER_ID', subjectIds: ['suppressed-at-ingest'] } });
     expect(regulation.statusCode).toBeLessThan(300);
     await send(system.app, writeKey, 'track', { userId: 'suppressed-at-ingest', event: 'E', messageId: 'suppressed-1' });
     expect(await hasWorkflow(source.id, 'suppressed-1')).toBe(false);
