@@ -10,6 +10,7 @@ import { deliveryRoutes } from './deliveries';
 import { redeliveryRoutes } from './redeliveries';
 import { requireAdminToken } from './auth';
 import { destinationRoutes } from './destinations';
+import { destinationFilterRoutes } from './destination-filters';
 import { destinationHealthRoutes } from './destination-health';
 import { regulationRoutes } from './regulations';
 import { sourceRoutes } from './sources';
@@ -38,6 +39,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default) });
 
   await app.register(destinationHealthRoutes, { store });
+  await app.register(destinationFilterRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });
