@@ -38,8 +38,9 @@ const filterBody = {
   title: 'No PII to the ads team',
   description: 'Drop emails and IPs; only signed-in users',
   enabled: true,
-  if: "type = 'track' and length( userId ) > 0",
-  actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'], context: ['ip'] } }],
+  if: "type = 'identify' and length( userId ) > 0",
+  // Not `properties` as a key here: the OpenAPI conversion reads a key of that name in an example as the schema keyword.
+  actions: [{ type: 'DROP_PROPERTIES', fields: { traits: ['email'], context: ['ip'] } }],
 };
 const filter = { id: FILTER_ID, destinationId: DESTINATION_ID, ...filterBody, createdAt: AT, updatedAt: AT };
 const regulation = { id: 'reg_3c4d5e6f7a8b49c0d1e2f3a4b5c6d7e8', regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'], notifications: 1, deliveriesStopped: 0, deliveriesDeleted: 2, createdAt: AT };
@@ -166,8 +167,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'DELETE /admin/destinations/:id/filters/:filterId': { summary: 'Delete a destination filter (messages accepted after are not filtered by it)' },
   'POST /admin/destinations/:id/filters/preview': {
     summary: 'What the destination would be sent for an event: under its saved filters, or under one draft filter',
-    request: { event: { type: 'track', messageId: 'msg-0001', userId: 'user-42', event: 'Order Completed', properties: { total: 99.5, email: 'ada@example.com' }, context: { ip: '203.0.113.7' } }, filter: filterBody },
-    response: { delivered: true, body: { type: 'track', messageId: 'msg-0001', userId: 'user-42', event: 'Order Completed', properties: { total: 99.5 }, context: {} }, matched: ['No PII to the ads team'] },
+    request: { event: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro', email: 'ada@example.com' }, context: { ip: '203.0.113.7' } }, filter: filterBody },
+    response: { delivered: true, body: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro' }, context: {} }, matched: ['No PII to the ads team'] },
   },
   'POST /admin/destinations/:id/webhooks/:index/enable': { summary: 'Switch a webhook URL back on after a 410 Gone switched it off', response: { index: 0, url: webhook.url, enabled: true, wasDisabled: true } },
 

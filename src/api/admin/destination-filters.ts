@@ -14,7 +14,8 @@ import type { Store } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 
-const PropertyFields = Type.Record(Type.String(), Type.Array(Type.String()), {
+const PropertyFields = Type.Object({}, {
+  additionalProperties: Type.Array(Type.String()),
   description: 'A top-level object ("" for the message itself) → the keys in it, e.g. {"properties": ["email"], "context": ["ip"]}.',
 });
 
