@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deliveryPolicy, type Config } from '../config';
 import type { Call } from '../messages/call';
 import { ingestCalls, type IngestDependencies } from '../messages/ingest-calls';
+import { destinationRulesReader } from '../messages/destination-rules';
 import { MessageCountRecorder } from '../messages/message-count-recorder';
 import { deliveryPlanner, type PlanDecisions } from '../messages/plan-deliveries';
 import { bodySealer } from '../messages/seal-bodies';
@@ -58,7 +59,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
   const recorder = new MessageCountRecorder(store, config.healthFlushInterval > 0 ? config.healthFlushInterval : 5_000, metrics, app.log);
   app.addHook('onClose', () => recorder.close());
   const decisions: PlanDecisions = {
-    rulesOf: async (enabled) => new Map(enabled.map((destination) => [destination.id, { consent: destination.consent, filters: [] }])),
+    rulesOf: destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message)),
     recorder,
   };
   const dependencies: IngestDependencies = {

@@ -1,3 +1,4 @@
+import { STOP_REASONS, type StopReason } from '../rules/delivery-decision';
 import { minuteOf } from './webhook-health';
 
 /**
@@ -7,9 +8,9 @@ import { minuteOf } from './webhook-health';
  * and the store adds every API process's counts into the same rows.
  */
 
-/** Why a destination got no delivery for a message; the first rule that stopped it (rules/delivery-decision.ts). */
-export const FILTERED_REASONS = ['integrations', 'consent', 'suppressed', 'filters', 'sampled'] as const;
-export type FilteredReason = (typeof FILTERED_REASONS)[number];
+/** Why a destination got no delivery for a message: the first rule that stopped it. */
+export const FILTERED_REASONS = STOP_REASONS;
+export type FilteredReason = StopReason;
 
 export interface ReceivedCount {
   sourceId: string;

@@ -90,21 +90,21 @@ class Parser {
   }
 
   private parseOr(): FqlIr {
-    const operands = [this.parseAnd()];
-    while (this.isKeyword('or')) {
-      this.at++;
-      operands.push(this.parseAnd());
-    }
-    return operands.length === 1 ? operands[0] : ['or', ...operands];
+    return this.parseChain('or', () => this.parseAnd());
   }
 
   private parseAnd(): FqlIr {
-    const operands = [this.parseUnary()];
-    while (this.isKeyword('and')) {
+    return this.parseChain('and', () => this.parseUnary());
+  }
+
+  /** `a and b and c` as one n-ary `["and", a, b, c]`, as tsub takes it ("and" binds tighter than "or"). */
+  private parseChain(word: 'and' | 'or', operand: () => FqlIr): FqlIr {
+    const operands = [operand()];
+    while (this.isKeyword(word)) {
       this.at++;
-      operands.push(this.parseUnary());
+      operands.push(operand());
     }
-    return operands.length === 1 ? operands[0] : ['and', ...operands];
+    return operands.length === 1 ? operands[0] : [word, ...operands];
   }
 
   private parseUnary(): FqlIr {

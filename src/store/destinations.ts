@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
+import { DEFAULT_CONSENT } from '../rules/consent';
 import { newId } from './ids';
 import type { DestinationRow, Tables } from './tables';
 import type { ConsentSettings, Destination, DestinationPatch, Store, Webhook, WebhookBackpressure, WebhookDisablement, WebhookSetting } from './types';
@@ -11,7 +12,6 @@ const DEFAULT_NAME = 'Webhooks';
 export const SWITCHED_OFF_BY_OPERATOR = 'switched off through the admin API';
 
 /** Issue 30: a destination without consent settings needs no category and delivers events without preferences (Segment's default). */
-export const DEFAULT_CONSENT: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
 
 function toConsent(stored: string | null): ConsentSettings {
   return stored === null ? { ...DEFAULT_CONSENT, categories: [] } : { ...DEFAULT_CONSENT, ...(JSON.parse(stored) as Partial<ConsentSettings>) };

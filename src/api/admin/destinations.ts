@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseDuration } from '../../delivery/duration';
+import { MAX_CONSENT_CATEGORIES, MAX_CONSENT_CATEGORY_LENGTH } from '../../rules/consent';
 import { signingSecretRule } from '../../delivery/standard-webhooks';
 import type { Deliveries } from '../../ports';
 import type { ConsentSettings, Destination, DestinationPatch, Store, WebhookSetting } from '../../store/types';
@@ -49,8 +50,7 @@ const Paused = Type.Boolean({
   description: 'true holds every new and retrying delivery without sending (unlike enabled: false, which drops them); false sends what was held. Held time does not count against the retry window, up to DELIVERY_MAX_HOLD.',
 });
 /** Issue 30: Segment Consent Management's limits on a destination's categories. */
-export const MAX_CONSENT_CATEGORIES = 20;
-const CategoryId = Type.String({ minLength: 1, maxLength: 100, description: 'A consent category id, as the consent manager names it in `context.consent.categoryPreferences` (1 to 100 characters).' });
+const CategoryId = Type.String({ minLength: 1, maxLength: MAX_CONSENT_CATEGORY_LENGTH, description: 'A consent category id, as the consent manager names it in `context.consent.categoryPreferences` (1 to 100 characters).' });
 const WhenAbsent = Type.Unsafe<ConsentSettings['whenAbsent']>({
   type: 'string',
   enum: ['deliver', 'drop'],
