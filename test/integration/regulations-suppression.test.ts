@@ -1,9 +1,8 @@
-import { deliveryPolicy } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { SUPPRESSED_REASON } from '../../src/delivery/suppression';
 import { deleteNotification } from '../../src/messages/delete-notification';
 import { identifierHash } from '../../src/privacy/keyring';
-import { startDeliveryWorkflow } from '../../src/temporal/start-delivery';
+import { startLateDelivery } from '../helpers/late-delivery';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
@@ -96,16 +95,7 @@ describe('SUPPRESS_ONLY', () => {
     expect((await regulate('SUPPRESS_ONLY', [userId])).statusCode).toBe(201);
 
     const lateId = unique('late');
-    const [destination] = await system.store.destinations.listEnabledIds(source.id);
-    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, {
-      sourceId: source.id,
-      messageId: lateId,
-      type: 'track',
-      userId,
-      destinationIds: [destination],
-      message: { version: 1, type: 'track', messageId: lateId, userId, timestamp: acceptedAt, receivedAt: acceptedAt, context: {}, event: 'Late', properties: {} },
-      policy: deliveryPolicy(system.config),
-    });
+    await startLateDelivery(system, source.id, userId, lateId, acceptedAt);
     expect(await deliveryResult(system.client, source.id, lateId)).toMatchObject({ ok: true, report: { destinations: [{ status: 'stopped' }] } });
     expect(requestsFor(receiver, lateId)).toEqual([]);
     expect(SUPPRESSED_REASON).not.toContain(userId);
