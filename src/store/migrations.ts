@@ -221,14 +221,14 @@ const MIGRATIONS: Record<string, Migration> = {
     },
   },
   // Consent settings per destination (issue 30), as JSON; null is the default, so rows need no backfill.
-  '0012_destination_consent': {
+  '0014_destination_consent': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('destinations').addColumn('consent', 'text').execute();
     },
   },
   // Suppressed ids (issue 30), one-way hashes like erased_ids; on PostgreSQL a change NOTIFYs the
   // erasure channel, so every worker's cached suppression checks are dropped before its next attempt.
-  '0013_suppressions': {
+  '0015_suppressions': {
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('suppressed_ids')
@@ -242,7 +242,7 @@ const MIGRATIONS: Record<string, Migration> = {
   },
   // Issue 30, the overview: per-minute counts every API process adds to (no foreign keys, so a
   // flush never fails on a source or destination deleted meanwhile; rows age out).
-  '0014_message_counts': {
+  '0016_message_counts': {
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('received_counts')
@@ -265,7 +265,7 @@ const MIGRATIONS: Record<string, Migration> = {
     },
   },
   // Issue 30: destination filters in Segment's Public API shape, at most 10 per destination.
-  '0015_destination_filters': {
+  '0017_destination_filters': {
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('destination_filters')

@@ -1,9 +1,8 @@
-import { deliveryPolicy } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { SUPPRESSED_REASON } from '../../src/delivery/suppression';
 import { deleteNotification } from '../../src/messages/delete-notification';
 import { identifierHash } from '../../src/privacy/keyring';
-import { startDeliveryWorkflow } from '../../src/temporal/start-delivery';
+import { startLateDelivery } from '../helpers/late-delivery';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
@@ -96,16 +95,7 @@ describe('SUPPRESS_ONLY', () => {
     expect((await regulate('SUPPRESS_ONLY', [userId])).statusCode).toBe(201);
 
     const lateId = unique('late');
-    const [destination] = await system.store.destinations.listEnabledIds(source.id);
-    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, {
-      sourceId: source.id,
-      messageId: lateId,
-      type: 'track',
-      userId,
-      destinationIds: [destination],
-      message: { version: 1, type: 'track', messageId: lateId, userId, timestamp: acceptedAt, receivedAt: acceptedAt, context: {}, event: 'Late', properties: {} },
-      policy: deliveryPolicy(system.config),
-    });
+    await startLateDelivery(system, source.id, userId, lateId, acceptedAt);
     expect(await deliveryResult(system.client, source.id, lateId)).toMatchObject({ ok: true, report: { destinations: [{ status: 'stopped' }] } });
     expect(requestsFor(receiver, lateId)).toEqual([]);
     expect(SUPPRESSED_REASON).not.toContain(userId);
@@ -149,7 +139,9 @@ describe('SUPPRESS_WITH_DELETE', () => {
     expect(regulation).toMatchObject({ regulationType: 'SUPPRESS_WITH_DELETE', notifications: 1, deliveriesStopped: 0 });
     const notificationId = deleteNotification(system.keyring, regulation, userId).messageId;
     expect(await deliveryResult(system.client, source.id, notificationId)).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }] } });
-    expect(JSON.parse(requestsFor(receiver, notificationId)[0].body)).toEqual({ type: 'delete', userId, timestamp: regulation.createdAt });
+    // The notification body is Segment's delete: no messageId, so found by its user.
+    const deletes = receiver.requests.map((r) => JSON.parse(r.body) as Record<string, unknown>).filter((body) => body.type === 'delete' && body.userId === userId);
+    expect(deletes).toEqual([{ type: 'delete', userId, timestamp: regulation.createdAt }]);
     expect(await system.store.personas.profiles.get(source.id, userId)).toBeUndefined();
 
     // Unlike a DELETE, the user does not come back with their next call.
