@@ -32,6 +32,7 @@ export interface Metrics {
   heldMessages: Counter<'destination'>;
   throttledWaits: Counter<'destination'>;
   backpressuredWaits: Counter<'destination'>;
+  messagesFiltered: Counter<'destination' | 'reason'>;
 }
 
 export const DELIVERY_STATUSES: readonly DestinationStatus[] = ['delivered', 'failed', 'stopped'];
@@ -65,6 +66,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     heldMessages: new Counter({ name: 'switchyard_delivery_held_messages_total', help: 'Messages whose delivery began a hold because their destination is paused, by destination id.', labelNames: ['destination'], registers }),
     throttledWaits: new Counter({ name: 'switchyard_delivery_throttled_waits_total', help: 'Waits a message took under its destination\'s maxRequestsPerSecond instead of sending, by destination id.', labelNames: ['destination'], registers }),
     backpressuredWaits: new Counter({ name: 'switchyard_delivery_backpressured_waits_total', help: 'Waits a message took because its webhook URL answered 429 or 503 with Retry-After, by destination id.', labelNames: ['destination'], registers }),
+    messagesFiltered: new Counter({
+      name: 'switchyard_messages_filtered_total',
+      help: 'Messages a destination did not get, decided at ingest, by destination id and the first reason that stopped them (integrations, consent, suppressed, filters, sampled).',
+      labelNames: ['destination', 'reason'],
+      registers,
+    }),
   };
   // Every label value known up front shows as 0 before its first event, so rate() and alerts see the series.
   for (const outcome of ATTEMPT_OUTCOMES) metrics.deliveryAttempts.inc({ outcome }, 0);

@@ -48,6 +48,8 @@ export interface Deliveries {
    * a backslash or a control character while visibility holds plaintext ids (PAYLOAD_ENCRYPTION=off).
    */
   list(filter: DeliveryFilter): Promise<DeliveryPage | 'invalid_cursor' | 'unsearchable_user_id'>;
+  /** How many deliveries match (Temporal visibility's count; the filter as list takes it, without paging). */
+  count(filter: Omit<DeliveryFilter, 'limit' | 'cursor'>): Promise<number>;
   /** The latest run of a message's delivery, read from its history; undefined when Temporal has none. */
   history(sourceId: string, messageId: string): Promise<DeliveryHistory | undefined>;
   /** Starts a redelivery (input.redelivery set) as a new run of the same workflow id; 'running' while a run is under way. */

@@ -1,6 +1,7 @@
 import { log } from '@temporalio/activity';
 import { erasableIds, erasedBeforeSend, ERASED_REASON } from '../delivery/erasure';
 import type { AttemptRequest, AttemptResult, MessageBody } from '../delivery/types';
+import { suppressedBeforeSend, SUPPRESSED_REASON } from '../delivery/suppression';
 import { openBody } from '../privacy/sealed-body';
 import type { Store } from '../store/types';
 
@@ -8,7 +9,8 @@ import type { Store } from '../store/types';
 export type OpenAttemptRequest = Omit<AttemptRequest, 'message' | 'sealedMessage'> & { message: MessageBody };
 
 /**
- * Checks, at send time, that no DELETE regulation erased the message's user after it was accepted.
+ * Checks, at send time, that no DELETE regulation erased the message's user after it was accepted,
+ * and that no SUPPRESS regulation suppressed it (issue 30).
  * A sealed body (crypto-shredding) opens only while its subject's data key exists: the regulation
  * destroyed it, so nothing is sent, whichever workflow asks — one the visibility index did not
  * show, a history imported back, a redelivery. Every body, opened or plaintext (delete
@@ -17,11 +19,12 @@ export type OpenAttemptRequest = Omit<AttemptRequest, 'message' | 'sealedMessage
  * landed after it (under the user's new key). Either way an erased message sends nothing and stops its destination
  * (stopped, not failed: nothing is wrong with the webhook).
  */
-export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys'>, attempt: (req: OpenAttemptRequest) => Promise<AttemptResult>) {
-  const erased = (req: AttemptRequest): AttemptResult => {
-    log.info(ERASED_REASON, { destinationId: req.destinationId, messageId: req.messageId });
-    return { destinationEnabled: false, webhookCount: 0, outcome: { kind: 'permanent', reason: ERASED_REASON } };
+export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys' | 'suppressions'>, attempt: (req: OpenAttemptRequest) => Promise<AttemptResult>) {
+  const stopped = (req: AttemptRequest, reason: string): AttemptResult => {
+    log.info(reason, { destinationId: req.destinationId, messageId: req.messageId });
+    return { destinationEnabled: false, webhookCount: 0, outcome: { kind: 'permanent', reason } };
   };
+  const erased = (req: AttemptRequest) => stopped(req, ERASED_REASON);
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
     const { message: plain, sealedMessage, ...rest } = req;
     let message = plain;
@@ -35,6 +38,9 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys'>,
     // was sealed under the user's new key, and only its acceptance time tells it from a new call.
     const ids = erasableIds(message);
     if (ids.length > 0 && erasedBeforeSend(message, await store.erasures.erasedAt(ids))) return erased(req);
+    // Issue 30: a suppressed user's running deliveries stop like an erased one's, and stay stopped
+    // after an UNSUPPRESS (it lifts the suppression for new calls only).
+    if (ids.length > 0 && suppressedBeforeSend(message, await store.suppressions.of(ids))) return stopped(req, SUPPRESSED_REASON);
     return attempt({ ...rest, message });
   };
 }

@@ -4,7 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deliveryPolicy, type Config } from '../config';
 import type { Call } from '../messages/call';
 import { ingestCalls, type IngestDependencies } from '../messages/ingest-calls';
-import { deliveryPlanner } from '../messages/plan-deliveries';
+import { destinationRulesReader } from '../messages/destination-rules';
+import { MessageCountRecorder } from '../messages/message-count-recorder';
+import { deliveryPlanner, type PlanDecisions } from '../messages/plan-deliveries';
 import { bodySealer } from '../messages/seal-bodies';
 import type { Keyring } from '../privacy/keyring';
 import type { Store } from '../store/types';
@@ -53,12 +55,20 @@ const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 429: ErrorR
 export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { store, deliveries, config, metrics, keyring }) => {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   acceptGzipBodies(app);
+  // The overview's counts (issue 30), flushed like webhook health; the last ones are written at close.
+  const recorder = new MessageCountRecorder(store, config.healthFlushInterval > 0 ? config.healthFlushInterval : 5_000, metrics, app.log);
+  app.addHook('onClose', () => recorder.close());
+  const decisions: PlanDecisions = {
+    rulesOf: destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message)),
+    recorder,
+  };
   const dependencies: IngestDependencies = {
     store,
     deliveries,
-    planDeliveries: deliveryPlanner(store.destinations, deliveryPolicy(config), keyring && bodySealer(store.dataKeys, keyring)),
+    planDeliveries: deliveryPlanner(store.destinations, deliveryPolicy(config), keyring && bodySealer(store.dataKeys, keyring), decisions),
     startTimeoutMs: config.ingestStartTimeout,
     metrics,
+    recorder,
   };
 
   const { sourceOf, lookupMs } = guardIngestion(app, store, config);

@@ -31,8 +31,18 @@ const ingest = (summary: string, request: unknown): OperationDoc => ({ summary, 
 
 const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdAt: AT };
 const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
-const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], createdAt: AT, updatedAt: AT };
-const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
+const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, createdAt: AT, updatedAt: AT };
+const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', consent: { categories: ['analytics'] }, webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
+const FILTER_ID = 'flt_4d5e6f7a8b9c40d1e2f3a4b5c6d7e8f9';
+const filterBody = {
+  title: 'No PII to the ads team',
+  description: 'Drop emails and IPs; only signed-in users',
+  enabled: true,
+  if: "type = 'identify' and length( userId ) > 0",
+  // Not `properties` as a key here: the OpenAPI conversion reads a key of that name in an example as the schema keyword.
+  actions: [{ type: 'DROP_PROPERTIES', fields: { traits: ['email'], context: ['ip'] } }],
+};
+const filter = { id: FILTER_ID, destinationId: DESTINATION_ID, ...filterBody, createdAt: AT, updatedAt: AT };
 const regulation = { id: 'reg_3c4d5e6f7a8b49c0d1e2f3a4b5c6d7e8', regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'], notifications: 1, deliveriesStopped: 0, deliveriesDeleted: 2, createdAt: AT };
 const deliveryRow = {
   messageId: 'msg-0001',
@@ -138,7 +148,11 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'POST /admin/sources/:sourceId/destinations': { summary: 'Add a destination: up to 5 webhook URLs, optional static headers and shared secret', request: destinationBody, response: destination },
   'GET /admin/sources/:sourceId/destinations': { summary: "List a source's destinations (secrets and header values are never shown)", response: { destinations: [destination] } },
   'GET /admin/destinations/:id': { summary: 'One destination', response: destination },
-  'PATCH /admin/destinations/:id': { summary: 'Change a destination: switch it on or off, rotate its secrets, replace its webhooks', request: { enabled: false }, response: { ...destination, enabled: false } },
+  'PATCH /admin/destinations/:id': {
+    summary: 'Change a destination: switch it on or off, rotate its secrets, replace its webhooks, set its consent categories',
+    request: { enabled: false, consent: { whenAbsent: 'drop' } },
+    response: { ...destination, enabled: false, consent: { categories: ['analytics'], whenAbsent: 'drop' } },
+  },
   'DELETE /admin/destinations/:id': { summary: 'Delete a destination (deliveries under way to it stop)' },
   'GET /admin/destinations/:id/health': {
     summary: "Each webhook URL's attempts, success rate and latency over the last hour and day",
@@ -150,15 +164,33 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       webhooks: [{ index: 0, url: webhook.url, lastHour: windowStats, lastDay: windowStats, series: [{ start: AT, attempts: 10, successes: 10, failures: 0, p50Ms: 40, p95Ms: 90 }] }],
     },
   },
+  'POST /admin/destinations/:id/filters': {
+    summary: "Add a destination filter in Segment's Public API shape (at most 10 per destination); a bad FQL `if` is a 400 naming its column",
+    request: filterBody,
+    response: filter,
+  },
+  'GET /admin/destinations/:id/filters': { summary: "List a destination's filters, in the order they were created", response: { filters: [filter] } },
+  'GET /admin/destinations/:id/filters/:filterId': { summary: 'One destination filter', response: filter },
+  'PATCH /admin/destinations/:id/filters/:filterId': { summary: 'Change a destination filter: switch it on or off, or change its condition or actions', request: { enabled: false }, response: { ...filter, enabled: false } },
+  'DELETE /admin/destinations/:id/filters/:filterId': { summary: 'Delete a destination filter (messages accepted after are not filtered by it)' },
+  'POST /admin/destinations/:id/filters/preview': {
+    summary: 'What the destination would be sent for an event: under its saved filters, or under one draft filter',
+    request: { event: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro', email: 'ada@example.com' }, context: { ip: '203.0.113.7' } }, filter: filterBody },
+    response: { delivered: true, body: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro' }, context: {} }, matched: ['No PII to the ads team'] },
+  },
   'POST /admin/destinations/:id/webhooks/:index/enable': { summary: 'Switch a webhook URL back on after a 410 Gone switched it off', response: { index: 0, url: webhook.url, enabled: true, wasDisabled: true } },
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': {
     summary: "End a webhook URL's backpressure pause (a 429/503 with Retry-After) now; the messages held for it are woken and send at once (204 whether or not it was paused)",
   },
 
   'POST /admin/regulations': {
-    summary: 'Erase a user: stop their deliveries, forward a delete notification, shred their stored data',
-    request: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'] },
-    response: regulation,
+    summary: 'Erase a user (stop their deliveries, forward a delete notification, shred their stored data), suppress them, or lift a suppression',
+    request: { regulationType: 'SUPPRESS_WITH_DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'] },
+    response: { ...regulation, regulationType: 'SUPPRESS_WITH_DELETE' },
+  },
+  'GET /admin/regulations': {
+    summary: 'List regulations, newest first, each with its type',
+    response: { regulations: [{ id: 'reg_4d5e6f7a8b9c40d1e2f3a4b5c6d7e8f9', regulationType: 'UNSUPPRESS', subjectType: 'USER_ID', subjectIds: ['user-7'], createdAt: LATER }, regulation] },
   },
   'GET /admin/regulations/:id': { summary: 'One regulation and what it did', response: regulation },
 

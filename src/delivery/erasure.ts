@@ -1,10 +1,13 @@
 import type { MessageBody } from './types';
 
+/** The fields of a message, or of an accepted call, that name who it is about. */
+export type MessageIds = { type: string; userId?: unknown; anonymousId?: unknown; previousId?: unknown };
+
 /**
  * The ids a message is about, as a DELETE regulation sees them: its userId, its anonymousId and an
  * alias's previousId. A delete notification is about none: it is what the regulation sends.
  */
-export function erasableIds(message: MessageBody): string[] {
+export function erasableIds(message: MessageIds): string[] {
   if (message.type === 'delete') return [];
   const ids = [message.userId, message.anonymousId, message.previousId].filter((id): id is string => typeof id === 'string' && id.length > 0);
   return [...new Set(ids)];

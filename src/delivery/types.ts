@@ -77,6 +77,12 @@ export interface DeliveryInput {
   message?: MessageBody;
   /** The body sealed under its subject's data key (issue 19): a regulation destroying the key erases every copy. */
   sealedMessage?: SealedBody;
+  /**
+   * Issue 30: per destination whose filters made its body different, the body it gets instead
+   * (one of message / sealedMessage, as above). Absent for every other destination, and in inputs
+   * accepted before filters: the attempt request is then the same as it always was.
+   */
+  destinationBodies?: Record<string, { message?: MessageBody; sealedMessage?: SealedBody }>;
   policy: DeliveryPolicy;
   /**
    * Per destination id, its webhook URLs as the Web UI may show them (summary.ts webhookLabel: no

@@ -1,14 +1,13 @@
 import { v5 as uuidV5 } from 'uuid';
-import { isIntegrationEnabled } from '../delivery/integrations';
 import type { Message } from '../delivery/payload';
 import { correctTimestamp } from '../delivery/timestamps';
 import type { Call } from './call';
 import { callProblem, dateProblem, isPresent } from './call-rules';
 
-/** A call made into a message; `deliverable` is false when its `integrations` switch this destination off. */
+/** A call made into a message, with its `integrations` object for the per-destination decision (rules/delivery-decision.ts). */
 export interface AcceptedCall {
   message: Message;
-  deliverable: boolean;
+  integrations?: Record<string, unknown>;
 }
 
 export type Acceptance = { problem: string } | { accepted: AcceptedCall[] };
@@ -86,7 +85,7 @@ export function acceptCalls(calls: Call[], options: { receivedAtMs: number; batc
   return {
     accepted: calls.map((call, i) => ({
       message: acceptCall(call, receivedAtMs, batchSentAt, (timestamp) => contentMessageId(call, timestamp, i), ip),
-      deliverable: isIntegrationEnabled(call.fields.integrations as Record<string, unknown> | undefined),
+      integrations: call.fields.integrations as Record<string, unknown> | undefined,
     })),
   };
 }

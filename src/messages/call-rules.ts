@@ -7,6 +7,18 @@ export const MAX_BATCH_BYTES = 500 * 1024;
 
 export const isPresent = (value: unknown) => value !== undefined && value !== null && value !== '';
 
+/** The track Segment's consent wrappers send when a visitor changes their consent (issue 30). */
+export const CONSENT_PREFERENCE_EVENT = 'Segment Consent Preference Updated';
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `context.consent.categoryPreferences` when it is an object (category id → granted), else undefined. */
+function categoryPreferences(context: unknown): Record<string, unknown> | undefined {
+  const consent = isObject(context) ? context.consent : undefined;
+  const preferences = isObject(consent) ? consent.categoryPreferences : undefined;
+  return isObject(preferences) ? preferences : undefined;
+}
+
 /**
  * The rules a call must follow beyond its JSON shape (schema-checked first), as `field: rule`;
  * undefined when it is valid. `at` prefixes field names inside a batch (`batch[3].`).
@@ -21,6 +33,10 @@ export function callProblem({ type, fields }: Call, at = ''): string | undefined
     return `${at}userId: userId or anonymousId is required for ${type} calls`;
   }
   if (type === 'track' && !isPresent(fields.event)) return `${at}event: is required for track calls`;
+  // Segment refuses a preference update that carries no preferences: it would record nothing.
+  if (type === 'track' && fields.event === CONSENT_PREFERENCE_EVENT && !categoryPreferences(fields.context)) {
+    return `${at}context.consent.categoryPreferences: is required for a track named "${CONSENT_PREFERENCE_EVENT}" and must be an object of category → true/false`;
+  }
   if (type === 'group' && !isPresent(fields.groupId)) return `${at}groupId: is required for group calls`;
   for (const field of ['timestamp', 'sentAt', 'originalTimestamp'] as const) {
     const problem = dateProblem(`${at}${field}`, fields[field]);

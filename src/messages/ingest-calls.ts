@@ -4,8 +4,11 @@ import type { Deliveries } from '../ports';
 import type { Store } from '../store/types';
 import { acceptCalls } from './accept-calls';
 import type { Call } from './call';
+import type { DecisionRecorder } from './message-count-recorder';
 import { outgoing, type PlanDeliveries } from './plan-deliveries';
 import { seenUsers } from './seen-users';
+import { suppressedUsers } from './suppressed-users';
+import { isAboutSuppressed } from '../delivery/suppression';
 import { profileUpdates } from '../personas/profile-updates';
 import { callTypeLabel, type Metrics } from '../metrics';
 
@@ -15,6 +18,8 @@ export interface IngestDependencies {
   planDeliveries: PlanDeliveries;
   /** INGEST_START_TIMEOUT: how long the workflow starts of one request may take before the sender hears "unavailable". */
   startTimeoutMs: number;
+  /** Counts each source's received messages for the overview (issue 30); the planner counts what each destination did not get. */
+  recorder?: Pick<DecisionRecorder, 'received'>;
   /** Counts accepted messages by call type (the API process's metrics). */
   metrics?: Pick<Metrics, 'messagesIngested'>;
 }
@@ -65,20 +70,27 @@ function withinStartTimeout(timeoutMs: number, start: (deadline: number, signal:
 }
 
 /**
- * The one path from calls to deliveries, in order: accept every call (all or nothing), record what
- * they change in the profiles, plan a delivery per message the source's destinations should get,
- * start those workflows. `accepted` means Temporal holds every one of them.
+ * The one path from calls to deliveries, in order: accept every call (all or nothing), look up
+ * which users are suppressed, record what the others change in the profiles, plan a delivery per
+ * message and destination the rules let through (plan-deliveries.ts), start those workflows. `accepted` means Temporal holds every one of them.
  */
 export async function ingestCalls(deps: IngestDependencies, request: IngestRequest): Promise<IngestResult> {
   const acceptance = acceptCalls(request.calls, request);
   if ('problem' in acceptance) return { status: 'rejected', problem: acceptance.problem };
-  const { accepted } = acceptance;
+  // Issue 30: a suppressed user's calls are answered as accepted (the sender must not retry) but
+  // go nowhere: no profile row, and the decision stops them for every destination (counted there).
+  const suppressed = await suppressedUsers(deps.store.suppressions, acceptance.accepted.map((a) => a.message));
+  const isSuppressed = acceptance.accepted.map((a) => isAboutSuppressed(a.message, suppressed));
+  deps.recorder?.received(request.sourceId, request.receivedAtMs, acceptance.accepted.length);
 
   // Personas profiles: traits, events and aliases of the whole request in one transaction, with
   // the user ids this source has now seen (a DELETE regulation notifies only sources that saw the user).
-  const messages = accepted.map((a) => a.message);
+  const messages = acceptance.accepted.filter((_, i) => !isSuppressed[i]).map((a) => a.message);
   await deps.store.personas.profiles.record(request.sourceId, profileUpdates(messages), seenUsers(messages), new Date(request.receivedAtMs).toISOString());
-  const plan = await deps.planDeliveries(request.sourceId, accepted.filter((a) => a.deliverable).map((a) => outgoing(a.message)));
+  const plan = await deps.planDeliveries(
+    request.sourceId,
+    acceptance.accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, suppressed: isSuppressed[i] })),
+  );
   const inputs = plan.status === 'planned' ? plan.inputs : [];
   // INGEST_START_TIMEOUT bounds the whole request, not only its starts: store reads that were slow
   // (a pool reconnecting after a PostgreSQL restart) leave the starts less time, so the sender still
@@ -90,6 +102,6 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   } catch (err) {
     return { status: 'unavailable', reason: (err as Error).message };
   }
-  if (deps.metrics) for (const { message } of accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });
+  if (deps.metrics) for (const { message } of acceptance.accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });
   return { status: 'accepted', deliveries: inputs.length };
 }

@@ -1,7 +1,9 @@
 import { messageBody, type Message } from '../delivery/payload';
 import { webhookLabel } from '../delivery/summary';
 import type { DeliveryInput, DeliveryPolicy, MessageBody, MessageType, SealedBody } from '../delivery/types';
-import type { Store } from '../store/types';
+import { decideDelivery, type DeliveryDecision, type DeliveryDecisionInput } from '../rules/delivery-decision';
+import type { EnabledDestination, Store } from '../store/types';
+import type { DecisionRecorder } from './message-count-recorder';
 
 /**
  * A message on its way out: its id, the type and user its workflow is searched by, and the body
@@ -15,9 +17,24 @@ export interface Outgoing {
   visibleIds?: DeliveryInput['visibleIds'];
   body?: MessageBody;
   sealedBody?: SealedBody;
+  /**
+   * Present for what the rules decide per destination (ingested calls): the call's `integrations`
+   * object and whether its user is suppressed. Absent (delete notifications, Personas syncs,
+   * redeliveries of sealed bodies): every enabled destination gets the body as it is.
+   */
+  rules?: { integrations?: Record<string, unknown>; suppressed: boolean };
+  /** Set by the plan: per destination whose filters changed the body, the body it gets (sealed like `body`). */
+  destinationBodies?: Record<string, MessageBody>;
+  sealedDestinationBodies?: Record<string, SealedBody>;
 }
 
-export const outgoing = (message: Message): Outgoing => ({ messageId: message.messageId, type: message.type, userId: message.userId, body: messageBody(message) });
+export const outgoing = (message: Message, rules?: Outgoing['rules']): Outgoing => ({
+  messageId: message.messageId,
+  type: message.type,
+  userId: message.userId,
+  body: messageBody(message),
+  ...(rules && { rules }),
+});
 
 /** A recorded delivery input as it goes out again (a redelivery): its body as it is, sealed or not, never re-sealed. */
 export const outgoingAgain = (input: DeliveryInput): Outgoing => ({
@@ -36,21 +53,72 @@ export type DeliveryPlan = { status: 'no_destinations' } | { status: 'planned'; 
 
 export type PlanDeliveries = (sourceId: string, messages: Outgoing[]) => Promise<DeliveryPlan>;
 
+/** A destination's consent and filters, as the decision reads them. */
+export type DestinationRules = DeliveryDecisionInput['destination'];
+
+/** What the decision reads about destinations (their consent and filters as saved now), and where its stops are counted. */
+export interface PlanDecisions {
+  /** The rules of these destinations (consent as listed, filters as saved now). */
+  rulesOf(destinations: EnabledDestination[]): Promise<Map<string, DestinationRules>>;
+  recorder?: DecisionRecorder;
+  clock?: () => number;
+}
+
+/**
+ * Issue 30: one decision per (message, destination), made here and nowhere else, before any
+ * workflow starts: the destinations that get the message, each with the body it gets, and every
+ * stop counted for the overview. The first destination's body is the message's; another
+ * destination gets a body of its own only where its filters made it different.
+ */
+function decide(message: Outgoing, destinationIds: string[], rules: Map<string, DestinationRules>, decisions: PlanDecisions): Outgoing & { destinationIds: string[] } {
+  if (!message.rules || !message.body) return { ...message, destinationIds };
+  const atMs = (decisions.clock ?? Date.now)();
+  const sent: Array<{ id: string; body: MessageBody }> = [];
+  for (const id of destinationIds) {
+    const destination = rules.get(id);
+    const decision: DeliveryDecision = destination
+      ? decideDelivery({ body: message.body, integrations: message.rules.integrations, suppressed: message.rules.suppressed, destination })
+      : { send: message.body };
+    if ('stop' in decision) decisions.recorder?.filtered(id, atMs, decision.stop, decision.filterId);
+    else sent.push({ id, body: decision.send });
+  }
+  if (sent.length === 0) return { ...message, destinationIds: [] };
+  const body = sent[0].body;
+  const others = sent.filter((destination) => destination.body !== body);
+  return {
+    ...message,
+    body,
+    destinationIds: sent.map((destination) => destination.id),
+    ...(others.length > 0 && { destinationBodies: Object.fromEntries(others.map((destination) => [destination.id, destination.body])) }),
+  };
+}
+
 /**
  * The one place a delivery workflow's input is made, for ingested calls, delete notifications,
  * redeliveries and Personas syncs alike: the source's destinations enabled now (each attempt checks
- * again at send time), and the delivery policy fixed for the message's whole life. With `seal`
+ * again at send time), less those the rules stop for this message, and the delivery policy fixed
+ * for the message's whole life. A message no destination gets starts no workflow. With `seal`
  * (new data, with payload keys), bodies with a subject are sealed first (crypto-shredding).
  */
-export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listEnabled'>, policy: DeliveryPolicy, seal?: SealBodies): PlanDeliveries {
+export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listEnabled'>, policy: DeliveryPolicy, seal?: SealBodies, decisions?: PlanDecisions): PlanDeliveries {
   return async (sourceId, messages) => {
     const enabled = await destinations.listEnabled(sourceId);
     if (enabled.length === 0) return { status: 'no_destinations' };
-    const destinationIds = enabled.map((destination) => destination.id);
+    const enabledIds = enabled.map((destination) => destination.id);
     const webhookLabels = Object.fromEntries(enabled.map((destination) => [destination.id, destination.webhookUrls.map(webhookLabel)]));
-    const ready = seal ? await seal(messages) : messages;
-    const inputs = ready.map(
-      ({ messageId, type, userId, visibleIds, body, sealedBody }): DeliveryInput => ({
+    const decided =
+      decisions && messages.some((message) => message.rules)
+        ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, decisions)))
+        : messages.map((message) => ({ ...message, destinationIds: enabledIds }));
+    const going = decided.filter((message) => message.destinationIds.length > 0);
+    const ready = seal ? await seal(going) : going;
+    const inputs = ready.map((message, i): DeliveryInput => {
+      const { messageId, type, userId, visibleIds, body, sealedBody, destinationBodies, sealedDestinationBodies } = message;
+      const destinationIds = going[i].destinationIds;
+      const bodies = sealedDestinationBodies
+        ? Object.fromEntries(Object.entries(sealedDestinationBodies).map(([id, sealed]) => [id, { sealedMessage: sealed }]))
+        : destinationBodies && Object.fromEntries(Object.entries(destinationBodies).map(([id, own]) => [id, { message: own }]));
+      return {
         sourceId,
         messageId,
         type,
@@ -58,10 +126,11 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
         ...(visibleIds !== undefined && { visibleIds }),
         destinationIds,
         ...(sealedBody ? { sealedMessage: sealedBody } : { message: body }),
+        ...(bodies && { destinationBodies: bodies }),
         policy,
-        webhookLabels,
-      }),
-    );
-    return { status: 'planned', inputs };
+        webhookLabels: destinationIds.length === enabledIds.length ? webhookLabels : Object.fromEntries(destinationIds.map((id) => [id, webhookLabels[id]])),
+      };
+    });
+    return inputs.length > 0 ? { status: 'planned', inputs } : { status: 'no_destinations' };
   };
 }

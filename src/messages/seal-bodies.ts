@@ -20,10 +20,13 @@ export function bodySealer(dataKeys: Pick<Store['dataKeys'], 'getOrCreate'>, key
       const subject = subjects[i];
       if (subject === undefined || !m.body) return m;
       // The ids leave with the body: what visibility needs is their keyed hashes, which name nobody.
-      const { body, userId, ...rest } = m;
+      const { body, userId, destinationBodies, ...rest } = m;
       const anonymousId = stringField(body.anonymousId);
       const visibleIds = { ...(userId && { userId: identifierHash(keyring, 'userId', userId) }), ...(anonymousId && { anonymousId: identifierHash(keyring, 'anonymousId', anonymousId) }) };
-      return { ...rest, visibleIds, sealedBody: sealBody(keys.get(subject)!, subject, m.messageId, body) };
+      const key = keys.get(subject)!;
+      // A destination's own body (its filters changed it) is sealed under the same key: erased with the rest.
+      const sealedDestinationBodies = destinationBodies && Object.fromEntries(Object.entries(destinationBodies).map(([id, own]) => [id, sealBody(key, subject, m.messageId, own)]));
+      return { ...rest, visibleIds, sealedBody: sealBody(key, subject, m.messageId, body), ...(sealedDestinationBodies && { sealedDestinationBodies }) };
     });
   };
 }

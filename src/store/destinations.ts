@@ -2,9 +2,10 @@ import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Keyring } from '../privacy/keyring';
 import { credentialsByMasterKey, resealCredentials } from './credentials-at-rest';
 import { openedCredentials, sealedCredentials } from './destination-credentials';
+import { DEFAULT_CONSENT } from '../rules/consent';
 import { newId } from './ids';
 import type { DestinationRow, Tables } from './tables';
-import type { Destination, DestinationPatch, Store, Webhook, WebhookBackpressure, WebhookDisablement, WebhookSetting } from './types';
+import type { ConsentSettings, Destination, DestinationPatch, Store, Webhook, WebhookBackpressure, WebhookDisablement, WebhookSetting } from './types';
 import { writeTransaction } from './write-transaction';
 
 /** The integration's name in the seed; used when a destination is created without one. */
@@ -12,6 +13,18 @@ const DEFAULT_NAME = 'Webhooks';
 
 /** The reason recorded when an operator switches a URL off through the admin API. */
 export const SWITCHED_OFF_BY_OPERATOR = 'switched off through the admin API';
+
+/** Issue 30: a destination without consent settings needs no category and delivers events without preferences (Segment's default). */
+
+function toConsent(stored: string | null): ConsentSettings {
+  return stored === null ? { ...DEFAULT_CONSENT, categories: [] } : { ...DEFAULT_CONSENT, ...(JSON.parse(stored) as Partial<ConsentSettings>) };
+}
+
+/** The settings a create or patch leaves: the given fields over `current`; the default is stored as null. */
+function storedConsent(current: ConsentSettings, given: Partial<ConsentSettings>): string | null {
+  const consent: ConsentSettings = { categories: given.categories ?? current.categories, whenAbsent: given.whenAbsent ?? current.whenAbsent };
+  return consent.categories.length === 0 && consent.whenAbsent === DEFAULT_CONSENT.whenAbsent ? null : JSON.stringify(consent);
+}
 
 /** Disabled URLs of some destinations: destination id → url → why. */
 type Disabled = Map<string, Map<string, WebhookDisablement>>;
@@ -42,6 +55,7 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     maxRequestsPerSecond: row.max_requests_per_second === null ? null : Number(row.max_requests_per_second),
     paused: row.paused === 1,
     ...(row.paused === 1 && row.paused_at && { pausedAt: row.paused_at }),
+    consent: toConsent(row.consent),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -139,7 +153,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
   const listEnabled: Store['destinations']['listEnabled'] = async (sourceId) => {
     const rows = await db
       .selectFrom('destinations')
-      .select(['id', 'enabled', 'webhooks'])
+      .select(['id', 'enabled', 'webhooks', 'consent'])
       .where('source_id', '=', sourceId)
       .where('enabled', '=', 1)
       .orderBy('created_at')
@@ -148,7 +162,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
     const disabled = await disabledOf(db, rows.map((row) => row.id));
     return rows
       .filter((row) => isDeliverable(row, disabled))
-      .map((row) => ({ id: row.id, webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url) }));
+      .map((row) => ({ id: row.id, webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url), consent: toConsent(row.consent) }));
   };
 
   return {
@@ -170,6 +184,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         paused: input.paused ? 1 : 0,
         paused_at: input.paused ? now : null,
         credentials_key_id: null,
+        consent: storedConsent(DEFAULT_CONSENT, input.consent ?? {}),
       };
       return writeTransaction(db, async (trx) => {
         await trx.insertInto('destinations').values({ ...row, ...sealedCredentials(keyring, row.id, row) }).execute();
@@ -213,6 +228,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         if (patch.sharedSecret !== undefined) changes.shared_secret = storedSecret(patch.sharedSecret);
         if (patch.webhooks !== undefined) changes.webhooks = storedWebhooks(patch.webhooks);
         if (patch.maxRequestsPerSecond !== undefined) changes.max_requests_per_second = patch.maxRequestsPerSecond;
+        if (patch.consent !== undefined) changes.consent = storedConsent(toConsent(current.consent), patch.consent);
         // Pausing again keeps the first time: it is when the hold began.
         if (patch.paused !== undefined && patch.paused !== (current.paused === 1)) {
           changes.paused = patch.paused ? 1 : 0;

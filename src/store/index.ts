@@ -1,23 +1,27 @@
 import { sql, type Kysely } from 'kysely';
 import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl, truncateWriteAheadLog } from './connection';
-import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, NotifiedCache } from './notified-cache';
+import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, cachedSuppressionReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
 import { destinationStore } from './destinations';
 import { sealPlaintextCredentials } from './credentials-at-rest';
+import { destinationFilterStore } from './destination-filters';
 import { ensureSchema } from './migrations';
 import { personasStore } from './personas';
 import { erasedIdHashes, erasureStore } from './erasures';
 import { dataKeyStore } from './data-keys';
+import { suppressionStore } from './suppressions';
+import type { Suppression } from '../delivery/suppression';
 import { hashPlaintextSubjectIds, regulationStore } from './regulations';
 import type { Keyring } from '../privacy/keyring';
 import { sourceUserStore } from './source-users';
 import { sourceStore } from './sources';
 import { webhookHealthStore } from './webhook-health';
+import { messageCountsStore } from './message-counts';
 import { flowControlStore } from './flow-control';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
-export type { Destination, DestinationPatch, NewDestination, Regulation, SeenUser, Source, Store, Webhook } from './types';
+export type { Destination, DestinationFilterRecord, DestinationPatch, NewDestination, Regulation, SeenUser, Source, Store, Webhook } from './types';
 
 export interface StoreOptions {
   /** SQLite file; created (with its folder) when missing. Config: DATABASE_PATH. */
@@ -25,7 +29,7 @@ export interface StoreOptions {
   /** `postgres://…`: PostgreSQL instead of the SQLite file. Config: DATABASE_URL. */
   databaseUrl?: string;
   /**
-   * PostgreSQL only: serve `destinations.get` and `erasures.erasedAt` from caches kept fresh by
+   * PostgreSQL only: serve `destinations.get`, `erasures.erasedAt` and `suppressions.of` from caches kept fresh by
    * LISTEN/NOTIFY, entries at most this old (ms; 0 or absent: no cache). For a worker's attempts;
    * the API reads uncached, so an admin write is always read back as written.
    * Config: DESTINATION_CACHE_TTL (worker).
@@ -58,6 +62,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let destinations = destinationStore(db, options.keyring);
   let erasures = erasureStore(db, hashes);
   let dataKeys = dataKeyStore(db, options.keyring);
+  let suppressions = suppressionStore(db, hashes);
   let listener: StoreListener | undefined;
   if (options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0) {
     // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
@@ -65,6 +70,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       destinations: new NotifiedCache<Destination | undefined>(options.destinationCacheTtlMs!),
       erasures: new NotifiedCache<string | undefined>(options.destinationCacheTtlMs!),
       dataKeys: new NotifiedCache<Buffer | null>(options.destinationCacheTtlMs!),
+      suppressions: new NotifiedCache<Suppression | undefined>(options.destinationCacheTtlMs!),
     };
     listener = await listenForStoreChanges(options.databaseUrl, caches, {
       notify: async (channel, payload) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(db)),
@@ -72,17 +78,22 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     destinations = cachedDestinationReads(destinations, caches.destinations);
     erasures = cachedErasureReads(db, erasures, caches.erasures, hashes);
     dataKeys = cachedDataKeyReads(dataKeys, caches.dataKeys);
+    suppressions = cachedSuppressionReads(db, suppressions, caches.suppressions, hashes);
   }
   return {
     sources: sourceStore(db),
     destinations,
     regulations: regulationStore(db, options.keyring),
+    destinationFilters: destinationFilterStore(db),
     sourceUsers: sourceUserStore(db),
     erasures,
     // Cached like the erasure checks (PostgreSQL, the worker): a key destroyed or made NOTIFYs its
     // subject hash and drops that copy on every worker before its next attempt; uncached on SQLite.
     dataKeys,
+    // Cached the same way: a suppression or its lifting NOTIFYs the erasure channel (migration 0012).
+    suppressions,
     webhookHealth: webhookHealthStore(db),
+    messageCounts: messageCountsStore(db),
     flowControl: flowControlStore(db),
     personas: personasStore(db, hashes),
     // PostgreSQL's dead row versions go with (auto)vacuum; its WAL is the server's to recycle.

@@ -244,6 +244,68 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each row execute function switchyard_notify_data_key()`.execute(db);
     },
   },
+  // Consent settings per destination (issue 30), as JSON; null is the default, so rows need no backfill.
+  '0014_destination_consent': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('consent', 'text').execute();
+    },
+  },
+  // Suppressed ids (issue 30), one-way hashes like erased_ids; on PostgreSQL a change NOTIFYs the
+  // erasure channel, so every worker's cached suppression checks are dropped before its next attempt.
+  '0015_suppressions': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('suppressed_ids')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('suppressed_at', 'text', (c) => c.notNull())
+        .addColumn('lifted_at', 'text')
+        .execute();
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`create trigger suppressed_ids_notify after insert or update or delete on suppressed_ids for each statement execute function switchyard_notify_erasure()`.execute(db);
+    },
+  },
+  // Issue 30, the overview: per-minute counts every API process adds to (no foreign keys, so a
+  // flush never fails on a source or destination deleted meanwhile; rows age out).
+  '0016_message_counts': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('received_counts')
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('minute', 'integer', (c) => c.notNull())
+        .addColumn('count', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('received_counts_pk', ['source_id', 'minute'])
+        .execute();
+      await db.schema
+        .createTable('filtered_counts')
+        .addColumn('destination_id', 'text', (c) => c.notNull())
+        .addColumn('minute', 'integer', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('filter_id', 'text', (c) => c.notNull())
+        .addColumn('count', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('filtered_counts_pk', ['destination_id', 'minute', 'reason', 'filter_id'])
+        .execute();
+      await db.schema.createIndex('received_counts_minute').on('received_counts').column('minute').execute();
+      await db.schema.createIndex('filtered_counts_minute').on('filtered_counts').column('minute').execute();
+    },
+  },
+  // Issue 30: destination filters in Segment's Public API shape, at most 10 per destination.
+  '0017_destination_filters': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('destination_filters')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('destination_id', 'text', (c) => c.notNull().references('destinations.id').onDelete('cascade'))
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('condition', 'text', (c) => c.notNull())
+        .addColumn('actions', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('destination_filters_destination_id').on('destination_filters').columns(['destination_id', 'created_at']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { Suppression } from '../delivery/suppression';
 import { erasedAtEach, type ErasedIdHashes } from './erasures';
+import { suppressionsByHash } from './suppressions';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -113,6 +115,35 @@ export function cachedDestinationReads(destinations: Store['destinations'], cach
 }
 
 /**
+ * One-way id hashes → their rows, each hash served from `cache` when it may be, the rest read in
+ * one go through `read` and remembered, absence included (the usual answer).
+ */
+async function readThroughByHash<T>(cache: NotifiedCache<T | undefined>, idHashes: string[], read: (hashes: string[]) => Promise<Map<string, T>>, clock: () => number): Promise<T[]> {
+  const found: T[] = [];
+  const missing: string[] = [];
+  let generation = 0;
+  for (const hash of new Set(idHashes)) {
+    const entry = cache.lookup(hash, clock());
+    if (entry.hit) {
+      if (entry.value !== undefined) found.push(entry.value);
+    } else {
+      missing.push(hash);
+      generation = entry.generation;
+    }
+  }
+  if (missing.length > 0) {
+    const rows = await read(missing);
+    const now = clock();
+    for (const hash of missing) {
+      const row = rows.get(hash);
+      cache.remember(hash, row, generation, now);
+      if (row !== undefined) found.push(row);
+    }
+  }
+  return found;
+}
+
+/**
  * The erasure store with `erasedAt` (what every attempt about a user calls) served through the
  * cache: one entry per id, keyed by its one-way hash like the table, holding when it was erased or
  * that it was not (the usual answer).
@@ -121,29 +152,20 @@ export function cachedErasureReads(db: Kysely<Tables>, erasures: Store['erasures
   return {
     ...erasures,
     async erasedAt(ids) {
-      const times: string[] = [];
-      const missing: string[] = [];
-      let generation = 0;
-      for (const hash of new Set(ids.flatMap(hashes))) {
-        const found = cache.lookup(hash, clock());
-        if (found.hit) {
-          if (found.value !== undefined) times.push(found.value);
-        } else {
-          missing.push(hash);
-          generation = found.generation;
-        }
-      }
-      if (missing.length > 0) {
-        const read = await erasedAtEach(db, missing);
-        const now = clock();
-        for (const hash of missing) {
-          const at = read.get(hash);
-          cache.remember(hash, at, generation, now);
-          if (at !== undefined) times.push(at);
-        }
-      }
+      const times = await readThroughByHash(cache, ids.flatMap(hashes), (missing) => erasedAtEach(db, missing), clock);
       return times.sort().at(-1);
     },
+  };
+}
+
+/**
+ * The suppression store with `of` (what every attempt about a user calls, issue 30) served through
+ * the cache, one entry per id hash like the erasure checks; the erasure channel's NOTIFY empties it.
+ */
+export function cachedSuppressionReads(db: Kysely<Tables>, suppressions: Store['suppressions'], cache: NotifiedCache<Suppression | undefined>, hashes: ErasedIdHashes, clock: () => number = Date.now): Store['suppressions'] {
+  return {
+    ...suppressions,
+    of: (ids) => readThroughByHash(cache, ids.flatMap(hashes), (missing) => suppressionsByHash(db, missing), clock),
   };
 }
 

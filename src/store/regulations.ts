@@ -44,6 +44,11 @@ export function regulationStore(db: Kysely<Tables>, keyring: Keyring | undefined
       const row = await db.selectFrom('regulations').selectAll().where('id', '=', id).executeTakeFirst();
       return row && toRegulation(row);
     },
+
+    async list(limit) {
+      const rows = await db.selectFrom('regulations').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return rows.map(toRegulation);
+    },
   };
 }
 

@@ -43,6 +43,8 @@ export interface NotifiedCaches {
   erasures: NotifiedCache<unknown>;
   /** Told by the data-key channel: that subject's key destroyed, made or re-wrapped (migration 0013). */
   dataKeys?: NotifiedCache<unknown>;
+  /** Told by the erasure channel too: an id suppressed or its suppression lifted (issue 30). */
+  suppressions?: NotifiedCache<unknown>;
 }
 
 /**
@@ -60,7 +62,9 @@ export interface NotifiedCaches {
 export async function listenForStoreChanges(databaseUrl: string, caches: NotifiedCaches, options: ListenerOptions): Promise<StoreListener> {
   const probeEveryMs = options.probeEveryMs ?? 5_000;
   const reconnectMs = options.reconnectMs ?? 1_000;
-  const all = [caches.destinations, caches.erasures, ...(caches.dataKeys ? [caches.dataKeys] : [])];
+  // Suppressions change on the erasure channel (a regulation); data keys on their own, per subject.
+  const alsoErasures = [caches.suppressions].filter((cache) => cache !== undefined);
+  const all = [caches.destinations, caches.erasures, ...alsoErasures, ...(caches.dataKeys ? [caches.dataKeys] : [])];
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -109,8 +113,10 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
     client.on('end', onLost);
     client.on('notification', (message) => {
       if (message.channel === DESTINATION_CHANNEL && message.payload) caches.destinations.changed(message.payload);
-      else if (message.channel === ERASURE_CHANNEL) caches.erasures.changedAll();
-      else if (message.channel === DATA_KEY_CHANNEL && message.payload) caches.dataKeys?.changed(message.payload);
+      else if (message.channel === ERASURE_CHANNEL) {
+        caches.erasures.changedAll();
+        for (const cache of alsoErasures) cache.changedAll();
+      } else if (message.channel === DATA_KEY_CHANNEL && message.payload) caches.dataKeys?.changed(message.payload);
       else if (message.channel === PROBE_CHANNEL && message.payload) awaited.get(message.payload)?.();
     });
     try {

@@ -43,6 +43,8 @@ export interface DestinationRow {
    * (store/destination-credentials.ts); null: they are plaintext (written without keys, or before).
    */
   credentials_key_id: string | null;
+  /** Issue 30: JSON of ConsentSettings; null: the default (no categories, deliver when absent). */
+  consent: string | null;
 }
 
 /** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch ms. */
@@ -116,6 +118,15 @@ export interface ErasedIdRow {
   erased_at: string;
 }
 
+/** An id a regulation suppressed (issue 30), as its one-way hash like erased_ids. */
+export interface SuppressedIdRow {
+  id_hash: string;
+  /** When the (latest) suppression began: deliveries of messages accepted up to it never send. */
+  suppressed_at: string;
+  /** When an UNSUPPRESS lifted it; null while it holds. */
+  lifted_at: string | null;
+}
+
 /**
  * One webhook URL's attempts in one minute, added up over every worker (webhook-health.ts): each
  * worker upserts what it saw since its last flush, adding to the counts already there.
@@ -137,6 +148,39 @@ export type WebhookHealthRow = {
   backpressured_ms: number;
 } & { [K in LatencyColumn]: number };
 
+/** Issue 30, the overview: messages a source accepted per minute, added up over every API process. */
+export interface ReceivedCountRow {
+  source_id: string;
+  /** Minutes since the epoch (UTC). */
+  minute: number;
+  count: number;
+}
+
+/** Issue 30: messages a destination did not get per minute, by the first reason that stopped them ('' filter_id unless a filter). */
+export interface FilteredCountRow {
+  destination_id: string;
+  minute: number;
+  reason: string;
+  filter_id: string;
+  count: number;
+}
+
+/** Issue 30: one destination filter, as Segment's Public API takes it. */
+export interface DestinationFilterRow {
+  id: string;
+  destination_id: string;
+  title: string;
+  description: string | null;
+  /** 0 or 1. */
+  enabled: number;
+  /** The FQL of `if`, as written (parsed again when read: the parse is the validation). */
+  condition: string;
+  /** JSON array of the Public API's actions. */
+  actions: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Tables {
   sources: SourceRow;
   destinations: DestinationRow;
@@ -145,8 +189,12 @@ export interface Tables {
   source_users: SourceUserRow;
   source_user_links: SourceUserLinkRow;
   erased_ids: ErasedIdRow;
+  suppressed_ids: SuppressedIdRow;
   data_keys: DataKeyRow;
   webhook_health: WebhookHealthRow;
   destination_rates: DestinationRateRow;
   webhook_backpressure: WebhookBackpressureRow;
+  received_counts: ReceivedCountRow;
+  filtered_counts: FilteredCountRow;
+  destination_filters: DestinationFilterRow;
 }

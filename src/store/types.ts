@@ -1,6 +1,10 @@
 import type { Pressure } from '../delivery/types';
+import type { FilteredCount, MessageCounts } from '../delivery/message-counts';
+import type { ConsentSettings } from '../rules/consent';
+import type { Suppression } from '../delivery/suppression';
 import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
+import type { DestinationFilter, FilterSettings } from '../rules/destination-filters';
 
 export type { SeenUser } from './personas-types';
 
@@ -51,6 +55,15 @@ export interface SigningSecrets {
   previous?: { secret: string; until: string };
 }
 
+export type { ConsentSettings } from '../rules/consent';
+
+/** A saved destination filter: Segment's Public API shape plus where it belongs and when it changed. */
+export interface DestinationFilterRecord extends DestinationFilter {
+  destinationId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface Destination {
   id: string;
   sourceId: string;
@@ -66,6 +79,7 @@ export interface Destination {
   /** Issue 20: while paused, deliveries are held without sending (unlike `enabled: false`, which drops them). */
   paused: boolean;
   pausedAt?: string;
+  consent: ConsentSettings;
   createdAt: string;
   updatedAt: string;
 }
@@ -79,6 +93,8 @@ export interface NewDestination {
   /** Standard Webhooks secret (`whsec_` + base64); null or "" switches that signing off. */
   signingSecret?: string | null;
   webhooks: WebhookSetting[];
+  /** Absent fields take the defaults on create (no categories, deliver) and keep their value on a patch. */
+  consent?: Partial<ConsentSettings>;
 }
 
 export type DestinationPatch = Partial<NewDestination> & {
@@ -86,12 +102,26 @@ export type DestinationPatch = Partial<NewDestination> & {
   signingSecretOverlapMs?: number;
 };
 
+/**
+ * Segment's regulation types (issue 30). `DELETE` is the name Switchyard took first and stays,
+ * meaning `DELETE_ONLY`; `SUPPRESS_WITH_DELETE` is both a deletion and a suppression.
+ */
+export const REGULATION_TYPES = ['DELETE', 'DELETE_ONLY', 'SUPPRESS_ONLY', 'SUPPRESS_WITH_DELETE', 'UNSUPPRESS'] as const;
+export type RegulationType = (typeof REGULATION_TYPES)[number];
+
 export interface Regulation {
   id: string;
-  regulationType: 'DELETE';
+  regulationType: RegulationType;
   subjectType: 'USER_ID';
   subjectIds: string[];
   createdAt: string;
+}
+
+/** A destination a message may be delivered to now, with what the planner needs of it. */
+export interface EnabledDestination {
+  id: string;
+  webhookUrls: string[];
+  consent: ConsentSettings;
 }
 
 export interface Store {
@@ -112,8 +142,8 @@ export interface Store {
     listBySource(sourceId: string): Promise<Destination[]>;
     /** Ids of the enabled destinations with at least one webhook: what a message from this source is delivered to. */
     listEnabledIds(sourceId: string): Promise<string[]>;
-    /** The same destinations as listEnabledIds, with each one's webhook URLs in order (for the Web UI's attempt summaries). */
-    listEnabled(sourceId: string): Promise<Array<{ id: string; webhookUrls: string[] }>>;
+    /** The same destinations as listEnabledIds, with each one's webhook URLs in order (for the Web UI's attempt summaries) and its consent settings (the ingest decision). */
+    listEnabled(sourceId: string): Promise<EnabledDestination[]>;
     /**
      * Sources with at least one enabled destination that has a webhook, the same test as
      * listEnabledIds (regulations notify each of them).
@@ -166,6 +196,21 @@ export interface Store {
   regulations: {
     create(input: Omit<Regulation, 'id' | 'createdAt'>): Promise<Regulation>;
     get(id: string): Promise<Regulation | undefined>;
+    /** The latest `limit` regulations, newest first. */
+    list(limit: number): Promise<Regulation[]>;
+  };
+  /** Issue 30: each destination's filters, in the order they were created (at most 10: checked by the caller). */
+  destinationFilters: {
+    /** undefined when the destination already has `limit` filters (counted in the same write transaction). */
+    create(destinationId: string, settings: FilterSettings, limit: number): Promise<DestinationFilterRecord | undefined>;
+    list(destinationId: string): Promise<DestinationFilterRecord[]>;
+    /** The switched-on filters of these destinations, each destination's in saved order: what ingest decides by, in one read. */
+    listEnabledFor(destinationIds: string[]): Promise<DestinationFilterRecord[]>;
+    get(destinationId: string, filterId: string): Promise<DestinationFilterRecord | undefined>;
+    /** Replaces the settings of a filter; undefined when there is no such filter. */
+    update(destinationId: string, filterId: string, settings: FilterSettings): Promise<DestinationFilterRecord | undefined>;
+    /** false when there was no such filter. */
+    delete(destinationId: string, filterId: string): Promise<boolean>;
   };
   /** Which sources have seen which user ids: recorded with each request's profile updates (personas.profiles.record). */
   sourceUsers: {
@@ -182,6 +227,17 @@ export interface Store {
     add(ids: string[], at: string): Promise<void>;
     /** The latest time any of these ids was erased, if ever. */
     erasedAt(ids: string[]): Promise<string | undefined>;
+  };
+  /** Ids suppressed by SUPPRESS_ONLY / SUPPRESS_WITH_DELETE regulations, kept only as one-way hashes (see suppressions.ts). */
+  suppressions: {
+    /** Suppresses these ids from `at` (ISO 8601); one suppressed again after an UNSUPPRESS starts a new suppression. */
+    add(ids: string[], at: string): Promise<void>;
+    /** UNSUPPRESS: lifts these ids' suppressions at `at`, for calls accepted from now on. */
+    lift(ids: string[], at: string): Promise<void>;
+    /** Every suppression recorded for any of these ids, lifted ones included (what an attempt checks). */
+    of(ids: string[]): Promise<Suppression[]>;
+    /** Of these ids, those suppressed now (what ingest checks): one read for a whole request. */
+    suppressedAmong(ids: string[]): Promise<Set<string>>;
   };
   /**
    * Crypto-shredding's per-subject data keys (issue 19), by subject hash (identifierHash of a userId
@@ -209,6 +265,15 @@ export interface Store {
     add(buckets: HealthBucket[], options?: { deleteBeforeMinute?: number }): Promise<void>;
     /** A destination's buckets from `sinceMinute` (minutes since the epoch) on, any order. */
     read(destinationId: string, sinceMinute: number): Promise<HealthBucket[]>;
+  };
+  /** The overview's counts (delivery/message-counts.ts): received per source, filtered per destination, by minute. */
+  messageCounts: {
+    /** Adds these counts to the stored ones (one transaction); also deletes counts before `deleteBeforeMinute`. */
+    add(counts: MessageCounts, options?: { deleteBeforeMinute?: number }): Promise<void>;
+    /** Messages the source accepted in minutes [sinceMinute, untilMinute). */
+    received(sourceId: string, sinceMinute: number, untilMinute: number): Promise<number>;
+    /** What the destination did not get in minutes [sinceMinute, untilMinute), by reason and filter. */
+    filtered(destinationId: string, sinceMinute: number, untilMinute: number): Promise<Array<Pick<FilteredCount, 'reason' | 'filterId' | 'count'>>>;
   };
   /** Profiles, audiences and computed traits (see personas-types.ts). */
   personas: PersonasStore;

@@ -184,6 +184,10 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
       }
       return { deliveries, ...(position && { nextCursor: encodeListingCursor(query, position) }) };
     },
+    async count(filter) {
+      const response = await tracked(client.workflowService.countWorkflowExecutions({ namespace: client.options.namespace, query: deliveryQuery(filter, keyring) }));
+      return Number(response.count ?? 0);
+    },
     async history(sourceId, messageId) {
       const workflowId = deliveryWorkflowId(sourceId, messageId);
       let description;

@@ -22,7 +22,7 @@ import { MAX_WEBHOOKS } from '../delivery/limits';
 import { busyWait } from '../delivery/retry-window';
 import { slowLaneAttemptTimeoutMs, slowLaneTaskQueue } from '../delivery/slow-lane';
 import { attemptSummary } from '../delivery/summary';
-import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus, HoldReason, Pressure } from '../delivery/types';
+import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus, HoldReason, MessageBody, Pressure, SealedBody } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
 import { DESTINATION_RESUMED, FLOW_CHANGED } from './signals';
 
@@ -80,6 +80,9 @@ export interface DeliverySinks extends Sinks {
   deliveries: { ended(statuses: DestinationStatus[]): void };
 }
 const { deliveries: deliveriesSink } = proxySinks<DeliverySinks>();
+
+/** The one body an attempt carries: sealed when the input has it so, else in the clear. */
+const bodyOf = (from: { message?: MessageBody; sealedMessage?: SealedBody }) => (from.sealedMessage ? { sealedMessage: from.sealedMessage } : { message: from.message });
 
 /**
  * One message, every enabled destination of its source, in parallel. Per destination: its webhook
@@ -151,9 +154,9 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       webhookIndex,
       round,
       messageId: input.messageId,
-      // Whichever the input carries, unchanged: the workflow never opens a sealed body, so a shredded
-      // history replays like any other.
-      ...(input.sealedMessage ? { sealedMessage: input.sealedMessage } : { message: input.message }),
+      // Whichever the input carries for this destination, unchanged: the workflow never opens a
+      // sealed body, so a shredded history replays like any other.
+      ...bodyOf(input.destinationBodies?.[destinationId] ?? input),
       timeoutMs: policy.timeoutMs,
       ...(windowIsHard && { notAfterMs: deadlineOf(destinationId) }),
       ...(flowControl && {

@@ -5,65 +5,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { adminRoutes } from '../../src/api/admin';
-import type { Deliveries } from '../../src/ports';
 import { installErrorHandler } from '../../src/api/errors';
-import type { DeliveryPolicy } from '../../src/delivery/types';
 import { openStore, type Store } from '../../src/store';
 import { hashWriteKey } from '../../src/store/write-keys';
-
-const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
-const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
-
-/** CRUD never starts deliveries; a call here would be a bug. */
-const noDeliveries: Deliveries = {
-  start: async () => {
-    throw new Error('admin CRUD must not start deliveries');
-  },
-  forgetUsers: async () => {
-    throw new Error('admin CRUD must not delete deliveries');
-  },
-  stopUsers: async () => {
-    throw new Error('admin CRUD must not stop deliveries');
-  },
-  reachable: async () => {
-    throw new Error('admin CRUD must not ask for health');
-  },
-  health: async () => {
-    throw new Error('admin CRUD must not ask for health');
-  },
-  list: async () => {
-    throw new Error('admin CRUD must not list deliveries');
-  },
-  history: async () => {
-    throw new Error('admin CRUD must not read delivery history');
-  },
-  redeliver: async () => {
-    throw new Error('admin CRUD must not redeliver');
-  },
-  startRedeliveryJob: async () => {
-    throw new Error('admin CRUD must not start redelivery jobs');
-  },
-  redeliveryJob: async () => {
-    throw new Error('admin CRUD must not read redelivery jobs');
-  },
-  drain: async () => undefined,
-  // Resuming a destination wakes its held deliveries: nothing is running here.
-  wakeHeld: async () => 0,
-};
-
-const policy: DeliveryPolicy = { retryWindowMs: 60_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 10_000 };
-
-/** The admin plugin alone, with the same Ajv options and error handler as buildApp. */
-async function buildAdminApp(store: Store): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
-  });
-  installErrorHandler(app);
-  await app.register(adminRoutes, { prefix: '/admin', store, deliveries: noDeliveries, adminToken: ADMIN_TOKEN, policy, keyring: undefined });
-  await app.ready();
-  return app;
-}
+import { ADMIN_TOKEN, auth, buildAdminApp, noDeliveries, policy } from '../helpers/admin-app';
 
 /** Everything SQLite has written for the store: WAL mode keeps recent pages in the -wal file. */
 function databaseBytes(databasePath: string): Buffer {
@@ -227,6 +172,7 @@ describe('destinations', () => {
       ],
       maxRequestsPerSecond: null,
       paused: false,
+      consent: { categories: [], whenAbsent: 'deliver' },
       createdAt: expect.any(String),
       updatedAt: destination.createdAt,
     });
@@ -347,12 +293,41 @@ describe('destinations', () => {
     expect(read.json()).toMatchObject({ maxRequestsPerSecond: 250, paused: false });
   });
 
+  it('sets consent categories on create, changes one field with PATCH keeping the other, and shows them (issue 30)', async () => {
+    const source = await createSource();
+    const created = await createDestination(source.id, { enabled: true, consent: { categories: ['advertising', 'analytics'] }, webhooks: webhooks(1) });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().consent).toEqual({ categories: ['advertising', 'analytics'], whenAbsent: 'deliver' });
+    const id = created.json().id;
+    const patch = (payload: object) => app.inject({ method: 'PATCH', url: `/admin/destinations/${id}`, headers: auth, payload });
+
+    expect((await patch({ consent: { whenAbsent: 'drop' } })).json().consent).toEqual({ categories: ['advertising', 'analytics'], whenAbsent: 'drop' });
+    expect((await patch({ name: 'renamed' })).json().consent).toEqual({ categories: ['advertising', 'analytics'], whenAbsent: 'drop' });
+    expect((await patch({ consent: { categories: [] } })).json().consent).toEqual({ categories: [], whenAbsent: 'drop' });
+    const read = await app.inject({ method: 'GET', url: `/admin/destinations/${id}`, headers: auth });
+    expect(read.json().consent).toEqual({ categories: [], whenAbsent: 'drop' });
+    expect((await store.destinations.get(id))!.consent).toEqual({ categories: [], whenAbsent: 'drop' });
+    const listed = await app.inject({ method: 'GET', url: `/admin/sources/${source.id}/destinations`, headers: auth });
+    expect(listed.json().destinations[0].consent).toEqual({ categories: [], whenAbsent: 'drop' });
+    // Twenty categories of 100 characters are the most one destination takes.
+    const most = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(100, 'c'));
+    expect((await patch({ consent: { categories: most } })).json().consent.categories).toEqual(most);
+  });
+
   it.each([
     [{ maxRequestsPerSecond: 0 }, 'maxRequestsPerSecond: must be >= 1'],
     [{ maxRequestsPerSecond: 10_001 }, 'maxRequestsPerSecond: must be <= 10000'],
     [{ maxRequestsPerSecond: 2.5 }, 'maxRequestsPerSecond: must be integer'],
     [{ maxRequestsPerSecond: 'fast' }, 'maxRequestsPerSecond: must be integer'],
     [{ paused: 'yes' }, 'paused: must be boolean'],
+    // Issue 30: consent settings.
+    [{ consent: { categories: Array.from({ length: 21 }, (_, i) => `c${i}`) } }, 'consent.categories: must NOT have more than 20 items'],
+    [{ consent: { categories: [''] } }, 'consent.categories[0]: must NOT have fewer than 1 characters'],
+    [{ consent: { categories: ['ok', 'c'.repeat(101)] } }, 'consent.categories[1]: must NOT have more than 100 characters'],
+    [{ consent: { categories: [7] } }, 'consent.categories[0]: must be string'],
+    [{ consent: { whenAbsent: 'allow' } }, 'consent.whenAbsent: must be equal to one of the allowed values: deliver, drop'],
+    [{ consent: { purposes: ['ads'] } }, 'consent.purposes: is not a known field'],
+    [{ consent: ['analytics'] }, 'consent: must be object'],
   ])('refuses %j with a 400 naming the field and the rule', async (body, message) => {
     const source = await createSource();
     const created = await createDestination(source.id, { enabled: true, webhooks: webhooks(1), ...body });

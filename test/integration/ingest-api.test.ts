@@ -61,6 +61,9 @@ describe('validation: 400 naming the field and the rule, and nothing is delivere
     ['batch item with unknown type', '/v1/batch', { batch: [{ type: 'click', userId: 'u' }] }, /^batch\[0\]\.type: must be equal to one of the allowed values: identify, track/],
     ['batch item breaking a rule', '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'ok', messageId: 'never-1' }, { type: 'track', userId: 'u', messageId: 'never-2' }] }, /^batch\[1\]\.event: is required/],
     ['empty batch', '/v1/batch', { batch: [] }, /^batch: must NOT have fewer than 1 items/],
+    // Issue 30, as Segment: a preference update must carry the preferences.
+    ['Segment Consent Preference Updated without preferences', '/v1/track', { userId: 'u', event: 'Segment Consent Preference Updated', context: { consent: {} } }, /^context\.consent\.categoryPreferences: is required for a track named "Segment Consent Preference Updated"/],
+    ['the same inside a batch', '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'Segment Consent Preference Updated', messageId: 'never-3' }] }, /^batch\[0\]\.context\.consent\.categoryPreferences: is required/],
   ];
   it.each(cases)('%s', async (_name, url, payload, message) => {
     const response = await post(url, payload);

@@ -229,6 +229,25 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   expect(signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
   expect((await system.store.destinations.get(destinationId))!.signing?.current).toBe(signingSecret);
 
+  // Issue 30: the consent categories a destination needs, and what happens to events without preferences.
+  const consentOf = async () => (await system.store.destinations.get(destinationId))!.consent;
+  expect(await card.locator('.consent-state').textContent()).toBe('Needs no consent category: gets events whatever their consent. Events without consent preferences are delivered.');
+  await card.getByLabel('Consent categories it needs, comma-separated (empty for none)').fill('analytics, advertising');
+  await card.getByLabel('Events without consent preferences').selectOption('drop');
+  await card.getByRole('button', { name: 'Save consent' }).click();
+  await waitFor(async () => (await consentOf()).whenAbsent === 'drop', 'the consent settings saved');
+  expect(await consentOf()).toEqual({ categories: ['analytics', 'advertising'], whenAbsent: 'drop' });
+  await card.locator('.consent-state', { hasText: 'Gets an event only if it grants every one of: analytics, advertising. Events without consent preferences are dropped.' }).waitFor();
+  expect(await card.getByLabel('Consent categories it needs, comma-separated (empty for none)').inputValue()).toBe('analytics, advertising');
+  await shot('destination-consent');
+  // Back to the defaults: the events below carry no consent preferences.
+  await card.getByLabel('Consent categories it needs, comma-separated (empty for none)').fill('');
+  await card.getByLabel('Events without consent preferences').selectOption('deliver');
+  await card.getByRole('button', { name: 'Save consent' }).click();
+  await waitFor(async () => (await consentOf()).whenAbsent === 'deliver', 'the consent settings back to the defaults');
+  expect(await consentOf()).toEqual({ categories: [], whenAbsent: 'deliver' });
+  await card.locator('.consent-state', { hasText: 'Needs no consent category' }).waitFor();
+
   // A 410 Gone switches the URL off; the page shows why and switches it back on.
   receiver.respond(() => ({ status: 410 }));
   const gone = new Analytics({ writeKey, endpoint: origin });

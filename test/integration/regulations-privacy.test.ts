@@ -1,11 +1,10 @@
 import Database from 'better-sqlite3';
 import type { Receiver } from '../helpers/receiver';
 import { startReceiver } from '../helpers/receiver';
-import { deliveryPolicy } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { deleteNotification } from '../../src/messages/delete-notification';
 import { identifierHash } from '../../src/privacy/keyring';
-import { startDeliveryWorkflow } from '../../src/temporal/start-delivery';
+import { startLateDelivery } from '../helpers/late-delivery';
 import { waitFor } from '../helpers/processes';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
 
@@ -181,16 +180,7 @@ describe("a DELETE regulation stops the user's deliveries still under way", () =
     expect(response.statusCode).toBe(201);
 
     const lateId = unique('late');
-    const [destination] = await system.store.destinations.listEnabledIds(source.id);
-    await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, system.keyring, {
-      sourceId: source.id,
-      messageId: lateId,
-      type: 'track',
-      userId,
-      destinationIds: [destination],
-      message: { version: 1, type: 'track', messageId: lateId, userId, timestamp: acceptedAt, receivedAt: acceptedAt, context: {}, event: 'Late', properties: {} },
-      policy: deliveryPolicy(system.config),
-    });
+    await startLateDelivery(system, source.id, userId, lateId, acceptedAt);
     const result = await deliveryResult(system.client, source.id, lateId);
     expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'stopped' }] } });
     expect(requestsFor(receiver, lateId)).toEqual([]);

@@ -116,6 +116,28 @@ it("a user's data key destroyed or made anew through another handle reaches the 
   }
 });
 
+it("a user suppressed, and the suppression lifted, through another handle reach the worker's cached suppression checks at once (issue 30)", async () => {
+  // openStore's own wiring, as src/worker.ts opens it, with a TTL far too long to hide a missed change.
+  const cachedWorker = await openStore({ databasePath: '', databaseUrl: url, destinationCacheTtlMs: HOUR });
+  const user = `suppressed-${Date.now()}`;
+  const read = () => cachedWorker.suppressions.of([user, 'someone else']);
+  try {
+    expect(await read()).toEqual([]);
+    // Served from the worker's copy: a row written behind the cache's back (notification off) is not noticed...
+    await sql`alter table suppressed_ids disable trigger suppressed_ids_notify`.execute(db);
+    await api.suppressions.add([user], '2026-11-23T09:00:00.000Z');
+    await sql`alter table suppressed_ids enable trigger suppressed_ids_notify`.execute(db);
+    expect(await read()).toEqual([]);
+    // ...and a regulation's suppression and its lifting, which notify, are.
+    await api.suppressions.add([user], '2026-11-23T10:00:00.000Z');
+    expect(await within(2_000, read, (s) => s.length === 1 && s[0].suppressedAt === '2026-11-23T10:00:00.000Z')).toBeLessThan(2_000);
+    await api.suppressions.lift([user], '2026-11-23T11:00:00.000Z');
+    await within(2_000, read, (s) => s[0]?.liftedAt === '2026-11-23T11:00:00.000Z');
+  } finally {
+    await cachedWorker.close();
+  }
+});
+
 it.each([
   ['switched off', (id: string) => api.destinations.update(id, { enabled: false }), (d: any) => d?.enabled === false],
   ['a new shared secret', (id: string) => api.destinations.update(id, { sharedSecret: 'two' }), (d: any) => d?.sharedSecret === 'two'],

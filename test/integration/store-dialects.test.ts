@@ -157,6 +157,7 @@ describe.each([
         webhooks: [{ url: hook(1).url, headers: {} }],
         maxRequestsPerSecond: null,
         paused: false,
+        consent: { categories: [], whenAbsent: 'deliver' },
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
@@ -287,12 +288,50 @@ describe.each([
     });
   });
 
+  describe('destination consent (issue 30)', () => {
+    it('keeps categories in order and whenAbsent; a patch changes only the fields it names', async () => {
+      const source = await newSource();
+      const d = await store.destinations.create(source.id, { enabled: true, consent: { categories: ['b', 'A', 'ü'] }, webhooks: [hook(1)] });
+      expect((await other.destinations.get(d.id))!.consent).toEqual({ categories: ['b', 'A', 'ü'], whenAbsent: 'deliver' });
+      await store.destinations.update(d.id, { consent: { whenAbsent: 'drop' } });
+      expect((await other.destinations.get(d.id))!.consent).toEqual({ categories: ['b', 'A', 'ü'], whenAbsent: 'drop' });
+      await store.destinations.update(d.id, { consent: { categories: [], whenAbsent: 'deliver' } });
+      expect((await other.destinations.listBySource(source.id))[0].consent).toEqual({ categories: [], whenAbsent: 'deliver' });
+    });
+  });
+
+  describe('suppressions (issue 30)', () => {
+    it('suppressedAmong: ids suppressed now; lift ends it for new calls; of keeps every suppression, lifted ones too', async () => {
+      const p = randomUUID();
+      await store.suppressions.add([`${p}a`, `${p}b`, `${p}a`], '2026-01-01T00:00:00.000Z');
+      expect(await other.suppressions.suppressedAmong([`${p}a`, `${p}A`, `${p}c`])).toEqual(new Set([`${p}a`]));
+      expect(await other.suppressions.suppressedAmong([])).toEqual(new Set());
+      await store.suppressions.lift([`${p}a`, `${p}c`], '2026-02-01T00:00:00.000Z');
+      expect(await other.suppressions.suppressedAmong([`${p}a`, `${p}b`])).toEqual(new Set([`${p}b`]));
+      expect(await other.suppressions.of([`${p}a`])).toEqual([{ suppressedAt: '2026-01-01T00:00:00.000Z', liftedAt: '2026-02-01T00:00:00.000Z' }]);
+      expect(await other.suppressions.of([`${p}c`])).toEqual([]);
+      // Suppressed again: a new suppression from then, not lifted.
+      await store.suppressions.add([`${p}a`], '2026-03-01T00:00:00.000Z');
+      expect(await other.suppressions.of([`${p}a`, `${p}b`])).toEqual(expect.arrayContaining([{ suppressedAt: '2026-03-01T00:00:00.000Z' }, { suppressedAt: '2026-01-01T00:00:00.000Z' }]));
+      expect(await other.suppressions.suppressedAmong([`${p}a`])).toEqual(new Set([`${p}a`]));
+    });
+  });
+
   describe('regulations', () => {
     it('keeps a regulation as created; an unknown id is undefined', async () => {
       const regulation = await store.regulations.create({ regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['u1', 'U1', 'ü'] });
       expect(regulation).toEqual({ id: expect.stringMatching(/^reg_/), regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['u1', 'U1', 'ü'], createdAt: expect.any(String) });
       expect(await other.regulations.get(regulation.id)).toEqual(regulation);
       expect(await store.regulations.get('reg_missing')).toBeUndefined();
+    });
+
+    it('lists the latest regulations newest first, each with its type (issue 30)', async () => {
+      const made = [];
+      for (const regulationType of ['SUPPRESS_ONLY', 'UNSUPPRESS', 'SUPPRESS_WITH_DELETE'] as const) {
+        made.push(await store.regulations.create({ regulationType, subjectType: 'USER_ID', subjectIds: [randomUUID()] }));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      expect(await other.regulations.list(3)).toEqual([...made].reverse());
     });
   });
 

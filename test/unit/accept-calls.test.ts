@@ -22,6 +22,29 @@ describe('callProblem', () => {
     expect(callProblem({ type, fields: raw })).toBe(problem);
   });
 
+  describe('Segment Consent Preference Updated needs the preferences it announces (issue 30, as Segment)', () => {
+    const PREFERENCE_EVENT = 'Segment Consent Preference Updated';
+    const REFUSED = 'context.consent.categoryPreferences: is required for a track named "Segment Consent Preference Updated" and must be an object of category → true/false';
+    it.each<[string, Record<string, unknown>, string | undefined]>([
+      ['with preferences', { context: { consent: { categoryPreferences: { analytics: true, advertising: false } } } }, undefined],
+      ['with every category refused ({})', { context: { consent: { categoryPreferences: {} } } }, undefined],
+      ['without context', {}, REFUSED],
+      ['without consent', { context: { ip: '203.0.113.9' } }, REFUSED],
+      ['consent without categoryPreferences', { context: { consent: {} } }, REFUSED],
+      ['categoryPreferences null', { context: { consent: { categoryPreferences: null } } }, REFUSED],
+      ['categoryPreferences a list', { context: { consent: { categoryPreferences: ['analytics'] } } }, REFUSED],
+      ['categoryPreferences a string', { context: { consent: { categoryPreferences: 'analytics' } } }, REFUSED],
+    ])('%s', (_, fields, problem) => {
+      expect(callProblem({ type: 'track', fields: { userId: 'u', event: PREFERENCE_EVENT, ...fields } })).toBe(problem);
+    });
+
+    it('applies to that track only: other events, and other calls carrying the name, need no preferences', () => {
+      expect(callProblem({ type: 'track', fields: { userId: 'u', event: 'Order Completed' } })).toBeUndefined();
+      expect(callProblem({ type: 'page', fields: { userId: 'u', name: PREFERENCE_EVENT } })).toBeUndefined();
+      expect(callProblem({ type: 'track', fields: { userId: 'u', event: PREFERENCE_EVENT } }, 'batch[2].')).toBe(`batch[2].${REFUSED}`);
+    });
+  });
+
   it('prefixes the field with the message position inside a batch', () => {
     expect(callProblem({ type: 'track', fields: { userId: 'u' } }, 'batch[4].')).toBe('batch[4].event: is required for track calls');
   });
@@ -140,13 +163,8 @@ describe('acceptCalls: one message per call, the same for profiles and delivery'
     expect(outgoing(message)).toMatchObject({ messageId: message.messageId, body: { messageId: message.messageId } });
   });
 
-  it.each([
-    [undefined, true],
-    [{ Webhooks: false }, false],
-    [{ All: false }, false],
-    [{ All: false, Webhooks: true }, true],
-  ])('integrations %j → deliverable %s (profiles are recorded either way)', (integrations, deliverable) => {
+  it.each([undefined, { Webhooks: false }, { All: false, Webhooks: true }])('keeps the call\'s integrations %j for the per-destination decision', (integrations) => {
     const acceptance = acceptCalls([{ type: 'track', fields: { ...track.fields, integrations } }], { receivedAtMs });
-    expect(acceptance).toMatchObject({ accepted: [{ deliverable }] });
+    expect(acceptance).toMatchObject({ accepted: [{ integrations }] });
   });
 });

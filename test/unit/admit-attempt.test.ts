@@ -16,6 +16,7 @@ const destination = (maxRequestsPerSecond: number | null, paused = false): Desti
   paused,
   createdAt: '',
   updatedAt: '',
+  consent: { categories: [], whenAbsent: 'deliver' },
 });
 
 /**

@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { parseDuration } from '../../delivery/duration';
+import { MAX_CONSENT_CATEGORIES, MAX_CONSENT_CATEGORY_LENGTH } from '../../rules/consent';
 import { signingSecretRule } from '../../delivery/standard-webhooks';
 import type { Deliveries } from '../../ports';
-import type { Destination, DestinationPatch, Store, WebhookSetting } from '../../store/types';
+import type { ConsentSettings, Destination, DestinationPatch, Store, WebhookSetting } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import type { SigningOverlapEnds } from '../signing-overlaps';
 import { seedLimitMessages } from './schema-errors';
@@ -50,6 +51,25 @@ const MaxRequestsPerSecond = Type.Union([Type.Integer({ minimum: 1, maximum: MAX
 const Paused = Type.Boolean({
   description: 'true holds every new and retrying delivery without sending (unlike enabled: false, which drops them); false sends what was held. Held time does not count against the retry window, up to DELIVERY_MAX_HOLD.',
 });
+/** Issue 30: Segment Consent Management's limits on a destination's categories. */
+const CategoryId = Type.String({ minLength: 1, maxLength: MAX_CONSENT_CATEGORY_LENGTH, description: 'A consent category id, as the consent manager names it in `context.consent.categoryPreferences` (1 to 100 characters).' });
+const WhenAbsent = Type.Unsafe<ConsentSettings['whenAbsent']>({
+  type: 'string',
+  enum: ['deliver', 'drop'],
+  description: 'An event without `context.consent.categoryPreferences`: `deliver` (Segment\'s default) or `drop` (fail closed).',
+});
+const ConsentBody = Type.Object(
+  {
+    categories: Type.Optional(Type.Array(CategoryId, { maxItems: MAX_CONSENT_CATEGORIES, description: `Every one of these must be granted (true) in an event's categoryPreferences for the event to reach this destination; none: every event does. Up to ${MAX_CONSENT_CATEGORIES}.` })),
+    whenAbsent: Type.Optional(WhenAbsent),
+  },
+  { additionalProperties: false, description: 'Consent settings (Segment Consent Management). On create, absent fields take the defaults (no categories, deliver); on PATCH they keep their value.' },
+);
+const ConsentView = Type.Object(
+  { categories: Type.Array(Type.String()), whenAbsent: WhenAbsent },
+  { description: 'Which consent categories an event must grant to reach this destination, and what happens to an event without preferences.' },
+);
+
 const webhookList = (description: string) => Type.Array(WebhookBody, { maxItems: MAX_WEBHOOKS, description });
 const WEBHOOKS_DOC = 'Tried in order for each message until one accepts it.';
 
@@ -61,6 +81,7 @@ const CreateDestinationBody = Type.Object(
     signingSecret: Type.Optional(SigningSecret),
     maxRequestsPerSecond: Type.Optional(MaxRequestsPerSecond),
     paused: Type.Optional(Paused),
+    consent: Type.Optional(ConsentBody),
     webhooks: webhookList(WEBHOOKS_DOC),
   },
   { additionalProperties: false },
@@ -75,6 +96,7 @@ const PatchDestinationBody = Type.Object(
     signingSecretOverlap: Type.Optional(SigningSecretOverlap),
     maxRequestsPerSecond: Type.Optional(MaxRequestsPerSecond),
     paused: Type.Optional(Paused),
+    consent: Type.Optional(ConsentBody),
     webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Replaces the whole list, headers included.`)),
   },
   { additionalProperties: false },
@@ -112,6 +134,7 @@ const DestinationView = Type.Object({
   maxRequestsPerSecond: Type.Union([Type.Integer(), Type.Null()], { description: 'The destination\'s rate limit; null: none.' }),
   paused: Type.Boolean({ description: 'Whether deliveries are held (see PATCH paused).' }),
   pausedAt: Type.Optional(Type.String({ format: 'date-time', description: 'While paused: since when.' })),
+  consent: ConsentView,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -136,6 +159,7 @@ function toDestinationView(destination: Destination, nowMs = Date.now()): Static
     maxRequestsPerSecond: destination.maxRequestsPerSecond,
     paused: destination.paused,
     ...(destination.pausedAt && { pausedAt: destination.pausedAt }),
+    consent: destination.consent,
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,
   };

@@ -11,7 +11,9 @@ import { deliveryRoutes } from './deliveries';
 import { redeliveryRoutes } from './redeliveries';
 import { requireAdminToken, type AdminTokenFailures } from './auth';
 import { destinationRoutes } from './destinations';
+import { destinationFilterRoutes } from './destination-filters';
 import { destinationHealthRoutes } from './destination-health';
+import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
 import { sourceRoutes } from './sources';
 import { statusRoutes } from './status';
@@ -45,6 +47,8 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default), signingOverlaps });
 
   await app.register(destinationHealthRoutes, { store, deliveries });
+  await app.register(destinationOverviewRoutes, { store, deliveries });
+  await app.register(destinationFilterRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });

@@ -1,18 +1,25 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { deleteNotification } from '../../messages/delete-notification';
 import { deliveryPlanner } from '../../messages/plan-deliveries';
 import type { DeliveryInput, DeliveryPolicy } from '../../delivery/types';
-import type { Store } from '../../store/types';
+import { REGULATION_TYPES, type Regulation, type RegulationType, type Store } from '../../store/types';
 import type { Deliveries } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
 import { erasedSubjects } from '../../privacy/subjects';
-import { ApiError, notFound } from '../errors';
+import { ApiError, badRequest, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
+
+const RegulationTypeSchema = Type.Unsafe<RegulationType>({
+  type: 'string',
+  enum: [...REGULATION_TYPES],
+  description:
+    "Segment's regulation types. `DELETE_ONLY` (or `DELETE`, the name Switchyard took first): erase the users. `SUPPRESS_ONLY`: their new calls are answered but neither delivered nor recorded, and their running deliveries stop. `SUPPRESS_WITH_DELETE`: both. `UNSUPPRESS`: lifts a suppression for calls accepted from now on.",
+});
 
 const RegulationBody = Type.Object(
   {
-    regulationType: Type.Literal('DELETE'),
+    regulationType: RegulationTypeSchema,
     subjectType: Type.Literal('USER_ID'),
     subjectIds: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 1000, uniqueItems: true }),
   },
@@ -21,14 +28,14 @@ const RegulationBody = Type.Object(
 
 const RegulationView = Type.Object({
   id: Type.String(),
-  regulationType: Type.Literal('DELETE'),
+  regulationType: RegulationTypeSchema,
   subjectType: Type.Literal('USER_ID'),
   subjectIds: Type.Array(Type.String(), {
     description: 'Keyed hashes (`h1_…`) of the ids, as the SwitchyardUserId search attribute holds them: the record outlives the users and names none of them (the ids themselves only with PAYLOAD_ENCRYPTION=off).',
   }),
   /** Delete notifications started: one per (user, source that has seen the user and has an enabled destination). */
   notifications: Type.Optional(Type.Integer()),
-  /** Deliveries of these users (and ids linked to them) still under way, terminated before any notification started. */
+  /** Deliveries of these users (and, for a deletion, ids linked to them) still under way, terminated (before any notification started). */
   deliveriesStopped: Type.Optional(Type.Integer()),
   /** Delivery workflows of these users deleted from Temporal, stopped ones included (their events were in the history). */
   deliveriesDeleted: Type.Optional(Type.Integer()),
@@ -44,20 +51,41 @@ const IN_FLIGHT_GRACE_MS = 1_000;
 
 const unavailable = (message: string) => new ApiError(503, 'temporal_unavailable', `${message}; retry later`, { 'retry-after': '5' });
 
+/** What each regulation type does (issue 30): erase the users, and suppress them or lift their suppression. */
+const EFFECTS: Record<RegulationType, { erase: boolean; suppression?: 'add' | 'lift' }> = {
+  DELETE: { erase: true },
+  DELETE_ONLY: { erase: true },
+  SUPPRESS_ONLY: { erase: false, suppression: 'add' },
+  SUPPRESS_WITH_DELETE: { erase: true, suppression: 'add' },
+  UNSUPPRESS: { erase: false, suppression: 'lift' },
+};
+
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 1000;
+
+const ListQuery = Type.Object(
+  // Query strings arrive as text (the app's Ajv does not coerce types), so the limit is checked as digits.
+  { limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_LIST_LIMIT} (default ${DEFAULT_LIST_LIMIT}).` })) },
+  { additionalProperties: false },
+);
+
+type Effects = Pick<Static<typeof RegulationView>, 'notifications' | 'deliveriesStopped' | 'deliveriesDeleted'>;
+
 /**
  * Seed, Events: a deletion request forwards one `delete` notification per affected source that has
  * the destination enabled, so the receiver can start its own automations. Affected: the source has
- * seen the user (store.sourceUsers); other sources' receivers never learn the id.
+ * seen the user (store.sourceUsers); other sources' receivers never learn the id. Issue 30: a
+ * suppression answers the user's new calls without delivering or recording them, and stops the
+ * deliveries under way; UNSUPPRESS lifts it for new calls.
  */
 export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy; keyring: Keyring | undefined }> = async (app, { store, deliveries, policy, keyring }) => {
   const planDeliveries = deliveryPlanner(store.destinations, policy);
-  app.post('/regulations', { schema: { body: RegulationBody, response: { 201: RegulationView, 503: errorReplies[400], ...errorReplies } } }, async (request, reply) => {
-    const regulation = await store.regulations.create(request.body);
+
+  /** A DELETE: erase the users everywhere Switchyard or Temporal holds them, and notify the sources that saw them. */
+  async function erase(regulation: Regulation, userIds: string[]): Promise<Effects> {
     const purgeDeletedRows = async () => {
-      if (!(await store.purgeDeletedRows())) request.log.warn({ regulation: regulation.id }, 'a reader held the SQLite write-ahead log past the busy timeout: rows this regulation deleted stay readable in it until the next regulation');
+      if (!(await store.purgeDeletedRows())) app.log.warn({ regulation: regulation.id }, 'a reader held the SQLite write-ahead log past the busy timeout: rows this regulation deleted stay readable in it until the next regulation');
     };
-    // The record keeps hashes; the work below needs the ids, which only this request carries.
-    const userIds = request.body.subjectIds;
     // Read before anything is forgotten: who saw the users, and the other ids they went by
     // (anonymousIds and aliases), whose deliveries are the users' too.
     const seenBy = await store.sourceUsers.sourcesThatSaw(userIds);
@@ -75,12 +103,7 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     // Not left readable in SQLite's write-ahead log, should the steps below stop at a 503 (issue 29).
     await purgeDeletedRows();
 
-    let deliveriesStopped: number;
-    try {
-      deliveriesStopped = await deliveries.stopUsers(ids, `stopped by regulation ${regulation.id}`);
-    } catch {
-      throw unavailable(`regulation ${regulation.id} was recorded but the users' running deliveries could not be stopped`);
-    }
+    const deliveriesStopped = await stopDeliveries(regulation, ids);
 
     const inputs: DeliveryInput[] = [];
     for (const [sourceId, seenUserIds] of seenBy) {
@@ -102,7 +125,37 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     } catch {
       throw unavailable(`regulation ${regulation.id} was recorded and its notifications started, but deleting delivery history failed`);
     }
-    return reply.code(201).send({ ...regulation, notifications: inputs.length, deliveriesStopped, deliveriesDeleted });
+    return { notifications: inputs.length, deliveriesStopped, deliveriesDeleted };
+  }
+
+  async function stopDeliveries(regulation: Regulation, ids: string[]): Promise<number> {
+    try {
+      return await deliveries.stopUsers(ids, `stopped by regulation ${regulation.id}`);
+    } catch {
+      throw unavailable(`regulation ${regulation.id} was recorded but the users' running deliveries could not be stopped`);
+    }
+  }
+
+  app.post('/regulations', { schema: { body: RegulationBody, response: { 201: RegulationView, 503: errorReplies[400], ...errorReplies } } }, async (request, reply) => {
+    const regulation = await store.regulations.create(request.body);
+    // The record keeps hashes; the work below needs the ids, which only this request carries.
+    const userIds = request.body.subjectIds;
+    const { erase: erases, suppression } = EFFECTS[regulation.regulationType];
+    if (suppression === 'lift') {
+      await store.suppressions.lift(userIds, regulation.createdAt);
+      return reply.code(201).send(regulation);
+    }
+    // First, so no call accepted from now on is delivered or recorded while the rest runs.
+    if (suppression === 'add') await store.suppressions.add(userIds, regulation.createdAt);
+    // A suppression alone stops the deliveries under way (attempts also check at send time) and keeps the rest.
+    const effects = erases ? await erase(regulation, userIds) : { deliveriesStopped: await stopDeliveries(regulation, userIds) };
+    return reply.code(201).send({ ...regulation, ...effects });
+  });
+
+  app.get('/regulations', { schema: { querystring: ListQuery, response: { 200: Type.Object({ regulations: Type.Array(RegulationView) }), ...errorReplies } } }, async (request) => {
+    const limit = request.query.limit === undefined ? DEFAULT_LIST_LIMIT : Number(request.query.limit);
+    if (limit < 1 || limit > MAX_LIST_LIMIT) throw badRequest(`limit: must be from 1 to ${MAX_LIST_LIMIT}`);
+    return { regulations: await store.regulations.list(limit) };
   });
 
   app.get('/regulations/:id', { schema: { params: IdParams, response: { 200: RegulationView, ...errorReplies } } }, async (request) => {

@@ -57,6 +57,7 @@ export interface Destination {
   maxRequestsPerSecond: number | null;
   paused: boolean;
   pausedAt?: string;
+  consent: { categories: string[]; whenAbsent: 'deliver' | 'drop' };
   createdAt: string;
 }
 export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';

@@ -21,6 +21,17 @@ function parseHeaders(text: string): Record<string, string> {
   return headers;
 }
 
+/** "a, b" or one per line → category ids, blanks dropped (the API checks the limits and names the rule broken). */
+function parseCategories(text: string): string[] {
+  return text.split(/[,\n]/).map((c) => c.trim()).filter(Boolean);
+}
+
+/** What a destination's consent settings mean, in words (issue 30). */
+function consentSummary({ categories, whenAbsent }: Destination['consent']): string {
+  const needs = categories.length === 0 ? 'Needs no consent category: gets events whatever their consent.' : `Gets an event only if it grants every one of: ${categories.join(', ')}.`;
+  return `${needs} Events without consent preferences are ${whenAbsent === 'drop' ? 'dropped' : 'delivered'}.`;
+}
+
 export async function destinationsPage(page: Page): Promise<void> {
   const { main, query } = page;
   const sources = await listSources();
@@ -47,6 +58,7 @@ export async function destinationsPage(page: Page): Promise<void> {
             enabled: (createForm.elements.namedItem('enabled') as HTMLInputElement).checked,
             ...(values.sharedSecret && { sharedSecret: values.sharedSecret }),
             ...(values.maxRequestsPerSecond && { maxRequestsPerSecond: Number(values.maxRequestsPerSecond) }),
+            ...(values.consentCategories && { consent: { categories: parseCategories(values.consentCategories) } }),
             webhooks: urls.map((url) => ({ url, headers })),
           });
           announce('Destination created');
@@ -61,6 +73,7 @@ export async function destinationsPage(page: Page): Promise<void> {
     field('Static headers (Name: value), for every URL', h('textarea', { name: 'headers', rows: 2, cols: 40 })),
     field('Shared secret (X-Signature)', h('input', { name: 'sharedSecret', type: 'password', autocomplete: 'off' })),
     field('Rate limit (requests per second, empty for none)', h('input', { name: 'maxRequestsPerSecond', type: 'number', min: 1, max: 10000, step: 1 })),
+    field('Consent categories it needs, comma-separated (empty for none)', h('input', { name: 'consentCategories', size: 40 })),
     h('label', {}, 'Enabled', h('input', { type: 'checkbox', name: 'enabled', checked: true })),
     h('button', { type: 'submit' }, 'Create destination'),
   );
@@ -90,6 +103,13 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
   };
   const secretInput = h('input', { type: 'password', name: 'sharedSecret', autocomplete: 'off', required: true });
   const rateInput = h('input', { type: 'number', name: 'maxRequestsPerSecond', min: 1, max: 10000, step: 1, value: destination.maxRequestsPerSecond ?? '' });
+  const categoriesInput = h('input', { name: 'consentCategories', size: 40, value: destination.consent.categories.join(', ') });
+  const whenAbsentInput = h(
+    'select',
+    { name: 'whenAbsent' },
+    h('option', { value: 'deliver', selected: destination.consent.whenAbsent === 'deliver' }, 'deliver them'),
+    h('option', { value: 'drop', selected: destination.consent.whenAbsent === 'drop' }, 'drop them'),
+  );
   const signingOut = h('div');
   const health = h('div', { class: 'health' });
   void healthPanel(destination, health, page, reload);
@@ -119,6 +139,21 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
       },
       field('Rate limit (requests per second, empty for none)', rateInput),
       h('button', { type: 'submit' }, 'Save rate limit'),
+    ),
+    h('h3', {}, 'Consent'),
+    h('p', { class: 'consent-state' }, consentSummary(destination.consent)),
+    h(
+      'form',
+      {
+        'aria-label': 'Consent',
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          void patch({ consent: { categories: parseCategories(categoriesInput.value), whenAbsent: whenAbsentInput.value } }, 'Consent settings saved');
+        },
+      },
+      field('Consent categories it needs, comma-separated (empty for none)', categoriesInput),
+      field('Events without consent preferences', whenAbsentInput),
+      h('button', { type: 'submit' }, 'Save consent'),
     ),
     h('h3', {}, 'Webhook URLs'),
     health,

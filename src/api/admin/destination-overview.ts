@@ -1,0 +1,92 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { FILTERED_REASONS, summarizeFiltered } from '../../delivery/message-counts';
+import { minuteOf, MINUTE_MS } from '../../delivery/webhook-health';
+import { MESSAGE_COUNT_RETENTION_MINUTES } from '../../messages/message-count-recorder';
+import type { Deliveries } from '../../ports';
+import type { Store } from '../../store/types';
+import { badRequest, notFound } from '../errors';
+import { errorReplies, IdParams } from './schemas';
+
+const Count = Type.Integer({ minimum: 0 });
+
+const OverviewQuery = Type.Object({
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Start of the window (default: 24 hours before `until`). Counts are per minute: the window starts at the minute `since` falls in.' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'End of the window (default: now), exclusive; the minute it falls in is included.' })),
+});
+
+export const Overview = Type.Object(
+  {
+    since: Type.String({ format: 'date-time' }),
+    until: Type.String({ format: 'date-time' }),
+    received: Type.Integer({ minimum: 0, description: 'Messages of the destination\'s source accepted in the window.' }),
+    filtered: Type.Object(Object.fromEntries(FILTERED_REASONS.map((reason) => [reason, Count])) as Record<(typeof FILTERED_REASONS)[number], typeof Count>, {
+      description:
+        'Messages this destination did not get, decided at ingest, each under the first rule that stopped it: integrations (the call\'s integrations object), consent (its consent categories), suppressed (a SUPPRESS regulation), filters (a DROP filter, or one that left nothing), sampled (a SAMPLE filter).',
+    }),
+    delivered: Type.Integer({ minimum: 0, description: 'Deliveries to this destination started in the window that succeeded.' }),
+    retrying: Type.Integer({ minimum: 0, description: 'Deliveries started in the window still under way (first attempt or retrying).' }),
+    failed: Type.Integer({ minimum: 0, description: 'Deliveries started in the window that gave up.' }),
+    byFilter: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), dropped: Count }), { description: 'Messages each filter dropped or sampled out in the window (a deleted filter shows its id as title).' }),
+  },
+  {
+    examples: [
+      {
+        since: '2026-11-26T12:00:00.000Z',
+        until: '2026-11-27T12:00:00.000Z',
+        received: 1200,
+        filtered: { integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500 },
+        delivered: 495,
+        retrying: 3,
+        failed: 2,
+        byFilter: [{ id: 'flt_4f1c0c8e2a7b4d0e9f3a6b5c7d8e9f01', title: 'Drop test events', dropped: 48 }],
+      },
+    ],
+  },
+);
+
+/** Filter titles by id for `byFilter`, when the filters store exists. */
+export type FilterTitles = (destinationId: string) => Promise<Map<string, string>>;
+
+/**
+ * Where every message went (issue 30), Segment's Delivery Overview: received and filtered come from
+ * the API processes' per-minute counts (message-count-recorder.ts), delivered / retrying / failed
+ * from Temporal visibility (deliveries to this destination started in the window).
+ */
+export const destinationOverviewRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; filterTitles?: FilterTitles; clock?: () => number }> = async (
+  app,
+  { store, deliveries, filterTitles, clock = Date.now },
+) => {
+  app.get('/destinations/:id/overview', { schema: { params: IdParams, querystring: OverviewQuery, response: { 200: Overview, ...errorReplies } } }, async (request) => {
+    const destination = await store.destinations.get(request.params.id);
+    if (!destination) throw notFound(`destination ${request.params.id}`);
+    const untilMs = request.query.until !== undefined ? Date.parse(request.query.until) : clock();
+    const sinceMs = request.query.since !== undefined ? Date.parse(request.query.since) : untilMs - 24 * 60 * MINUTE_MS;
+    if (sinceMs >= untilMs) throw badRequest('until: must be later than since');
+    if (untilMs - sinceMs > MESSAGE_COUNT_RETENTION_MINUTES * MINUTE_MS) throw badRequest(`since: the window may span at most ${MESSAGE_COUNT_RETENTION_MINUTES / (24 * 60)} days (counts are kept that long)`);
+    const since = new Date(sinceMs).toISOString();
+    const until = new Date(untilMs).toISOString();
+    const [sinceMinute, untilMinute] = [minuteOf(sinceMs), minuteOf(untilMs) + 1];
+    const window = { destinationId: destination.id, since, until };
+    const [received, filteredRows, delivered, delivering, retrying, failed, titles] = await Promise.all([
+      store.messageCounts.received(destination.sourceId, sinceMinute, untilMinute),
+      store.messageCounts.filtered(destination.id, sinceMinute, untilMinute),
+      deliveries.count({ ...window, status: 'delivered' }),
+      deliveries.count({ ...window, status: 'delivering' }),
+      deliveries.count({ ...window, status: 'retrying' }),
+      deliveries.count({ ...window, status: 'failed' }),
+      filterTitles ? filterTitles(destination.id) : Promise.resolve(new Map<string, string>()),
+    ]);
+    const { filtered, byFilter } = summarizeFiltered(filteredRows);
+    return {
+      since,
+      until,
+      received,
+      filtered,
+      delivered,
+      retrying: delivering + retrying,
+      failed,
+      byFilter: byFilter.map(({ id, dropped }) => ({ id, title: titles.get(id) ?? id, dropped })),
+    };
+  });
+};

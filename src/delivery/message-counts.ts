@@ -1,0 +1,93 @@
+import { STOP_REASONS, type StopReason } from '../rules/delivery-decision';
+import { minuteOf } from './webhook-health';
+
+/**
+ * The overview's counts (issue 30, "where every message went"): messages received per source and
+ * minute, and messages a destination did not get per minute, by the reason that stopped them (the
+ * decision's words) and, for filters, by filter. Pure: the API's recorder adds decisions up here
+ * and the store adds every API process's counts into the same rows.
+ */
+
+/** Why a destination got no delivery for a message: the first rule that stopped it. */
+export const FILTERED_REASONS = STOP_REASONS;
+export type FilteredReason = StopReason;
+
+export interface ReceivedCount {
+  sourceId: string;
+  minute: number;
+  count: number;
+}
+
+export interface FilteredCount {
+  destinationId: string;
+  minute: number;
+  reason: FilteredReason;
+  /** The filter that dropped or sampled the message out; '' for the other reasons. */
+  filterId: string;
+  count: number;
+}
+
+export interface MessageCounts {
+  received: ReceivedCount[];
+  filtered: FilteredCount[];
+}
+
+const SEP = '\u0000';
+
+/** Counts in memory until drained; keys are sorted on drain so concurrent upserts lock rows in one order. */
+export class MessageCountAggregator {
+  private readonly received = new Map<string, number>();
+  private readonly filtered = new Map<string, number>();
+
+  get size(): number {
+    return this.received.size + this.filtered.size;
+  }
+
+  addReceived(sourceId: string, atMs: number, count = 1): void {
+    const key = [sourceId, minuteOf(atMs)].join(SEP);
+    this.received.set(key, (this.received.get(key) ?? 0) + count);
+  }
+
+  addFiltered(destinationId: string, atMs: number, reason: FilteredReason, filterId = '', count = 1): void {
+    const key = [destinationId, minuteOf(atMs), reason, filterId].join(SEP);
+    this.filtered.set(key, (this.filtered.get(key) ?? 0) + count);
+  }
+
+  drain(): MessageCounts {
+    const received = [...this.received].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, count]) => {
+      const [sourceId, minute] = key.split(SEP);
+      return { sourceId, minute: Number(minute), count };
+    });
+    const filtered = [...this.filtered].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, count]) => {
+      const [destinationId, minute, reason, filterId] = key.split(SEP);
+      return { destinationId, minute: Number(minute), reason: reason as FilteredReason, filterId, count };
+    });
+    this.received.clear();
+    this.filtered.clear();
+    return { received, filtered };
+  }
+
+  /** Puts counts back after a failed write, so the next flush carries them. */
+  restore(counts: MessageCounts): void {
+    for (const { sourceId, minute, count } of counts.received) this.addReceived(sourceId, minute * 60_000, count);
+    for (const { destinationId, minute, reason, filterId, count } of counts.filtered) this.addFiltered(destinationId, minute * 60_000, reason, filterId, count);
+  }
+}
+
+/** What the overview says a destination did not get, by reason, and per filter. */
+export interface FilteredSummary {
+  filtered: Record<FilteredReason, number>;
+  byFilter: Array<{ id: string; dropped: number }>;
+}
+
+/** Adds up a destination's stored filtered counts: each message is under the one reason that stopped it first. */
+export function summarizeFiltered(rows: ReadonlyArray<Pick<FilteredCount, 'reason' | 'filterId' | 'count'>>): FilteredSummary {
+  const filtered = Object.fromEntries(FILTERED_REASONS.map((reason) => [reason, 0])) as Record<FilteredReason, number>;
+  const perFilter = new Map<string, number>();
+  for (const { reason, filterId, count } of rows) {
+    if (!(FILTERED_REASONS as readonly string[]).includes(reason)) continue;
+    filtered[reason] += count;
+    if (filterId !== '') perFilter.set(filterId, (perFilter.get(filterId) ?? 0) + count);
+  }
+  return { filtered, byFilter: [...perFilter].map(([id, dropped]) => ({ id, dropped })) };
+}

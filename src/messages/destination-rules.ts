@@ -1,0 +1,37 @@
+import { compileFilter, type CompiledFilter } from '../rules/destination-filters';
+import type { DestinationFilterRecord, Store } from '../store/types';
+import type { PlanDecisions } from './plan-deliveries';
+
+/** Compiled conditions kept per filter version; past this many the cache starts over (filters are at most 10 per destination). */
+const MAX_COMPILED = 10_000;
+
+/**
+ * The rules ingest decides by (issue 30): each enabled destination's consent as listed, and its
+ * switched-on filters as saved now, read in one query per request. A filter's condition is parsed
+ * once per saved version (id and updatedAt), not per message; one that no longer compiles (saved
+ * by a later version's grammar) is left out and logged, never guessed at.
+ */
+export function destinationRulesReader(filters: Pick<Store['destinationFilters'], 'listEnabledFor'>, warn: (message: string, filterId: string) => void): PlanDecisions['rulesOf'] {
+  const compiled = new Map<string, CompiledFilter | undefined>();
+  const compiledOf = (record: DestinationFilterRecord): CompiledFilter | undefined => {
+    const key = `${record.id}@${record.updatedAt}`;
+    if (!compiled.has(key)) {
+      if (compiled.size >= MAX_COMPILED) compiled.clear();
+      const result = compileFilter(record.id, record);
+      if (!result.ok) warn(`a saved filter does not compile and is skipped: ${result.error.message}`, record.id);
+      compiled.set(key, result.ok ? result.filter : undefined);
+    }
+    return compiled.get(key);
+  };
+  return async (enabled) => {
+    const records = await filters.listEnabledFor(enabled.map((destination) => destination.id));
+    const byDestination = new Map<string, CompiledFilter[]>();
+    for (const record of records) {
+      const filter = compiledOf(record);
+      if (!filter) continue;
+      if (!byDestination.has(record.destinationId)) byDestination.set(record.destinationId, []);
+      byDestination.get(record.destinationId)!.push(filter);
+    }
+    return new Map(enabled.map((destination) => [destination.id, { consent: destination.consent, filters: byDestination.get(destination.id) ?? [] }]));
+  };
+}

@@ -1,0 +1,66 @@
+import { INTEGRATION_NAME, isIntegrationEnabled } from '../delivery/integrations';
+import type { MessageBody } from '../delivery/types';
+import { consentAllows, type ConsentSettings } from './consent';
+import { applyFilters, type CompiledFilter } from './destination-filters';
+
+/** Why a destination gets no delivery for a message: the words of the overview, the metric and the docs. */
+export const STOP_REASONS = ['integrations', 'consent', 'suppressed', 'filters', 'sampled'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** Everything the decision reads about one (message, destination) pair; the caller does the lookups. */
+export interface DeliveryDecisionInput {
+  /** The body as it would be sent (delivery/payload.ts messageBody). */
+  body: MessageBody;
+  /** The call's `integrations` object, as the sender gave it. */
+  integrations: Record<string, unknown> | undefined;
+  /** Whether the message's user is under a SUPPRESS regulation (looked up by the caller). */
+  suppressed: boolean;
+  destination: {
+    consent: ConsentSettings;
+    /** The destination's filters, compiled once (destination-filters.ts compileFilter), in saved order. */
+    filters: readonly CompiledFilter[];
+    /** Its key in the `integrations` object; every destination is "Webhooks" today. */
+    integrationName?: string;
+  };
+}
+
+/**
+ * `send`: the body to deliver (filters may have removed properties; the input is never changed).
+ * `stop`: the first rule that stopped it; `filterId` names the filter for `filters` and `sampled`.
+ */
+export type DeliveryDecision = { send: MessageBody } | { stop: StopReason; filterId?: string };
+
+type RuleResult = { send: MessageBody } | { stop: StopReason; filterId?: string };
+type DeliveryRule = (input: DeliveryDecisionInput, body: MessageBody) => RuleResult;
+
+/**
+ * The one decision per (message, destination), as an ordered list of named rules. Consent comes
+ * before the `integrations` object: in Segment's reconciliation table a denied category cannot be
+ * overridden by an `integrations` key.
+ */
+export const DELIVERY_RULES: ReadonlyArray<{ name: string; rule: DeliveryRule }> = [
+  { name: 'consent', rule: ({ destination }, body) => (consentAllows(body, destination.consent) ? { send: body } : { stop: 'consent' }) },
+  {
+    name: 'integrations',
+    rule: ({ integrations, destination }, body) =>
+      isIntegrationEnabled(integrations, destination.integrationName ?? INTEGRATION_NAME) ? { send: body } : { stop: 'integrations' },
+  },
+  { name: 'suppression', rule: ({ suppressed }, body) => (suppressed ? { stop: 'suppressed' } : { send: body }) },
+  {
+    name: 'filters',
+    rule: ({ destination }, body) => {
+      const outcome = applyFilters(body, destination.filters);
+      return 'send' in outcome ? { send: outcome.send as MessageBody } : { stop: outcome.stop, filterId: outcome.filterId };
+    },
+  },
+];
+
+export function decideDelivery(input: DeliveryDecisionInput): DeliveryDecision {
+  let body = input.body;
+  for (const { rule } of DELIVERY_RULES) {
+    const result = rule(input, body);
+    if ('stop' in result) return result;
+    body = result.send;
+  }
+  return { send: body };
+}

@@ -1,0 +1,166 @@
+import { transform } from '@segment/tsub';
+import type { Transformer } from '@segment/tsub/dist/store';
+import { parseFql, type FqlCondition, type FqlErrorRule } from './fql';
+import { conditionMatches, valueAt } from './fql-match';
+import { sampleKeeps } from './sampling';
+
+/** Segment's Public API filter actions, exactly as it takes them (so a team pastes its filters across). */
+export type FilterAction =
+  | { type: 'DROP' }
+  | { type: 'SAMPLE'; percent: number; path?: string }
+  | { type: 'DROP_PROPERTIES'; fields: PropertyFields }
+  | { type: 'ALLOW_PROPERTIES'; fields: PropertyFields };
+
+/** A top-level object's key ("" for the message itself) → the keys in it to drop or keep. */
+export type PropertyFields = Record<string, string[]>;
+
+/** A filter as the Public API takes it: `{title, description?, enabled, if, actions}`. */
+export interface FilterSettings {
+  title: string;
+  description?: string;
+  enabled: boolean;
+  if: string;
+  actions: FilterAction[];
+}
+
+export interface DestinationFilter extends FilterSettings {
+  id: string;
+}
+
+/** A saved filter with its condition parsed once, ready to run on every message. */
+export interface CompiledFilter {
+  id: string;
+  title: string;
+  enabled: boolean;
+  condition: FqlCondition;
+  actions: FilterAction[];
+}
+
+/** Segment: "Segment supports 10 filters per destination". */
+export const MAX_FILTERS_PER_DESTINATION = 10;
+/** Segment's dashboard: "Name your filter (max. 64 length)". */
+export const MAX_FILTER_TITLE_LENGTH = 64;
+/** Without a `path`, sampling hashes the message id, so a retried or replayed message gets the same decision. */
+export const DEFAULT_SAMPLE_PATH = 'messageId';
+
+export const FILTER_ACTION_TYPES = ['SAMPLE', 'DROP', 'DROP_PROPERTIES', 'ALLOW_PROPERTIES'] as const;
+// Segment: "Segment applies destination filters in the following order: Sample, Drop ('Only
+// Sends' are Drops), Drop Properties, Allow Properties."
+const ACTION_ORDER: readonly FilterAction['type'][] = FILTER_ACTION_TYPES;
+
+/** Why a filter cannot be saved: the field (as the request spells it), the rule, and for FQL the column; `message` reads after the field. */
+export interface FilterError {
+  field: string;
+  rule: FqlErrorRule | 'required' | 'too-long' | 'unknown-action' | 'out-of-range' | 'invalid-fields' | 'too-many-filters';
+  message: string;
+  position?: number;
+}
+
+export type FilterValidation = { ok: true; filter: CompiledFilter } | { ok: false; error: FilterError };
+
+/** Checks a filter as the API receives it (after its JSON schema) and parses its condition. */
+export function compileFilter(id: string, settings: FilterSettings): FilterValidation {
+  const fail = (error: FilterError): FilterValidation => ({ ok: false, error });
+  if (settings.title.trim() === '') return fail({ field: 'title', rule: 'required', message: 'must not be empty' });
+  if (settings.title.length > MAX_FILTER_TITLE_LENGTH) {
+    return fail({ field: 'title', rule: 'too-long', message: `is at most ${MAX_FILTER_TITLE_LENGTH} characters` });
+  }
+  const parsed = parseFql(settings.if);
+  if (!parsed.ok) {
+    const { column, rule, message } = parsed.error;
+    return fail({ field: 'if', rule, position: column, message: `at column ${column}: ${message}` });
+  }
+  if (settings.actions.length === 0) return fail({ field: 'actions', rule: 'required', message: 'needs at least one action' });
+  for (const [index, action] of settings.actions.entries()) {
+    const error = actionError(action, `actions[${index}]`);
+    if (error) return fail(error);
+  }
+  return { ok: true, filter: { id, title: settings.title, enabled: settings.enabled, condition: parsed.condition, actions: settings.actions } };
+}
+
+/** A destination takes at most 10 filters; `existing` is how many it has before this one. */
+export function filterCountError(existing: number): FilterError | undefined {
+  if (existing < MAX_FILTERS_PER_DESTINATION) return undefined;
+  return { field: 'filters', rule: 'too-many-filters', message: `a destination has at most ${MAX_FILTERS_PER_DESTINATION}` };
+}
+
+function actionError(action: Record<string, unknown>, field: string): FilterError | undefined {
+  switch (action.type) {
+    case 'DROP':
+      return undefined;
+    case 'SAMPLE': {
+      const percent = action.percent;
+      if (typeof percent !== 'number' || !(percent >= 0 && percent <= 1)) {
+        return { field: `${field}.percent`, rule: 'out-of-range', message: 'is a number from 0 to 1' };
+      }
+      if (action.path !== undefined && typeof action.path !== 'string') {
+        return { field: `${field}.path`, rule: 'invalid-fields', message: 'is a field path such as "userId"' };
+      }
+      return undefined;
+    }
+    case 'DROP_PROPERTIES':
+    case 'ALLOW_PROPERTIES': {
+      const fields = action.fields;
+      const valid =
+        fields !== null &&
+        typeof fields === 'object' &&
+        !Array.isArray(fields) &&
+        Object.keys(fields).length > 0 &&
+        Object.values(fields).every((keys) => Array.isArray(keys) && keys.every((key) => typeof key === 'string' && key !== ''));
+      if (!valid) {
+        return {
+          field: `${field}.fields`,
+          rule: 'invalid-fields',
+          message: 'maps an object ("" for the top level) to the keys in it, e.g. {"properties": ["email"]}',
+        };
+      }
+      return undefined;
+    }
+    default:
+      return {
+        field: `${field}.type`,
+        rule: 'unknown-action',
+        message: `is one of ${FILTER_ACTION_TYPES.join(', ')}`,
+      };
+  }
+}
+
+/** What a destination's filters make of one message: the body to send, or the first filter that stopped it. */
+export type FilterOutcome =
+  | { send: Record<string, unknown>; matched: CompiledFilter[] }
+  | { stop: 'filters' | 'sampled'; filterId: string; matched: CompiledFilter[] };
+
+/**
+ * Every enabled filter whose condition the message (as received, before any filter changed it)
+ * meets, its actions applied in Segment's order across all of them. tsub's transform mutates what
+ * it is given, so it works on a copy.
+ */
+export function applyFilters(message: Record<string, unknown>, filters: readonly CompiledFilter[]): FilterOutcome {
+  const matched = filters.filter((filter) => filter.enabled && conditionMatches(filter.condition, message));
+  if (matched.length === 0) return { send: message, matched };
+  const body = structuredClone(message);
+  for (const type of ACTION_ORDER) {
+    for (const filter of matched) {
+      for (const action of filter.actions) {
+        if (action.type !== type) continue;
+        const kept = action.type === 'SAMPLE' ? sampleKeeps(valueAt(message, action.path || DEFAULT_SAMPLE_PATH), action.percent) : transform(body, [transformerOf(action)]) !== null;
+        if (!kept) {
+          return { stop: type === 'SAMPLE' ? 'sampled' : 'filters', filterId: filter.id, matched };
+        }
+      }
+    }
+  }
+  return { send: body, matched };
+}
+
+/** The tsub transformer of each action but SAMPLE, whose tsub sampler keeps every message (sampling.ts). */
+function transformerOf(action: Exclude<FilterAction, { type: 'SAMPLE' }>): Transformer {
+  switch (action.type) {
+    case 'DROP':
+      return { type: 'drop' };
+    case 'DROP_PROPERTIES':
+      return { type: 'drop_properties', config: { drop: action.fields } };
+    case 'ALLOW_PROPERTIES':
+      return { type: 'allow_properties', config: { allow: action.fields } };
+  }
+}

@@ -1,0 +1,154 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { deliveryWorkflowId } from '../../src/delivery/ids';
+import type { ConsentSettings } from '../../src/rules/consent';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { ADMIN_TOKEN, deliveryResult, send, startSystem, type TestSystem } from '../helpers/system';
+
+/**
+ * Issue 30: what each destination receives, decided at ingest per (message, destination) before
+ * any workflow starts. Real API, real Temporal, the run's worker, real receivers.
+ */
+
+let system: TestSystem;
+const receivers: Receiver[] = [];
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+beforeAll(async () => {
+  system = await startSystem();
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await system.close();
+});
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+}
+
+/** A source whose destinations need these consent settings, each with a receiver of its own. */
+async function sourceWith(consents: ConsentSettings[]) {
+  const { source, writeKey } = await system.store.sources.create(`data control ${expect.getState().currentTestName ?? ''}`.slice(0, 200));
+  const destinations = [];
+  for (const consent of consents) {
+    const hook = await receiver();
+    const reply = await system.app.inject({ method: 'POST', url: `/admin/sources/${source.id}/destinations`, headers: auth, payload: { enabled: true, webhooks: [{ url: hook.url }], consent } });
+    expect(reply.statusCode).toBe(201);
+    destinations.push({ id: reply.json().id as string, hook });
+  }
+  return { source, writeKey, destinations };
+}
+
+/** Whether Temporal has a delivery workflow for the message at all. */
+async function hasWorkflow(sourceId: string, messageId: string): Promise<boolean> {
+  try {
+    await system.client.workflow.getHandle(deliveryWorkflowId(sourceId, messageId)).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+const receivedIds = (hook: Receiver) => hook.requests.map((r) => (JSON.parse(r.body) as { messageId: string }).messageId).sort();
+
+async function overview(destinationId: string) {
+  const reply = await system.app.inject({ method: 'GET', url: `/admin/destinations/${destinationId}/overview`, headers: auth });
+  expect(reply.statusCode).toBe(200);
+  return reply.json();
+}
+
+/** The overview's counts are flushed every HEALTH_FLUSH_INTERVAL: waits until `check` holds. */
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (check(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('consent per destination, as Segment decides it', () => {
+  const advertising: ConsentSettings = { categories: ['advertising'], whenAbsent: 'deliver' };
+  const none: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
+  const analyticsFailClosed: ConsentSettings = { categories: ['analytics'], whenAbsent: 'drop' };
+  const both: ConsentSettings = { categories: ['advertising', 'analytics'], whenAbsent: 'deliver' };
+
+  // preferences (undefined: no consent object) → which of [advertising, none, analytics fail-closed, both] get it
+  const table: Array<[string, Record<string, unknown> | undefined, boolean[]]> = [
+    ['ads-granted', { advertising: true }, [true, true, false, false]],
+    ['ads-refused', { advertising: false }, [false, true, false, false]],
+    ['empty-object', {}, [false, true, false, false]],
+    ['absent', undefined, [true, true, false, true]],
+    ['all-granted', { advertising: true, analytics: true }, [true, true, true, true]],
+    ['non-boolean-true', { advertising: 'true' }, [false, true, false, false]],
+  ];
+
+  it('delivers each message only to the destinations whose every category it grants; without preferences, as whenAbsent says', async () => {
+    const { source, writeKey, destinations } = await sourceWith([advertising, none, analyticsFailClosed, both]);
+    for (const [messageId, preferences] of table) {
+      const context = preferences === undefined ? {} : { consent: { categoryPreferences: preferences } };
+      await send(system.app, writeKey, 'track', { userId: 'consenting', event: 'Viewed', messageId, context });
+    }
+    for (const [messageId] of table) expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: true });
+    destinations.forEach(({ hook }, d) => {
+      const expected = table.filter(([, , gets]) => gets[d]).map(([messageId]) => messageId).sort();
+      expect({ destination: d, got: receivedIds(hook) }).toEqual({ destination: d, got: expected });
+    });
+
+    // The overview counts each stop under consent, once per message and destination.
+    const [ads, , failClosed] = destinations;
+    const adsView = await eventually(() => overview(ads.id), (v) => v.received === table.length && v.filtered.consent === 3);
+    expect(adsView).toMatchObject({ received: table.length, filtered: { consent: 3, integrations: 0, suppressed: 0, filters: 0, sampled: 0 }, delivered: 3, failed: 0 });
+    expect((await eventually(() => overview(failClosed.id), (v) => v.filtered.consent === 5)).filtered.consent).toBe(5);
+    const metrics = await system.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toContain(`switchyard_messages_filtered_total{destination="${ads.id}",reason="consent"} 3`);
+  });
+
+  it('decides consent before the integrations object: no integrations key brings back a refused category', async () => {
+    const { source, writeKey, destinations } = await sourceWith([advertising, none]);
+    const refused = { consent: { categoryPreferences: { advertising: false } } };
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'E', messageId: 'consent-over-integrations', context: refused, integrations: { All: true, Webhooks: true } });
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'E', messageId: 'integrations-off', integrations: { Webhooks: false } });
+    expect(await deliveryResult(system.client, source.id, 'consent-over-integrations')).toMatchObject({ ok: true });
+    expect(receivedIds(destinations[0].hook)).toEqual([]);
+    expect(receivedIds(destinations[1].hook)).toEqual(['consent-over-integrations']);
+    expect(await hasWorkflow(source.id, 'integrations-off')).toBe(false);
+    const view = await eventually(() => overview(destinations[0].id), (v) => v.filtered.consent === 1 && v.filtered.integrations === 1);
+    expect(view.filtered).toMatchObject({ consent: 1, integrations: 1 });
+  });
+
+  it('starts no workflow for a message no destination gets, and still answers 200', async () => {
+    const { source, writeKey, destinations } = await sourceWith([advertising, analyticsFailClosed]);
+    const reply = await send(system.app, writeKey, 'track', { userId: 'u', event: 'E', messageId: 'nobody-gets-it', context: { consent: { categoryPreferences: {} } } });
+    expect(reply.json()).toEqual({ success: true });
+    expect(await hasWorkflow(source.id, 'nobody-gets-it')).toBe(false);
+    for (const { hook } of destinations) expect(hook.requests).toHaveLength(0);
+  });
+
+  it('refuses a Segment Consent Preference Updated track without categoryPreferences with a 400 naming the field', async () => {
+    const { writeKey } = await sourceWith([none]);
+    const reply = await system.app.inject({
+      method: 'POST',
+      url: '/v1/track',
+      headers: { authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}` },
+      payload: { userId: 'u', event: 'Segment Consent Preference Updated', messageId: 'pref-without-prefs', context: { consent: {} } },
+    });
+    expect(reply.statusCode).toBe(400);
+    expect(reply.json().message).toContain('context.consent.categoryPreferences');
+  });
+});
+
+describe('suppression at ingest', () => {
+  it('answers 200, delivers nothing and counts the stop under suppressed for every destination', async () => {
+    const { source, writeKey, destinations } = await sourceWith([{ categories: [], whenAbsent: 'deliver' }]);
+    const regulation = await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: auth, payload: { regulationType: 'SUPPRESS_ONLY', subjectType: 'USER_ID', subjectIds: ['suppressed-at-ingest'] } });
+    expect(regulation.statusCode).toBeLessThan(300);
+    await send(system.app, writeKey, 'track', { userId: 'suppressed-at-ingest', event: 'E', messageId: 'suppressed-1' });
+    expect(await hasWorkflow(source.id, 'suppressed-1')).toBe(false);
+    const view = await eventually(() => overview(destinations[0].id), (v) => v.filtered.suppressed === 1);
+    expect(view).toMatchObject({ received: 1, filtered: { suppressed: 1 } });
+    expect(destinations[0].hook.requests).toHaveLength(0);
+  });
+});

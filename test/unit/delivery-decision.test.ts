@@ -1,0 +1,83 @@
+import type { MessageBody } from '../../src/delivery/types';
+import { DEFAULT_CONSENT, type ConsentSettings } from '../../src/rules/consent';
+import { DELIVERY_RULES, decideDelivery, type DeliveryDecisionInput } from '../../src/rules/delivery-decision';
+import { compileFilter, type CompiledFilter, type FilterSettings } from '../../src/rules/destination-filters';
+
+function filter(id: string, settings: Pick<FilterSettings, 'if' | 'actions'>): CompiledFilter {
+  const result = compileFilter(id, { title: id, enabled: true, ...settings });
+  if (!result.ok) throw new Error(JSON.stringify(result.error));
+  return result.filter;
+}
+
+const body = (consent?: unknown): MessageBody => ({
+  version: 1,
+  type: 'track',
+  messageId: 'msg-1',
+  userId: 'u1',
+  event: 'Order Completed',
+  properties: { email: 'a@example.com', total: 3 },
+  context: consent === undefined ? {} : { consent: { categoryPreferences: consent } },
+});
+
+const ads: ConsentSettings = { categories: ['Advertising'], whenAbsent: 'deliver' };
+const dropOrders = filter('df_drop', { if: "event = 'Order Completed'", actions: [{ type: 'DROP' }] });
+const sampleAll = filter('df_sample', { if: 'all', actions: [{ type: 'SAMPLE', percent: 0 }] });
+const stripEmail = filter('df_pii', { if: 'all', actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'] } }] });
+
+function input(change: Partial<Omit<DeliveryDecisionInput, 'destination'>> & { destination?: Partial<DeliveryDecisionInput['destination']> }): DeliveryDecisionInput {
+  return {
+    body: body(),
+    integrations: undefined,
+    suppressed: false,
+    ...change,
+    destination: { consent: DEFAULT_CONSENT, filters: [], ...change.destination },
+  };
+}
+
+describe('decideDelivery: one decision per (message, destination), the first rule that stops it', () => {
+  it('lists its rules in order: consent before integrations (Segment\'s reconciliation table)', () => {
+    expect(DELIVERY_RULES.map((rule) => rule.name)).toEqual(['consent', 'integrations', 'suppression', 'filters']);
+  });
+
+  it.each<[string, DeliveryDecisionInput, unknown]>([
+    ['nothing in the way: the body as it came', input({}), { send: body() }],
+    ['integrations off', input({ integrations: { Webhooks: false } }), { stop: 'integrations' }],
+    ['All: false', input({ integrations: { All: false } }), { stop: 'integrations' }],
+    ['integrations on by name', input({ integrations: { All: false, Webhooks: true } }), { send: body() }],
+    ['consent refused', input({ body: body({ Advertising: false }), destination: { consent: ads } }), { stop: 'consent' }],
+    [
+      'consent refused wins over an integrations key that turns the destination on',
+      input({ body: body({ Advertising: false }), integrations: { Webhooks: true }, destination: { consent: ads } }),
+      { stop: 'consent' },
+    ],
+    [
+      'consent refused and integrations off: counted under consent',
+      input({ body: body({}), integrations: { Webhooks: false }, destination: { consent: ads } }),
+      { stop: 'consent' },
+    ],
+    [
+      'consent granted, integrations off: integrations',
+      input({ body: body({ Advertising: true }), integrations: { Webhooks: false }, destination: { consent: ads } }),
+      { stop: 'integrations' },
+    ],
+    ['a suppressed user', input({ suppressed: true }), { stop: 'suppressed' }],
+    ['suppressed and integrations off: integrations first', input({ suppressed: true, integrations: { All: false } }), { stop: 'integrations' }],
+    ['suppressed and matching a DROP filter: suppressed first', input({ suppressed: true, destination: { filters: [dropOrders] } }), { stop: 'suppressed' }],
+    ['a DROP filter', input({ destination: { filters: [dropOrders] } }), { stop: 'filters', filterId: 'df_drop' }],
+    ['sampled out', input({ destination: { filters: [dropOrders, sampleAll] } }), { stop: 'sampled', filterId: 'df_sample' }],
+    [
+      'a property filter: sent without the property',
+      input({ destination: { filters: [stripEmail] } }),
+      { send: { ...body(), properties: { total: 3 } } },
+    ],
+    ['the integrations name is the destination\'s', input({ integrations: { Webhooks: false }, destination: { integrationName: 'Orders hook' } }), { send: body() }],
+  ])('%s', (_, decisionInput, decision) => {
+    expect(decideDelivery(decisionInput)).toEqual(decision);
+  });
+
+  it('never changes the body it is given', () => {
+    const given = input({ destination: { filters: [stripEmail] } });
+    decideDelivery(given);
+    expect(given.body).toEqual(body());
+  });
+});
