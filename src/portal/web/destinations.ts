@@ -1,6 +1,7 @@
 import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, copy, field, formValues, h, replace, time } from './dom';
 import { healthPanel } from './health';
+import { overviewPanel } from './overview';
 import type { Page } from './page';
 import { chosenSource, listSources, sourcePicker } from './sources';
 
@@ -93,6 +94,8 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
   const signingOut = h('div');
   const health = h('div', { class: 'health' });
   void healthPanel(destination, health, page, reload);
+  const overview = h('div', { class: 'overview' });
+  void overviewPanel(destination, overview, page);
   return h(
     'section',
     { class: 'card', 'data-destination-id': destination.id, 'aria-label': `Destination ${destination.name}` },
@@ -120,6 +123,8 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
       field('Rate limit (requests per second, empty for none)', rateInput),
       h('button', { type: 'submit' }, 'Save rate limit'),
     ),
+    h('h3', {}, 'Delivery overview'),
+    overview,
     h('h3', {}, 'Webhook URLs'),
     health,
     h('h3', {}, 'Shared secret (X-Signature)'),
