@@ -33,6 +33,15 @@ const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdA
 const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
 const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, createdAt: AT, updatedAt: AT };
 const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', consent: { categories: ['analytics'] }, webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
+const FILTER_ID = 'flt_4d5e6f7a8b9c40d1e2f3a4b5c6d7e8f9';
+const filterBody = {
+  title: 'No PII to the ads team',
+  description: 'Drop emails and IPs; only signed-in users',
+  enabled: true,
+  if: "type = 'track' and length( userId ) > 0",
+  actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'], context: ['ip'] } }],
+};
+const filter = { id: FILTER_ID, destinationId: DESTINATION_ID, ...filterBody, createdAt: AT, updatedAt: AT };
 const regulation = { id: 'reg_3c4d5e6f7a8b49c0d1e2f3a4b5c6d7e8', regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['user-42'], notifications: 1, deliveriesStopped: 0, deliveriesDeleted: 2, createdAt: AT };
 const deliveryRow = {
   messageId: 'msg-0001',
@@ -149,6 +158,20 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       flow: { paused: false, maxRequestsPerSecond: 50, lastHour: waited, lastDay: waited },
       webhooks: [{ index: 0, url: webhook.url, lastHour: windowStats, lastDay: windowStats, series: [{ start: AT, attempts: 10, successes: 10, failures: 0, p50Ms: 40, p95Ms: 90 }] }],
     },
+  },
+  'POST /admin/destinations/:id/filters': {
+    summary: "Add a destination filter in Segment's Public API shape (at most 10 per destination); a bad FQL `if` is a 400 naming its column",
+    request: filterBody,
+    response: filter,
+  },
+  'GET /admin/destinations/:id/filters': { summary: "List a destination's filters, in the order they were created", response: { filters: [filter] } },
+  'GET /admin/destinations/:id/filters/:filterId': { summary: 'One destination filter', response: filter },
+  'PATCH /admin/destinations/:id/filters/:filterId': { summary: 'Change a destination filter: switch it on or off, or change its condition or actions', request: { enabled: false }, response: { ...filter, enabled: false } },
+  'DELETE /admin/destinations/:id/filters/:filterId': { summary: 'Delete a destination filter (messages accepted after are not filtered by it)' },
+  'POST /admin/destinations/:id/filters/preview': {
+    summary: 'What the destination would be sent for an event: under its saved filters, or under one draft filter',
+    request: { event: { type: 'track', messageId: 'msg-0001', userId: 'user-42', event: 'Order Completed', properties: { total: 99.5, email: 'ada@example.com' }, context: { ip: '203.0.113.7' } }, filter: filterBody },
+    response: { delivered: true, body: { type: 'track', messageId: 'msg-0001', userId: 'user-42', event: 'Order Completed', properties: { total: 99.5 }, context: {} }, matched: ['No PII to the ads team'] },
   },
   'POST /admin/destinations/:id/webhooks/:index/enable': { summary: 'Switch a webhook URL back on after a 410 Gone switched it off', response: { index: 0, url: webhook.url, enabled: true, wasDisabled: true } },
 

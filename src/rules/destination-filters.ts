@@ -48,7 +48,7 @@ export const FILTER_ACTION_TYPES = ['SAMPLE', 'DROP', 'DROP_PROPERTIES', 'ALLOW_
 // Sends' are Drops), Drop Properties, Allow Properties."
 const ACTION_ORDER: readonly FilterAction['type'][] = FILTER_ACTION_TYPES;
 
-/** Why a filter cannot be saved: the field (as the request spells it), the rule, and for FQL the column. */
+/** Why a filter cannot be saved: the field (as the request spells it), the rule, and for FQL the column; `message` reads after the field. */
 export interface FilterError {
   field: string;
   rule: FqlErrorRule | 'required' | 'too-long' | 'unknown-action' | 'out-of-range' | 'invalid-fields' | 'too-many-filters';
@@ -61,16 +61,16 @@ export type FilterValidation = { ok: true; filter: CompiledFilter } | { ok: fals
 /** Checks a filter as the API receives it (after its JSON schema) and parses its condition. */
 export function compileFilter(id: string, settings: FilterSettings): FilterValidation {
   const fail = (error: FilterError): FilterValidation => ({ ok: false, error });
-  if (settings.title.trim() === '') return fail({ field: 'title', rule: 'required', message: 'title must not be empty' });
+  if (settings.title.trim() === '') return fail({ field: 'title', rule: 'required', message: 'must not be empty' });
   if (settings.title.length > MAX_FILTER_TITLE_LENGTH) {
-    return fail({ field: 'title', rule: 'too-long', message: `title is at most ${MAX_FILTER_TITLE_LENGTH} characters` });
+    return fail({ field: 'title', rule: 'too-long', message: `is at most ${MAX_FILTER_TITLE_LENGTH} characters` });
   }
   const parsed = parseFql(settings.if);
   if (!parsed.ok) {
     const { column, rule, message } = parsed.error;
-    return fail({ field: 'if', rule, position: column, message: `if, column ${column}: ${message}` });
+    return fail({ field: 'if', rule, position: column, message: `at column ${column}: ${message}` });
   }
-  if (settings.actions.length === 0) return fail({ field: 'actions', rule: 'required', message: 'actions needs at least one action' });
+  if (settings.actions.length === 0) return fail({ field: 'actions', rule: 'required', message: 'needs at least one action' });
   for (const [index, action] of settings.actions.entries()) {
     const error = actionError(action, `actions[${index}]`);
     if (error) return fail(error);
@@ -81,7 +81,7 @@ export function compileFilter(id: string, settings: FilterSettings): FilterValid
 /** A destination takes at most 10 filters; `existing` is how many it has before this one. */
 export function filterCountError(existing: number): FilterError | undefined {
   if (existing < MAX_FILTERS_PER_DESTINATION) return undefined;
-  return { field: 'filters', rule: 'too-many-filters', message: `a destination has at most ${MAX_FILTERS_PER_DESTINATION} filters` };
+  return { field: 'filters', rule: 'too-many-filters', message: `a destination has at most ${MAX_FILTERS_PER_DESTINATION}` };
 }
 
 function actionError(action: Record<string, unknown>, field: string): FilterError | undefined {
@@ -91,10 +91,10 @@ function actionError(action: Record<string, unknown>, field: string): FilterErro
     case 'SAMPLE': {
       const percent = action.percent;
       if (typeof percent !== 'number' || !(percent >= 0 && percent <= 1)) {
-        return { field: `${field}.percent`, rule: 'out-of-range', message: `${field}.percent is a number from 0 to 1` };
+        return { field: `${field}.percent`, rule: 'out-of-range', message: 'is a number from 0 to 1' };
       }
       if (action.path !== undefined && typeof action.path !== 'string') {
-        return { field: `${field}.path`, rule: 'invalid-fields', message: `${field}.path is a field path such as "userId"` };
+        return { field: `${field}.path`, rule: 'invalid-fields', message: 'is a field path such as "userId"' };
       }
       return undefined;
     }
@@ -111,7 +111,7 @@ function actionError(action: Record<string, unknown>, field: string): FilterErro
         return {
           field: `${field}.fields`,
           rule: 'invalid-fields',
-          message: `${field}.fields maps an object ("" for the top level) to the keys in it, e.g. {"properties": ["email"]}`,
+          message: 'maps an object ("" for the top level) to the keys in it, e.g. {"properties": ["email"]}',
         };
       }
       return undefined;
@@ -120,7 +120,7 @@ function actionError(action: Record<string, unknown>, field: string): FilterErro
       return {
         field: `${field}.type`,
         rule: 'unknown-action',
-        message: `${field}.type is one of ${FILTER_ACTION_TYPES.join(', ')}`,
+        message: `is one of ${FILTER_ACTION_TYPES.join(', ')}`,
       };
   }
 }

@@ -3,6 +3,7 @@ import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl } from 
 import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, cachedSuppressionReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
 import { destinationStore } from './destinations';
+import { destinationFilterStore } from './destination-filters';
 import { ensureSchema } from './migrations';
 import { personasStore } from './personas';
 import { erasedIdHashes, erasureStore } from './erasures';
@@ -19,7 +20,7 @@ import { flowControlStore } from './flow-control';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
-export type { Destination, DestinationPatch, NewDestination, Regulation, SeenUser, Source, Store, Webhook } from './types';
+export type { Destination, DestinationFilterRecord, DestinationPatch, NewDestination, Regulation, SeenUser, Source, Store, Webhook } from './types';
 
 export interface StoreOptions {
   /** SQLite file; created (with its folder) when missing. Config: DATABASE_PATH. */
@@ -78,6 +79,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sources: sourceStore(db),
     destinations,
     regulations: regulationStore(db, options.keyring),
+    destinationFilters: destinationFilterStore(db),
     sourceUsers: sourceUserStore(db),
     erasures,
     // Cached like the erasure checks (PostgreSQL, the worker): a regulation's destroy NOTIFYs and

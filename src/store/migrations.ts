@@ -264,6 +264,24 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('filtered_counts_minute').on('filtered_counts').column('minute').execute();
     },
   },
+  // Issue 30: destination filters in Segment's Public API shape, at most 10 per destination.
+  '0015_destination_filters': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('destination_filters')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('destination_id', 'text', (c) => c.notNull().references('destinations.id').onDelete('cascade'))
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('condition', 'text', (c) => c.notNull())
+        .addColumn('actions', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('destination_filters_destination_id').on('destination_filters').columns(['destination_id', 'created_at']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

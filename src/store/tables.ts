@@ -159,6 +159,22 @@ export interface FilteredCountRow {
   count: number;
 }
 
+/** Issue 30: one destination filter, as Segment's Public API takes it. */
+export interface DestinationFilterRow {
+  id: string;
+  destination_id: string;
+  title: string;
+  description: string | null;
+  /** 0 or 1. */
+  enabled: number;
+  /** The FQL of `if`, as written (parsed again when read: the parse is the validation). */
+  condition: string;
+  /** JSON array of the Public API's actions. */
+  actions: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Tables {
   sources: SourceRow;
   destinations: DestinationRow;
@@ -174,4 +190,5 @@ export interface Tables {
   webhook_backpressure: WebhookBackpressureRow;
   received_counts: ReceivedCountRow;
   filtered_counts: FilteredCountRow;
+  destination_filters: DestinationFilterRow;
 }

@@ -2,6 +2,7 @@ import type { FilteredCount, MessageCounts } from '../delivery/message-counts';
 import type { Suppression } from '../delivery/suppression';
 import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
+import type { DestinationFilter, FilterSettings } from '../rules/destination-filters';
 
 export type { SeenUser } from './personas-types';
 
@@ -61,6 +62,13 @@ export interface ConsentSettings {
   categories: string[];
   /** An event without `context.consent.categoryPreferences`: delivered (Segment's default) or dropped (fail closed). */
   whenAbsent: 'deliver' | 'drop';
+}
+
+/** A saved destination filter: Segment's Public API shape plus where it belongs and when it changed. */
+export interface DestinationFilterRecord extends DestinationFilter {
+  destinationId: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface Destination {
@@ -173,6 +181,17 @@ export interface Store {
     get(id: string): Promise<Regulation | undefined>;
     /** The latest `limit` regulations, newest first. */
     list(limit: number): Promise<Regulation[]>;
+  };
+  /** Issue 30: each destination's filters, in the order they were created (at most 10: checked by the caller). */
+  destinationFilters: {
+    /** undefined when the destination already has `limit` filters (counted in the same write transaction). */
+    create(destinationId: string, settings: FilterSettings, limit: number): Promise<DestinationFilterRecord | undefined>;
+    list(destinationId: string): Promise<DestinationFilterRecord[]>;
+    get(destinationId: string, filterId: string): Promise<DestinationFilterRecord | undefined>;
+    /** Replaces the settings of a filter; undefined when there is no such filter. */
+    update(destinationId: string, filterId: string, settings: FilterSettings): Promise<DestinationFilterRecord | undefined>;
+    /** false when there was no such filter. */
+    delete(destinationId: string, filterId: string): Promise<boolean>;
   };
   /** Which sources have seen which user ids: recorded with each request's profile updates (personas.profiles.record). */
   sourceUsers: {

@@ -5,65 +5,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { adminRoutes } from '../../src/api/admin';
-import type { Deliveries } from '../../src/ports';
 import { installErrorHandler } from '../../src/api/errors';
-import type { DeliveryPolicy } from '../../src/delivery/types';
 import { openStore, type Store } from '../../src/store';
 import { hashWriteKey } from '../../src/store/write-keys';
-
-const ADMIN_TOKEN = 'test-admin-token-0123456789';
-const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
-
-/** CRUD never starts deliveries; a call here would be a bug. */
-const noDeliveries: Deliveries = {
-  start: async () => {
-    throw new Error('admin CRUD must not start deliveries');
-  },
-  forgetUsers: async () => {
-    throw new Error('admin CRUD must not delete deliveries');
-  },
-  stopUsers: async () => {
-    throw new Error('admin CRUD must not stop deliveries');
-  },
-  health: async () => {
-    throw new Error('admin CRUD must not ask for health');
-  },
-  list: async () => {
-    throw new Error('admin CRUD must not list deliveries');
-  },
-  count: async () => {
-    throw new Error('admin CRUD must not count deliveries');
-  },
-  history: async () => {
-    throw new Error('admin CRUD must not read delivery history');
-  },
-  redeliver: async () => {
-    throw new Error('admin CRUD must not redeliver');
-  },
-  startRedeliveryJob: async () => {
-    throw new Error('admin CRUD must not start redelivery jobs');
-  },
-  redeliveryJob: async () => {
-    throw new Error('admin CRUD must not read redelivery jobs');
-  },
-  drain: async () => undefined,
-  // Resuming a destination wakes its held deliveries: nothing is running here.
-  wakeHeld: async () => 0,
-};
-
-const policy: DeliveryPolicy = { retryWindowMs: 60_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 10_000 };
-
-/** The admin plugin alone, with the same Ajv options and error handler as buildApp. */
-async function buildAdminApp(store: Store): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
-  });
-  installErrorHandler(app);
-  await app.register(adminRoutes, { prefix: '/admin', store, deliveries: noDeliveries, adminToken: ADMIN_TOKEN, policy, keyring: undefined });
-  await app.ready();
-  return app;
-}
+import { ADMIN_TOKEN, auth, buildAdminApp, noDeliveries, policy } from '../helpers/admin-app';
 
 /** Everything SQLite has written for the store: WAL mode keeps recent pages in the -wal file. */
 function databaseBytes(databasePath: string): Buffer {

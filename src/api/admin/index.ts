@@ -10,6 +10,7 @@ import { deliveryRoutes } from './deliveries';
 import { redeliveryRoutes } from './redeliveries';
 import { requireAdminToken } from './auth';
 import { destinationRoutes } from './destinations';
+import { destinationFilterRoutes } from './destination-filters';
 import { destinationHealthRoutes } from './destination-health';
 import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
@@ -40,6 +41,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
 
   await app.register(destinationHealthRoutes, { store });
   await app.register(destinationOverviewRoutes, { store, deliveries });
+  await app.register(destinationFilterRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });

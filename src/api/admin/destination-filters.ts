@@ -1,0 +1,158 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import {
+  applyFilters,
+  compileFilter,
+  filterCountError,
+  MAX_FILTER_TITLE_LENGTH,
+  MAX_FILTERS_PER_DESTINATION,
+  type CompiledFilter,
+  type FilterError,
+  type FilterSettings,
+} from '../../rules/destination-filters';
+import type { Store } from '../../store/types';
+import { badRequest, notFound } from '../errors';
+import { errorReplies, IdParams } from './schemas';
+
+const PropertyFields = Type.Record(Type.String(), Type.Array(Type.String()), {
+  description: 'A top-level object ("" for the message itself) → the keys in it, e.g. {"properties": ["email"], "context": ["ip"]}.',
+});
+
+/** The actions as the Public API writes them; checked by rules/destination-filters.ts so a 400 names the action's field. */
+const ActionBody = Type.Object(
+  { type: Type.String({ description: 'DROP, SAMPLE, DROP_PROPERTIES or ALLOW_PROPERTIES' }) },
+  { additionalProperties: true, description: '{type: "DROP"}, {type: "SAMPLE", percent: 0–1, path?}, {type: "DROP_PROPERTIES", fields}, {type: "ALLOW_PROPERTIES", fields}' },
+);
+
+const ActionView = Type.Union([
+  Type.Object({ type: Type.Literal('DROP') }),
+  Type.Object({
+    type: Type.Literal('SAMPLE'),
+    percent: Type.Number({ minimum: 0, maximum: 1 }),
+    path: Type.Optional(Type.String({ description: 'The field hashed for the decision; default messageId, so a re-sent message gets the same one.' })),
+  }),
+  Type.Object({ type: Type.Literal('DROP_PROPERTIES'), fields: PropertyFields }),
+  Type.Object({ type: Type.Literal('ALLOW_PROPERTIES'), fields: PropertyFields }),
+]);
+
+const filterFields = {
+  title: Type.String({ minLength: 1, maxLength: MAX_FILTER_TITLE_LENGTH }),
+  description: Type.Optional(Type.String({ maxLength: 1000 })),
+  enabled: Type.Boolean(),
+  if: Type.String({ minLength: 1, maxLength: 10_000, description: 'An FQL condition (Segment\'s Filter Query Language), or "all".' }),
+};
+
+const FilterBody = Type.Object(
+  { ...filterFields, actions: Type.Array(ActionBody, { minItems: 1, maxItems: 10 }) },
+  { additionalProperties: false, description: "A destination filter exactly as Segment's Public API takes it." },
+);
+
+const FilterPatch = Type.Partial(FilterBody, { additionalProperties: false });
+
+const FilterView = Type.Object({
+  id: Type.String(),
+  destinationId: Type.String(),
+  ...filterFields,
+  actions: Type.Array(ActionView),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+
+const FilterParams = Type.Object({ id: IdParams.properties.id, filterId: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const PreviewBody = Type.Object(
+  {
+    event: Type.Object({}, { additionalProperties: true, description: 'A message as the destination would be sent it (the webhook body).' }),
+    filter: Type.Optional(FilterBody),
+  },
+  { additionalProperties: false },
+);
+
+const PreviewView = Type.Object({
+  delivered: Type.Boolean(),
+  body: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'The body as it would be sent; null when a filter dropped or sampled it out.' }),
+  matched: Type.Array(Type.String(), { description: 'Titles of the enabled filters whose condition the event meets.' }),
+});
+
+/** A filter error as the API's 400: the field and the rule, and for FQL the column. */
+const filterRejected = (error: FilterError) => badRequest(`${error.field}: ${error.message}`);
+
+function compiled(id: string, settings: FilterSettings): CompiledFilter {
+  const result = compileFilter(id, settings);
+  if (!result.ok) throw filterRejected(result.error);
+  return result.filter;
+}
+
+/** The request's filter with its actions typed: compileFilter has checked every one. */
+const settingsOf = (body: Static<typeof FilterBody>) => body as FilterSettings;
+
+/**
+ * Issue 30: destination filters in Segment's Public API shape, at most 10 per destination. Saved
+ * only when the condition parses and every action is valid; applied to messages accepted after.
+ */
+export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+  const destinationOf = async (id: string) => {
+    const destination = await store.destinations.get(id);
+    if (!destination) throw notFound(`destination ${id}`);
+    return destination;
+  };
+
+  app.post(
+    '/destinations/:id/filters',
+    { schema: { params: IdParams, body: FilterBody, response: { 201: FilterView, ...errorReplies } } },
+    async (request, reply) => {
+      await destinationOf(request.params.id);
+      compiled('new', settingsOf(request.body));
+      const created = await store.destinationFilters.create(request.params.id, settingsOf(request.body), MAX_FILTERS_PER_DESTINATION);
+      if (!created) throw filterRejected(filterCountError(MAX_FILTERS_PER_DESTINATION)!);
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get('/destinations/:id/filters', { schema: { params: IdParams, response: { 200: Type.Object({ filters: Type.Array(FilterView) }), ...errorReplies } } }, async (request) => {
+    await destinationOf(request.params.id);
+    return { filters: await store.destinationFilters.list(request.params.id) };
+  });
+
+  app.get('/destinations/:id/filters/:filterId', { schema: { params: FilterParams, response: { 200: FilterView, ...errorReplies } } }, async (request) => {
+    const filter = await store.destinationFilters.get(request.params.id, request.params.filterId);
+    if (!filter) throw notFound(`filter ${request.params.filterId} of destination ${request.params.id}`);
+    return filter;
+  });
+
+  app.patch('/destinations/:id/filters/:filterId', { schema: { params: FilterParams, body: FilterPatch, response: { 200: FilterView, ...errorReplies } } }, async (request) => {
+    const { id, filterId } = request.params;
+    const current = await store.destinationFilters.get(id, filterId);
+    if (!current) throw notFound(`filter ${filterId} of destination ${id}`);
+    const { title, description, enabled, if: condition, actions } = { ...current, ...settingsOf(request.body as Static<typeof FilterBody>) };
+    const settings: FilterSettings = { title, ...(description === undefined ? {} : { description }), enabled, if: condition, actions };
+    compiled(filterId, settings);
+    const updated = await store.destinationFilters.update(id, filterId, settings);
+    if (!updated) throw notFound(`filter ${filterId} of destination ${id}`);
+    return updated;
+  });
+
+  app.delete('/destinations/:id/filters/:filterId', { schema: { params: FilterParams, response: { 204: Type.Null(), ...errorReplies } } }, async (request, reply) => {
+    if (!(await store.destinationFilters.delete(request.params.id, request.params.filterId))) {
+      throw notFound(`filter ${request.params.filterId} of destination ${request.params.id}`);
+    }
+    return reply.code(204).send(null);
+  });
+
+  // What the destination would be sent: with `filter`, that filter alone (a draft, as Segment's
+  // preview takes one); without, the destination's saved filters. Consent, suppression and the
+  // `integrations` object are not part of a filter and not previewed.
+  app.post(
+    '/destinations/:id/filters/preview',
+    { schema: { params: IdParams, body: PreviewBody, response: { 200: PreviewView, ...errorReplies } } },
+    async (request) => {
+      await destinationOf(request.params.id);
+      const { event, filter } = request.body;
+      const filters = filter
+        ? [compiled('preview', { ...settingsOf(filter), enabled: true })]
+        : (await store.destinationFilters.list(request.params.id)).map((saved) => compiled(saved.id, saved));
+      const outcome = applyFilters(event, filters);
+      return { delivered: 'send' in outcome, body: 'send' in outcome ? outcome.send : null, matched: outcome.matched.map((matched) => matched.title) };
+    },
+  );
+};

@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { openStore, type Store } from '../../src/store';
+import { auth, buildAdminApp } from '../helpers/admin-app';
+import { createTestDatabase } from '../helpers/postgres';
+
+/** Issue 30: destination filters in Segment's Public API shape, saved in a real store on both dialects. */
+
+const dialects: [string, () => Promise<{ store: Store; cleanUp: () => void }>][] = [
+  [
+    'SQLite',
+    async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-filters-'));
+      return { store: await openStore({ databasePath: path.join(dir, 'switchyard.db') }), cleanUp: () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    'PostgreSQL',
+    async () => ({ store: await openStore({ databasePath: '', databaseUrl: await createTestDatabase('switchyard_filters') }), cleanUp: () => undefined }),
+  ],
+];
+
+const dropPii = {
+  title: 'No PII',
+  description: 'Drop emails and IPs',
+  enabled: true,
+  if: 'all',
+  actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'], context: ['ip'] } }],
+};
+const onlySignups = { title: 'Only sign-ups', enabled: true, if: "!(event = 'Signed Up')", actions: [{ type: 'DROP' }] };
+const order = { type: 'track', messageId: 'msg-1', userId: 'u1', event: 'Order Completed', properties: { total: 3, email: 'a@example.com' }, context: { ip: '203.0.113.7' } };
+
+describe.each(dialects)('destination filters API on %s', (_name, open) => {
+  let store: Store;
+  let cleanUp: () => void;
+  let app: FastifyInstance;
+  let destinationId: string;
+
+  beforeAll(async () => {
+    ({ store, cleanUp } = await open());
+    app = await buildAdminApp(store);
+    const { source } = await store.sources.create('Web shop');
+    destinationId = (await store.destinations.create(source.id, { name: 'Ads', enabled: true, webhooks: [{ url: 'https://hooks.example.com/a', headers: {} }] })).id;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    cleanUp?.();
+  });
+
+  const request = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+    app.inject({ method, url: `/admin/destinations/${destinationId}${url}`, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
+
+  afterEach(async () => {
+    for (const filter of await store.destinationFilters.list(destinationId)) await store.destinationFilters.delete(destinationId, filter.id);
+  });
+
+  it('creates, lists, reads, changes and deletes a filter in the shape Segment\'s Public API takes', async () => {
+    const created = await request('POST', '/filters', dropPii);
+    expect(created.statusCode).toBe(201);
+    const filter = created.json<{ id: string }>();
+    expect(filter).toMatchObject({ ...dropPii, destinationId, id: expect.stringMatching(/^flt_/) });
+
+    expect((await request('GET', '/filters')).json()).toEqual({ filters: [filter] });
+    expect((await request('GET', `/filters/${filter.id}`)).json()).toEqual(filter);
+
+    const patched = await request('PATCH', `/filters/${filter.id}`, { enabled: false });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json()).toMatchObject({ ...dropPii, enabled: false });
+
+    expect((await request('DELETE', `/filters/${filter.id}`)).statusCode).toBe(204);
+    expect((await request('GET', `/filters/${filter.id}`)).statusCode).toBe(404);
+    expect((await request('DELETE', `/filters/${filter.id}`)).statusCode).toBe(404);
+  });
+
+  it('answers 404 for a destination that does not exist', async () => {
+    const res = await app.inject({ method: 'GET', url: '/admin/destinations/dst_missing/filters', headers: auth });
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('is behind the admin token', async () => {
+    const res = await app.inject({ method: 'GET', url: `/admin/destinations/${destinationId}/filters` });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['an if that does not parse, naming the column', { if: "event = 'X' and" }, /^if: at column 16: /],
+    ['an unknown function', { if: "uppercase(event) = 'X'" }, /^if: at column 1: uppercase\(\) /],
+    ['an unknown action', { actions: [{ type: 'HASH' }] }, /^actions\[0\]\.type: is one of SAMPLE, DROP, DROP_PROPERTIES, ALLOW_PROPERTIES$/],
+    ['a percent out of range', { actions: [{ type: 'SAMPLE', percent: 2 }] }, /^actions\[0\]\.percent: is a number from 0 to 1$/],
+    ['fields that are not lists of keys', { actions: [{ type: 'ALLOW_PROPERTIES', fields: { properties: 'email' } }] }, /^actions\[0\]\.fields: /],
+    ['a missing title', { title: undefined }, /^title: is required$/],
+  ])('refuses %s with a 400 naming the field', async (_, change, message) => {
+    const res = await request('POST', '/filters', { ...dropPii, ...change });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(message) });
+  });
+
+  it('refuses a PATCH that would break the filter, and keeps it as it was', async () => {
+    const { id } = (await request('POST', '/filters', dropPii)).json<{ id: string }>();
+    const res = await request('PATCH', `/filters/${id}`, { if: 'event = ' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json<{ message: string }>().message).toMatch(/^if: at column 9: /);
+    expect((await request('GET', `/filters/${id}`)).json()).toMatchObject(dropPii);
+  });
+
+  it('takes at most 10 filters per destination', async () => {
+    for (let n = 0; n < 10; n++) expect((await request('POST', '/filters', { ...dropPii, title: `Filter ${n}` })).statusCode).toBe(201);
+    const res = await request('POST', '/filters', dropPii);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ code: 'invalid_request', message: 'filters: a destination has at most 10' });
+    expect((await request('GET', '/filters')).json<{ filters: unknown[] }>().filters).toHaveLength(10);
+  });
+
+  it('previews what the destination would be sent under its saved filters', async () => {
+    await request('POST', '/filters', dropPii);
+    await request('POST', '/filters', { ...onlySignups, enabled: false });
+    const res = await request('POST', '/filters/preview', { event: order });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ delivered: true, body: { ...order, properties: { total: 3 }, context: {} }, matched: ['No PII'] });
+
+    const onlySignupsOn = (await request('GET', '/filters')).json<{ filters: { id: string; title: string }[] }>().filters.find((f) => f.title === onlySignups.title)!;
+    await request('PATCH', `/filters/${onlySignupsOn.id}`, { enabled: true });
+    expect((await request('POST', '/filters/preview', { event: order })).json()).toEqual({ delivered: false, body: null, matched: ['No PII', 'Only sign-ups'] });
+  });
+
+  it('previews one draft filter, without saving it', async () => {
+    const res = await request('POST', '/filters/preview', { event: order, filter: { ...onlySignups, enabled: false } });
+    expect(res.json()).toEqual({ delivered: false, body: null, matched: ['Only sign-ups'] });
+    const bad = await request('POST', '/filters/preview', { event: order, filter: { ...onlySignups, if: '!(' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json<{ message: string }>().message).toMatch(/^if: at column 3: /);
+    expect((await request('GET', '/filters')).json()).toEqual({ filters: [] });
+  });
+
+  it('goes when its destination is deleted', async () => {
+    const { source } = await store.sources.create('Other');
+    const other = await store.destinations.create(source.id, { name: 'Other', enabled: true, webhooks: [{ url: 'https://hooks.example.com/b', headers: {} }] });
+    await app.inject({ method: 'POST', url: `/admin/destinations/${other.id}/filters`, headers: auth, payload: dropPii });
+    await store.destinations.delete(other.id);
+    expect(await store.destinationFilters.list(other.id)).toEqual([]);
+  });
+});
