@@ -1,5 +1,6 @@
 import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, copy, field, formValues, h, replace, time } from './dom';
+import { filtersPanel } from './filters';
 import { healthPanel } from './health';
 import { overviewPanel } from './overview';
 import type { Page } from './page';
@@ -96,6 +97,8 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
   void healthPanel(destination, health, page, reload);
   const overview = h('div', { class: 'overview' });
   void overviewPanel(destination, overview, page);
+  const filters = h('div', { class: 'filters' });
+  void filtersPanel(destination, filters, page, reload);
   return h(
     'section',
     { class: 'card', 'data-destination-id': destination.id, 'aria-label': `Destination ${destination.name}` },
@@ -127,6 +130,8 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
     overview,
     h('h3', {}, 'Webhook URLs'),
     health,
+    h('h3', {}, 'Filters'),
+    filters,
     h('h3', {}, 'Shared secret (X-Signature)'),
     h('p', {}, destination.sharedSecretSet ? 'Set: every request carries X-Signature.' : 'Not set: requests are not signed with X-Signature.'),
     h(
