@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deliveryPolicy, type Config } from '../config';
+import { compileFilter, type CompiledFilter } from '../rules/destination-filters';
 import type { Call } from '../messages/call';
 import { ingestCalls, type IngestDependencies } from '../messages/ingest-calls';
 import { MessageCountRecorder } from '../messages/message-count-recorder';
@@ -46,6 +47,14 @@ function clientAddress(request: FastifyRequest): string | undefined {
 
 const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 429: ErrorReply, 503: ErrorReply };
 
+/** A destination's filters as saved now, compiled for the decision (the API checked each when it was saved). */
+async function savedFilters(store: Store, destinationId: string): Promise<CompiledFilter[]> {
+  return (await store.destinationFilters.list(destinationId)).flatMap((saved) => {
+    const compiled = compileFilter(saved.id, saved);
+    return compiled.ok ? [compiled.filter] : [];
+  });
+}
+
 /**
  * Segment Tracking API over HTTP: the routes of INGEST_ROUTES, each turning its body
  * into calls for the message path (src/messages/ingest-calls.ts). A 200 means Temporal holds a
@@ -58,7 +67,8 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
   const recorder = new MessageCountRecorder(store, config.healthFlushInterval > 0 ? config.healthFlushInterval : 5_000, metrics, app.log);
   app.addHook('onClose', () => recorder.close());
   const decisions: PlanDecisions = {
-    rulesOf: async (enabled) => new Map(enabled.map((destination) => [destination.id, { consent: destination.consent, filters: [] }])),
+    rulesOf: async (enabled) =>
+      new Map(await Promise.all(enabled.map(async (destination) => [destination.id, { consent: destination.consent, filters: await savedFilters(store, destination.id) }] as const))),
     recorder,
   };
   const dependencies: IngestDependencies = {
