@@ -95,6 +95,23 @@ it('adds a DROP_PROPERTIES filter, previews the event without the property, and 
   expect((await system.store.destinationFilters.list(destination.id))[0].enabled).toBe(false);
   await card.getByRole('button', { name: 'Preview' }).click();
   await card.locator('.preview-verdict', { hasText: 'No filter matched.' }).waitFor();
+
+  // A DROP filter's drops show in the card's overview under its title.
+  const drop = await system.store.destinationFilters.create(destination.id, { title: 'Drop test events', enabled: true, if: "event = 'Test'", actions: [{ type: 'DROP' }] }, 10);
+  await send(system.app, writeKey, 'track', { type: 'track', event: 'Test', userId: 'u-1', messageId: 'dropped-test' });
+  const byFilter = card.locator(`table.by-filter tr[data-filter-id="${drop!.id}"]`);
+  const deadline = Date.now() + 30_000;
+  while ((await byFilter.count()) === 0) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the drop in the overview');
+    await page.waitForTimeout(500);
+    await page.reload();
+    await card.locator('table.funnel').waitFor();
+  }
+  expect(await byFilter.textContent()).toBe('Drop test events1');
+  expect(await card.locator('tr[data-step="filters"] td.count').textContent()).toBe('1');
+  await system.store.destinationFilters.delete(destination.id, drop!.id);
+  await page.reload();
+
   await row.getByRole('button', { name: 'Delete' }).click();
   await card.locator('div.filters', { hasText: 'No filter' }).waitFor();
   expect(await system.store.destinationFilters.list(destination.id)).toEqual([]);
