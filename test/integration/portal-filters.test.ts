@@ -1,7 +1,5 @@
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, listenForBrowser } from '../helpers/browser';
-import type { Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, deliveryResult, send, useSystem, type TestSystem } from '../helpers/system';
+import { openDestinations, usePortal } from '../helpers/portal';
+import { deliveryResult, send } from '../helpers/system';
 
 /**
  * Issue 30's destination filters in the operators' portal, in a real headless Chromium on the real
@@ -9,40 +7,19 @@ import { ADMIN_TOKEN, deliveryResult, send, useSystem, type TestSystem } from '.
  * message through ingestion reaches the real receiver as the preview said.
  */
 
-let system: TestSystem;
-let receiver: Receiver;
-let origin: string;
-let browser: Browser;
-let page: Page;
-const consoleErrors: string[] = [];
+const run = usePortal();
 
-useSystem((s, r) => {
-  system = s;
-  receiver = r;
-});
-
-beforeAll(async () => {
-  origin = await listenForBrowser(system);
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  page.on('pageerror', (error) => consoleErrors.push(error.message));
+beforeAll(() => {
   // Delete asks for confirmation.
-  page.on('dialog', (dialog) => void dialog.accept());
-});
-
-afterAll(async () => {
-  await browser?.close();
+  run.page.on('dialog', (dialog) => void dialog.accept());
 });
 
 it('adds a DROP_PROPERTIES filter, previews the event without the property, and ingestion delivers it without it', async () => {
+  const { system, receiver, page, origin } = run;
   const { source, writeKey } = await system.store.sources.create('Portal filters');
   const destination = await system.store.destinations.create(source.id, { name: 'Ads hook', enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
 
-  await page.goto(`${origin}/portal/`);
-  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: 'Sources' }).waitFor();
-  await page.goto(`${origin}/portal/#/destinations?source=${source.id}`);
+  await openDestinations(page, origin, source.id);
   const card = page.locator(`section[data-destination-id="${destination.id}"]`);
   const form = card.getByRole('form', { name: 'Filter' });
   await form.waitFor();
@@ -115,5 +92,5 @@ it('adds a DROP_PROPERTIES filter, previews the event without the property, and 
   await row.getByRole('button', { name: 'Delete' }).click();
   await card.locator('div.filters', { hasText: 'No filter' }).waitFor();
   expect(await system.store.destinationFilters.list(destination.id)).toEqual([]);
-  expect(consoleErrors).toEqual([]);
+  expect(run.pageErrors).toEqual([]);
 });

@@ -1,7 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, listenForBrowser } from '../helpers/browser';
-import type { Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, deliveryResult, send, useSystem, type TestSystem } from '../helpers/system';
+import type { Page } from 'playwright-core';
+import { openDestinations, usePortal, waitFor } from '../helpers/portal';
+import { ADMIN_TOKEN, deliveryResult, send } from '../helpers/system';
 
 /**
  * Issue 30 in the operators' portal, in a real headless Chromium on the real API, Temporal and
@@ -9,43 +8,8 @@ import { ADMIN_TOKEN, deliveryResult, send, useSystem, type TestSystem } from '.
  * step is a number in text, named with the overview API's words.
  */
 
-let system: TestSystem;
-let receiver: Receiver;
-let origin: string;
-let browser: Browser;
-let page: Page;
+const run = usePortal();
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
-
-useSystem((s, r) => {
-  system = s;
-  receiver = r;
-});
-
-beforeAll(async () => {
-  origin = await listenForBrowser(system);
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-/** Reloads until `check` holds (the counts are flushed every HEALTH_FLUSH_INTERVAL, visibility lags), or fails naming what it waited for. */
-async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
-
-async function logIn(): Promise<void> {
-  await page.goto(`${origin}/portal/`);
-  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: 'Sources' }).waitFor();
-}
 
 /** The funnel's steps as the page shows them in text: step name → count. */
 async function funnelText(card: ReturnType<Page['locator']>): Promise<Record<string, number>> {
@@ -56,6 +20,7 @@ async function funnelText(card: ReturnType<Page['locator']>): Promise<Record<str
 }
 
 it('shows received → filtered by reason → delivered / retrying / failed for the last 24 h on the destination\'s card', async () => {
+  const { system, receiver, page, origin } = run;
   // A destination that needs the advertising category, with the receiver refusing one message for good.
   const { source, writeKey } = await system.store.sources.create('Portal overview');
   const created = await system.app.inject({
@@ -80,8 +45,7 @@ it('shows received → filtered by reason → delivered / retrying / failed for 
   for (const body of sent) await send(system.app, writeKey, 'track', { userId: 'overview-user', event: 'Ad Clicked', ...body });
   for (const messageId of ['granted-1', 'granted-2', 'no-preferences', 'refused-by-receiver']) await deliveryResult(system.client, source.id, messageId);
 
-  await logIn();
-  await page.goto(`${origin}/portal/#/destinations?source=${source.id}`);
+  await openDestinations(page, origin, source.id);
   const card = page.locator(`section[data-destination-id="${destinationId}"]`);
   const expected = { received: 8, filtered: 4, integrations: 1, consent: 3, suppressed: 0, filters: 0, sampled: 0, delivered: 3, retrying: 0, failed: 1 };
   let shown: Record<string, number> = {};
