@@ -6,6 +6,7 @@ import { PORTAL_CSP } from '../../src/portal/routes';
 import { NEVER, createDefinition } from '../helpers/personas';
 import { ROOT } from '../helpers/processes';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
+import { waitFor } from '../helpers/portal';
 import type { Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
 
@@ -46,15 +47,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Checks until true (or fails after 30 s, naming what it waited for). */
-async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 

@@ -47,7 +47,11 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default), signingOverlaps });
 
   await app.register(destinationHealthRoutes, { store, deliveries });
-  await app.register(destinationOverviewRoutes, { store, deliveries });
+  await app.register(destinationOverviewRoutes, {
+    store,
+    deliveries,
+    filterTitles: async (destinationId) => new Map((await store.destinationFilters.list(destinationId)).map((filter) => [filter.id, filter.title])),
+  });
   await app.register(destinationFilterRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });

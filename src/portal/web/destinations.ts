@@ -1,6 +1,8 @@
 import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, copy, field, formValues, h, replace, time } from './dom';
+import { filtersPanel } from './filters';
 import { healthPanel } from './health';
+import { overviewPanel } from './overview';
 import type { Page } from './page';
 import { chosenSource, listSources, sourcePicker } from './sources';
 
@@ -113,6 +115,10 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
   const signingOut = h('div');
   const health = h('div', { class: 'health' });
   void healthPanel(destination, health, page, reload);
+  const overview = h('div', { class: 'overview' });
+  void overviewPanel(destination, overview, page);
+  const filters = h('div', { class: 'filters' });
+  void filtersPanel(destination, filters, page, reload);
   return h(
     'section',
     { class: 'card', 'data-destination-id': destination.id, 'aria-label': `Destination ${destination.name}` },
@@ -155,8 +161,12 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
       field('Events without consent preferences', whenAbsentInput),
       h('button', { type: 'submit' }, 'Save consent'),
     ),
+    h('h3', {}, 'Delivery overview'),
+    overview,
     h('h3', {}, 'Webhook URLs'),
     health,
+    h('h3', {}, 'Filters'),
+    filters,
     h('h3', {}, 'Shared secret (X-Signature)'),
     h('p', {}, destination.sharedSecretSet ? 'Set: every request carries X-Signature.' : 'Not set: requests are not signed with X-Signature.'),
     h(
