@@ -1,4 +1,4 @@
-import { STOP_REASONS, type StopReason } from '../rules/delivery-decision';
+import { STOP_REASONS, type StopReason } from './stop-reasons';
 import { minuteOf } from './webhook-health';
 
 /**

@@ -1,11 +1,10 @@
 import { INTEGRATION_NAME, isIntegrationEnabled } from '../delivery/integrations';
+import type { StopReason } from '../delivery/stop-reasons';
 import type { MessageBody } from '../delivery/types';
 import { consentAllows, type ConsentSettings } from './consent';
 import { applyFilters, type CompiledFilter } from './destination-filters';
 
-/** Why a destination gets no delivery for a message: the words of the overview, the metric and the docs. */
-export const STOP_REASONS = ['integrations', 'consent', 'suppressed', 'filters', 'sampled'] as const;
-export type StopReason = (typeof STOP_REASONS)[number];
+export { STOP_REASONS, type StopReason } from '../delivery/stop-reasons';
 
 /** Everything the decision reads about one (message, destination) pair; the caller does the lookups. */
 export interface DeliveryDecisionInput {
