@@ -164,6 +164,19 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       webhooks: [{ index: 0, url: webhook.url, lastHour: windowStats, lastDay: windowStats, series: [{ start: AT, attempts: 10, successes: 10, failures: 0, p50Ms: 40, p95Ms: 90 }] }],
     },
   },
+  'GET /admin/destinations/:id/overview': {
+    summary: 'Where the destination\'s messages went: received, filtered by reason (integrations, consent, suppressed, filters, sampled), delivered, retrying, failed',
+    response: {
+      since: '2026-11-26T12:00:00.000Z',
+      until: '2026-11-27T12:00:00.000Z',
+      received: 1200,
+      filtered: { integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500 },
+      delivered: 495,
+      retrying: 3,
+      failed: 2,
+      byFilter: [{ id: FILTER_ID, title: filterBody.title, dropped: 48 }],
+    },
+  },
   'POST /admin/destinations/:id/filters': {
     summary: "Add a destination filter in Segment's Public API shape (at most 10 per destination); a bad FQL `if` is a 400 naming its column",
     request: filterBody,

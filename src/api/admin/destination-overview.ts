@@ -15,35 +15,19 @@ const OverviewQuery = Type.Object({
   until: Type.Optional(Type.String({ format: 'date-time', description: 'End of the window (default: now), exclusive; the minute it falls in is included.' })),
 });
 
-export const Overview = Type.Object(
-  {
-    since: Type.String({ format: 'date-time' }),
-    until: Type.String({ format: 'date-time' }),
-    received: Type.Integer({ minimum: 0, description: 'Messages of the destination\'s source accepted in the window.' }),
-    filtered: Type.Object(Object.fromEntries(FILTERED_REASONS.map((reason) => [reason, Count])) as Record<(typeof FILTERED_REASONS)[number], typeof Count>, {
-      description:
-        'Messages this destination did not get, decided at ingest, each under the first rule that stopped it: integrations (the call\'s integrations object), consent (its consent categories), suppressed (a SUPPRESS regulation), filters (a DROP filter, or one that left nothing), sampled (a SAMPLE filter).',
-    }),
-    delivered: Type.Integer({ minimum: 0, description: 'Deliveries to this destination started in the window that succeeded.' }),
-    retrying: Type.Integer({ minimum: 0, description: 'Deliveries started in the window still under way (first attempt or retrying).' }),
-    failed: Type.Integer({ minimum: 0, description: 'Deliveries started in the window that gave up.' }),
-    byFilter: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), dropped: Count }), { description: 'Messages each filter dropped or sampled out in the window (a deleted filter shows its id as title).' }),
-  },
-  {
-    examples: [
-      {
-        since: '2026-11-26T12:00:00.000Z',
-        until: '2026-11-27T12:00:00.000Z',
-        received: 1200,
-        filtered: { integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500 },
-        delivered: 495,
-        retrying: 3,
-        failed: 2,
-        byFilter: [{ id: 'flt_4f1c0c8e2a7b4d0e9f3a6b5c7d8e9f01', title: 'Drop test events', dropped: 48 }],
-      },
-    ],
-  },
-);
+export const Overview = Type.Object({
+  since: Type.String({ format: 'date-time' }),
+  until: Type.String({ format: 'date-time' }),
+  received: Type.Integer({ minimum: 0, description: "Messages of the destination's source accepted in the window." }),
+  filtered: Type.Object(Object.fromEntries(FILTERED_REASONS.map((reason) => [reason, Count])) as Record<(typeof FILTERED_REASONS)[number], typeof Count>, {
+    description:
+      "Messages this destination did not get, decided at ingest, each under the first rule that stopped it: integrations (the call's integrations object), consent (its consent categories), suppressed (a SUPPRESS regulation), filters (a DROP filter, or one that left nothing), sampled (a SAMPLE filter).",
+  }),
+  delivered: Type.Integer({ minimum: 0, description: 'Deliveries to this destination started in the window that succeeded.' }),
+  retrying: Type.Integer({ minimum: 0, description: 'Deliveries started in the window still under way (first attempt or retrying).' }),
+  failed: Type.Integer({ minimum: 0, description: 'Deliveries started in the window that gave up.' }),
+  byFilter: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), dropped: Count }), { description: 'Messages each filter dropped or sampled out in the window (a deleted filter shows its id as title).' }),
+});
 
 /** Filter titles by id for `byFilter`, when the filters store exists. */
 export type FilterTitles = (destinationId: string) => Promise<Map<string, string>>;
