@@ -133,8 +133,9 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   const authorization = basic(stack.switchyard.writeKey);
   const limitedAuthorization = basic(stack.limited.writeKey);
   let phaseNumber = 0;
-  /** The source a delivery system's workflow ids carry (plain shares Switchyard's). */
-  const sourceIdOf = (system: SystemName) => (system === 'floor' ? stack.floor.sourceId : system === 'limited' ? stack.limited.sourceId : stack.switchyard.sourceId);
+  /** The source a delivery system's workflow ids carry. */
+  const sourceIdOf = (system: SystemName) =>
+    system === 'floor' ? stack.floor.sourceId : system === 'limited' ? stack.limited.sourceId : system === 'plain' ? stack.plain!.sourceId : stack.switchyard.sourceId;
 
   const track = (messageId: string, i: number) => ({
     type: 'track',
@@ -168,7 +169,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     floor: (ids, first, _fanout, single) => postBatch(floorPools[nextFloorApi++ % floorPools.length], ids, first, single),
     plain(ids, first, _fanout, single) {
       if (!plainPool) throw new Error('the stack was started without the plain system');
-      return postBatch(plainPool, ids, first, single);
+      return postBatch(plainPool, ids, first, single, basic(stack.plain!.writeKey));
     },
     async bare(ids, _first, fanout) {
       await inParallel(ids, fanout, async (id) => {

@@ -26,8 +26,12 @@ export interface BenchStack {
   /** `apiUrls`: every API process (`apiUrl` is the first), for a sender that spreads batches over them. */
   switchyard: { apiUrl: string; apiUrls: string[]; writeKey: string; sourceId: string; taskQueue: string };
   bare: { taskQueue: string };
-  /** Switchyard with PAYLOAD_ENCRYPTION=off on its own task queue (same store, source and receiver), when asked for. */
-  plain?: { apiUrl: string; taskQueue: string };
+  /**
+   * Switchyard with PAYLOAD_ENCRYPTION=off on its own task queue, same store and receiver, when asked
+   * for. Its own source: a keyed API seals a destination's credentials, which processes without keys
+   * cannot open, so the plain API makes the plain source and destination (stored in plaintext).
+   */
+  plain?: { apiUrl: string; taskQueue: string; writeKey: string; sourceId: string };
   /** The empty-workflow reference: its ingestion URLs (POST /v1/batch, one per API process), task queue and the source id its workflow ids carry. */
   floor: { apiUrls: string[]; taskQueue: string; sourceId: string };
   /** Another source on Switchyard's own processes whose destination has a rate limit that never binds (the `limited` system). */
@@ -283,7 +287,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
 
     // The same Switchyard without payload encryption: the codec's and the sealed bodies' cost is the
     // difference between the two in one run, on one server, under the same load.
-    let plain: BenchStack['plain'];
+    let plain: Omit<NonNullable<BenchStack['plain']>, 'writeKey' | 'sourceId'> | undefined;
     let plainProcesses: { worker: ChildProcess; api: ChildProcess; log: string } | undefined;
     if (options.plain) {
       const plainPort = await freePort();
@@ -363,8 +367,8 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     for (const [i, url] of apiUrls.entries()) await waitFor(healthy(url), 120_000, () => exited(apis[i].child, 'API', apis[i].log));
     if (plain && plainProcesses) await waitFor(healthy(plain.apiUrl), 120_000, () => exited(plainProcesses.api, 'plain API', plainProcesses.log));
 
-    const admin = async <T>(url: string, body: unknown): Promise<T> => {
-      const response = await request(`${apiUrl}${url}`, {
+    const admin = async <T>(url: string, body: unknown, base = apiUrl): Promise<T> => {
+      const response = await request(`${base}${url}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -381,6 +385,12 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     const limited = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench rate-limited' });
     await admin(`/admin/sources/${limited.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', maxRequestsPerSecond: MAX_REQUESTS_PER_SECOND_LIMIT, webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
 
+    let plainSource: { id: string; writeKey: string } | undefined;
+    if (plain) {
+      plainSource = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench plain' }, plain.apiUrl);
+      await admin(`/admin/sources/${plainSource.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] }, plain.apiUrl);
+    }
+
     return {
       dir,
       temporalAddress,
@@ -388,7 +398,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       receiverUrl: `http://127.0.0.1:${receiverPort}/hook`,
       switchyard: { apiUrl, apiUrls, writeKey: source.writeKey, sourceId: source.id, taskQueue: switchyardEnv.TEMPORAL_TASK_QUEUE },
       bare: { taskQueue: bareEnv.TEMPORAL_TASK_QUEUE },
-      plain,
+      plain: plain && plainSource && { ...plain, writeKey: plainSource.writeKey, sourceId: plainSource.id },
       limited: { writeKey: limited.writeKey, sourceId: limited.id },
       floor: { apiUrls: floorUrls, taskQueue: floorEnv.TEMPORAL_TASK_QUEUE, sourceId: FLOOR_SOURCE_ID },
       pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])), ...realPids },

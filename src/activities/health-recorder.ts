@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
-import { DAY_MINUTES, HealthAggregator, minuteOf } from '../delivery/webhook-health';
+import { DAY_MINUTES, HealthAggregator, type HealthBucket } from '../delivery/webhook-health';
+import { PeriodicFlush } from '../periodic-flush';
 import type { AttemptOutcome, HoldReason } from '../delivery/types';
 import type { Store } from '../store/types';
 
 /** Buckets are kept two days: the health route reads one. */
 const RETENTION_MINUTES = 2 * DAY_MINUTES;
-/** Old buckets are deleted by at most one flush in this long (a range delete on an index). */
-const PRUNE_EVERY_MS = 10 * 60_000;
 
 /** What an attempt hands over for webhook health: where it went, when it ended, how, how long. */
 export interface AttemptRecorder {
@@ -24,19 +23,15 @@ export interface AttemptRecorder {
  */
 export class HealthRecorder implements AttemptRecorder {
   private readonly aggregator = new HealthAggregator();
-  private readonly timer: NodeJS.Timeout;
-  private flushing: Promise<void> = Promise.resolve();
-  private lastPruneMs = 0;
+  private readonly writer: PeriodicFlush<HealthBucket[]>;
 
-  constructor(
-    private readonly store: Pick<Store, 'webhookHealth'>,
-    flushIntervalMs: number,
-    private readonly logger?: Pick<Logger, 'warn'>,
-    private readonly clock: () => number = Date.now,
-  ) {
-    this.timer = setInterval(() => void this.flush(), flushIntervalMs);
-    // Never what keeps a process alive; close() flushes the last counts.
-    this.timer.unref();
+  constructor(store: Pick<Store, 'webhookHealth'>, flushIntervalMs: number, logger?: Pick<Logger, 'warn'>, clock: () => number = Date.now) {
+    this.writer = new PeriodicFlush(this.aggregator, (buckets, options) => store.webhookHealth.add(buckets, options), {
+      flushIntervalMs,
+      retentionMinutes: RETENTION_MINUTES,
+      onFailure: (err) => logger?.warn({ err: err.message }, 'webhook health flush failed; kept for the next one'),
+      clock,
+    });
   }
 
   record(destinationId: string, url: string, endedAtMs: number, outcome: AttemptOutcome, durationMs: number): void {
@@ -49,27 +44,11 @@ export class HealthRecorder implements AttemptRecorder {
 
   /** Writes what was recorded since the last flush; one flush at a time. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.write());
-    return this.flushing;
-  }
-
-  private async write(): Promise<void> {
-    const now = this.clock();
-    const prune = now - this.lastPruneMs >= PRUNE_EVERY_MS;
-    if (this.aggregator.size === 0 && !prune) return;
-    const buckets = this.aggregator.drain();
-    try {
-      await this.store.webhookHealth.add(buckets, prune ? { deleteBeforeMinute: minuteOf(now) - RETENTION_MINUTES } : {});
-      if (prune) this.lastPruneMs = now;
-    } catch (err) {
-      this.aggregator.restore(buckets);
-      this.logger?.warn({ err: (err as Error).message, buckets: buckets.length }, 'webhook health flush failed; kept for the next one');
-    }
+    return this.writer.flush();
   }
 
   /** Stops the timer and writes the last counts (worker shutdown, after its attempts have finished). */
-  async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flush();
+  close(): Promise<void> {
+    return this.writer.close();
   }
 }

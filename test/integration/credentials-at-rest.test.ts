@@ -75,11 +75,6 @@ function leaks(text: string | Buffer, secrets: string[]): string[] {
   return secrets.filter((secret) => haystack.includes(Buffer.from(secret)) || haystack.includes(Buffer.from(Buffer.from(secret).toString('base64'))));
 }
 
-/** What an older Switchyard (or one with PAYLOAD_ENCRYPTION=off) wrote: the schema before the credentials migration. */
-async function schemaBeforeCredentialsAtRest(raw: Kysely<Tables>): Promise<void> {
-  await sql`delete from kysely_migration where name like ${'%_credentials_at_rest'}`.execute(raw);
-  await sql`alter table destinations drop column credentials_key_id`.execute(raw);
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -182,7 +177,9 @@ describe.each([
     const oldRaw = upgraded.raw();
     try {
       await (await upgraded.open()).close();
-      await schemaBeforeCredentialsAtRest(oldRaw);
+      // Rows an older Switchyard (or one with PAYLOAD_ENCRYPTION=off) wrote, as migration 0012 leaves
+      // them: plaintext values, credentials_key_id null (the column it adds). Kysely's migrator
+      // refuses to forget a migration with later ones applied, so the schema itself stays current.
       const until = new Date(Date.now() + 3_600_000).toISOString();
       const now = new Date().toISOString();
       await oldRaw.insertInto('sources').values({ id: 'src_old', name: 'old', write_key_hash: 'x', write_key_hint: 'xxxx', created_at: now }).execute();

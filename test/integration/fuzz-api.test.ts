@@ -28,8 +28,8 @@ let adminDestinationId: string;
 let port: number;
 
 beforeAll(async () => {
-  // Bad and good keys come from one address here: a spent per-address limit would refuse the good ones too (rate-limit.test.ts tests it).
-  system = await startSystem({ ingestRateLimit: 0, ingestUnauthenticatedRateLimit: 0, httpHeadersTimeout: 2_000, httpRequestTimeout: 4_000 });
+  // Bad and good keys and tokens come from one address here: a spent per-address limit would refuse the good ones too (rate-limit and admin-token tests test it).
+  system = await startSystem({ ingestRateLimit: 0, ingestUnauthenticatedRateLimit: 0, adminTokenFailureLimit: 0, httpHeadersTimeout: 2_000, httpRequestTimeout: 4_000 });
   receiver = await startReceiver();
   const created = await sourceWithDestination(system.store, { sharedSecret: SECRET, webhooks: [{ url: receiver.url, headers: {} }] });
   writeKey = created.writeKey;

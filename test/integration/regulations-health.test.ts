@@ -102,19 +102,22 @@ describe('DELETE regulations (seed: Events, delete)', () => {
   });
 });
 
-describe('GET /health', () => {
-  it('is 200 {"status":"ok"} when Temporal answers and a worker polls the task queue', async () => {
+describe('GET /health and GET /admin/status (issue 29)', () => {
+  it('/health is 200 {"status":"ok"} with its version only when Temporal and the store answer', async () => {
     const response = await system.app.inject({ method: 'GET', url: '/health' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ status: 'ok', temporal: true, worker: true });
+    expect(Object.keys(response.json()).sort()).toEqual(['status', 'version']);
+    expect(response.json()).toMatchObject({ status: 'ok' });
   });
 
-  it('is 503 when no worker polls the task queue', async () => {
+  it('/health stays 200 when no worker polls the task queue; /admin/status is 503 and says so', async () => {
     const orphan = await startSystem({ temporalTaskQueue: `nobody-polls-${process.pid}` });
     try {
-      const response = await orphan.app.inject({ method: 'GET', url: '/health' });
-      expect(response.statusCode).toBe(503);
-      expect(response.json()).toMatchObject({ status: 'unavailable', temporal: true, worker: false });
+      const health = await orphan.app.inject({ method: 'GET', url: '/health' });
+      expect(health.statusCode).toBe(200);
+      const status = await orphan.app.inject({ method: 'GET', url: '/admin/status', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(status.statusCode).toBe(503);
+      expect(status.json()).toMatchObject({ status: 'degraded', temporal: true, worker: false });
     } finally {
       await orphan.close();
     }

@@ -252,10 +252,11 @@ describe.each([
       expect(await other.destinations.listEnabledIds(source.id)).toEqual([on.id, oneGone.id]);
       await store.destinations.update(off.id, { enabled: true });
       expect(await other.destinations.listEnabledIds(source.id)).toEqual([on.id, off.id, oneGone.id]);
+      const consent = { categories: [], whenAbsent: 'deliver' };
       expect(await other.destinations.listEnabled(source.id)).toEqual([
-        { id: on.id, webhookUrls: [hook(1).url] },
-        { id: off.id, webhookUrls: [hook(2).url] },
-        { id: oneGone.id, webhookUrls: [hook(4).url, hook(5).url] },
+        { id: on.id, webhookUrls: [hook(1).url], consent },
+        { id: off.id, webhookUrls: [hook(2).url], consent },
+        { id: oneGone.id, webhookUrls: [hook(4).url, hook(5).url], consent },
       ]);
       expect(await store.destinations.listEnabledIds('src_missing')).toEqual([]);
     });
