@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { ConsentSettings } from '../../src/rules/consent';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, deliveryResult, send, startSystem, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, basicAuth, decodedWorkflowHistoryText, deliveryResult, send, startSystem, type TestSystem } from '../helpers/system';
 
 /**
  * Issue 30: what each destination receives, decided at ingest per (message, destination) before
@@ -150,5 +150,69 @@ describe('suppression at ingest', () => {
     const view = await eventually(() => overview(destinations[0].id), (v) => v.filtered.suppressed === 1);
     expect(view).toMatchObject({ received: 1, filtered: { suppressed: 1 } });
     expect(destinations[0].hook.requests).toHaveLength(0);
+  });
+});
+
+/** Saves a filter on a destination through the admin API and returns its id. */
+async function addFilter(destinationId: string, filter: Record<string, unknown>): Promise<string> {
+  const reply = await system.app.inject({ method: 'POST', url: `/admin/destinations/${destinationId}/filters`, headers: auth, payload: filter });
+  expect(reply.statusCode).toBe(201);
+  return reply.json().id as string;
+}
+
+describe('destination filters at ingest', () => {
+  const open: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
+
+  it('drops a property for one destination only, and the dropped value never reaches that delivery\'s history', async () => {
+    const { source, writeKey, destinations } = await sourceWith([open, open]);
+    const [filtered, whole] = destinations;
+    await addFilter(filtered.id, { title: 'No emails', enabled: true, if: 'all', actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'] } }] });
+    const email = 'dropped-before-temporal@example.com';
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Signed Up', messageId: 'drop-email', properties: { plan: 'pro', email } });
+    expect(await deliveryResult(system.client, source.id, 'drop-email')).toMatchObject({ ok: true });
+    expect(JSON.parse(filtered.hook.requests[0].body).properties).toEqual({ plan: 'pro' });
+    expect(JSON.parse(whole.hook.requests[0].body).properties).toEqual({ plan: 'pro', email });
+
+    // With the filtering destination alone, nothing of the value is in the decoded history at all.
+    const alone = await sourceWith([open]);
+    await addFilter(alone.destinations[0].id, { title: 'No emails', enabled: true, if: "event = 'Signed Up'", actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'] } }] });
+    await send(system.app, alone.writeKey, 'track', { userId: 'u', event: 'Signed Up', messageId: 'drop-email-alone', properties: { plan: 'pro', email } });
+    expect(await deliveryResult(system.client, alone.source.id, 'drop-email-alone')).toMatchObject({ ok: true });
+    const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(alone.source.id, 'drop-email-alone'));
+    expect(history).toContain('drop-email-alone');
+    expect(history).not.toContain(email);
+  });
+
+  it('drops what an FQL condition matches, starting no workflow, and counts it under the filter', async () => {
+    const { source, writeKey, destinations } = await sourceWith([open]);
+    const filterId = await addFilter(destinations[0].id, { title: 'Only send orders', enabled: true, if: "!(event = 'Order Completed')", actions: [{ type: 'DROP' }] });
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Page Scrolled', messageId: 'not-an-order' });
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Order Completed', messageId: 'an-order' });
+    expect(await deliveryResult(system.client, source.id, 'an-order')).toMatchObject({ ok: true });
+    expect(await hasWorkflow(source.id, 'not-an-order')).toBe(false);
+    expect(receivedIds(destinations[0].hook)).toEqual(['an-order']);
+    const view = await eventually(() => overview(destinations[0].id), (v) => v.filtered.filters === 1);
+    expect(view).toMatchObject({ received: 2, filtered: { filters: 1 }, byFilter: [{ id: filterId, title: 'Only send orders', dropped: 1 }] });
+  });
+
+  it('samples half of 1,000 messages, and decides a re-sent message the same way', async () => {
+    const { writeKey, destinations } = await sourceWith([open]);
+    await addFilter(destinations[0].id, { title: 'Half', enabled: true, if: 'all', actions: [{ type: 'SAMPLE', percent: 0.5 }] });
+    const ids = Array.from({ length: 1000 }, (_, i) => `sampled-${i}`);
+    const sendAll = async () => {
+      for (let i = 0; i < ids.length; i += 100) {
+        const batch = ids.slice(i, i + 100).map((messageId) => ({ type: 'track', userId: 'u', event: 'Sampled', messageId }));
+        const reply = await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: { batch } });
+        expect(reply.statusCode).toBe(200);
+      }
+    };
+    await sendAll();
+    const first = await eventually(() => overview(destinations[0].id), (v) => v.received === 1000);
+    expect(first.filtered.sampled).toBeGreaterThanOrEqual(450);
+    expect(first.filtered.sampled).toBeLessThanOrEqual(550);
+    // The same messages again: exactly the same ones are sampled out, so the count doubles.
+    await sendAll();
+    const second = await eventually(() => overview(destinations[0].id), (v) => v.received === 2000);
+    expect(second.filtered.sampled).toBe(2 * first.filtered.sampled);
   });
 });
