@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { parseKeyring, type Keyring } from '../../src/privacy/keyring';
 import { openStore, type Store } from '../../src/store';
-import { connectPostgres, connectSqlite, postgresPool } from '../../src/store/connection';
+import { connectPostgres, postgresPool } from '../../src/store/connection';
 import type { Tables } from '../../src/store/tables';
+import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 import { createTestDatabase } from '../helpers/postgres';
 
 /**
@@ -35,22 +33,8 @@ interface Database {
 }
 
 function sqliteDatabase(): Database {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-credentials-'));
-  const file = path.join(dir, 'switchyard.db');
-  const raws: Kysely<Tables>[] = [];
-  return {
-    open: (keyring) => openStore({ databasePath: file, keyring }),
-    raw: () => {
-      const db = connectSqlite(file);
-      raws.push(db);
-      return db;
-    },
-    fileBytes: () => Buffer.concat([file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f))),
-    async close() {
-      for (const db of raws) await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const { open, raw, fileBytes, close } = sqliteStoreFile('credentials');
+  return { open, raw, fileBytes, close };
 }
 
 async function postgresDatabase(): Promise<Database> {
@@ -74,7 +58,6 @@ function leaks(text: string | Buffer, secrets: string[]): string[] {
   const haystack = Buffer.isBuffer(text) ? text : Buffer.from(text);
   return secrets.filter((secret) => haystack.includes(Buffer.from(secret)) || haystack.includes(Buffer.from(Buffer.from(secret).toString('base64'))));
 }
-
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

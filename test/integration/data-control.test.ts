@@ -93,15 +93,28 @@ describe('consent per destination, as Segment decides it', () => {
     }
     for (const [messageId] of table) expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: true });
     destinations.forEach(({ hook }, d) => {
-      const expected = table.filter(([, , gets]) => gets[d]).map(([messageId]) => messageId).sort();
+      const expected = table
+        .filter(([, , gets]) => gets[d])
+        .map(([messageId]) => messageId)
+        .sort();
       expect({ destination: d, got: receivedIds(hook) }).toEqual({ destination: d, got: expected });
     });
 
     // The overview counts each stop under consent, once per message and destination.
     const [ads, , failClosed] = destinations;
-    const adsView = await eventually(() => overview(ads.id), (v) => v.received === table.length && v.filtered.consent === 3);
+    const adsView = await eventually(
+      () => overview(ads.id),
+      (v) => v.received === table.length && v.filtered.consent === 3,
+    );
     expect(adsView).toMatchObject({ received: table.length, filtered: { consent: 3, integrations: 0, suppressed: 0, filters: 0, sampled: 0 }, delivered: 3, failed: 0 });
-    expect((await eventually(() => overview(failClosed.id), (v) => v.filtered.consent === 5)).filtered.consent).toBe(5);
+    expect(
+      (
+        await eventually(
+          () => overview(failClosed.id),
+          (v) => v.filtered.consent === 5,
+        )
+      ).filtered.consent,
+    ).toBe(5);
     const metrics = await system.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toContain(`switchyard_messages_filtered_total{destination="${ads.id}",reason="consent"} 3`);
   });
@@ -115,7 +128,10 @@ describe('consent per destination, as Segment decides it', () => {
     expect(receivedIds(destinations[0].hook)).toEqual([]);
     expect(receivedIds(destinations[1].hook)).toEqual(['consent-over-integrations']);
     expect(await hasWorkflow(source.id, 'integrations-off')).toBe(false);
-    const view = await eventually(() => overview(destinations[0].id), (v) => v.filtered.consent === 1 && v.filtered.integrations === 1);
+    const view = await eventually(
+      () => overview(destinations[0].id),
+      (v) => v.filtered.consent === 1 && v.filtered.integrations === 1,
+    );
     expect(view.filtered).toMatchObject({ consent: 1, integrations: 1 });
   });
 
@@ -147,7 +163,10 @@ describe('suppression at ingest', () => {
     expect(regulation.statusCode).toBeLessThan(300);
     await send(system.app, writeKey, 'track', { userId: 'suppressed-at-ingest', event: 'E', messageId: 'suppressed-1' });
     expect(await hasWorkflow(source.id, 'suppressed-1')).toBe(false);
-    const view = await eventually(() => overview(destinations[0].id), (v) => v.filtered.suppressed === 1);
+    const view = await eventually(
+      () => overview(destinations[0].id),
+      (v) => v.filtered.suppressed === 1,
+    );
     expect(view).toMatchObject({ received: 1, filtered: { suppressed: 1 } });
     expect(destinations[0].hook.requests).toHaveLength(0);
   });
@@ -163,7 +182,7 @@ async function addFilter(destinationId: string, filter: Record<string, unknown>)
 describe('destination filters at ingest', () => {
   const open: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
 
-  it('drops a property for one destination only, and the dropped value never reaches that delivery\'s history', async () => {
+  it("drops a property for one destination only, and the dropped value never reaches that delivery's history", async () => {
     const { source, writeKey, destinations } = await sourceWith([open, open]);
     const [filtered, whole] = destinations;
     await addFilter(filtered.id, { title: 'No emails', enabled: true, if: 'all', actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'] } }] });
@@ -191,7 +210,10 @@ describe('destination filters at ingest', () => {
     expect(await deliveryResult(system.client, source.id, 'an-order')).toMatchObject({ ok: true });
     expect(await hasWorkflow(source.id, 'not-an-order')).toBe(false);
     expect(receivedIds(destinations[0].hook)).toEqual(['an-order']);
-    const view = await eventually(() => overview(destinations[0].id), (v) => v.filtered.filters === 1);
+    const view = await eventually(
+      () => overview(destinations[0].id),
+      (v) => v.filtered.filters === 1,
+    );
     expect(view).toMatchObject({ received: 2, filtered: { filters: 1 }, byFilter: [{ id: filterId, title: 'Only send orders', dropped: 1 }] });
   });
 
@@ -207,12 +229,18 @@ describe('destination filters at ingest', () => {
       }
     };
     await sendAll();
-    const first = await eventually(() => overview(destinations[0].id), (v) => v.received === 1000);
+    const first = await eventually(
+      () => overview(destinations[0].id),
+      (v) => v.received === 1000,
+    );
     expect(first.filtered.sampled).toBeGreaterThanOrEqual(450);
     expect(first.filtered.sampled).toBeLessThanOrEqual(550);
     // The same messages again: exactly the same ones are sampled out, so the count doubles.
     await sendAll();
-    const second = await eventually(() => overview(destinations[0].id), (v) => v.received === 2000);
+    const second = await eventually(
+      () => overview(destinations[0].id),
+      (v) => v.received === 2000,
+    );
     expect(second.filtered.sampled).toBe(2 * first.filtered.sampled);
   });
 });

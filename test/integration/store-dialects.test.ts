@@ -1,17 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { identifierHash, parseKeyring, type Keyring } from '../../src/privacy/keyring';
 import { openStore, type Store } from '../../src/store';
-import { connectPostgres, connectSqlite, postgresPool } from '../../src/store/connection';
+import { connectPostgres, postgresPool } from '../../src/store/connection';
 import { SWITCHED_OFF_BY_OPERATOR } from '../../src/store/destinations';
 import { recordSeenUsers } from '../../src/store/source-users';
 import type { Tables } from '../../src/store/tables';
 import { writeTransaction } from '../../src/store/write-transaction';
 import { testPostgresUrl } from '../helpers/postgres';
+import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 
 /**
  * Issue 13: one table of store rules, run on both dialects — a SQLite file (the embedded default)
@@ -31,25 +29,11 @@ interface Dialect {
 }
 
 async function sqliteDialect(): Promise<Dialect> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-dialects-'));
-  const file = path.join(dir, 'switchyard.db');
-  const raws: Kysely<Tables>[] = [];
-  return {
-    open: (keyring) => openStore({ databasePath: file, keyring }),
-    raw: () => {
-      const db = connectSqlite(file);
-      raws.push(db);
-      return db;
-    },
-    // better-sqlite3 is synchronous: two handles of one process waiting on each other's write lock
-    // would block each other's event loop, so within one process writers share one handle (the
-    // worker and the API are separate processes, each with one).
-    concurrentHandles: 1,
-    async close() {
-      for (const db of raws) await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const { open, raw, close } = sqliteStoreFile('dialects');
+  // better-sqlite3 is synchronous: two handles of one process waiting on each other's write lock
+  // would block each other's event loop, so within one process writers share one handle (the
+  // worker and the API are separate processes, each with one).
+  return { open, raw, concurrentHandles: 1, close };
 }
 
 async function postgresDialect(): Promise<Dialect> {
