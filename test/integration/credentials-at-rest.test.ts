@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { parseKeyring, type Keyring } from '../../src/privacy/keyring';
-import { openStore, type Store } from '../../src/store';
-import { connectPostgres, postgresPool } from '../../src/store/connection';
+import type { Store } from '../../src/store';
 import type { Tables } from '../../src/store/tables';
+import { postgresStoreDatabase } from '../helpers/postgres-store-database';
 import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 import { createTestDatabase } from '../helpers/postgres';
 
@@ -38,19 +38,7 @@ function sqliteDatabase(): Database {
 }
 
 async function postgresDatabase(): Promise<Database> {
-  const url = await createTestDatabase('switchyard_credentials');
-  const raws: Kysely<Tables>[] = [];
-  return {
-    open: (keyring) => openStore({ databasePath: '', databaseUrl: url, keyring }),
-    raw: () => {
-      const db = connectPostgres(postgresPool(url));
-      raws.push(db);
-      return db;
-    },
-    async close() {
-      for (const db of raws) await db.destroy();
-    },
-  };
+  return postgresStoreDatabase(await createTestDatabase('switchyard_credentials'));
 }
 
 /** Every form a leaked credential could take in a row or a file: as is, and base64 (a signing key's own form). */

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { identifierHash, parseKeyring, type Keyring } from '../../src/privacy/keyring';
-import { openStore, type Store } from '../../src/store';
-import { connectPostgres, postgresPool } from '../../src/store/connection';
+import type { Store } from '../../src/store';
 import { SWITCHED_OFF_BY_OPERATOR } from '../../src/store/destinations';
 import { recordSeenUsers } from '../../src/store/source-users';
 import type { Tables } from '../../src/store/tables';
 import { writeTransaction } from '../../src/store/write-transaction';
 import { testPostgresUrl } from '../helpers/postgres';
+import { postgresStoreDatabase } from '../helpers/postgres-store-database';
 import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 
 /**
@@ -46,20 +46,7 @@ async function postgresDialect(): Promise<Dialect> {
   } finally {
     await admin.end();
   }
-  const url = `${server}/${name}`;
-  const raws: Kysely<Tables>[] = [];
-  return {
-    open: (keyring) => openStore({ databasePath: '', databaseUrl: url, keyring }),
-    raw: () => {
-      const db = connectPostgres(postgresPool(url));
-      raws.push(db);
-      return db;
-    },
-    concurrentHandles: 2,
-    async close() {
-      for (const db of raws) await db.destroy();
-    },
-  };
+  return { ...postgresStoreDatabase(`${server}/${name}`), concurrentHandles: 2 };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
