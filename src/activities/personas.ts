@@ -1,7 +1,10 @@
 import { Context, log } from '@temporalio/activity';
 import { deliveryPolicy, type Config } from '../config';
 import { inParallel } from '../in-parallel';
+import { isAboutSuppressed } from '../delivery/suppression';
+import { destinationRulesReader } from '../messages/destination-rules';
 import { deliveryPlanner, outgoing } from '../messages/plan-deliveries';
+import { suppressedUsers } from '../messages/suppressed-users';
 import { bodySealer } from '../messages/seal-bodies';
 import { toPersonasIdentify } from '../personas/messages';
 import { positionCursor, readSyncCursor } from '../personas/sync-cursor';
@@ -16,9 +19,7 @@ const START_CONCURRENCY = 32;
 /** Sync messages get this worker's delivery policy: the same env vars the API uses for ingested calls. */
 export type PersonasConfig = Pick<Config, 'personasDeliveryTaskQueue' | 'personasSyncPageSize'> & Parameters<typeof deliveryPolicy>[0];
 
-export type PrepareResult =
-  | { status: 'gone' | 'no_destinations' }
-  | { status: 'ready'; version: number; changes: number; reused: boolean };
+export type PrepareResult = { status: 'gone' | 'no_destinations' } | { status: 'ready'; version: number; changes: number; reused: boolean };
 
 export interface PageRequest {
   computation: ComputationRef;
@@ -27,9 +28,7 @@ export interface PageRequest {
   after?: string;
 }
 
-export type PageResult =
-  | { status: 'gone' | 'superseded' | 'no_destinations' }
-  | { status: 'started'; started: number; existing: number; next?: string };
+export type PageResult = { status: 'gone' | 'superseded' | 'no_destinations' } | { status: 'started'; started: number; existing: number; next?: string };
 
 /**
  * The I/O of a Personas sync. Each step can be repeated without effect beyond the first run: the
@@ -37,7 +36,12 @@ export type PageResult =
  * refuses a second delivery workflow with the same id.
  */
 export function makePersonasActivities(store: Store, config: PersonasConfig, temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; keyring: Keyring | undefined }) {
-  const planDeliveries = deliveryPlanner(store.destinations, deliveryPolicy(config), temporal.keyring && bodySealer(store.dataKeys, temporal.keyring));
+  // The same decision as ingested calls (issue 30): each destination's consent, today's suppression
+  // and its filters. Not counted in the overview, whose `received` counts ingested calls.
+  const rulesOf = destinationRulesReader(store.destinationFilters, (message, filterId) => {
+    log.warn(message, { filterId });
+  });
+  const planDeliveries = deliveryPlanner(store.destinations, deliveryPolicy(config), temporal.keyring && bodySealer(store.dataKeys, temporal.keyring), { rulesOf });
 
   return {
     /** Freezes the changes of the next snapshot version, or returns the pending one an earlier run left. */
@@ -62,7 +66,12 @@ export function makePersonasActivities(store: Store, config: PersonasConfig, tem
       if (page.status !== 'pending') return { status: page.status };
       const changes = page.changes.slice(0, config.personasSyncPageSize);
       const synced = { kind: computation.kind, id: computation.id, key: page.key, version, computedAt: page.computedAt };
-      const plan = await planDeliveries(page.sourceId, changes.map((change) => outgoing(toPersonasIdentify(temporal.keyring, synced, change))));
+      const messages = changes.map((change) => toPersonasIdentify(temporal.keyring, synced, change));
+      const suppressed = await suppressedUsers(store.suppressions, messages);
+      const plan = await planDeliveries(
+        page.sourceId,
+        messages.map((message) => outgoing(message, { suppressed: isAboutSuppressed(message, suppressed) })),
+      );
       if (plan.status === 'no_destinations') return { status: 'no_destinations' };
       let started = 0;
       let existing = 0;

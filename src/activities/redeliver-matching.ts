@@ -1,9 +1,10 @@
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { deliveryWorkflowId } from '../delivery/ids';
 import { decideRow, type InFlightRun, type RedeliveryJob } from '../delivery/redelivery-job';
 import type { DeliveryPolicy } from '../delivery/types';
 import { inParallel } from '../in-parallel';
-import { deliveryPlanner, outgoingAgain } from '../messages/plan-deliveries';
+import { destinationRulesReader } from '../messages/destination-rules';
+import { redeliveryPlanner } from '../messages/redelivery-plan';
 import type { RedeliveryRuns } from '../ports';
 import type { Store } from '../store/types';
 
@@ -26,7 +27,13 @@ export interface RedeliveryPageResult {
  * they follow), so a retried page counts them and starts nothing twice.
  */
 export function makeRedeliveryActivities(store: Store, policy: DeliveryPolicy, runs: RedeliveryRuns) {
-  const planDeliveries = deliveryPlanner(store.destinations, policy);
+  const planRedelivery = redeliveryPlanner(
+    store,
+    policy,
+    destinationRulesReader(store.destinationFilters, (message, filterId) => {
+      log.warn(message, { filterId });
+    }),
+  );
 
   async function redeliverOne(job: RedeliveryJob, { messageId, workflowId, runId: matchedRunId }: { messageId: string; workflowId: string; runId: string }): Promise<InFlightRun | 'skipped'> {
     const latest = await runs.latest(workflowId);
@@ -36,10 +43,10 @@ export function makeRedeliveryActivities(store: Store, policy: DeliveryPolicy, r
     if (decision === 'skip') return 'skipped';
     const input = await runs.input(workflowId, matchedRunId);
     if (!input) return 'skipped';
-    // The body as first accepted; destinations and policy as they are now (the single redelivery's rule).
-    const plan = await planDeliveries(job.sourceId, [outgoingAgain(input)]);
-    if (plan.status === 'no_destinations') return 'skipped';
-    let planned = plan.inputs[0];
+    // The bodies as first sent, to the destinations it went to, through today's rules (the single redelivery's rule).
+    const plan = await planRedelivery(job.sourceId, input);
+    if (plan.status !== 'planned') return 'skipped';
+    let planned = plan.input;
     const only = job.filter.destinationId;
     if (only !== undefined) {
       // Asked for one destination's failures: the others had their own outcome and get nothing again.

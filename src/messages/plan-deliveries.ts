@@ -18,12 +18,15 @@ export interface Outgoing {
   body?: MessageBody;
   sealedBody?: SealedBody;
   /**
-   * Present for what the rules decide per destination (ingested calls): the call's `integrations`
-   * object and whether its user is suppressed. Absent (delete notifications, Personas syncs,
-   * redeliveries of sealed bodies): every enabled destination gets the body as it is.
+   * Present for what the rules decide per destination (ingested calls, Personas syncs,
+   * redeliveries): the call's `integrations` object and whether its user is suppressed. Absent
+   * (delete notifications, never filtered): every enabled destination gets the body as it is.
    */
   rules?: { integrations?: Record<string, unknown>; suppressed: boolean };
-  /** Set by the plan: per destination whose filters changed the body, the body it gets (sealed like `body`). */
+  /**
+   * Per destination whose filters changed the body, the body it gets (sealed like `body`): set by
+   * the plan; for a redelivery, the bodies recorded, which today's rules start from.
+   */
   destinationBodies?: Record<string, MessageBody>;
   sealedDestinationBodies?: Record<string, SealedBody>;
 }
@@ -34,16 +37,6 @@ export const outgoing = (message: Message, rules?: Outgoing['rules']): Outgoing 
   userId: message.userId,
   body: messageBody(message),
   ...(rules && { rules }),
-});
-
-/** A recorded delivery input as it goes out again (a redelivery): its body as it is, sealed or not, never re-sealed. */
-export const outgoingAgain = (input: DeliveryInput): Outgoing => ({
-  messageId: input.messageId,
-  type: input.type,
-  userId: input.userId,
-  visibleIds: input.visibleIds,
-  body: input.message,
-  sealedBody: input.sealedMessage,
 });
 
 /** A step that seals bodies before their inputs are made (seal-bodies.ts). */
@@ -76,17 +69,17 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
   const sent: Array<{ id: string; body: MessageBody }> = [];
   for (const id of destinationIds) {
     const destination = rules.get(id);
-    const decision: DeliveryDecision = destination
-      ? decideDelivery({ body: message.body, integrations: message.rules.integrations, suppressed: message.rules.suppressed, destination })
-      : { send: message.body };
+    const start = message.destinationBodies?.[id] ?? message.body;
+    const decision: DeliveryDecision = destination ? decideDelivery({ body: start, integrations: message.rules.integrations, suppressed: message.rules.suppressed, destination }) : { send: start };
     if ('stop' in decision) decisions.recorder?.filtered(id, atMs, decision.stop, decision.filterId);
     else sent.push({ id, body: decision.send });
   }
-  if (sent.length === 0) return { ...message, destinationIds: [] };
+  const { destinationBodies: _recorded, ...rest } = message;
+  if (sent.length === 0) return { ...rest, destinationIds: [] };
   const body = sent[0].body;
   const others = sent.filter((destination) => destination.body !== body);
   return {
-    ...message,
+    ...rest,
     body,
     destinationIds: sent.map((destination) => destination.id),
     ...(others.length > 0 && { destinationBodies: Object.fromEntries(others.map((destination) => [destination.id, destination.body])) }),
@@ -131,6 +124,7 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
         webhookLabels: destinationIds.length === enabledIds.length ? webhookLabels : Object.fromEntries(destinationIds.map((id) => [id, webhookLabels[id]])),
       };
     });
-    return inputs.length > 0 ? { status: 'planned', inputs } : { status: 'no_destinations' };
+    // Possibly none: the rules let no message of these through to any destination.
+    return { status: 'planned', inputs };
   };
 }

@@ -19,12 +19,17 @@ export interface ProfileChange {
   userId: string | null;
   /** JSON text of the new value. */
   value: string;
+  /** JSON text of the profile's latest consent preferences; null or absent: none known. */
+  consent?: string | null;
 }
 
 /**
  * Seed, Personas rules 1-2: a computed trait or an audience membership is sent as an identify call
  * whose traits hold one property, the snake_case key, with the value (`true`/`false` for an
  * audience). `context.personas` tells a receiver which computation sent it, in the keys Segment uses.
+ * The profile's latest consent preferences ride along as `context.consent.categoryPreferences`
+ * (issue 30), so the one delivery decision sends the change only to destinations they grant, and
+ * a destination with `whenAbsent: "drop"` gets nothing about a profile whose preferences are unknown.
  * Everything here is derived from its inputs, so a rerun of the same version builds the same bytes.
  */
 export function toPersonasIdentify(keyring: Keyring | undefined, computation: SyncedComputation, change: ProfileChange): Message {
@@ -40,6 +45,7 @@ export function toPersonasIdentify(keyring: Keyring | undefined, computation: Sy
         computation_id: computation.id,
         computation_key: computation.key,
       },
+      ...(change.consent != null && { consent: { categoryPreferences: JSON.parse(change.consent) as Record<string, unknown> } }),
     },
     traits: { [computation.key]: JSON.parse(change.value) as unknown },
   };

@@ -1,15 +1,19 @@
 import type { Message } from '../delivery/payload';
+import { categoryPreferences } from '../rules/consent';
 
 /**
  * What an accepted call changes in the profiles (issue 5, "Profiles"): identify merges traits,
  * track records an event, alias links two ids. Page, screen and group calls change nothing here.
  * A call with both a userId and an anonymousId also links them (the same person, before and after
- * logging in), the way Segment's identity resolution does.
+ * logging in), the way Segment's identity resolution does. Any call with consent preferences also
+ * records them on its profile.
  */
 export type ProfileUpdate =
   | { type: 'identify'; userId?: string; anonymousId?: string; traits: Record<string, unknown> }
   | { type: 'track'; userId?: string; anonymousId?: string; messageId: string; event: string; properties: Record<string, unknown>; timestamp: string }
-  | { type: 'alias'; userId: string; previousId: string };
+  | { type: 'alias'; userId: string; previousId: string }
+  /** Any call carrying `context.consent.categoryPreferences` (issue 30): the profile keeps the newest. */
+  | { type: 'consent'; userId?: string; anonymousId?: string; preferences: Record<string, unknown>; timestamp: string };
 
 const asObject = (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
@@ -27,6 +31,9 @@ export function profileUpdates(messages: Message[]): ProfileUpdate[] {
     } else if (type === 'alias' && userId && message.previousId) {
       updates.push({ type, userId, previousId: message.previousId });
     }
+    // Personas syncs send a profile's audience changes only where its latest preferences allow.
+    const preferences = categoryPreferences(message);
+    if (preferences && (userId || anonymousId)) updates.push({ type: 'consent', userId, anonymousId, preferences, timestamp: message.timestamp });
   }
   return updates;
 }

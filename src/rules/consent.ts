@@ -27,7 +27,7 @@ export function consentAllows(message: Record<string, unknown>, consent: Consent
 }
 
 /** undefined: absent; null: present but not an object; otherwise the preferences. */
-function categoryPreferences(message: Record<string, unknown>): Record<string, unknown> | null | undefined {
+export function categoryPreferences(message: Record<string, unknown>): Record<string, unknown> | null | undefined {
   const context = message.context;
   if (context === null || typeof context !== 'object') return undefined;
   const consent = (context as Record<string, unknown>).consent;

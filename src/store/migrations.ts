@@ -306,6 +306,14 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('destination_filters_destination_id').on('destination_filters').columns(['destination_id', 'created_at']).execute();
     },
   },
+  // Issue 30, Personas syncs respect consent: each profile keeps the consent preferences of the
+  // newest event that carried them (JSON), and that event's timestamp to tell newer from older.
+  '0021_profile_consent': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('profiles').addColumn('consent', 'text').execute();
+      await db.schema.alterTable('profiles').addColumn('consent_at', 'text').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

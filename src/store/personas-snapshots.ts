@@ -46,7 +46,7 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
   const db: Db = base.withTables<PersonasTables>();
   const dialect = dialectOf(db);
   // Pages follow profile ids in byte order on both dialects (PostgreSQL's default collation may not be).
-  const profileId = sql.raw(binaryText(dialect, raw('profile_id')).sql);
+  const profileId = sql.raw(binaryText(dialect, raw('personas_changes.profile_id')).sql);
   const load = (conn: Db, ref: ComputationRef) => conn.selectFrom(COMPUTATION_TABLES[ref.kind]).selectAll().where('id', '=', ref.id).executeTakeFirst();
 
   return {
@@ -100,11 +100,14 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
         const state = await load(trx, ref);
         if (!state) return { status: 'gone' } as const;
         if (state.pending_version !== version) return { status: 'superseded' } as const;
+        // The profile's consent as it is now, not as it was when the version froze: a sync sends
+        // nothing a user has since refused (one merged into another since has no row: no preferences known).
         let query = trx
           .selectFrom('personas_changes')
-          .select(['profile_id', 'user_id', 'value'])
-          .where('computation_id', '=', ref.id)
-          .where('version', '=', version)
+          .leftJoin('profiles', (join) => join.onRef('profiles.source_id', '=', 'personas_changes.source_id').onRef('profiles.profile_id', '=', 'personas_changes.profile_id'))
+          .select(['personas_changes.profile_id', 'personas_changes.user_id', 'personas_changes.value', 'profiles.consent'])
+          .where('personas_changes.computation_id', '=', ref.id)
+          .where('personas_changes.version', '=', version)
           .orderBy(profileId)
           .limit(limit);
         if ('afterProfileId' in from) query = query.where(profileId, '>', from.afterProfileId);
@@ -115,7 +118,7 @@ export function personasSyncStore(base: Kysely<Tables>): PersonasSyncStore {
           sourceId: state.source_id,
           key: state.key,
           computedAt: state.pending_at!,
-          changes: rows.map((r) => ({ profileId: r.profile_id, userId: r.user_id, value: r.value })),
+          changes: rows.map((r) => ({ profileId: r.profile_id, userId: r.user_id, value: r.value, consent: r.consent })),
         } as const;
       });
     },

@@ -12,6 +12,8 @@ export interface Profile {
   /** Other ids that resolve to this profile (aliases, anonymous ids seen with its user id). */
   aliases: string[];
   eventCount: number;
+  /** The consent preferences of the newest event that carried any (issue 30), and its timestamp. */
+  consent: { categoryPreferences: Record<string, unknown>; timestamp: string } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -55,6 +57,8 @@ export interface SyncChange {
   userId: string | null;
   /** JSON text of the value. */
   value: string;
+  /** JSON text of the profile's latest consent preferences as the page is read; null: none known (or the profile is gone). */
+  consent: string | null;
 }
 
 export type PreparedSync =

@@ -23,7 +23,8 @@ function links(updates: ProfileUpdate[]): [string, string][] {
   const out: [string, string][] = [];
   for (const u of updates) {
     if (u.type === 'alias') out.push([u.previousId, u.userId]);
-    else if (u.userId && u.anonymousId && u.userId !== u.anonymousId) out.push([u.anonymousId, u.userId]);
+    // Consent rides on any call type; only identify and track link ids (a page call never did).
+    else if (u.type !== 'consent' && u.userId && u.anonymousId && u.userId !== u.anonymousId) out.push([u.anonymousId, u.userId]);
   }
   return out;
 }
@@ -67,12 +68,14 @@ async function link(db: Db, sourceId: string, from: string, to: string, resolved
       .values({ source_id: sourceId, profile_id: target, user_id: target, traits: '{}', created_at: now, updated_at: now })
       .onConflict((oc) => oc.columns(['source_id', 'profile_id']).doNothing())
       .execute();
-    const old = await db.selectFrom('profiles').select('traits').where('source_id', '=', sourceId).where('profile_id', '=', merged).executeTakeFirst();
+    const old = await db.selectFrom('profiles').select(['traits', 'consent', 'consent_at']).where('source_id', '=', sourceId).where('profile_id', '=', merged).executeTakeFirst();
     if (old) {
-      const kept = await db.selectFrom('profiles').select('traits').where('source_id', '=', sourceId).where('profile_id', '=', target).executeTakeFirstOrThrow();
+      const kept = await db.selectFrom('profiles').select(['traits', 'consent', 'consent_at']).where('source_id', '=', sourceId).where('profile_id', '=', target).executeTakeFirstOrThrow();
+      // One person's newest preferences, whichever id they were given under.
+      const consent = old.consent_at !== null && (kept.consent_at === null || old.consent_at > kept.consent_at) ? { consent: old.consent, consent_at: old.consent_at } : {};
       await db
         .updateTable('profiles')
-        .set({ traits: JSON.stringify(mergePatch(JSON.parse(old.traits), JSON.parse(kept.traits))), updated_at: now })
+        .set({ traits: JSON.stringify(mergePatch(JSON.parse(old.traits), JSON.parse(kept.traits))), ...consent, updated_at: now })
         .where('source_id', '=', sourceId)
         .where('profile_id', '=', target)
         .execute();
@@ -96,12 +99,24 @@ async function link(db: Db, sourceId: string, from: string, to: string, resolved
 
 /** The stored rows of these profiles: what a request's traits merge onto. */
 async function storedProfiles(db: Db, sourceId: string, profileIds: string[]) {
-  const stored = new Map<string, { user_id: string | null; traits: string }>();
+  const stored = new Map<string, { user_id: string | null; traits: string; consent: string | null; consent_at: string | null }>();
   for (const part of chunks(profileIds, ROWS_PER_INSERT)) {
-    const rows = await db.selectFrom('profiles').select(['profile_id', 'user_id', 'traits']).where('source_id', '=', sourceId).where('profile_id', 'in', part).execute();
+    const rows = await db.selectFrom('profiles').select(['profile_id', 'user_id', 'traits', 'consent', 'consent_at']).where('source_id', '=', sourceId).where('profile_id', 'in', part).execute();
     for (const row of rows) stored.set(row.profile_id, row);
   }
   return stored;
+}
+
+type StoredConsent = { consent: string | null; consent_at: string | null };
+
+/**
+ * The preferences a profile keeps: those of the newest event that carried any (by the event's
+ * timestamp, so a late-arriving older event does not undo a newer choice; a tie goes to the later call).
+ */
+function newestConsent(existing: StoredConsent | undefined, incoming: { preferences: Record<string, unknown>; timestamp: string } | undefined): StoredConsent {
+  const kept = { consent: existing?.consent ?? null, consent_at: existing?.consent_at ?? null };
+  if (!incoming || (kept.consent_at !== null && kept.consent_at > incoming.timestamp)) return kept;
+  return { consent: JSON.stringify(incoming.preferences), consent_at: incoming.timestamp };
 }
 
 export function profileStore(base: Kysely<Tables>, erasedIdHashes: ErasedIdHashes): ProfileStore {
@@ -137,21 +152,31 @@ export function profileStore(base: Kysely<Tables>, erasedIdHashes: ErasedIdHashe
         // Identify rows carry traits, track rows make sure the profile exists. Each profile's rows
         // fold in call order onto what is stored (read under the write lock), then one upsert.
         const incoming = new Map<string, { userId: string | null; traits: Record<string, unknown> }[]>();
+        // Each profile's newest consent preferences of the request (a later call wins a tie).
+        const consents = new Map<string, { preferences: Record<string, unknown>; timestamp: string }>();
         for (const u of updates) {
           if (u.type === 'alias') continue;
           const profileId = profileOf(u);
+          if (u.type === 'consent') {
+            const newest = consents.get(profileId);
+            if (!newest || newest.timestamp <= u.timestamp) consents.set(profileId, u);
+            continue;
+          }
           const rows = incoming.get(profileId) ?? [];
           rows.push({ userId: u.userId ? profileOf(u) : null, traits: u.type === 'identify' ? u.traits : {} });
           incoming.set(profileId, rows);
         }
-        const stored = await storedProfiles(trx, sourceId, [...incoming.keys()]);
+        const stored = await storedProfiles(trx, sourceId, [...new Set([...incoming.keys(), ...consents.keys()])]);
+        // Consent alone never makes a profile (only identify and track do): a page call updates one that exists.
+        for (const profileId of consents.keys()) if (!incoming.has(profileId) && stored.has(profileId)) incoming.set(profileId, []);
         const profiles = [...incoming].map(([profileId, rows]) => {
           const existing = stored.get(profileId);
+          const consent = newestConsent(existing, consents.get(profileId));
           // A new profile starts from its first row's traits as sent; every later row is a merge patch.
           const [start, patches] = existing ? [JSON.parse(existing.traits) as unknown, rows] : [rows[0].traits, rows.slice(1)];
           const userId = [existing?.user_id ?? null, ...rows.map((r) => r.userId)].find((id) => id !== null) ?? null;
           const traits = JSON.stringify(patches.reduce<unknown>((merged, row) => mergePatch(merged, row.traits), start));
-          return { source_id: sourceId, profile_id: profileId, user_id: userId, traits, created_at: now, updated_at: now };
+          return { source_id: sourceId, profile_id: profileId, user_id: userId, traits, ...consent, created_at: now, updated_at: now };
         });
         for (const part of chunks(profiles, ROWS_PER_INSERT)) {
           await trx
@@ -161,6 +186,8 @@ export function profileStore(base: Kysely<Tables>, erasedIdHashes: ErasedIdHashe
               oc.columns(['source_id', 'profile_id']).doUpdateSet({
                 traits: sql<string>`excluded.traits`,
                 user_id: sql<string | null>`excluded.user_id`,
+                consent: sql<string | null>`excluded.consent`,
+                consent_at: sql<string | null>`excluded.consent_at`,
                 updated_at: now,
               }),
             )
@@ -198,6 +225,7 @@ export function profileStore(base: Kysely<Tables>, erasedIdHashes: ErasedIdHashe
         traits: JSON.parse(row.traits) as Record<string, unknown>,
         aliases: aliases.map((a) => a.alias_id),
         eventCount: Number(count),
+        consent: row.consent !== null && row.consent_at !== null ? { categoryPreferences: JSON.parse(row.consent) as Record<string, unknown>, timestamp: row.consent_at } : null,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       };

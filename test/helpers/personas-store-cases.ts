@@ -26,7 +26,7 @@ export function describePersonasStore(open: () => Promise<Store>): void {
 
   const now = Date.now();
   let n = 0;
-  const record = (sourceId: string, calls: { type: 'identify' | 'track' | 'alias'; raw: Record<string, unknown> }[]) =>
+  const record = (sourceId: string, calls: { type: 'identify' | 'track' | 'alias' | 'page'; raw: Record<string, unknown> }[]) =>
     store.personas.profiles.record(sourceId, profileUpdates(calls.map((c) => ({ ...c, raw: c.type === 'track' ? { messageId: `m${++n}`, ...c.raw } : c.raw })), now));
 
   async function newSource() {
@@ -160,6 +160,26 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       await record(sourceId, [{ type: 'track', raw: { anonymousId: 'v1', event: 'Landed' } }]);
       await record(sourceId, [{ type: 'identify', raw: { userId: 'w', anonymousId: 'v1', traits: { email: 'w@example.test' } } }]);
       expect(await store.personas.profiles.get(sourceId, 'v1')).toMatchObject({ profileId: 'w', eventCount: 1, aliases: ['v1'] });
+    });
+
+    it("keeps the consent preferences of the newest event that carried any, across requests, call types and a merge (issue 30)", async () => {
+      const sourceId = await newSource();
+      const consent = (categoryPreferences: Record<string, boolean>) => ({ consent: { categoryPreferences } });
+      // A page call alone makes no profile; it updates one that exists.
+      await record(sourceId, [{ type: 'page', raw: { userId: 'c', name: 'Home', timestamp: '2026-03-01T09:00:00Z', context: consent({ ads: true }) } }]);
+      expect(await store.personas.profiles.get(sourceId, 'c')).toBeUndefined();
+      await record(sourceId, [{ type: 'identify', raw: { userId: 'c', traits: {}, timestamp: '2026-03-01T09:05:00Z', context: consent({ ads: false }) } }]);
+      await record(sourceId, [{ type: 'page', raw: { userId: 'c', name: 'Settings', timestamp: '2026-03-01T09:10:00Z', context: consent({ ads: true }) } }]);
+      // Older than what is kept: arriving later changes nothing. In one request the newest wins.
+      await record(sourceId, [
+        { type: 'track', raw: { userId: 'c', event: 'Late', timestamp: '2026-03-01T08:00:00Z', context: consent({}) } },
+        { type: 'track', raw: { userId: 'c', event: 'Later', timestamp: '2026-03-01T09:10:00Z', context: consent({ ads: true, analytics: true }) } },
+      ]);
+      expect((await store.personas.profiles.get(sourceId, 'c'))?.consent).toEqual({ categoryPreferences: { ads: true, analytics: true }, timestamp: '2026-03-01T09:10:00.000Z' });
+      // An anonymous visitor's newer choice survives logging in as c.
+      await record(sourceId, [{ type: 'track', raw: { anonymousId: 'visitor', event: 'Landed', timestamp: '2026-03-01T09:20:00Z', context: consent({ ads: false }) } }]);
+      await record(sourceId, [{ type: 'alias', raw: { userId: 'c', previousId: 'visitor' } }]);
+      expect((await store.personas.profiles.get(sourceId, 'c'))?.consent).toEqual({ categoryPreferences: { ads: false }, timestamp: '2026-03-01T09:20:00.000Z' });
     });
 
     it('a re-sent track call (same messageId) is recorded once', async () => {

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { ConsentSettings } from '../../src/rules/consent';
+import { createDefinition, expectMessages, messagesOf, NEVER, syncNow } from '../helpers/personas';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, decodedWorkflowHistoryText, deliveryResult, send, startSystem, type TestSystem } from '../helpers/system';
 
@@ -242,5 +243,105 @@ describe('destination filters at ingest', () => {
       (v) => v.received === 2000,
     );
     expect(second.filtered.sampled).toBe(2 * first.filtered.sampled);
+  });
+});
+
+describe('Personas syncs respect consent', () => {
+  const advertising: ConsentSettings = { categories: ['advertising'], whenAbsent: 'deliver' };
+  const analyticsFailClosed: ConsentSettings = { categories: ['analytics'], whenAbsent: 'drop' };
+  const open: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
+  const anHourAgo = Date.now() - 60 * 60_000;
+  const at = (minutes: number) => new Date(anHourAgo + minutes * 60_000).toISOString();
+  const consent = (categoryPreferences: Record<string, boolean>) => ({ consent: { categoryPreferences } });
+
+  it("sends an audience's identify only where the profile's newest preferences grant the categories; delete notifications go everywhere", async () => {
+    const { source, writeKey, destinations } = await sourceWith([advertising, analyticsFailClosed, open]);
+    const [ads, analytics, everyone] = destinations;
+    const batch = [
+      { type: 'identify', userId: 'p-granted', traits: { plan: 'Premium' }, timestamp: at(0), context: consent({ advertising: true, analytics: true }) },
+      { type: 'identify', userId: 'p-refused', traits: { plan: 'Premium' }, timestamp: at(0), context: consent({ advertising: false, analytics: true }) },
+      { type: 'identify', userId: 'p-unknown', traits: { plan: 'Premium' }, timestamp: at(0) },
+      // Refused first, granted by a newer page call; an older event arriving last changes nothing.
+      { type: 'identify', userId: 'p-changed', traits: { plan: 'Premium' }, timestamp: at(1), context: consent({ advertising: false }) },
+      { type: 'page', userId: 'p-changed', name: 'Settings', timestamp: at(2), context: consent({ advertising: true, analytics: true }) },
+      { type: 'track', userId: 'p-changed', event: 'Old', timestamp: at(-30), context: consent({}) },
+    ];
+    const reply = await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: { batch } });
+    expect(reply.statusCode).toBe(200);
+    expect((await system.store.personas.profiles.get(source.id, 'p-changed'))?.consent).toEqual({ categoryPreferences: { advertising: true, analytics: true }, timestamp: at(2) });
+
+    const audience = await createDefinition(system.app, source.id, 'audiences', { name: 'Premium Consented', definition: { trait: 'plan', op: 'eq', value: 'Premium' }, schedule: NEVER, paused: true });
+    expect(await syncNow(system.app, system.client, 'audiences', audience.id)).toMatchObject({ status: 'committed', changes: 4, started: 4 });
+    const usersAt = async (hook: Receiver, count: number) => (await expectMessages(hook, audience.id, count)).map((m) => m.body.userId).sort();
+    expect(await usersAt(everyone.hook, 4)).toEqual(['p-changed', 'p-granted', 'p-refused', 'p-unknown']);
+    expect(await usersAt(ads.hook, 3)).toEqual(['p-changed', 'p-granted', 'p-unknown']);
+    expect(await usersAt(analytics.hook, 3)).toEqual(['p-changed', 'p-granted', 'p-refused']);
+    // The preferences the decision read ride along, as on every other event.
+    const granted = messagesOf(ads.hook, audience.id).find((m) => m.body.userId === 'p-granted')!;
+    expect(granted.body.context).toMatchObject({ consent: { categoryPreferences: { advertising: true, analytics: true } } });
+
+    // A DELETE regulation's notifications are never filtered: the refusing and the unknown user's reach every destination.
+    const regulation = await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: auth, payload: { regulationType: 'DELETE_ONLY', subjectType: 'USER_ID', subjectIds: ['p-refused', 'p-unknown'] } });
+    expect(regulation.statusCode).toBe(201);
+    const deletesAt = (hook: Receiver) =>
+      hook.requests
+        .map((r) => JSON.parse(r.body) as { type: string; userId: string })
+        .filter((m) => m.type === 'delete')
+        .map((m) => m.userId)
+        .sort();
+    for (const { hook } of destinations) {
+      expect(await eventually(async () => deletesAt(hook), (users) => users.length === 2, 20_000)).toEqual(['p-refused', 'p-unknown']);
+    }
+  });
+});
+
+describe("redelivery re-applies today's rules", () => {
+  const open: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
+  const redeliver = (sourceId: string, messageId: string) => system.app.inject({ method: 'POST', url: `/admin/sources/${sourceId}/deliveries/${messageId}/redeliver`, headers: auth });
+  const patchConsent = async (destinationId: string, consent: ConsentSettings) => {
+    const reply = await system.app.inject({ method: 'PATCH', url: `/admin/destinations/${destinationId}`, headers: auth, payload: { consent } });
+    expect(reply.statusCode).toBe(200);
+  };
+  const lastBody = (hook: Receiver) => JSON.parse(hook.requests.at(-1)!.body) as { properties: Record<string, unknown> };
+
+  it("sends each destination the body it got, through today's filters, consent and suppression, and nothing to a destination added since", async () => {
+    const { source, writeKey, destinations } = await sourceWith([open, open]);
+    const [a, b] = destinations;
+    await addFilter(b.id, { title: 'No emails', enabled: true, if: 'all', actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'] } }] });
+    const email = 'redelivered@example.com';
+    await send(system.app, writeKey, 'track', { userId: 'r-user', event: 'Signed Up', messageId: 'redelivered', properties: { plan: 'pro', email }, context: { consent: { categoryPreferences: { advertising: true } } } });
+    expect(await deliveryResult(system.client, source.id, 'redelivered')).toMatchObject({ ok: true });
+    expect(lastBody(a.hook).properties).toEqual({ plan: 'pro', email });
+    expect(lastBody(b.hook).properties).toEqual({ plan: 'pro' });
+
+    // Since then: a filter on A, consent B's user granted, and a new destination C.
+    await addFilter(a.id, { title: 'No plans', enabled: true, if: 'all', actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['plan'] } }] });
+    await patchConsent(b.id, { categories: ['advertising'], whenAbsent: 'drop' });
+    const late = await receiver();
+    const added = await system.app.inject({ method: 'POST', url: `/admin/sources/${source.id}/destinations`, headers: auth, payload: { enabled: true, webhooks: [{ url: late.url }] } });
+    expect(added.statusCode).toBe(201);
+
+    expect((await redeliver(source.id, 'redelivered')).statusCode).toBe(202);
+    expect(await deliveryResult(system.client, source.id, 'redelivered')).toMatchObject({ ok: true });
+    expect(a.hook.requests).toHaveLength(2);
+    expect(lastBody(a.hook).properties).toEqual({ email });
+    // B's body as it was sent to B: the email its filter dropped never comes back.
+    expect(b.hook.requests).toHaveLength(2);
+    expect(lastBody(b.hook).properties).toEqual({ plan: 'pro' });
+    expect(late.requests).toHaveLength(0);
+
+    // B now needs a category the user did not grant: only A gets it again.
+    await patchConsent(b.id, { categories: ['analytics'], whenAbsent: 'deliver' });
+    expect((await redeliver(source.id, 'redelivered')).statusCode).toBe(202);
+    expect(await deliveryResult(system.client, source.id, 'redelivered')).toMatchObject({ ok: true });
+    expect([a.hook.requests.length, b.hook.requests.length, late.requests.length]).toEqual([3, 2, 0]);
+
+    // The user suppressed since: no destination gets it, and the API says why.
+    const suppress = await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: auth, payload: { regulationType: 'SUPPRESS_ONLY', subjectType: 'USER_ID', subjectIds: ['r-user'] } });
+    expect(suppress.statusCode).toBe(201);
+    const refused = await redeliver(source.id, 'redelivered');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toContain("today's consent, suppression or destination filters deliver message redelivered to none of the destinations it went to");
+    expect([a.hook.requests.length, b.hook.requests.length, late.requests.length]).toEqual([3, 2, 0]);
   });
 });

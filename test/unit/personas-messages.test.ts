@@ -57,6 +57,15 @@ describe('the identify call a sync sends (seed, Personas rules 1-2)', () => {
     expect(message.userId).toBeUndefined();
   });
 
+  it("carries the profile's latest consent preferences as context.consent, and none when none are known (issue 30)", () => {
+    const known = toPersonasIdentify(undefined, computation, { profileId: 'ada', userId: 'ada', value: 'true', consent: '{"advertising":false,"analytics":true}' });
+    expect(known.context).toEqual({
+      personas: { computation_class: 'audience', computation_id: 'aud_1', computation_key: 'first_time_shopper' },
+      consent: { categoryPreferences: { advertising: false, analytics: true } },
+    });
+    expect(toPersonasIdentify(undefined, computation, { profileId: 'ada', userId: 'ada', value: 'true', consent: null }).context).not.toHaveProperty('consent');
+  });
+
   it('builds the same bytes when a rerun builds it again', () => {
     const change = { profileId: 'ada', userId: 'ada', value: '{"a":[1,2]}' };
     expect(JSON.stringify(messageBody(toPersonasIdentify(undefined, computation, change)))).toBe(JSON.stringify(messageBody(toPersonasIdentify(undefined, computation, change))));

@@ -41,6 +41,23 @@ describe('what an accepted call changes in the profiles', () => {
     expect((other as { messageId: string }).messageId).not.toBe((first as { messageId: string }).messageId);
   });
 
+  it('records the consent preferences any call carries, with its corrected timestamp; none for malformed or absent ones (issue 30)', () => {
+    const preferences = { advertising: true, analytics: false };
+    const updates = profileUpdates(
+      [
+        { type: 'page', raw: { userId: 'u1', name: 'Home', timestamp: '2026-03-01T09:00:00Z', context: { consent: { categoryPreferences: preferences } } } },
+        { type: 'track', raw: { anonymousId: 'a1', event: 'E', messageId: 'm', timestamp: '2026-03-01T09:01:00Z', context: { consent: { categoryPreferences: {} } } } },
+        { type: 'screen', raw: { userId: 'u2', name: 'S', context: { consent: { categoryPreferences: 'yes' } } } },
+        { type: 'group', raw: { userId: 'u3', groupId: 'g', context: { consent: {} } } },
+      ],
+      received,
+    );
+    expect(updates.filter((u) => u.type === 'consent')).toEqual([
+      { type: 'consent', userId: 'u1', anonymousId: undefined, preferences, timestamp: '2026-03-01T09:00:00.000Z' },
+      { type: 'consent', userId: undefined, anonymousId: 'a1', preferences: {}, timestamp: '2026-03-01T09:01:00.000Z' },
+    ]);
+  });
+
   it('reads missing or non-object traits and properties as empty', () => {
     expect(profileUpdates([{ type: 'identify', raw: { userId: 'u', traits: ['x'] } }], received)).toEqual([{ type: 'identify', userId: 'u', anonymousId: undefined, traits: {} }]);
     expect(profileUpdates([{ type: 'track', raw: { anonymousId: 'a', event: 'E', messageId: 'm' } }], received)[0]).toMatchObject({ properties: {}, timestamp: '2026-03-01T10:00:10.000Z' });

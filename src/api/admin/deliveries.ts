@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DeliveryPolicy } from '../../delivery/types';
-import { deliveryPlanner, outgoingAgain } from '../../messages/plan-deliveries';
+import { destinationRulesReader } from '../../messages/destination-rules';
+import { redeliveryPlanner } from '../../messages/redelivery-plan';
 import { openForReader } from '../../privacy/open-sealed';
 import { ERASED_BODY, UNREADABLE_BODY } from '../../privacy/sealed-body';
 import type { Deliveries, DeliveryHistory, DeliveryStatusName } from '../../ports';
@@ -93,6 +94,13 @@ const security = [{ adminToken: [] }];
 
 const conflict = (message: string) => new ApiError(409, 'conflict', message);
 
+const notRedelivered = (status: 'no_destinations' | 'stopped' | 'erased', messageId: string, sourceId: string) =>
+  ({
+    no_destinations: `none of the destinations of source ${sourceId} that message ${messageId} went to is enabled now`,
+    stopped: `today's consent, suppression or destination filters deliver message ${messageId} to none of the destinations it went to`,
+    erased: `message ${messageId} can no longer be read: its user was erased`,
+  })[status];
+
 async function detailView(dataKeys: Store['dataKeys'], { input, row, destinations }: DeliveryHistory) {
   const message = input.sealedMessage ? await openForReader(dataKeys, input.messageId, input.sealedMessage) : (input.message ?? {});
   // A sealed input names no user: the row shows the userId of the opened body, none once erased.
@@ -103,7 +111,7 @@ async function detailView(dataKeys: Store['dataKeys'], { input, row, destination
 
 /** Deliveries: find any, read its attempts, send it again (issue 14). Read from Temporal through the Deliveries port. */
 export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy }> = async (app, { store, deliveries, policy }) => {
-  const planDeliveries = deliveryPlanner(store.destinations, policy);
+  const planRedelivery = redeliveryPlanner(store, policy, destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message)));
 
   app.get(
     '/deliveries',
@@ -146,10 +154,10 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       if (!found) throw notFound(`delivery of message ${messageId} from source ${sourceId}`);
       if (found.row.closedAt === undefined) throw conflict(`the delivery of message ${messageId} is still under way; redeliver it once it has ended`);
       const { input } = found;
-      // The body as first accepted; destinations and policy as they are now (the one place inputs are made).
-      const plan = await planDeliveries(sourceId, [outgoingAgain(input)]);
-      if (plan.status === 'no_destinations') throw conflict(`source ${sourceId} has no enabled destination to deliver to`);
-      const started = await deliveries.redeliver({ ...plan.inputs[0], redelivery: { requestedAt: new Date().toISOString(), previousRunId: found.row.runId } });
+      // The bodies as first sent, to the destinations it went to, through today's rules (issue 30).
+      const plan = await planRedelivery(sourceId, input);
+      if (plan.status !== 'planned') throw conflict(notRedelivered(plan.status, messageId, sourceId));
+      const started = await deliveries.redeliver({ ...plan.input, redelivery: { requestedAt: new Date().toISOString(), previousRunId: found.row.runId } });
       if (started === 'running') throw conflict(`the delivery of message ${messageId} is still under way; redeliver it once it has ended`);
       return reply.code(202).send({ messageId, ...started });
     },
