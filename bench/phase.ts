@@ -16,9 +16,10 @@ import type { BenchStack, Receipt } from './system';
  * The things measured side by side: two references, Temporal's floor for a delivery, and Switchyard;
  * `plain` is Switchyard with PAYLOAD_ENCRYPTION=off, beside it in the same run for the codec's cost;
  * `limited` is Switchyard's own processes sending to a destination with a rate limit that never binds,
- * for the shared limiter's cost.
+ * for the shared limiter's cost; `governed` is them sending messages with consent preferences to a
+ * destination with consent categories and 10 destination filters that let them through (issue 30).
  */
-export const SYSTEMS = ['raw', 'bare', 'floor', 'switchyard', 'plain', 'limited'] as const;
+export const SYSTEMS = ['raw', 'bare', 'floor', 'switchyard', 'plain', 'limited', 'governed'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 /** What a run measures unless --systems says otherwise. */
 export const DEFAULT_SYSTEMS: readonly SystemName[] = ['raw', 'bare', 'floor', 'switchyard'];
@@ -30,7 +31,11 @@ export const SYSTEM_TITLES: Record<SystemName, string> = {
   switchyard: 'Switchyard (API → workflow → webhook)',
   plain: 'Switchyard without payload encryption',
   limited: 'Switchyard to a rate-limited destination',
+  governed: 'Switchyard with consent and 10 destination filters',
 };
+
+/** What analytics-next's consent wrapper stamps on an event: every category the governed destination needs, granted. */
+const GRANTED = { categoryPreferences: { analytics: true, advertising: true, functional: true } };
 
 export interface Load {
   messages: number;
@@ -132,25 +137,34 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   const basic = (writeKey: string) => `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`;
   const authorization = basic(stack.switchyard.writeKey);
   const limitedAuthorization = basic(stack.limited.writeKey);
+  const governedAuthorization = basic(stack.governed.writeKey);
   let phaseNumber = 0;
   /** The source a delivery system's workflow ids carry. */
   const sourceIdOf = (system: SystemName) =>
-    system === 'floor' ? stack.floor.sourceId : system === 'limited' ? stack.limited.sourceId : system === 'plain' ? stack.plain!.sourceId : stack.switchyard.sourceId;
+    system === 'floor'
+      ? stack.floor.sourceId
+      : system === 'limited'
+        ? stack.limited.sourceId
+        : system === 'governed'
+          ? stack.governed.sourceId
+          : system === 'plain'
+            ? stack.plain!.sourceId
+            : stack.switchyard.sourceId;
 
-  const track = (messageId: string, i: number) => ({
+  const track = (messageId: string, i: number, consent?: typeof GRANTED) => ({
     type: 'track',
     messageId,
     userId: `user-${i % 997}`,
     event: 'Order Completed',
     properties: { orderId: `order-${i}`, total: 42.5, currency: 'EUR', items: 3 },
-    context: { library: { name: 'switchyard-bench', version: '1' } },
+    context: { library: { name: 'switchyard-bench', version: '1' }, ...(consent && { consent }) },
     timestamp: new Date().toISOString(),
   });
 
   /** One /v1/batch of `ids`; resolves when every message of it is acknowledged, with the retries it needed. */
-  async function postBatch(pool: Pool, ids: string[], first: number, single: boolean, auth = authorization): Promise<number> {
+  async function postBatch(pool: Pool, ids: string[], first: number, single: boolean, auth = authorization, consent?: typeof GRANTED): Promise<number> {
     const sentAt = new Date().toISOString();
-    const body = JSON.stringify(single ? { ...track(ids[0], first), sentAt } : { batch: ids.map((id, k) => track(id, first + k)), sentAt });
+    const body = JSON.stringify(single ? { ...track(ids[0], first, consent), sentAt } : { batch: ids.map((id, k) => track(id, first + k, consent)), sentAt });
     const path = single ? '/v1/track' : '/v1/batch';
     // A Segment client retries 429/5xx; bounded here so a broken API ends the bench instead of looping.
     for (let attempt = 0; ; attempt++) {
@@ -166,6 +180,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   const senders: Record<SystemName, (ids: string[], first: number, fanout: number, single: boolean) => Promise<number>> = {
     switchyard: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single),
     limited: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, limitedAuthorization),
+    governed: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, governedAuthorization, GRANTED),
     floor: (ids, first, _fanout, single) => postBatch(floorPools[nextFloorApi++ % floorPools.length], ids, first, single),
     plain(ids, first, _fanout, single) {
       if (!plainPool) throw new Error('the stack was started without the plain system');
@@ -220,7 +235,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
     const queue = system === 'bare' ? stack.bare.taskQueue : system === 'floor' ? stack.floor.taskQueue : system === 'plain' ? stack.plain!.taskQueue : stack.switchyard.taskQueue;
     // The measured source only: in --noisy another source's backlog runs on the same queue for the whole run, and `limited` shares it.
-    const scope = system === 'switchyard' || system === 'limited' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
+    const scope = system === 'switchyard' || system === 'limited' || system === 'governed' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
     const count = async (status: string) => (await stack.client.workflow.count(`${scope} AND ExecutionStatus = "${status}"`)).count;
     const closedOtherwise = (await stack.client.workflow.count(`${scope} AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
     return { running: await count('Running'), notCompleted: closedOtherwise };

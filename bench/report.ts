@@ -44,6 +44,8 @@ export interface Ratio {
   encryption: { worker: number | null; api: number | null; total: number | null } | null;
   /** What a rate limit that never binds adds to CPU per message, `limited` over Switchyard, when both ran. */
   rateLimit: { worker: number | null; api: number | null; total: number | null } | null;
+  /** What consent and 10 destination filters add to CPU per message, `governed` over Switchyard, when both ran. */
+  dataControl: { worker: number | null; api: number | null; total: number | null } | null;
 }
 
 /** Metered process names of each system's own worker and API (bench/system.ts names them). */
@@ -54,6 +56,7 @@ export const OWN_ROLES: Record<SystemName, { worker?: string; api?: string }> = 
   switchyard: { worker: 'worker', api: 'api' },
   plain: { worker: 'plainWorker', api: 'plainApi' },
   limited: { worker: 'worker', api: 'api' },
+  governed: { worker: 'worker', api: 'api' },
 };
 /** A role's CPU per 1,000 messages in one run: `worker`, or `worker-1` + `worker-2` … with --workers. */
 function roleCpu(result: PhaseResult, role: string): number | undefined {
@@ -63,7 +66,7 @@ function roleCpu(result: PhaseResult, role: string): number | undefined {
 
 const median = (values: number[]) => spread(values).median;
 /** Systems that are Switchyard's own API and worker (in some configuration). */
-const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'limited';
+const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'limited' || system === 'governed';
 
 /** What `on` adds to `off`'s CPU per message: its own worker, its own API and every process (0.03 = 3 % more). */
 function addedCost(on: Summary, off: Summary): { worker: number | null; api: number | null; total: number | null } {
@@ -127,7 +130,7 @@ export function ratios(summaries: Summary[]): Ratio[] {
   const sizes = [...new Set(summaries.map((s) => s.messages))];
   return sizes.map((messages) => {
     const of = (system: SystemName) => summaries.find((s) => s.messages === messages && s.system === system);
-    const [raw, bare, floor, sy, plain, limited] = [of('raw'), of('bare'), of('floor'), of('switchyard'), of('plain'), of('limited')];
+    const [raw, bare, floor, sy, plain, limited, governed] = [of('raw'), of('bare'), of('floor'), of('switchyard'), of('plain'), of('limited'), of('governed')];
     const ratio = (a?: number, b?: number) => (a !== undefined && b ? round(a / b, 3) : null);
     return {
       messages,
@@ -141,6 +144,7 @@ export function ratios(summaries: Summary[]): Ratio[] {
       plainCpuVsFloor: ratio(plain?.cpuSecondsPer1000, floor?.cpuSecondsPer1000),
       encryption: sy && plain ? addedCost(sy, plain) : null,
       rateLimit: sy && limited ? addedCost(limited, sy) : null,
+      dataControl: sy && governed ? addedCost(governed, sy) : null,
     };
   });
 }
@@ -188,7 +192,12 @@ export function rateLimitTable(summaries: Summary[], ratioRows: Ratio[]): string
   return onOffTable(summaries, ratioRows, 'rateLimit', 'limited', 'switchyard');
 }
 
-function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit', onSystem: SystemName, offSystem: SystemName): string {
+/** Consent and 10 destination filters at ingest: `governed` beside Switchyard; empty when `governed` did not run. */
+export function dataControlTable(summaries: Summary[], ratioRows: Ratio[]): string {
+  return onOffTable(summaries, ratioRows, 'dataControl', 'governed', 'switchyard');
+}
+
+function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit' | 'dataControl', onSystem: SystemName, offSystem: SystemName): string {
   const rows = ratioRows.filter((r) => r[key]);
   if (rows.length === 0) return '';
   const lines = [
@@ -232,7 +241,7 @@ function mapDefined<T extends object, V>(object: T, f: (value: NonNullable<T[key
   })) as { [K in keyof T]?: V };
 }
 
-const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', switchyard: '#f59e0b', plain: '#a855f7', limited: '#ef4444' };
+const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', switchyard: '#f59e0b', plain: '#a855f7', limited: '#ef4444', governed: '#0ea5e9' };
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A grouped bar chart on a log scale, one group per N, min–max whiskers over the repeats. */

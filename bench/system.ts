@@ -14,6 +14,7 @@ import { freePort } from '../test/helpers/ports';
 import { createTestDatabase } from '../test/helpers/postgres';
 import { startRealTemporal, type RealTemporal } from '../test/helpers/real-temporal';
 import { ROOT, stopProcess, waitFor, waitForPoller } from '../test/helpers/processes';
+import { GOVERNED_CONSENT, GOVERNED_FILTERS } from './governed-destination';
 
 /** Where a delivered message (or a bare no-op) was seen, and when (ms, sub-ms resolution). */
 export type Receipt = [messageId: string, at: number];
@@ -36,6 +37,8 @@ export interface BenchStack {
   floor: { apiUrls: string[]; taskQueue: string; sourceId: string };
   /** Another source on Switchyard's own processes whose destination has a rate limit that never binds (the `limited` system). */
   limited: { writeKey: string; sourceId: string };
+  /** Another source on Switchyard's own processes whose destination has consent categories and 10 filters (the `governed` system). */
+  governed: { writeKey: string; sourceId: string };
   /** Process ids by role, for CPU and memory accounting. */
   pids: Record<string, number>;
   /** Roles metered as a process tree (PostgreSQL's postmaster and its backends), not one process. */
@@ -385,6 +388,11 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     const limited = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench rate-limited' });
     await admin(`/admin/sources/${limited.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', maxRequestsPerSecond: MAX_REQUESTS_PER_SECOND_LIMIT, webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
 
+    // Issue 30's rules at ingest, priced: consent categories and 10 filters, none of which stops a bench message.
+    const governed = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench governed' });
+    const governedDestination = await admin<{ id: string }>(`/admin/sources/${governed.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', consent: GOVERNED_CONSENT, webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
+    for (const filter of GOVERNED_FILTERS) await admin(`/admin/destinations/${governedDestination.id}/filters`, filter);
+
     let plainSource: { id: string; writeKey: string } | undefined;
     if (plain) {
       plainSource = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench plain' }, plain.apiUrl);
@@ -400,6 +408,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       bare: { taskQueue: bareEnv.TEMPORAL_TASK_QUEUE },
       plain: plain && plainSource && { ...plain, writeKey: plainSource.writeKey, sourceId: plainSource.id },
       limited: { writeKey: limited.writeKey, sourceId: limited.id },
+      governed: { writeKey: governed.writeKey, sourceId: governed.id },
       floor: { apiUrls: floorUrls, taskQueue: floorEnv.TEMPORAL_TASK_QUEUE, sourceId: FLOOR_SOURCE_ID },
       pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])), ...realPids },
       // The dev server runs under scripts/temporal-dev.sh's bash; PostgreSQL forks a backend per connection.
