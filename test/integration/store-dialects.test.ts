@@ -531,7 +531,9 @@ describe.each([
       const refused = slots.filter((s) => !s.reserved);
       for (const s of refused) {
         expect(s.slotMs).toBe(taken[0].slotMs + taken.length * 200);
-        expect(s.waitMs).toBeGreaterThan(1_500);
+        // Refused at one now, answered from the next statement's: the slot was past the hold when
+        // refused, and the wait counts from the read, up to `elapsed` later (a loaded box saw 1,476).
+        expect(s.waitMs).toBeGreaterThan(1_500 - elapsed);
       }
       // At send time: one request per interval, whoever asks.
       expect(await store.flowControl.claimSend(d.id, 200)).toBe(0);
