@@ -17,15 +17,7 @@ import { EncryptionCodec } from '../src/privacy/payload-codec';
 import { bodySealer } from '../src/messages/seal-bodies';
 import { openBody, sealBody } from '../src/privacy/sealed-body';
 import { openStore } from '../src/store';
-
-/** CPU µs per call of `step`, after a warm-up of a tenth as many (JIT). */
-async function cpuMicros(iterations: number, step: () => unknown): Promise<number> {
-  for (let i = 0; i < iterations / 10; i++) await step();
-  const before = process.cpuUsage();
-  for (let i = 0; i < iterations; i++) await step();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / iterations;
-}
+import { cpuMicros } from './cpu-micros';
 
 async function main(): Promise<void> {
   const at = process.argv.indexOf('--iterations');

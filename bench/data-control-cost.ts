@@ -20,16 +20,8 @@ import { loadKeyring } from '../src/privacy/load-keyring';
 import { decideDelivery } from '../src/rules/delivery-decision';
 import { compileFilter, type CompiledFilter, type FilterSettings } from '../src/rules/destination-filters';
 import { openStore } from '../src/store';
+import { cpuMicros } from './cpu-micros';
 import { GOVERNED_CONSENT, GOVERNED_FILTERS } from './governed-destination';
-
-/** CPU µs per call of `step`, after a warm-up of a tenth as many (JIT). */
-async function cpuMicros(iterations: number, step: () => unknown): Promise<number> {
-  for (let i = 0; i < iterations / 10; i++) await step();
-  const before = process.cpuUsage();
-  for (let i = 0; i < iterations; i++) await step();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / iterations;
-}
 
 /** The bench's message (bench/phase.ts) as the API accepted it, with or without consent preferences. */
 const message = (i: number, consent: boolean) => ({
