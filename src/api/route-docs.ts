@@ -1,6 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { sourceSettings } from './source-settings';
 import { VERSION } from '../version';
+import { routeAccess } from './access/route-access';
 
 /**
  * The prose of the API reference (/docs): per operation a summary and one example request and
@@ -258,7 +259,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 /** What each error status means on this API; every error body is `{ code, message }`. */
 export const ERROR_MEANINGS: Record<string, string> = {
   '400': 'Invalid request: `code` is invalid_request (or invalid_json) and `message` names the field and the rule broken',
-  '401': 'Missing or wrong credentials: the write key (Basic, ingestion) or the admin token (Bearer, admin)',
+  '401': 'Missing or wrong credentials: the write key (Basic, ingestion) or the admin token (Bearer, admin: unknown, revoked or expired)',
+  '403': "The admin token lacks the route's scope",
   '404': 'No such record (or not under this source)',
   '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken)',
   '429': 'Rate limit of the write key exceeded: retry after the Retry-After header',
@@ -270,6 +272,7 @@ function tagOf(url: string): string {
   if (url.startsWith('/v1/')) return 'Ingestion';
   if (url.startsWith('/codec')) return 'Codec server';
   if (url === '/health' || url === '/admin/status') return 'Health';
+  if (url.startsWith('/admin/tokens') || url.startsWith('/admin/audit')) return 'Admin: access';
   if (url.includes('audiences') || url.includes('computed-traits')) return 'Admin: Personas';
   if (url.includes('deliver')) return 'Admin: deliveries';
   if (url.includes('regulations')) return 'Admin: regulations';
@@ -292,11 +295,14 @@ export function documentRoutes(app: FastifyInstance): void {
         const meaning = ERROR_MEANINGS[status];
         if (meaning && !reply.description) responses[status] = { ...reply, description: meaning };
       }
+      const access = routeAccess(method, route.url);
+      if (access && !responses['403']) responses['403'] = { ...(responses['401'] ?? {}), description: ERROR_MEANINGS['403'] };
       const success = Object.keys(responses).find((status) => status.startsWith('2'));
       if (doc?.response !== undefined && success) responses[success] = withExample(responses[success], doc.response) as Record<string, unknown>;
       route.schema = {
         ...schema,
         summary: schema.summary ?? doc?.summary,
+        ...(access && { description: [schema.description, `Scope: \`${access.scope}\`.`].filter(Boolean).join(' '), security: [{ adminToken: [access.scope] }] }),
         tags: [tagOf(route.url)],
         ...(doc?.request !== undefined && schema.body ? { body: withExample(schema.body, doc.request) } : {}),
         response: responses,
