@@ -8,8 +8,11 @@ import { dialectOf } from './dialect';
  */
 const WRITE_LOCK_KEY = 0x7377_6974_6368n;
 
-/** The handles of write transactions under way: a store write called with one runs inside it rather than opening another. */
-const OPEN = new WeakSet<Kysely<any>>();
+/**
+ * The query executors of write transactions under way: a store write handed one (or a handle made
+ * from it by withTables, which keeps the executor) runs inside it rather than opening another.
+ */
+const OPEN = new WeakSet<object>();
 
 /**
  * A transaction that reads and then writes, with every other such transaction waiting its turn.
@@ -21,17 +24,17 @@ const OPEN = new WeakSet<Kysely<any>>();
  */
 export async function writeTransaction<DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   // Already inside one (a change and its audit row, issue 32): the work joins it.
-  if (OPEN.has(db)) return work(db);
+  if (OPEN.has(db.getExecutor())) return work(db);
   if (dialectOf(db) === 'postgres') {
     return db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${WRITE_LOCK_KEY.toString()}::bigint)`.execute(trx);
-      OPEN.add(trx);
+      OPEN.add(trx.getExecutor());
       return work(trx);
     });
   }
   return db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection);
-    OPEN.add(connection);
+    OPEN.add(connection.getExecutor());
     try {
       const result = await work(connection);
       await sql`commit`.execute(connection);

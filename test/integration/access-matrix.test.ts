@@ -1,7 +1,8 @@
 import { SCOPES, type Scope } from '../../src/access/scopes';
 import { guardedRoutes, type GuardedRoute } from '../../src/api/access/declared-access';
 import { ROUTE_ACCESS } from '../../src/api/access/route-access';
-import { ADMIN_TOKEN, startSystem, type TestSystem } from '../helpers/system';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
  * Issue 32: every admin, codec and portal-settings route against a token of each scope, on the real
@@ -10,17 +11,22 @@ import { ADMIN_TOKEN, startSystem, type TestSystem } from '../helpers/system';
  * scope gets 403, no token 401. The bodies are empty and the ids made up, so nothing is changed.
  */
 let system: TestSystem;
+let receiver: Receiver;
 const tokens = {} as Record<Scope, string>;
 
 beforeAll(async () => {
   system = await startSystem();
+  receiver = await startReceiver();
   for (const scope of SCOPES) {
     const created = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: `matrix ${scope}`, scopes: [scope] } });
     expect(created.statusCode).toBe(201);
     tokens[scope] = (created.json() as { token: string }).token;
   }
 });
-afterAll(() => system.close());
+afterAll(async () => {
+  await system.close();
+  await receiver.close();
+});
 
 const PARAMS: Record<string, string> = {
   id: 'dst_00000000000000000000000000000000',
@@ -64,4 +70,19 @@ it('answers each route to a token of its scope only: 403 to every other scope, 4
     if ([401, 403].includes(bootstrap.statusCode)) wrong.push(`${route.method} ${route.url} with ADMIN_TOKEN: ${bootstrap.statusCode}`);
   }
   expect(wrong).toEqual([]);
+});
+
+it("shows a read token a delivery's metadata without its body, which payloads:read adds", async () => {
+  const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+  await send(system.app, writeKey, 'track', { userId: 'u-matrix', event: 'Body Only For Payloads', messageId: 'msg-body', properties: { plan: 'secret-plan' } });
+  expect(await deliveryResult(system.client, source.id, 'msg-body')).toMatchObject({ ok: true });
+  const url = `/admin/sources/${source.id}/deliveries/msg-body`;
+  const asRead = await system.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${tokens.read}` } });
+  expect(asRead.statusCode).toBe(200);
+  expect(asRead.json()).toMatchObject({ messageId: 'msg-body', status: 'delivered' });
+  expect(asRead.json()).not.toHaveProperty('message');
+  expect(asRead.body).not.toContain('secret-plan');
+  const both = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'reader of bodies', scopes: ['read', 'payloads:read'] } });
+  const asPayloads = await system.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${(both.json() as { token: string }).token}` } });
+  expect(asPayloads.json()).toMatchObject({ message: { event: 'Body Only For Payloads', properties: { plan: 'secret-plan' } } });
 });
