@@ -23,6 +23,7 @@ const SOURCE_ID = 'src_6f1c2a9e4b7d4e0f8a3b5c7d9e1f2a4b';
 const DESTINATION_ID = 'dst_0a1b2c3d4e5f40718293a4b5c6d7e8f9';
 const AUDIENCE_ID = 'aud_5e6f7a8b9c0d41e2f3a4b5c6d7e8f9a0';
 const TRAIT_ID = 'ctr_7b8c9d0e1f2a43b4c5d6e7f8a9b0c1d2';
+const TOKEN_ID = 'tok_2a3b4c5d6e7f48a9b0c1d2e3f4a5b6c7';
 const AT = '2026-05-04T09:30:00.000Z';
 const LATER = '2026-05-04T09:45:00.000Z';
 
@@ -249,6 +250,26 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   },
   'GET /admin/sources/:sourceId/computed-traits': { summary: "List a source's computed traits", response: { computedTraits: [trait] } },
   ...itemRoutes('computed-traits', traitDocs),
+
+  'POST /admin/tokens': {
+    summary: 'Create an admin token with some of the calling token\'s scopes; the token is shown in this reply only',
+    request: { name: 'Support desk', scopes: ['read'], expiresAt: '2027-05-04T00:00:00.000Z' },
+    response: { id: TOKEN_ID, name: 'Support desk', scopes: ['read'], expiresAt: '2027-05-04T00:00:00.000Z', token: 'swy_3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+  },
+  'GET /admin/tokens': {
+    summary: 'List admin tokens (never the tokens themselves), with when each was last used',
+    response: { tokens: [{ id: TOKEN_ID, name: 'Support desk', scopes: ['read'], createdAt: AT, expiresAt: '2027-05-04T00:00:00.000Z', lastUsedAt: LATER, revokedAt: null }] },
+  },
+  'DELETE /admin/tokens/:id': { summary: 'Revoke an admin token: every API process refuses it from the next request' },
+  'GET /admin/audit': {
+    summary: 'The audit log, newest first: every admin change and every refused request, naming fields, never their values',
+    response: {
+      entries: [
+        { id: 'adt_8e9f0a1b2c3d44e5f6a7b8c9d0e1f2a3', at: LATER, actor: { tokenId: TOKEN_ID, name: 'Support desk' }, action: 'destination.update', target: DESTINATION_ID, outcome: 'success', requestId: 'req-1f', ip: '203.0.113.7', changed: ['paused', 'sharedSecret'] },
+      ],
+      nextCursor: 'WyIyMDI2LTA1LTA0VDA5OjQ1OjAwLjAwMFoiLCJhZHRfOGU5ZiJd',
+    },
+  },
 
   'POST /codec/*': {
     request: { payloads: [{ metadata: { encoding: 'YmluYXJ5L2VuY3J5cHRlZA==' }, data: 'c2VhbGVkIGJ5dGVz' }] },
