@@ -20,7 +20,7 @@ beforeAll(async () => {
   for (const scope of SCOPES) {
     const created = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: `matrix ${scope}`, scopes: [scope] } });
     expect(created.statusCode).toBe(201);
-    tokens[scope] = (created.json() as { token: string }).token;
+    tokens[scope] = created.json<{ token: string }>().token;
   }
 });
 afterAll(async () => {
@@ -83,6 +83,12 @@ it("shows a read token a delivery's metadata without its body, which payloads:re
   expect(asRead.json()).not.toHaveProperty('message');
   expect(asRead.body).not.toContain('secret-plan');
   const both = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'reader of bodies', scopes: ['read', 'payloads:read'] } });
-  const asPayloads = await system.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${(both.json() as { token: string }).token}` } });
+  const asPayloads = await system.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${both.json<{ token: string }>().token}` } });
   expect(asPayloads.json()).toMatchObject({ message: { event: 'Body Only For Payloads', properties: { plan: 'secret-plan' } } });
+
+  // A redelivery is a change: one audit row, after Temporal took it (SQLite here; the other changes: access-audit.test.ts).
+  const redelivered = await system.app.inject({ method: 'POST', url: `${url}/redeliver`, headers: { authorization: `Bearer ${tokens.operate}` } });
+  expect(redelivered.statusCode).toBe(202);
+  const rows = await system.app.inject({ method: 'GET', url: `/admin/audit?action=delivery.redeliver&target=${source.id}/msg-body`, headers: { authorization: `Bearer ${tokens.admin}` } });
+  expect(rows.json<{ entries: unknown[] }>().entries).toEqual([expect.objectContaining({ actor: { tokenId: expect.stringMatching(/^tok_/), name: 'matrix operate' }, outcome: 'success', changed: [] })]);
 });

@@ -25,7 +25,7 @@ afterAll(async () => {
 async function mint(name: string, scopes: string[]): Promise<string> {
   const reply = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name, scopes } });
   expect(reply.statusCode).toBe(201);
-  return (reply.json() as { token: string }).token;
+  return reply.json<{ token: string }>().token;
 }
 
 async function logIn(token: string): Promise<Page> {

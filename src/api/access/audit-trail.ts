@@ -50,7 +50,7 @@ export async function audited<T>(store: Store, request: FastifyRequest, work: (t
   const result = await store.transaction(async (tx) => {
     const done = await work(tx);
     if (done === undefined || done === null || done === false) return done;
-    const target = typeof change.target === 'function' ? change.target(done as NonNullable<T>) : change.target;
+    const target = typeof change.target === 'function' ? change.target(done) : change.target;
     record = await tx.audit.append(entryOf(request, actor, { action, target, outcome: 'success', changed: change.changed ?? changedFields(request.body) }));
     return done;
   });
