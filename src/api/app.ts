@@ -17,6 +17,8 @@ import { healthRoutes } from './health';
 import { allowBrowserOrigins } from './cors';
 import { codecRoutes } from './codec';
 import { adminTokenFailures } from './admin/auth';
+import { authorizer } from './access/authorize';
+import { recordGuardedRoutes } from './access/declared-access';
 import { fastifyTrustProxy } from './client-address';
 import { sourceSettingsRoutes } from './source-settings';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
@@ -79,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The reference UI; its assets come from the swagger-ui-dist package, served here (no CDN).
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true }, staticCSP: true });
   documentRoutes(app);
+  recordGuardedRoutes(app);
   // Runs after the server has stopped taking requests and those in flight have finished.
   app.addHook('onClose', () => options.deliveries.drain());
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });
@@ -87,17 +90,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { deliveries: options.deliveries, store: options.store });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics, keyring: options.keyring });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
-  // One count of wrong admin tokens per client address, wherever the token is presented.
-  const tokenFailures = adminTokenFailures(options.config);
+  // One count of wrong admin tokens per client address, wherever the token is presented, and one
+  // access check (token, scope, denied attempts into the audit log) for admin, codec and portal.
+  const authorize = authorizer({ adminToken: options.config.adminToken, failures: adminTokenFailures(options.config), tokens: options.store.tokens, audit: options.store.audit });
   // Rotated-out signing secrets leave the store when their overlap ends (issue 29).
   const signingOverlaps = signingOverlapSweep(options.store.destinations, app.log);
   app.addHook('onReady', async () => signingOverlaps.start());
   app.addHook('onClose', () => signingOverlaps.stop());
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
-  await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
+  await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, authorize, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
   await app.register(portalRoutes, {
-    adminToken: options.config.adminToken,
-    adminTokenFailures: tokenFailures,
+    authorize,
     temporalUiUrl: options.config.temporalUiUrl || `http://127.0.0.1:${options.config.temporalUiPort}`,
     temporalNamespace: options.config.temporalNamespace,
     publicUrl: options.config.publicUrl,

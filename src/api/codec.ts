@@ -7,7 +7,7 @@ import { EncryptionCodec, PayloadDecryptionError } from '../privacy/payload-code
 import { SealedBodyError } from '../privacy/sealed-body';
 import { openSealedIn } from '../privacy/open-sealed';
 import type { Store } from '../store/types';
-import { requireAdminToken, type AdminTokenFailures } from './admin/auth';
+import type { Authorize } from './access/authorize';
 import { ApiError } from './errors';
 
 /**
@@ -17,8 +17,8 @@ import { ApiError } from './errors';
  * such as `/codec/default` (one per namespace) works too; `X-Namespace` is accepted and ignored
  * (one keyring serves the whole Temporal namespace Switchyard writes to).
  *
- * It answers with decrypted user data, so it wants the admin token as `Authorization: Bearer`
- * (the CLI's `--codec-auth 'Bearer …'`). The one exception is `npm start`'s local setup
+ * It answers with decrypted user data, so it wants a token with the `payloads:read` scope (or the
+ * bootstrap ADMIN_TOKEN) as `Authorization: Bearer` (the CLI's `--codec-auth 'Bearer …'`). The one exception is `npm start`'s local setup
  * (`openToLoopback`): a request without Authorization is answered when it comes over a loopback
  * socket with no proxy header (a reverse proxy on the same machine connects over loopback too, and
  * would otherwise open this to whoever reaches the proxy) and, if a browser sent it, from an origin
@@ -30,9 +30,8 @@ export interface CodecOptions {
   keyring: Keyring | undefined;
   /** Opens sealed bodies in decoded payloads, or shows `[erased]` (crypto-shredding). */
   dataKeys: Pick<Store['dataKeys'], 'get'>;
-  adminToken: string;
-  /** Wrong tokens per client address, shared with the admin API and the portal. */
-  adminTokenFailures?: AdminTokenFailures;
+  /** The access check shared with the admin API and the portal: a token with payloads:read (route-access.ts). */
+  authorize: Authorize;
   /** CODEC_CORS_ORIGINS: the only browser origins answered (also without a token, when open to loopback). */
   corsOrigins: string[];
   /** Only `npm start`: answer tokenless requests from this machine (see above). */
@@ -92,15 +91,14 @@ const isLoopback = (address: string | undefined) => {
 const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
 const isForwarded = (request: FastifyRequest) => PROXY_HEADERS.some((name) => request.headers[name] !== undefined);
 
-export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyring, dataKeys, adminToken, adminTokenFailures, corsOrigins, openToLoopback }) => {
+export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyring, dataKeys, authorize, corsOrigins, openToLoopback }) => {
   const codec = keyring ? new EncryptionCodec(keyring) : passThrough;
-  const checkToken = requireAdminToken(adminToken, adminTokenFailures);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const origin = request.headers.origin;
     if (origin !== undefined && !corsOrigins.includes(origin)) throw new ApiError(403, 'forbidden', 'Origin: this origin is not in CODEC_CORS_ORIGINS');
     // The socket's own address, never X-Forwarded-For, and no proxy's word that it forwards someone else.
     if (openToLoopback && request.headers.authorization === undefined && isLoopback(request.socket.remoteAddress) && !isForwarded(request)) return;
-    await checkToken(request);
+    await authorize(request);
   });
 
   app.post<{ Params: { '*': string }; Body: JsonPayloads }>(

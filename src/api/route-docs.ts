@@ -1,6 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { sourceSettings } from './source-settings';
 import { VERSION } from '../version';
+import { routeAccess } from './access/route-access';
 
 /**
  * The prose of the API reference (/docs): per operation a summary and one example request and
@@ -22,6 +23,7 @@ const SOURCE_ID = 'src_6f1c2a9e4b7d4e0f8a3b5c7d9e1f2a4b';
 const DESTINATION_ID = 'dst_0a1b2c3d4e5f40718293a4b5c6d7e8f9';
 const AUDIENCE_ID = 'aud_5e6f7a8b9c0d41e2f3a4b5c6d7e8f9a0';
 const TRAIT_ID = 'ctr_7b8c9d0e1f2a43b4c5d6e7f8a9b0c1d2';
+const TOKEN_ID = 'tok_2a3b4c5d6e7f48a9b0c1d2e3f4a5b6c7';
 const AT = '2026-05-04T09:30:00.000Z';
 const LATER = '2026-05-04T09:45:00.000Z';
 
@@ -249,6 +251,26 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /admin/sources/:sourceId/computed-traits': { summary: "List a source's computed traits", response: { computedTraits: [trait] } },
   ...itemRoutes('computed-traits', traitDocs),
 
+  'POST /admin/tokens': {
+    summary: 'Create an admin token with some of the calling token\'s scopes; the token is shown in this reply only',
+    request: { name: 'Support desk', scopes: ['read'], expiresAt: '2027-05-04T00:00:00.000Z' },
+    response: { id: TOKEN_ID, name: 'Support desk', scopes: ['read'], expiresAt: '2027-05-04T00:00:00.000Z', token: 'swy_3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+  },
+  'GET /admin/tokens': {
+    summary: 'List admin tokens (never the tokens themselves), with when each was last used',
+    response: { tokens: [{ id: TOKEN_ID, name: 'Support desk', scopes: ['read'], createdAt: AT, expiresAt: '2027-05-04T00:00:00.000Z', lastUsedAt: LATER, revokedAt: null }] },
+  },
+  'DELETE /admin/tokens/:id': { summary: 'Revoke an admin token: every API process refuses it from the next request' },
+  'GET /admin/audit': {
+    summary: 'The audit log, newest first: every admin change and every refused request, naming fields, never their values',
+    response: {
+      entries: [
+        { id: 'adt_8e9f0a1b2c3d44e5f6a7b8c9d0e1f2a3', at: LATER, actor: { tokenId: TOKEN_ID, name: 'Support desk' }, action: 'destination.update', target: DESTINATION_ID, outcome: 'success', requestId: 'req-1f', ip: '203.0.113.7', changed: ['paused', 'sharedSecret'] },
+      ],
+      nextCursor: 'WyIyMDI2LTA1LTA0VDA5OjQ1OjAwLjAwMFoiLCJhZHRfOGU5ZiJd',
+    },
+  },
+
   'POST /codec/*': {
     request: { payloads: [{ metadata: { encoding: 'YmluYXJ5L2VuY3J5cHRlZA==' }, data: 'c2VhbGVkIGJ5dGVz' }] },
     response: { payloads: [{ metadata: { encoding: 'anNvbi9wbGFpbg==' }, data: 'eyJ0eXBlIjoidHJhY2sifQ==' }] },
@@ -258,7 +280,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 /** What each error status means on this API; every error body is `{ code, message }`. */
 export const ERROR_MEANINGS: Record<string, string> = {
   '400': 'Invalid request: `code` is invalid_request (or invalid_json) and `message` names the field and the rule broken',
-  '401': 'Missing or wrong credentials: the write key (Basic, ingestion) or the admin token (Bearer, admin)',
+  '401': 'Missing or wrong credentials: the write key (Basic, ingestion) or the admin token (Bearer, admin: unknown, revoked or expired)',
+  '403': "The admin token lacks the route's scope",
   '404': 'No such record (or not under this source)',
   '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken)',
   '429': 'Rate limit of the write key exceeded: retry after the Retry-After header',
@@ -270,6 +293,7 @@ function tagOf(url: string): string {
   if (url.startsWith('/v1/')) return 'Ingestion';
   if (url.startsWith('/codec')) return 'Codec server';
   if (url === '/health' || url === '/admin/status') return 'Health';
+  if (url.startsWith('/admin/tokens') || url.startsWith('/admin/audit')) return 'Admin: access';
   if (url.includes('audiences') || url.includes('computed-traits')) return 'Admin: Personas';
   if (url.includes('deliver')) return 'Admin: deliveries';
   if (url.includes('regulations')) return 'Admin: regulations';
@@ -292,11 +316,14 @@ export function documentRoutes(app: FastifyInstance): void {
         const meaning = ERROR_MEANINGS[status];
         if (meaning && !reply.description) responses[status] = { ...reply, description: meaning };
       }
+      const access = routeAccess(method, route.url);
+      if (access && !responses['403']) responses['403'] = { ...(responses['401'] ?? {}), description: ERROR_MEANINGS['403'] };
       const success = Object.keys(responses).find((status) => status.startsWith('2'));
       if (doc?.response !== undefined && success) responses[success] = withExample(responses[success], doc.response) as Record<string, unknown>;
       route.schema = {
         ...schema,
         summary: schema.summary ?? doc?.summary,
+        ...(access && { description: [schema.description, `Scope: \`${access.scope}\`.`].filter(Boolean).join(' '), security: [{ adminToken: [access.scope] }] }),
         tags: [tagOf(route.url)],
         ...(doc?.request !== undefined && schema.body ? { body: withExample(schema.body, doc.request) } : {}),
         response: responses,

@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { requireAdminToken, type AdminTokenFailures } from '../api/admin/auth';
+import type { Authorize } from '../api/access/authorize';
+import { actorOf } from '../api/access/audit-trail';
 import { ApiError } from '../api/errors';
 import { PORTAL_BUILD_DIR, buildPortalAssets, type PortalAssets } from './build';
 
 export interface PortalOptions {
-  adminToken: string;
-  /** Wrong tokens per client address, shared with the admin API and the codec server. */
-  adminTokenFailures?: AdminTokenFailures;
+  /** The access check shared with the admin API and the codec server (route-access.ts). */
+  authorize: Authorize;
   /** Base URL of the Temporal Web UI each delivery links to. */
   temporalUiUrl: string;
   temporalNamespace: string;
@@ -68,8 +68,15 @@ export const portalRoutes: FastifyPluginAsync<PortalOptions> = async (app, optio
     const url = name === 'index.html' ? '/portal/' : `/portal/${name}`;
     app.get(url, hide, async (_request, reply) => secured(reply).type(TYPES[name]).send(await asset(name)));
   }
-  // What the page needs to know about this deployment; behind the admin token like the admin API.
-  app.get('/portal/settings.json', { ...hide, onRequest: requireAdminToken(options.adminToken, options.adminTokenFailures) }, async (_request, reply) =>
-    secured(reply).send({ temporalUiUrl: options.temporalUiUrl.replace(/\/+$/, ''), temporalNamespace: options.temporalNamespace, publicUrl: options.publicUrl }),
-  );
+  // What the page needs to know about this deployment, and who is logged in (the token's name and
+  // scopes: the page offers only what they open); behind a token like the admin API.
+  app.get('/portal/settings.json', { ...hide, onRequest: options.authorize }, async (request, reply) => {
+    const { tokenId, name, scopes } = actorOf(request);
+    return secured(reply).send({
+      temporalUiUrl: options.temporalUiUrl.replace(/\/+$/, ''),
+      temporalNamespace: options.temporalNamespace,
+      publicUrl: options.publicUrl,
+      token: { id: tokenId, name, scopes },
+    });
+  });
 };

@@ -18,6 +18,9 @@ import { sourceStore } from './sources';
 import { webhookHealthStore } from './webhook-health';
 import { messageCountsStore } from './message-counts';
 import { flowControlStore } from './flow-control';
+import { adminTokenStore } from './admin-tokens';
+import { auditLogStore } from './audit-log';
+import { writeTransaction } from './write-transaction';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -59,10 +62,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw err;
   }
   const hashes = erasedIdHashes(options.keyring);
-  let destinations = destinationStore(db, options.keyring);
-  let erasures = erasureStore(db, hashes);
-  let dataKeys = dataKeyStore(db, options.keyring);
-  let suppressions = suppressionStore(db, hashes);
+  const plain = plainStores(db, options.keyring);
+  let { destinations, erasures, dataKeys, suppressions } = plain;
   let listener: StoreListener | undefined;
   if (options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0) {
     // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
@@ -81,21 +82,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     suppressions = cachedSuppressionReads(db, suppressions, caches.suppressions, hashes);
   }
   return {
-    sources: sourceStore(db),
+    ...plain,
     destinations,
-    regulations: regulationStore(db, options.keyring),
-    destinationFilters: destinationFilterStore(db),
-    sourceUsers: sourceUserStore(db),
     erasures,
     // Cached like the erasure checks (PostgreSQL, the worker): a key destroyed or made NOTIFYs its
     // subject hash and drops that copy on every worker before its next attempt; uncached on SQLite.
     dataKeys,
     // Cached the same way: a suppression or its lifting NOTIFYs the erasure channel (migration 0012).
     suppressions,
-    webhookHealth: webhookHealthStore(db),
-    messageCounts: messageCountsStore(db),
-    flowControl: flowControlStore(db),
-    personas: personasStore(db, hashes),
     // PostgreSQL's dead row versions go with (auto)vacuum; its WAL is the server's to recycle.
     purgeDeletedRows: async () => (options.databaseUrl ? true : truncateWriteAheadLog(db)),
     async ping() {
@@ -106,6 +100,41 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await db.destroy();
     },
   };
+}
+
+type PlainStores = Omit<Store, 'purgeDeletedRows' | 'ping' | 'close'>;
+
+/**
+ * Every table family over one handle, uncached: the store's own, or a write transaction's (its
+ * NOTIFYs go out at commit, so the caches of other processes learn of its changes then).
+ */
+function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined): PlainStores {
+  const hashes = erasedIdHashes(keyring);
+  return {
+    sources: sourceStore(db),
+    destinations: destinationStore(db, keyring),
+    regulations: regulationStore(db, keyring),
+    destinationFilters: destinationFilterStore(db),
+    sourceUsers: sourceUserStore(db),
+    erasures: erasureStore(db, hashes),
+    dataKeys: dataKeyStore(db, keyring),
+    suppressions: suppressionStore(db, hashes),
+    webhookHealth: webhookHealthStore(db),
+    messageCounts: messageCountsStore(db),
+    flowControl: flowControlStore(db),
+    personas: personasStore(db, hashes),
+    tokens: adminTokenStore(db),
+    audit: auditLogStore(db),
+    transaction: (work) => writeTransaction(db, (trx) => work(inTransaction(trx, keyring))),
+  };
+}
+
+/** A Store whose every call runs in the write transaction `trx` (closing the store is its owner's business). */
+function inTransaction(trx: Kysely<Tables>, keyring: Keyring | undefined): Store {
+  const refuse = async (): Promise<never> => {
+    throw new Error('a transaction store cannot be pinged, purged or closed');
+  };
+  return { ...plainStores(trx, keyring), purgeDeletedRows: refuse, ping: refuse, close: refuse };
 }
 
 /** Fails at start-up, naming the server (never the password), when PostgreSQL cannot be reached. */

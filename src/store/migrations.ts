@@ -306,6 +306,46 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('destination_filters_destination_id').on('destination_filters').columns(['destination_id', 'created_at']).execute();
     },
   },
+  // Issue 32: scoped admin tokens (hashes only) and the audit log of every admin change, which
+  // the database itself keeps append-only: an UPDATE or DELETE of a row fails on both dialects.
+  '0018_tokens_and_audit': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('admin_tokens')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text')
+        .addColumn('last_used_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema
+        .createTable('audit_log')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addColumn('actor_token_id', 'text')
+        .addColumn('actor_name', 'text')
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('target', 'text')
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('ip', 'text', (c) => c.notNull())
+        .addColumn('changed', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('audit_log_at').on('audit_log').columns(['at', 'id']).execute();
+      if (dialectOf(db) === 'postgres') {
+        await sql`
+          create function switchyard_audit_append_only() returns trigger language plpgsql as $$
+          begin
+            raise exception 'audit_log is append-only';
+          end $$`.execute(db);
+        await sql`create trigger audit_log_append_only before update or delete on audit_log for each row execute function switchyard_audit_append_only()`.execute(db);
+      } else {
+        await sql`create trigger audit_log_no_update before update on audit_log begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
+        await sql`create trigger audit_log_no_delete before delete on audit_log begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
+      }
   // Issue 30, Personas syncs respect consent: each profile keeps the consent preferences of the
   // newest event that carried them (JSON), and that event's timestamp to tell newer from older.
   '0021_profile_consent': {

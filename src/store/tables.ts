@@ -181,6 +181,35 @@ export interface DestinationFilterRow {
   updated_at: string;
 }
 
+/** Issue 32: an admin token, kept as its SHA-256 only (the token is shown once, at creation). */
+export interface AdminTokenRow {
+  id: string;
+  name: string;
+  /** SHA-256 (hex) of the token. */
+  token_hash: string;
+  /** JSON array of scope names. */
+  scopes: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** Issue 32: one append-only row per admin change or denied attempt; names fields, never their values. */
+export interface AuditRow {
+  id: string;
+  at: string;
+  actor_token_id: string | null;
+  actor_name: string | null;
+  action: string;
+  target: string | null;
+  outcome: string;
+  request_id: string;
+  ip: string;
+  /** JSON array of field names. */
+  changed: string;
+}
+
 export interface Tables {
   sources: SourceRow;
   destinations: DestinationRow;
@@ -197,4 +226,6 @@ export interface Tables {
   received_counts: ReceivedCountRow;
   filtered_counts: FilteredCountRow;
   destination_filters: DestinationFilterRow;
+  admin_tokens: AdminTokenRow;
+  audit_log: AuditRow;
 }

@@ -4,6 +4,7 @@ import type { ConsentSettings } from '../rules/consent';
 import type { Suppression } from '../delivery/suppression';
 import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
+import type { Scope } from '../access/scopes';
 import type { DestinationFilter, FilterSettings } from '../rules/destination-filters';
 
 export type { SeenUser } from './personas-types';
@@ -277,6 +278,15 @@ export interface Store {
   };
   /** Profiles, audiences and computed traits (see personas-types.ts). */
   personas: PersonasStore;
+  /** Issue 32: scoped admin tokens, each kept as a hash. */
+  tokens: TokenStore;
+  /** Issue 32: the append-only audit log of admin changes and denied attempts. */
+  audit: AuditStore;
+  /**
+   * Runs `work` in one write transaction, with a store whose every write joins it: an admin change
+   * and its audit row commit together or not at all.
+   */
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
   /**
    * After a DELETE regulation: makes the rows deleted so far unreadable in the store's files. On
    * SQLite (WAL) the log still holds the pages as they were before the delete, so every committed
@@ -287,4 +297,60 @@ export interface Store {
   /** Resolves when the database answers a trivial query; rejects with its error otherwise (for /health). */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** An admin token as the API shows it: never the token itself. */
+export interface AdminToken {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface TokenStore {
+  /** Returns the token in clear exactly once, at creation (`swy_…`). */
+  create(input: { name: string; scopes: Scope[]; expiresAt: string | null }): Promise<{ token: AdminToken; secret: string }>;
+  /** The unrevoked token this secret is (expired ones too: the caller says 401 for them). */
+  findBySecret(secret: string): Promise<AdminToken | undefined>;
+  list(): Promise<AdminToken[]>;
+  /** False when there is no such unrevoked token. */
+  revoke(id: string, at: string): Promise<boolean>;
+  touch(id: string, at: string): Promise<void>;
+}
+
+export interface AuditEntry {
+  at: string;
+  actor: { tokenId: string | null; name: string | null };
+  action: string;
+  target: string | null;
+  outcome: 'success' | 'denied';
+  requestId: string;
+  ip: string;
+  /** Names of the fields a change set, never their values. */
+  changed: string[];
+}
+
+export interface AuditRecord extends AuditEntry {
+  id: string;
+}
+
+export interface AuditQuery {
+  since?: string;
+  until?: string;
+  /** A token's name or id. */
+  actor?: string;
+  action?: string;
+  target?: string;
+  /** The last record of the previous page (newest first). */
+  after?: { at: string; id: string };
+  limit: number;
+}
+
+export interface AuditStore {
+  append(entry: AuditEntry): Promise<AuditRecord>;
+  /** Newest first. */
+  list(query: AuditQuery): Promise<AuditRecord[]>;
 }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { PORTAL_CSP, portalRoutes } from '../../src/portal/routes';
+import { authorizer } from '../../src/api/access/authorize';
 
 /** The portal's routes on their own (no store, no Temporal): what they serve and with which headers. */
 const TOKEN = 'unit-admin-token-0123456789abcdef';
@@ -9,7 +10,9 @@ let app: FastifyInstance;
 
 beforeAll(async () => {
   app = Fastify();
-  await app.register(portalRoutes, { adminToken: TOKEN, temporalUiUrl: 'https://temporal.example.com/', temporalNamespace: 'prod', publicUrl: '' });
+  // No store here: no swy_ token is ever found, and denied attempts go nowhere.
+  const authorize = authorizer({ adminToken: TOKEN, tokens: { findBySecret: async () => undefined, touch: async () => undefined }, audit: { append: async (entry) => ({ id: 'adt_unit', ...entry }) } });
+  await app.register(portalRoutes, { authorize, temporalUiUrl: 'https://temporal.example.com/', temporalNamespace: 'prod', publicUrl: '' });
   await app.ready();
 });
 
@@ -55,7 +58,7 @@ it('gives the page its settings only with the admin token', async () => {
   expect((await app.inject({ method: 'GET', url: '/portal/settings.json', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
   const response = await app.inject({ method: 'GET', url: '/portal/settings.json', headers: { authorization: `Bearer ${TOKEN}` } });
   expect(response.statusCode).toBe(200);
-  expect(response.json()).toEqual({ temporalUiUrl: 'https://temporal.example.com', temporalNamespace: 'prod', publicUrl: '' });
+  expect(response.json()).toEqual({ temporalUiUrl: 'https://temporal.example.com', temporalNamespace: 'prod', publicUrl: '', token: { id: null, name: 'ADMIN_TOKEN', scopes: ['read', 'payloads:read', 'destinations:write', 'operate', 'regulations', 'admin'] } });
 });
 
 it('the front end never turns text into markup (no innerHTML and the like), so no API value can inject a script', () => {

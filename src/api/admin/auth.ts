@@ -1,6 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config';
+import { BOOTSTRAP_ACTOR, lastUsedIsStale, tokenState, type Actor } from '../../access/scopes';
+import { TOKEN_PREFIX } from '../../store/admin-tokens';
+import type { Store } from '../../store/types';
 import { limitedAddress } from '../client-address';
 import { ApiError } from '../errors';
 import { failureLimiter } from '../rate-limiter';
@@ -41,22 +44,48 @@ export function adminTokenFailures(config: Pick<Config, 'adminTokenFailureLimit'
   };
 }
 
+export interface AuthenticateOptions {
+  /** ADMIN_TOKEN: the bootstrap token, with every scope; empty: none. */
+  adminToken: string;
+  tokens: Pick<Store['tokens'], 'findBySecret' | 'touch'>;
+  failures?: AdminTokenFailures;
+  clock?: () => number;
+}
+
 /**
- * The admin API's onRequest hook: `Authorization: Bearer <ADMIN_TOKEN>`. Messages never repeat
- * what was presented. An empty configured token locks the admin API rather than opening it. An
- * address past its share of wrong tokens gets 429 before its token is compared, right or wrong;
- * a request presenting no token is no guess and is not counted.
+ * Who presented `Authorization: Bearer <token>`: the bootstrap ADMIN_TOKEN, or an unrevoked,
+ * unexpired `swy_` token (issue 32), looked up by its hash on every request, so a revocation holds
+ * on every API process from its commit on. Messages never repeat what was presented. An address
+ * past its share of wrong tokens gets 429 before its token is compared, right or wrong; a request
+ * presenting no token is no guess and is not counted.
  */
-export function requireAdminToken(adminToken: string, failures: AdminTokenFailures = uncounted) {
+export function adminAuthentication({ adminToken, tokens, failures = uncounted, clock = Date.now }: AuthenticateOptions) {
   const expected = digest(adminToken);
-  return async function checkAdminToken(request: FastifyRequest): Promise<void> {
-    if (!adminToken) throw denied('the admin API is disabled: ADMIN_TOKEN is not set');
+  /** When this process last wrote each token's lastUsedAt: at most once a minute, not once a request. */
+  const lastWritten = new Map<string, number>();
+  return async function authenticate(request: FastifyRequest): Promise<Actor> {
     const presented = bearerToken(request.headers.authorization);
     if (presented === undefined) throw denied('Authorization: a "Bearer <admin token>" header is required');
     await failures.refuseIfSpent(request);
+    if (presented.startsWith(TOKEN_PREFIX)) {
+      const token = await tokens.findBySecret(presented);
+      if (!token) {
+        await failures.count(request);
+        throw denied('Authorization: the admin token is not valid (unknown or revoked)');
+      }
+      const now = clock();
+      if (tokenState(token.expiresAt, now) === 'expired') throw denied(`Authorization: the admin token ${token.id} expired at ${token.expiresAt}`);
+      if (lastUsedIsStale(lastWritten.get(token.id), now)) {
+        lastWritten.set(token.id, now);
+        await tokens.touch(token.id, new Date(now).toISOString());
+      }
+      return { tokenId: token.id, name: token.name, scopes: token.scopes };
+    }
+    if (!adminToken) throw denied('Authorization: the bootstrap ADMIN_TOKEN is not set, and this is not a swy_ token');
     if (!timingSafeEqual(digest(presented), expected)) {
       await failures.count(request);
       throw denied('Authorization: the admin token is not valid');
     }
+    return BOOTSTRAP_ACTOR;
   };
 }

@@ -9,6 +9,7 @@ import type { Deliveries, DeliveryHistory, DeliveryStatusName } from '../../port
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
 import { ErrorReply, errorReplies, IdParams } from './schemas';
+import { actorOf, recordChange } from '../access/audit-trail';
 
 /** What the store's newId makes (store/ids.ts); a filter value of another shape matches nothing and is refused. */
 const SourceId = Type.String({ pattern: '^src_[0-9a-f]{32}$', description: 'A source id (`src_` and 32 hex digits).' });
@@ -74,9 +75,9 @@ const AttemptView = Type.Object({
 const DeliveryDetail = Type.Object({
   ...DeliveryRowView.properties,
   redelivery: Type.Optional(Type.Object({ requestedAt: Type.String({ format: 'date-time' }), previousRunId: Type.String() })),
-  message: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Literal(ERASED_BODY), Type.Literal(UNREADABLE_BODY)], {
-    description: `The body POSTed to each webhook; \`"${ERASED_BODY}"\` once a DELETE regulation destroyed its user's data key (crypto-shredding); \`"${UNREADABLE_BODY}"\` if the sealed body in Temporal was altered.`,
-  }),
+  message: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Literal(ERASED_BODY), Type.Literal(UNREADABLE_BODY)], {
+    description: `The body POSTed to each webhook, only to a token with the payloads:read scope (absent otherwise); \`"${ERASED_BODY}"\` once a DELETE regulation destroyed its user's data key (crypto-shredding); \`"${UNREADABLE_BODY}"\` if the sealed body in Temporal was altered.`,
+  })),
   destinations: Type.Array(
     Type.Object({
       destinationId: Type.String(),
@@ -135,7 +136,11 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       const { sourceId, messageId } = request.params;
       const found = await deliveries.history(sourceId, messageId);
       if (!found) throw notFound(`delivery of message ${messageId} from source ${sourceId}`);
-      return detailView(store.dataKeys, found);
+      const detail = await detailView(store.dataKeys, found);
+      if (actorOf(request).scopes.includes('payloads:read')) return detail;
+      // Issue 32: event bodies are their own right; `read` sees what happened to a delivery, not what it carried.
+      const { message: _withheld, ...metadata } = detail;
+      return metadata;
     },
   );
 
@@ -159,6 +164,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       if (plan.status !== 'planned') throw conflict(notRedelivered(plan.status, messageId, sourceId));
       const started = await deliveries.redeliver({ ...plan.input, redelivery: { requestedAt: new Date().toISOString(), previousRunId: found.row.runId } });
       if (started === 'running') throw conflict(`the delivery of message ${messageId} is still under way; redeliver it once it has ended`);
+      await recordChange(store, request, `${sourceId}/${messageId}`);
       return reply.code(202).send({ messageId, ...started });
     },
   );

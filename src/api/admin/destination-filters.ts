@@ -12,6 +12,7 @@ import {
 } from '../../rules/destination-filters';
 import type { Store } from '../../store/types';
 import { badRequest, notFound } from '../errors';
+import { audited } from '../access/audit-trail';
 import { errorReplies, IdParams } from './schemas';
 
 const PropertyFields = Type.Object({}, {
@@ -104,7 +105,7 @@ export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }
     async (request, reply) => {
       await destinationOf(request.params.id);
       compiled('new', settingsOf(request.body));
-      const created = await store.destinationFilters.create(request.params.id, settingsOf(request.body), MAX_FILTERS_PER_DESTINATION);
+      const created = await audited(store, request, (tx) => tx.destinationFilters.create(request.params.id, settingsOf(request.body), MAX_FILTERS_PER_DESTINATION), { target: ({ id }) => id });
       if (!created) throw filterRejected(filterCountError(MAX_FILTERS_PER_DESTINATION)!);
       return reply.code(201).send(created);
     },
@@ -128,13 +129,13 @@ export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }
     const { title, description, enabled, if: condition, actions } = { ...current, ...settingsOf(request.body as Static<typeof FilterBody>) };
     const settings: FilterSettings = { title, ...(description === undefined ? {} : { description }), enabled, if: condition, actions };
     compiled(filterId, settings);
-    const updated = await store.destinationFilters.update(id, filterId, settings);
+    const updated = await audited(store, request, (tx) => tx.destinationFilters.update(id, filterId, settings), { target: filterId });
     if (!updated) throw notFound(`filter ${filterId} of destination ${id}`);
     return updated;
   });
 
   app.delete('/destinations/:id/filters/:filterId', { schema: { params: FilterParams, response: { 204: Type.Null(), ...errorReplies } } }, async (request, reply) => {
-    if (!(await store.destinationFilters.delete(request.params.id, request.params.filterId))) {
+    if (!(await audited(store, request, (tx) => tx.destinationFilters.delete(request.params.id, request.params.filterId), { target: request.params.filterId }))) {
       throw notFound(`filter ${request.params.filterId} of destination ${request.params.id}`);
     }
     return reply.code(204).send(null);

@@ -5,6 +5,7 @@ import { healthSinceMinute, SERIES_STEP_MINUTES, summarizeUrlHealth, type Health
 import type { Deliveries } from '../../ports';
 import type { Store } from '../../store/types';
 import { notFound } from '../errors';
+import { audited } from '../access/audit-trail';
 import { errorReplies, IdParams } from './schemas';
 import { wakeHeldDeliveries } from './wake-held';
 
@@ -137,7 +138,8 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
   // same answer, and `wasDisabled` says whether this one changed anything.
   app.post('/destinations/:id/webhooks/:index/enable', { schema: { params: WebhookParams, response: { 200: EnabledView, ...errorReplies } } }, async (request) => {
     const { destination, index, webhook } = await webhookOf(request.params);
-    const wasDisabled = await store.destinations.enableWebhook(destination.id, webhook.url);
+    // Audited whether or not it was off: the operator asked for it.
+    const wasDisabled = (await audited(store, request, async (tx) => ({ was: await tx.destinations.enableWebhook(destination.id, webhook.url) }), { target: destination.id, changed: [`webhooks[${index}].enabled`] })).was;
     return { index, url: webhookLabel(webhook.url), enabled: true as const, wasDisabled };
   });
 
@@ -146,7 +148,7 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
   // woken either way, as on resume, so none sleeps on a pause that is gone.
   app.delete('/destinations/:id/webhooks/:index/backpressure', { schema: { params: WebhookParams, response: { 204: Type.Null(), ...errorReplies } } }, async (request, reply) => {
     const { destination, index, webhook } = await webhookOf(request.params);
-    const cleared = await store.flowControl.clearBackpressure(destination.id, webhook.url);
+    const cleared = (await audited(store, request, async (tx) => ({ was: await tx.flowControl.clearBackpressure(destination.id, webhook.url) }), { target: destination.id, changed: [`webhooks[${index}].backpressure`] })).was;
     request.log.info({ destinationId: destination.id, webhookIndex: index, cleared }, 'webhook backpressure cleared by an operator');
     wakeHeldDeliveries(deliveries, destination.id, 'flow-changed', request.log);
     return reply.code(204).send(null);

@@ -6,6 +6,7 @@ import { signingSecretRule } from '../../delivery/standard-webhooks';
 import type { Deliveries } from '../../ports';
 import type { ConsentSettings, Destination, DestinationPatch, Store, WebhookSetting } from '../../store/types';
 import { badRequest, notFound } from '../errors';
+import { audited } from '../access/audit-trail';
 import type { SigningOverlapEnds } from '../signing-overlaps';
 import { seedLimitMessages } from './schema-errors';
 import { errorReplies, IdParams } from './schemas';
@@ -202,7 +203,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
       if (!(await store.sources.get(sourceId))) throw notFound(`source ${sourceId}`);
       const webhooks = acceptedWebhooks(request.body.webhooks);
       acceptedSigningSecret(request.body.signingSecret);
-      const destination = await store.destinations.create(sourceId, { ...request.body, webhooks });
+      const destination = await audited(store, request, (tx) => tx.destinations.create(sourceId, { ...request.body, webhooks }), { target: ({ id }) => id });
       return reply.code(201).send(toDestinationView(destination));
     },
   );
@@ -237,7 +238,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
       const patch: DestinationPatch = { ...rest, signingSecretOverlapMs: overlapMs(signingSecretOverlap, signingSecretOverlapMs) };
       if (webhooks !== undefined) patch.webhooks = acceptedWebhooks(webhooks);
       const before = patch.paused === false || patch.maxRequestsPerSecond !== undefined ? await store.destinations.get(request.params.id) : undefined;
-      const destination = await store.destinations.update(request.params.id, patch);
+      const destination = await audited(store, request, (tx) => tx.destinations.update(request.params.id, patch), { target: request.params.id });
       if (!destination) throw notFound(`destination ${request.params.id}`);
       if (destination.signing?.previous) signingOverlaps?.endsAt(Date.parse(destination.signing.previous.until));
       // Resumed, or a new rate limit (the store has restarted its queue): held deliveries ask again now.
@@ -251,7 +252,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
     '/destinations/:id',
     { schema: { params: IdParams, response: { 204: Type.Null(), ...errorReplies } } },
     async (request, reply) => {
-      if (!(await store.destinations.delete(request.params.id))) throw notFound(`destination ${request.params.id}`);
+      if (!(await audited(store, request, (tx) => tx.destinations.delete(request.params.id), { target: request.params.id }))) throw notFound(`destination ${request.params.id}`);
       return reply.code(204).send(null);
     },
   );

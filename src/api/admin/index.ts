@@ -9,7 +9,10 @@ import { audienceRoutes } from './audiences';
 import { computedTraitRoutes } from './computed-traits';
 import { deliveryRoutes } from './deliveries';
 import { redeliveryRoutes } from './redeliveries';
-import { requireAdminToken, type AdminTokenFailures } from './auth';
+import type { AdminTokenFailures } from './auth';
+import { authorizer, type Authorize } from '../access/authorize';
+import { auditRoutes } from './audit';
+import { tokenRoutes } from './tokens';
 import { destinationRoutes } from './destinations';
 import { destinationFilterRoutes } from './destination-filters';
 import { destinationHealthRoutes } from './destination-health';
@@ -24,6 +27,8 @@ export interface AdminOptions {
   adminToken: string;
   /** Wrong tokens per client address, shared with the portal and the codec server (none counted when absent). */
   adminTokenFailures?: AdminTokenFailures;
+  /** The access check shared with the codec and the portal (buildApp's); made from adminToken and the store when absent. */
+  authorize?: Authorize;
   /** Timing for the delete notifications regulations send. */
   policy: DeliveryPolicy;
   /** How long a rotated-out Standard Webhooks secret keeps signing (SIGNING_SECRET_OVERLAP; its default when absent). */
@@ -37,11 +42,13 @@ export interface AdminOptions {
 }
 
 /**
- * The admin API, one plugin per resource. The token check is a hook on this plugin's context,
- * so it guards every resource registered below it and nothing outside /admin.
+ * The admin API, one plugin per resource. The access check (token and scope, issue 32) is a hook
+ * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring }) => {
-  app.addHook('onRequest', requireAdminToken(adminToken, adminTokenFailures));
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring }) => {
+  app.addHook('onRequest', authorize ?? authorizer({ adminToken, failures: adminTokenFailures, tokens: store.tokens, audit: store.audit }));
+  await app.register(tokenRoutes, { store });
+  await app.register(auditRoutes, { store });
   await app.register(statusRoutes, { deliveries, store });
   await app.register(sourceRoutes, { store });
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default), signingOverlaps });

@@ -10,6 +10,7 @@ import type { Store } from '../../store/types';
 import type { ScheduledSync, SyncSchedules } from '../../ports';
 import { ApiError, badRequest, notFound } from '../errors';
 import { ErrorReply, errorReplies, IdParams } from './schemas';
+import { audited, recordChange } from '../access/audit-trail';
 
 export interface PersonasRouteOptions {
   store: Store;
@@ -134,12 +135,12 @@ export function computationRoutes<D>(resource: ComputationResource<D>): FastifyP
         const definition = checkDefinition(request.body.definition);
         const schedule = checkSchedule(request.body.schedule ?? defaultSchedule);
         await assertKeyFree(sourceId, key);
-        const created = await table.create(sourceId, { name: request.body.name, key, definition, schedule, paused: request.body.paused ?? false });
+        const created = await audited(store, request, (tx) => resource.table(tx).create(sourceId, { name: request.body.name, key, definition, schedule, paused: request.body.paused ?? false }), { target: ({ id }) => id });
         try {
           await schedules.create(scheduled(created));
         } catch (err) {
-          // No definition without its schedule: undo, and let the caller retry the whole create.
-          await table.delete(created.id);
+          // No definition without its schedule: undo (the audit log shows it undone), and let the caller retry the whole create.
+          await audited(store, request, (tx) => resource.table(tx).delete(created.id), { target: created.id, changed: [], action: `${noun.replace(' ', '_')}.delete` });
           request.log.error({ err: (err as Error).message, id: created.id }, 'could not create the Temporal Schedule');
           throw unavailable(`${noun} not created`);
         }
@@ -186,7 +187,7 @@ export function computationRoutes<D>(resource: ComputationResource<D>): FastifyP
             throw unavailable(`${noun} ${id} not changed`);
           }
         }
-        const updated = await table.update(id, { name: body.name, definition, schedule, paused: body.paused });
+        const updated = await audited(store, request, (tx) => resource.table(tx).update(id, { name: body.name, definition, schedule, paused: body.paused }), { target: id });
         if (!updated) throw notFound(`${noun} ${id}`);
         return toView(updated);
       });
@@ -200,7 +201,7 @@ export function computationRoutes<D>(resource: ComputationResource<D>): FastifyP
           request.log.error({ err: (err as Error).message, id }, 'could not delete the Temporal Schedule');
           throw unavailable(`${noun} ${id} not deleted`);
         }
-        await table.delete(id);
+        await audited(store, request, (tx) => resource.table(tx).delete(id), { target: id, changed: [] });
         return reply.code(204).send(null);
       });
 
@@ -208,8 +209,11 @@ export function computationRoutes<D>(resource: ComputationResource<D>): FastifyP
         const { id } = request.params;
         const current = await find(id, sourceOf(request.params));
         try {
-          return reply.code(202).send(await schedules.syncNow(scheduled(current)));
+          const started = await schedules.syncNow(scheduled(current));
+          await recordChange(store, request, id, []);
+          return reply.code(202).send(started);
         } catch (err) {
+          if (err instanceof ApiError) throw err;
           request.log.error({ err: (err as Error).message, id }, 'could not start a sync');
           throw unavailable(`sync of ${noun} ${id} not started`);
         }

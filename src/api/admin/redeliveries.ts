@@ -5,6 +5,7 @@ import type { Deliveries } from '../../ports';
 import type { Store } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import { errorReplies } from './schemas';
+import { recordChange } from '../access/audit-trail';
 
 /**
  * Bulk redelivery (issue 14): every delivery of a source that failed (or was stopped) in a time
@@ -60,7 +61,9 @@ export const redeliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
         const destination = await store.destinations.get(filter.destinationId);
         if (destination?.sourceId !== sourceId) throw badRequest(`destinationId: is not a destination of source ${sourceId}`);
       }
-      return reply.code(202).send(await deliveries.startRedeliveryJob(sourceId, filter));
+      const job = await deliveries.startRedeliveryJob(sourceId, filter);
+      await recordChange(store, request, job.id);
+      return reply.code(202).send(job);
     },
   );
 

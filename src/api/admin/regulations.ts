@@ -9,6 +9,7 @@ import type { Keyring } from '../../privacy/keyring';
 import { erasedSubjects } from '../../privacy/subjects';
 import { ApiError, badRequest, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
+import { audited } from '../access/audit-trail';
 
 const RegulationTypeSchema = Type.Unsafe<RegulationType>({
   type: 'string',
@@ -137,7 +138,8 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
   }
 
   app.post('/regulations', { schema: { body: RegulationBody, response: { 201: RegulationView, 503: errorReplies[400], ...errorReplies } } }, async (request, reply) => {
-    const regulation = await store.regulations.create(request.body);
+    // The record and its audit row together; the work below reaches Temporal and is not held in a transaction.
+    const regulation = await audited(store, request, (tx) => tx.regulations.create(request.body), { target: ({ id }) => id });
     // The record keeps hashes; the work below needs the ids, which only this request carries.
     const userIds = request.body.subjectIds;
     const { erase: erases, suppression } = EFFECTS[regulation.regulationType];

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Source, Store } from '../../store/types';
 import { notFound } from '../errors';
+import { audited } from '../access/audit-trail';
 import { errorReplies, IdParams } from './schemas';
 
 const SourceView = Type.Object({
@@ -28,7 +29,7 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     '/sources',
     { schema: { body: CreateSourceBody, response: { 201: CreatedSourceView, ...errorReplies } } },
     async (request, reply) => {
-      const { source, writeKey } = await store.sources.create(request.body.name);
+      const { source, writeKey } = await audited(store, request, (tx) => tx.sources.create(request.body.name), { target: ({ source }) => source.id });
       return reply.code(201).send({ ...toSourceView(source), writeKey });
     },
   );
@@ -47,7 +48,7 @@ export const sourceRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     '/sources/:id',
     { schema: { params: IdParams, response: { 204: Type.Null(), ...errorReplies } } },
     async (request, reply) => {
-      if (!(await store.sources.delete(request.params.id))) throw notFound(`source ${request.params.id}`);
+      if (!(await audited(store, request, (tx) => tx.sources.delete(request.params.id), { target: request.params.id }))) throw notFound(`source ${request.params.id}`);
       return reply.code(204).send(null);
     },
   );

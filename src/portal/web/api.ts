@@ -84,7 +84,8 @@ export interface Attempt {
 }
 export interface DeliveryDetail extends DeliveryRow {
   redelivery?: { requestedAt: string; previousRunId: string };
-  message: Record<string, unknown>;
+  /** Absent for a token without payloads:read. */
+  message?: Record<string, unknown> | string;
   destinations: { destinationId: string; status?: 'delivered' | 'failed' | 'stopped'; reason?: string; attempts: Attempt[] }[];
 }
 export interface Computation {
@@ -103,4 +104,18 @@ export interface PortalSettings {
   temporalUiUrl: string;
   temporalNamespace: string;
   publicUrl: string;
+  /** The logged-in token (issue 32); id null for the bootstrap ADMIN_TOKEN. */
+  token: { id: string | null; name: string; scopes: string[] };
+}
+/** A row of GET /admin/audit (the store's AuditRecord, which the browser build cannot import: it needs Node's types). */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: { tokenId: string | null; name: string | null };
+  action: string;
+  target: string | null;
+  outcome: 'success' | 'denied';
+  requestId: string;
+  ip: string;
+  changed: string[];
 }

@@ -232,7 +232,9 @@ export async function deliveryPage(page: Page, sourceId: string, messageId: stri
         ),
       ),
       detail.destinations.length === 0 && h('p', {}, 'No attempt yet.'),
-      h('details', {}, h('summary', {}, 'Message body'), h('pre', {}, JSON.stringify(detail.message, null, 2))),
+      detail.message === undefined
+        ? h('p', { class: 'muted', id: 'message-withheld' }, 'The message body needs a token with the payloads:read scope.')
+        : h('details', {}, h('summary', {}, 'Message body'), h('pre', {}, JSON.stringify(detail.message, null, 2))),
     );
   };
   /** Follows a run under way until it ends (the page shows each new attempt as it comes). */

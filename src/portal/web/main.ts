@@ -1,4 +1,5 @@
 import { api, ApiFailure, token, type PortalSettings } from './api';
+import { auditPage } from './audit';
 import { deliveriesPage, deliveryPage } from './deliveries';
 import { destinationsPage } from './destinations';
 import { field, h, replace } from './dom';
@@ -27,15 +28,21 @@ function loginPage(problem?: string): void {
           if (!location.hash || location.hash === '#/login') location.hash = '#/sources';
           else void render();
         } catch (err) {
-          loginPage(err instanceof ApiFailure && err.status === 401 ? 'That admin token is not valid.' : String(err));
+          loginPage(err instanceof ApiFailure && err.status === 401 ? 'That admin token is not valid.' : err instanceof ApiFailure && err.status === 403 ? 'That token lacks the read scope the portal needs.' : String(err));
         }
       },
     },
     field('Admin token', input),
     h('button', { type: 'submit' }, 'Log in'),
   );
-  replace(main, h('h1', {}, 'Log in'), h('p', { class: 'muted' }, 'The ADMIN_TOKEN of this Switchyard. It stays in this tab (sessionStorage) and goes only to this server.'), problem && h('p', { class: 'error', role: 'alert' }, problem), form);
+  replace(main, h('h1', {}, 'Log in'), h('p', { class: 'muted' }, 'An admin token of this Switchyard (swy_…, or its ADMIN_TOKEN); it needs the read scope. It stays in this tab (sessionStorage) and goes only to this server.'), problem && h('p', { class: 'error', role: 'alert' }, problem), form);
   input.focus();
+}
+
+/** Which token is logged in and what it may do (issue 32); the audit log's link only for the admin scope. */
+function showWhoIsLoggedIn({ token: who }: PortalSettings): void {
+  document.getElementById('whoami')!.textContent = `${who.name} (${who.scopes.join(', ')})`;
+  document.getElementById('audit-link')!.hidden = !who.scopes.includes('admin');
 }
 
 async function render(): Promise<void> {
@@ -48,6 +55,7 @@ async function render(): Promise<void> {
     return loginPage(err instanceof ApiFailure && err.status === 401 ? 'Log in again.' : String(err));
   }
   nav.hidden = false;
+  showWhoIsLoggedIn(settings);
   const [path, queryText] = (location.hash.slice(1) || '/sources').split('?');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   for (const link of nav.querySelectorAll('a')) link.toggleAttribute('aria-current', link.getAttribute('href') === `#/${parts[0]}`);
@@ -59,6 +67,7 @@ async function render(): Promise<void> {
     else if (parts[0] === 'deliveries' && parts.length === 3) await deliveryPage(page, parts[1], parts[2]);
     else if (parts[0] === 'deliveries') await deliveriesPage(page);
     else if (parts[0] === 'personas') await personasPage(page);
+    else if (parts[0] === 'audit') await auditPage(page);
     else await sourcesPage(page);
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 401) {

@@ -1,0 +1,83 @@
+import type { Scope } from '../../access/scopes';
+
+/**
+ * What each admin, codec and portal-settings route requires (issue 32), in one table: its scope,
+ * and for a change the audit log's name of the action. A route missing here answers 403 to every
+ * token (deny by default), and test/integration/access-matrix.test.ts fails naming it; a new route
+ * is one line here. Keys are Fastify's: the method and the route's URL pattern with its prefix.
+ */
+export interface RouteAccess {
+  scope: Scope;
+  /** Present on routes that change something: one audit row per successful call, under this name. */
+  action?: string;
+}
+
+const read: RouteAccess = { scope: 'read' };
+
+/** The Personas routes of one kind (audiences, computed traits): the same shape twice. */
+function personasRoutes(segment: string, noun: string): Record<string, RouteAccess> {
+  return {
+    [`POST /admin/sources/:sourceId/${segment}`]: { scope: 'destinations:write', action: `${noun}.create` },
+    [`GET /admin/sources/:sourceId/${segment}`]: read,
+    ...Object.fromEntries(
+      [`/admin/${segment}/:id`, `/admin/sources/:sourceId/${segment}/:id`].flatMap((path) => [
+        [`GET ${path}`, read],
+        [`PATCH ${path}`, { scope: 'destinations:write', action: `${noun}.update` }],
+        [`DELETE ${path}`, { scope: 'destinations:write', action: `${noun}.delete` }],
+        [`POST ${path}/sync`, { scope: 'operate', action: `${noun}.sync` }],
+      ]),
+    ),
+  };
+}
+
+export const ROUTE_ACCESS: Record<string, RouteAccess> = {
+  'GET /admin/status': read,
+  'GET /admin/sources': read,
+  'POST /admin/sources': { scope: 'destinations:write', action: 'source.create' },
+  'GET /admin/sources/:id': read,
+  'DELETE /admin/sources/:id': { scope: 'destinations:write', action: 'source.delete' },
+  'GET /admin/sources/:sourceId/destinations': read,
+  'POST /admin/sources/:sourceId/destinations': { scope: 'destinations:write', action: 'destination.create' },
+  'GET /admin/destinations/:id': read,
+  'PATCH /admin/destinations/:id': { scope: 'destinations:write', action: 'destination.update' },
+  'DELETE /admin/destinations/:id': { scope: 'destinations:write', action: 'destination.delete' },
+  'GET /admin/destinations/:id/health': read,
+  'GET /admin/destinations/:id/overview': read,
+  'POST /admin/destinations/:id/webhooks/:index/enable': { scope: 'destinations:write', action: 'webhook.enable' },
+  'DELETE /admin/destinations/:id/webhooks/:index/backpressure': { scope: 'operate', action: 'webhook.backpressure.clear' },
+  'GET /admin/destinations/:id/filters': read,
+  'POST /admin/destinations/:id/filters': { scope: 'destinations:write', action: 'filter.create' },
+  'GET /admin/destinations/:id/filters/:filterId': read,
+  'PATCH /admin/destinations/:id/filters/:filterId': { scope: 'destinations:write', action: 'filter.update' },
+  'DELETE /admin/destinations/:id/filters/:filterId': { scope: 'destinations:write', action: 'filter.delete' },
+  // Runs the caller's own draft over the caller's own event: reads no stored body, changes nothing.
+  'POST /admin/destinations/:id/filters/preview': read,
+  // Metadata only; the detail's message body needs payloads:read besides (deliveries.ts).
+  'GET /admin/deliveries': read,
+  'GET /admin/sources/:sourceId/deliveries/:messageId': read,
+  'POST /admin/sources/:sourceId/deliveries/:messageId/redeliver': { scope: 'operate', action: 'delivery.redeliver' },
+  'POST /admin/sources/:sourceId/redeliver': { scope: 'operate', action: 'redelivery.start' },
+  'GET /admin/redeliveries/:id': read,
+  // Regulation records name users (hashed, or in clear with PAYLOAD_ENCRYPTION=off): not for `read`.
+  'POST /admin/regulations': { scope: 'regulations', action: 'regulation.create' },
+  'GET /admin/regulations': { scope: 'regulations' },
+  'GET /admin/regulations/:id': { scope: 'regulations' },
+  ...personasRoutes('audiences', 'audience'),
+  ...personasRoutes('computed-traits', 'computed_trait'),
+  'POST /admin/tokens': { scope: 'admin', action: 'token.create' },
+  'GET /admin/tokens': { scope: 'admin' },
+  'DELETE /admin/tokens/:id': { scope: 'admin', action: 'token.revoke' },
+  'GET /admin/audit': { scope: 'admin' },
+  // Decrypted payloads, both ways (the Web UI and the CLI's --codec-endpoint).
+  'POST /codec/*': { scope: 'payloads:read' },
+  // The portal's login: any token that may read what the portal shows.
+  'GET /portal/settings.json': read,
+};
+
+/** The table's key of a route; HEAD (Fastify's automatic twin of each GET) asks what its GET asks. */
+export const routeKey = (method: string, url: string) => `${method === 'HEAD' ? 'GET' : method} ${url}`;
+
+export const routeAccess = (method: string, url: string | undefined): RouteAccess | undefined => (url === undefined ? undefined : ROUTE_ACCESS[routeKey(method, url)]);
+
+/** The routes the access check guards: every one of them must be in the table. */
+export const isGuardedUrl = (url: string) => url.startsWith('/admin') || url.startsWith('/codec') || url === '/portal/settings.json';
