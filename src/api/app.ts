@@ -26,6 +26,7 @@ import { portalRoutes } from '../portal/routes';
 import { requestLogValue } from './request-log';
 import { documentRoutes } from './route-docs';
 import { signingOverlapSweep } from './signing-overlaps';
+import { archiveRetention } from './archive-retention';
 import { VERSION } from '../version';
 
 export interface AppOptions {
@@ -93,6 +94,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const signingOverlaps = signingOverlapSweep(options.store.destinations, app.log);
   app.addHook('onReady', async () => signingOverlaps.start());
   app.addHook('onClose', () => signingOverlaps.stop());
+  // Issue 31: the archive's retention (and, on PostgreSQL, its coming days' partitions).
+  const retention = archiveRetention(options.store.archive, options.config.archiveRetention, app.log);
+  app.addHook('onReady', async () => retention.start());
+  app.addHook('onClose', () => retention.stop());
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
   await app.register(portalRoutes, {

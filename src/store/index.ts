@@ -18,6 +18,8 @@ import { sourceStore } from './sources';
 import { webhookHealthStore } from './webhook-health';
 import { messageCountsStore } from './message-counts';
 import { flowControlStore } from './flow-control';
+import { messageArchiveStore } from './message-archive';
+import { replayStore } from './replays';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -96,6 +98,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     messageCounts: messageCountsStore(db),
     flowControl: flowControlStore(db),
     personas: personasStore(db, hashes),
+    archive: messageArchiveStore(db),
+    replays: replayStore(db),
     // PostgreSQL's dead row versions go with (auto)vacuum; its WAL is the server's to recycle.
     purgeDeletedRows: async () => (options.databaseUrl ? true : truncateWriteAheadLog(db)),
     async ping() {

@@ -5,6 +5,7 @@ import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 import { LATENCY_COLUMNS } from './webhook-health-columns';
 import { schemaProblemMessage, schemaProblems } from './schema-check';
+import { createMessageArchive } from './message-archive-table';
 
 /**
  * Migrations live in code (not a folder read at run time) so they ship inside the bundle and run
@@ -304,6 +305,33 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('destination_filters_destination_id').on('destination_filters').columns(['destination_id', 'created_at']).execute();
+    },
+  },
+  // Issue 31: every accepted message, sealed, for ARCHIVE_RETENTION; and the replays made of it.
+  '0019_archive': {
+    async up(db: Kysely<any>) {
+      await createMessageArchive(db);
+      await db.schema
+        .createTable('replays')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('destination_id', 'text', (c) => c.notNull())
+        .addColumn('since', 'text', (c) => c.notNull())
+        .addColumn('until', 'text', (c) => c.notNull())
+        .addColumn('trigger', 'text')
+        .addColumn('dry_run', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('matched', 'integer', (c) => c.notNull())
+        .addColumn('started', 'integer', (c) => c.notNull())
+        .addColumn('delivered', 'integer', (c) => c.notNull())
+        .addColumn('failed', 'integer', (c) => c.notNull())
+        .addColumn('skipped_erased', 'integer', (c) => c.notNull())
+        .addColumn('skipped_suppressed', 'integer', (c) => c.notNull())
+        .addColumn('skipped_filtered', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .execute();
+      await db.schema.createIndex('replays_created_at').on('replays').column('created_at').execute();
     },
   },
 };
