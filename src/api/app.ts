@@ -7,7 +7,7 @@ import { deliveryPolicy, type Config } from '../config';
 import type { Store } from '../store/types';
 import type { Keyring } from '../privacy/keyring';
 import type { Deliveries } from '../ports';
-import type { SyncSchedules } from '../ports';
+import type { Replays, SyncSchedules } from '../ports';
 import { installErrorHandler } from './errors';
 import { installJsonBodyParser, replyToClientError } from './json-body';
 import { closeConnectionsWhileDraining } from './drain';
@@ -35,6 +35,8 @@ export interface AppOptions {
   deliveries: Deliveries;
   /** Temporal Schedules of audiences and computed traits (the Personas admin routes need it). */
   schedules?: SyncSchedules;
+  /** Issue 31: replays' workflows (the replay admin routes need it). */
+  replays?: Replays;
   logger?: Logger | false;
   /** The process's metrics (`npm start` shares them with its worker); a fresh set without Node's default metrics when absent. */
   metrics?: Metrics;
@@ -98,7 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const retention = archiveRetention(options.store.archive, options.config.archiveRetention, app.log);
   app.addHook('onReady', async () => retention.start());
   app.addHook('onClose', () => retention.stop());
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight } });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, adminToken: options.config.adminToken, adminTokenFailures: tokenFailures, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
   await app.register(portalRoutes, {
     adminToken: options.config.adminToken,

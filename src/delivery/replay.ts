@@ -59,6 +59,19 @@ export interface Replay extends ReplayCounts {
   finishedAt: string | null;
 }
 
+/** What a replay's workflow is started with: the request, resolved, and the limits it runs under. */
+export interface ReplayPlan {
+  id: string;
+  sourceId: string;
+  destinationId: string;
+  since: string;
+  until: string;
+  trigger?: string;
+  dryRun: boolean;
+  /** REPLAY_MAX_IN_FLIGHT when the replay was made: fixed for its whole life. */
+  maxInFlight: number;
+}
+
 export const REPLAY_ID_PATTERN = '^rpl_[0-9a-f]{32}$';
 
 export const NO_COUNTS: ReplayCounts = { matched: 0, started: 0, delivered: 0, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0 } };

@@ -2,13 +2,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import { SETTINGS } from '../../config';
 import type { Store } from '../../store/types';
 import type { DeliveryPolicy } from '../../delivery/types';
-import type { Deliveries, SyncSchedules } from '../../ports';
+import type { Deliveries, Replays, SyncSchedules } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
 import type { SigningOverlapEnds } from '../signing-overlaps';
 import { audienceRoutes } from './audiences';
 import { computedTraitRoutes } from './computed-traits';
 import { deliveryRoutes } from './deliveries';
 import { redeliveryRoutes } from './redeliveries';
+import { replayRoutes } from './replays';
 import { requireAdminToken, type AdminTokenFailures } from './auth';
 import { destinationRoutes } from './destinations';
 import { destinationFilterRoutes } from './destination-filters';
@@ -34,13 +35,15 @@ export interface AdminOptions {
   personas?: { schedules: SyncSchedules; defaultSchedule: string };
   /** Hashes user ids in what regulations leave in Temporal (delete notifications' ids); undefined with PAYLOAD_ENCRYPTION=off. */
   keyring: Keyring | undefined;
+  /** Issue 31: replays of the archive need their workflows; without this port their routes are not served. */
+  replays?: { replays: Replays; archiveRetentionMs: number; maxInFlight: number };
 }
 
 /**
  * The admin API, one plugin per resource. The token check is a hook on this plugin's context,
  * so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays }) => {
   app.addHook('onRequest', requireAdminToken(adminToken, adminTokenFailures));
   await app.register(statusRoutes, { deliveries, store });
   await app.register(sourceRoutes, { store });
@@ -56,6 +59,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });
+  if (replays) await app.register(replayRoutes, { store, ...replays });
   if (personas) {
     await app.register(audienceRoutes, { store, ...personas });
     await app.register(computedTraitRoutes, { store, ...personas });
