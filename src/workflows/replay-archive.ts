@@ -82,7 +82,8 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
   let steps = 0;
   let waitMs = FIRST_WAIT_MS;
   try {
-    while (!cancelled && (!state.pagesDone || state.inFlight.length > 0)) {
+    // Paused, it waits for a resume or a cancel even with nothing left: the operator holds it.
+    while (!cancelled && (state.paused || !state.pagesDone || state.inFlight.length > 0)) {
       const room = replay.maxInFlight - state.inFlight.length;
       if (state.paused && state.inFlight.length === 0) {
         await condition(() => !state.paused || cancelled);
@@ -107,7 +108,7 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
       }
       await saveCounts();
       steps++;
-      const more = !cancelled && (!state.pagesDone || state.inFlight.length > 0);
+      const more = !cancelled && (state.paused || !state.pagesDone || state.inFlight.length > 0);
       if (more && (steps >= STEPS_PER_RUN || workflowInfo().continueAsNewSuggested)) {
         // An Update under way finishes (its status written) before the run hands over.
         await condition(allHandlersFinished);

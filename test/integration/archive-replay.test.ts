@@ -101,6 +101,7 @@ it('replays the archive to a destination made after the messages: each once, ori
   const { source, live, ids, since, until } = await sourceWithHistory('backfill');
   const { destination, target } = await newDestination(source.id);
   expect(target.requests).toHaveLength(0);
+  const liveBefore = live.requests.length;
 
   const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
   const done = await finished(id);
@@ -108,8 +109,8 @@ it('replays the archive to a destination made after the messages: each once, ori
   expect(done.finishedAt).not.toBeNull();
   exactlyOnce(target, ids);
   for (const request of target.requests) expect(request.headers['x-switchyard-replay']).toBe(id);
-  // The live destination had its 50 and gets nothing from the replay.
-  expect(live.requests).toHaveLength(MESSAGES);
+  // The live destination had its messages and gets nothing from the replay.
+  expect(live.requests).toHaveLength(liveBefore);
   expect(live.requests.every((request) => request.headers['x-switchyard-replay'] === undefined)).toBe(true);
 
   const listed = (await system.app.inject({ method: 'GET', url: '/admin/replays', headers: auth })).json<{ replays: Replay[] }>();

@@ -59,3 +59,25 @@ describe('with ARCHIVE_RETENTION=0', () => {
     expect(replay.json().message).toContain('ARCHIVE_RETENTION');
   }, 60_000);
 });
+
+describe('with PAYLOAD_ENCRYPTION=off', () => {
+  let system: TestSystem;
+  beforeAll(async () => {
+    system = await startSystem({ payloadEncryption: false });
+  });
+  afterAll(() => system.close());
+
+  it('a DELETE regulation deletes the archived messages of the user, which nothing sealed', async () => {
+    const { source, writeKey } = await system.store.sources.create('archive in the clear');
+    const batch = [
+      { type: 'track', messageId: 'clear-gone', userId: 'clear-erased', event: 'A' },
+      { type: 'track', messageId: 'clear-anonymous', anonymousId: 'clear-erased', event: 'A' },
+      { type: 'track', messageId: 'clear-kept', userId: 'clear-kept', event: 'A' },
+    ];
+    expect((await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: { batch } })).statusCode).toBe(200);
+    expect((await system.store.archive.page(source.id, EVERYTHING, 10)).messages).toHaveLength(3);
+    const regulation = await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: auth, payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['clear-erased'] } });
+    expect(regulation.statusCode).toBe(201);
+    expect((await system.store.archive.page(source.id, EVERYTHING, 10)).messages.map((m) => m.messageId)).toEqual(['clear-kept']);
+  }, 60_000);
+});
