@@ -72,6 +72,9 @@ export interface ReplayPlan {
   maxInFlight: number;
 }
 
+/** A replay as the admin API shows it (`GET /admin/replays/:id`): the issue's fields, no more. */
+export type ReplayView = Omit<Replay, 'dryRun'>;
+
 export const REPLAY_ID_PATTERN = '^rpl_[0-9a-f]{32}$';
 
 export const NO_COUNTS: ReplayCounts = { matched: 0, started: 0, delivered: 0, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0 } };

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { dialectOf } from './dialect';
+import type { Tables } from './tables';
 
 /**
  * The archive's table (issue 31). One row per accepted message: plaintext columns that name no user
@@ -30,41 +30,8 @@ export function dayOfPartition(name: string): number | undefined {
   return match ? archiveDay(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : undefined;
 }
 
-export async function createMessageArchive(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) === 'postgres') {
-    await sql`
-      create table message_archive (
-        source_id text not null,
-        day integer not null,
-        received_at text not null,
-        message_id text not null,
-        type text not null,
-        user_hash text,
-        anonymous_hash text,
-        body text not null,
-        primary key (source_id, day, message_id)
-      ) partition by list (day)`.execute(db);
-  } else {
-    await db.schema
-      .createTable(ARCHIVE_TABLE)
-      .addColumn('source_id', 'text', (c) => c.notNull())
-      .addColumn('day', 'integer', (c) => c.notNull())
-      .addColumn('received_at', 'text', (c) => c.notNull())
-      .addColumn('message_id', 'text', (c) => c.notNull())
-      .addColumn('type', 'text', (c) => c.notNull())
-      .addColumn('user_hash', 'text')
-      .addColumn('anonymous_hash', 'text')
-      .addColumn('body', 'text', (c) => c.notNull())
-      .addPrimaryKeyConstraint('message_archive_pk', ['source_id', 'day', 'message_id'])
-      .execute();
-    // SQLite's retention is a range delete by receivedAt.
-    await db.schema.createIndex('message_archive_received_at').on(ARCHIVE_TABLE).column('received_at').execute();
-  }
-  await db.schema.createIndex('message_archive_page').on(ARCHIVE_TABLE).columns(['source_id', 'received_at', 'message_id']).execute();
-}
-
 /** PostgreSQL: the day partitions that exist now. */
-export async function archivePartitions(db: Kysely<any>): Promise<Array<{ name: string; day: number }>> {
+export async function archivePartitions(db: Kysely<Tables>): Promise<Array<{ name: string; day: number }>> {
   const { rows } = await sql<{ name: string }>`
     select child.relname as name from pg_inherits
     join pg_class parent on parent.oid = pg_inherits.inhparent
@@ -81,7 +48,7 @@ export async function archivePartitions(db: Kysely<any>): Promise<Array<{ name: 
  * PostgreSQL: makes the partitions of these days where missing. Under a transaction-scoped
  * advisory lock, so API processes doing it at once neither fail nor wait on each other's DDL long.
  */
-export async function ensureArchivePartitions(db: Kysely<any>, days: number[]): Promise<void> {
+export async function ensureArchivePartitions(db: Kysely<Tables>, days: number[]): Promise<void> {
   const existing = new Set((await archivePartitions(db)).map((p) => p.day));
   const missing = [...new Set(days)].filter((day) => !existing.has(day));
   if (missing.length === 0) return;
@@ -94,7 +61,7 @@ export async function ensureArchivePartitions(db: Kysely<any>, days: number[]): 
 }
 
 /** PostgreSQL: drops every day partition before `beforeDay`; their names. */
-export async function dropArchivePartitions(db: Kysely<any>, beforeDay: number): Promise<string[]> {
+export async function dropArchivePartitions(db: Kysely<Tables>, beforeDay: number): Promise<string[]> {
   const old = (await archivePartitions(db)).filter((p) => p.day < beforeDay);
   for (const { name } of old) await sql`drop table if exists ${sql.table(name)}`.execute(db);
   return old.map((p) => p.name);

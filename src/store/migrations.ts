@@ -5,7 +5,7 @@ import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 import { LATENCY_COLUMNS } from './webhook-health-columns';
 import { schemaProblemMessage, schemaProblems } from './schema-check';
-import { createMessageArchive } from './message-archive-table';
+import { ARCHIVE_TABLE } from './message-archive-table';
 
 /**
  * Migrations live in code (not a folder read at run time) so they ship inside the bundle and run
@@ -335,6 +335,40 @@ const MIGRATIONS: Record<string, Migration> = {
     },
   },
 };
+
+/** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */
+async function createMessageArchive(db: Kysely<any>): Promise<void> {
+  if (dialectOf(db) === 'postgres') {
+    await sql`
+      create table message_archive (
+        source_id text not null,
+        day integer not null,
+        received_at text not null,
+        message_id text not null,
+        type text not null,
+        user_hash text,
+        anonymous_hash text,
+        body text not null,
+        primary key (source_id, day, message_id)
+      ) partition by list (day)`.execute(db);
+  } else {
+    await db.schema
+      .createTable(ARCHIVE_TABLE)
+      .addColumn('source_id', 'text', (c) => c.notNull())
+      .addColumn('day', 'integer', (c) => c.notNull())
+      .addColumn('received_at', 'text', (c) => c.notNull())
+      .addColumn('message_id', 'text', (c) => c.notNull())
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('user_hash', 'text')
+      .addColumn('anonymous_hash', 'text')
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('message_archive_pk', ['source_id', 'day', 'message_id'])
+      .execute();
+    // SQLite's retention is a range delete by receivedAt.
+    await db.schema.createIndex('message_archive_received_at').on(ARCHIVE_TABLE).column('received_at').execute();
+  }
+  await db.schema.createIndex('message_archive_page').on(ARCHIVE_TABLE).columns(['source_id', 'received_at', 'message_id']).execute();
+}
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 

@@ -1,5 +1,6 @@
-import { ActivityFailure, allHandlersFinished, condition, continueAsNew, defineUpdate, proxyActivities, setHandler, workflowInfo, type RetryPolicy } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, continueAsNew, defineUpdate, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { PAGE_ACTIVITY, PAGED_JOB_RETRY } from './paged-job';
 import { addCounts, NO_COUNTS, type ReplayCounts, type ReplayPlan, type ReplayStatus } from '../delivery/replay';
 
 /**
@@ -43,15 +44,8 @@ const STEPS_PER_RUN = 200;
 const FIRST_WAIT_MS = 500;
 const LONGEST_WAIT_MS = 10_000;
 
-const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 20 };
-
-const { replayPage, replayOutcomes } = proxyActivities<Activities>({
-  startToCloseTimeout: '5m',
-  // A page heartbeats after every message: a worker that dies mid-page is noticed in seconds.
-  heartbeatTimeout: '10s',
-  retry,
-});
-const { saveReplayCounts, setReplayStatus } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry });
+const { replayPage, replayOutcomes } = proxyActivities<Activities>(PAGE_ACTIVITY);
+const { saveReplayCounts, setReplayStatus } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: PAGED_JOB_RETRY });
 
 export async function replayArchive({ replay, resume }: ReplayArchiveInput): Promise<ReplayCounts> {
   const state: ReplayState = resume ?? { pagesDone: false, counts: NO_COUNTS, inFlight: [], paused: false, runs: 1 };

@@ -1,24 +1,7 @@
 import { api, type Destination } from './api';
 import { announce, badge, field, h, replace, time } from './dom';
 import type { Page } from './page';
-
-/** A replay as GET /admin/replays lists it (issue 31). */
-interface Replay {
-  id: string;
-  sourceId: string;
-  destinationId: string;
-  since: string;
-  until: string;
-  trigger: string | null;
-  status: 'running' | 'paused' | 'completed' | 'cancelled' | 'failed';
-  matched: number;
-  started: number;
-  delivered: number;
-  failed: number;
-  skipped: { erased: number; suppressed: number; filtered: number };
-  createdAt: string;
-  finishedAt: string | null;
-}
+import type { ReplayView as Replay } from '../../delivery/replay';
 
 /** How often an open replay's progress is read again. */
 const POLL_MS = 1_000;
