@@ -326,6 +326,36 @@ async function recordRedeliveries(): Promise<void> {
   await save(s.client, 'redeliver-matching', workflowId);
 }
 
+/**
+ * Issue 31: a replay of three archived messages to a destination made after them, paused once and
+ * resumed (its Updates), and one of its replayed deliveries (input.replay: the header).
+ */
+async function recordReplays(): Promise<void> {
+  if (!wanted('replay-archive') && !wanted('deliver-replayed')) return;
+  const s = await system({ replayMaxInFlight: 1 });
+  const hook = await receiver(ok);
+  const since = new Date(Date.now() - 1_000).toISOString();
+  const { source, writeKey } = await s.store.sources.create('record-histories replay-archive');
+  const ids = ['record-replay-0', 'record-replay-1', 'record-replay-2'];
+  for (const messageId of ids) await send(s.app, writeKey, 'track', { userId: 'u', event: 'Recorded', messageId });
+  const destination = await s.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: hook.url, headers: {} }] });
+  const auth = { authorization: `Bearer ${s.config.adminToken}` };
+  const started = await s.app.inject({ method: 'POST', url: '/admin/replays', headers: auth, payload: { sourceId: source.id, destinationId: destination.id, since, until: new Date(Date.now() + 60_000).toISOString() } });
+  if (started.statusCode !== 202) throw new Error(`replay answered ${started.statusCode}: ${started.body}`);
+  const { id } = started.json<{ id: string }>();
+  await waitFor(() => {
+    if (hook.requests.length === 0) throw new Error('no replayed request yet');
+  }, 30_000);
+  for (const change of ['pause', 'resume']) {
+    const answer = await s.app.inject({ method: 'POST', url: `/admin/replays/${id}/${change}`, headers: auth });
+    if (answer.statusCode !== 200) throw new Error(`${change} answered ${answer.statusCode}: ${answer.body}`);
+  }
+  const counts = (await s.client.workflow.getHandle(`replay:${id}`).result()) as { delivered: number };
+  if (counts.delivered !== ids.length) throw new Error(`replay: ${JSON.stringify(counts)}`);
+  if (wanted('replay-archive')) await save(s.client, 'replay-archive', `replay:${id}`);
+  if (wanted('deliver-replayed')) await save(s.client, 'deliver-replayed', `replay:${id}:${ids[0]}`);
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   process.env.PERSONAS_SYNC_PAGE_SIZE = PERSONAS_SYNC_PAGE_SIZE;
@@ -336,6 +366,7 @@ async function main(): Promise<void> {
     await recordFlowControl();
     await recordSyncs();
     await recordRedeliveries();
+    await recordReplays();
   } finally {
     for (const child of ownWorkers) await stopProcess(child, 'SIGKILL');
     await Promise.all(receivers.map((r) => r.close()));

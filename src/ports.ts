@@ -1,6 +1,7 @@
 import type { LatestRun, RedeliveryFilter, RedeliveryJob, RedeliveryProgress } from './delivery/redelivery-job';
 import type { DeliveryInput, MessageType } from './delivery/types';
 import type { ComputationRef } from './personas/types';
+import type { ReplayPlan } from './delivery/replay';
 
 /**
  * What the API and the message path need from Temporal, as interfaces: src/temporal/ implements
@@ -179,3 +180,21 @@ export interface SyncSchedules {
 
 /** Starts one delivery workflow on a task queue; false when Temporal already has it (same messageId). */
 export type StartDelivery = (input: DeliveryInput, taskQueue: string) => Promise<boolean>;
+
+/** Issue 31: what the API needs of a replay's workflow (temporal/replays.ts). */
+export interface Replays {
+  /** Starts the replay's workflow (its store row is made first). */
+  start(plan: ReplayPlan): Promise<void>;
+  /** Asks the running workflow to pause, resume or cancel; resolves once it has recorded the new status. */
+  change(id: string, change: ReplayChange): Promise<void>;
+}
+
+export type ReplayChange = 'pause' | 'resume' | 'cancel';
+
+/** What a replay's activities need of Temporal (worker side): start one replayed delivery, see how one ended. */
+export interface ReplayDeliveries {
+  /** false when the replay started this message before (a page run again after a crash). */
+  start(input: DeliveryInput): Promise<boolean>;
+  /** The replayed delivery's state: under way, or how it ended ('gone': Temporal has no such workflow). */
+  outcome(replayId: string, messageId: string): Promise<'running' | 'delivered' | 'failed' | 'gone'>;
+}

@@ -1,6 +1,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { Agent } from 'undici';
 import { webhookRequestHeaders } from '../delivery/request';
+import { REPLAY_HEADER } from '../delivery/replay';
 import { goneReason } from '../delivery/switched-off-reason';
 import { attemptBudgetMs } from '../delivery/retry-window';
 import { isSlowLane } from '../delivery/slow-lane';
@@ -55,6 +56,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       id: standardWebhookId(req.messageId),
       timestampSeconds: Math.floor(started / 1000),
     });
+    if (req.replayId !== undefined) headers[REPLAY_HEADER] = req.replayId;
     // Counted only here, where a request goes out: busy and deferred attempts, a switched-off URL
     // and a window already over send nothing. Labels are the outcome kind alone (no URL, no id).
     metrics?.attemptsInFlight.inc();

@@ -1,6 +1,6 @@
 import { deliveryPolicy, type Config } from '../config';
 import { parseAllowlist } from '../delivery/egress';
-import type { RedeliveryRuns, StartDelivery, SyncSchedules } from '../ports';
+import type { RedeliveryRuns, ReplayDeliveries, StartDelivery, SyncSchedules } from '../ports';
 import type { Keyring } from '../privacy/keyring';
 import type { Store } from '../store/types';
 import { makeAttemptWebhook } from './attempt-webhook';
@@ -8,6 +8,7 @@ import { stoppingErasedUsers } from './erased-users';
 import { WebhookTraffic } from './webhook-traffic';
 import { makePersonasActivities, type PersonasConfig } from './personas';
 import { makeRedeliveryActivities } from './redeliver-matching';
+import { makeReplayActivities } from './replay-archive';
 import { createWebhookAgent } from './post-webhook';
 import type { AttemptRecorder } from './health-recorder';
 import type { Metrics } from '../metrics';
@@ -18,15 +19,21 @@ import type { Metrics } from '../metrics';
  */
 const LOCAL_ATTEMPT_BUDGET_MS = 1_000;
 
+/** Where no replay can run (a test worker without Temporal for them): any replay page fails. */
+const noReplays: ReplayDeliveries = {
+  start: () => Promise.reject(new Error('this worker starts no replay deliveries')),
+  outcome: () => Promise.reject(new Error('this worker reads no replay deliveries')),
+};
+
 /**
  * The I/O the workflows call, bound to this worker's store and HTTP pool. Personas syncs start
  * delivery workflows and retire their schedules through `temporal`, ports the worker wires to Temporal.
  */
 export function createActivities(
   store: Store,
-  config: Pick<Config, 'egressAllowlist' | 'deliveryTimeout' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow'> & PersonasConfig,
+  config: Pick<Config, 'egressAllowlist' | 'deliveryTimeout' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow' | 'archiveRetention'> & PersonasConfig,
   /** `keyring`: hashes the user ids that go into what Temporal shows (Personas message ids); undefined with PAYLOAD_ENCRYPTION=off. */
-  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; keyring: Keyring | undefined },
+  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; replays?: ReplayDeliveries; keyring: Keyring | undefined },
   metrics?: Metrics,
   health?: AttemptRecorder,
 ) {
@@ -35,6 +42,7 @@ export function createActivities(
     attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow)),
     ...makePersonasActivities(store, config, temporal),
     ...makeRedeliveryActivities(store, deliveryPolicy(config), temporal.redeliveries),
+    ...makeReplayActivities(store, deliveryPolicy(config), temporal.keyring, temporal.replays ?? noReplays, config.archiveRetention),
   };
 }
 

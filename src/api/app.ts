@@ -7,7 +7,7 @@ import { deliveryPolicy, type Config } from '../config';
 import type { Store } from '../store/types';
 import type { Keyring } from '../privacy/keyring';
 import type { Deliveries } from '../ports';
-import type { SyncSchedules } from '../ports';
+import type { Replays, SyncSchedules } from '../ports';
 import { installErrorHandler } from './errors';
 import { installJsonBodyParser, replyToClientError } from './json-body';
 import { closeConnectionsWhileDraining } from './drain';
@@ -28,6 +28,7 @@ import { portalRoutes } from '../portal/routes';
 import { requestLogValue } from './request-log';
 import { documentRoutes } from './route-docs';
 import { signingOverlapSweep } from './signing-overlaps';
+import { archiveRetention } from './archive-retention';
 import { VERSION } from '../version';
 
 export interface AppOptions {
@@ -36,6 +37,8 @@ export interface AppOptions {
   deliveries: Deliveries;
   /** Temporal Schedules of audiences and computed traits (the Personas admin routes need it). */
   schedules?: SyncSchedules;
+  /** Issue 31: replays' workflows (the replay admin routes need it). */
+  replays?: Replays;
   logger?: Logger | false;
   /** The process's metrics (`npm start` shares them with its worker); a fresh set without Node's default metrics when absent. */
   metrics?: Metrics;
@@ -97,7 +100,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const signingOverlaps = signingOverlapSweep(options.store.destinations, app.log);
   app.addHook('onReady', async () => signingOverlaps.start());
   app.addHook('onClose', () => signingOverlaps.stop());
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring });
+  // Issue 31: the archive's retention (and, on PostgreSQL, its coming days' partitions).
+  const retention = archiveRetention(options.store.archive, options.config.archiveRetention, app.log);
+  app.addHook('onReady', async () => retention.start());
+  app.addHook('onClose', () => retention.stop());
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight } });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, authorize, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
   await app.register(portalRoutes, {
     authorize,

@@ -8,6 +8,7 @@ import { destinationRulesReader } from '../messages/destination-rules';
 import { MessageCountRecorder } from '../messages/message-count-recorder';
 import { deliveryPlanner, type PlanDecisions } from '../messages/plan-deliveries';
 import { bodySealer } from '../messages/seal-bodies';
+import { callArchiver } from '../messages/archive-calls';
 import type { Keyring } from '../privacy/keyring';
 import type { Store } from '../store/types';
 import type { Deliveries } from '../ports';
@@ -69,6 +70,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
     startTimeoutMs: config.ingestStartTimeout,
     metrics,
     recorder,
+    ...(config.archiveRetention > 0 && { archive: callArchiver(store, keyring) }),
   };
 
   const { sourceOf, lookupMs } = guardIngestion(app, store, config);

@@ -23,9 +23,9 @@ function plain(text: string, max = MAX_NAME_CHARS): string {
   return oneLine(text, max).replace(/[\\[\]<>]/g, (c) => `\\${c}`);
 }
 
-/** `track · Order Completed · user u1 → 2 destinations`; `redelivery · track · …` when an operator asked for it again. */
-export function deliverySummary(input: Pick<DeliveryInput, 'type' | 'userId' | 'destinationIds' | 'message' | 'sealedMessage' | 'redelivery'>): string {
-  const parts: string[] = input.redelivery ? ['redelivery', input.type] : [input.type];
+/** `track · Order Completed · user u1 → 2 destinations`; `redelivery · track · …` when an operator asked for it again, `replay rpl_… · track · …` from a replay (issue 31). */
+export function deliverySummary(input: Pick<DeliveryInput, 'type' | 'userId' | 'destinationIds' | 'message' | 'sealedMessage' | 'redelivery' | 'replay'>): string {
+  const parts: string[] = input.redelivery ? ['redelivery', input.type] : input.replay ? [`replay ${input.replay.id}`, input.type] : [input.type];
   // A sealed body (crypto-shredding) has no readable name or user here: the summary names neither
   // (`track · sealed → …`) rather than keep a copy outside the user's data key.
   const subject = input.type === 'track' ? input.message?.event : input.type === 'page' || input.type === 'screen' ? input.message?.name : undefined;

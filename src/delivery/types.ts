@@ -96,6 +96,12 @@ export interface DeliveryInput {
    * Optional, and read by nothing in the workflow, so histories replay unchanged.
    */
   redelivery?: { requestedAt: string; previousRunId: string; jobId?: string };
+  /**
+   * Issue 31: present when a replay of the archive sent this message (workflow id
+   * `replay:<id>:<messageId>`): every request carries `X-Switchyard-Replay: <id>`. Optional, and
+   * read only into the attempts' input, so histories replay unchanged.
+   */
+  replay?: { id: string };
 }
 
 /** What one POST to one webhook URL came to. */
@@ -132,6 +138,8 @@ export interface AttemptRequest {
    * store's clock says is left of it. A later pause (another 429/503) holds it again.
    */
   waitedOutPressureMs?: number;
+  /** Issue 31: the replay that sent this message (DeliveryInput.replay): the request names it in a header. */
+  replayId?: string;
 }
 
 /** Why an attempt sent nothing and waits, without counting as an attempt (issue 20). */

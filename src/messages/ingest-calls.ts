@@ -3,6 +3,7 @@ import { formatDuration } from '../delivery/duration';
 import type { Deliveries } from '../ports';
 import type { Store } from '../store/types';
 import { acceptCalls } from './accept-calls';
+import type { ArchiveCalls } from './archive-calls';
 import type { Call } from './call';
 import type { DecisionRecorder } from './message-count-recorder';
 import { outgoing, type PlanDeliveries } from './plan-deliveries';
@@ -22,6 +23,8 @@ export interface IngestDependencies {
   recorder?: Pick<DecisionRecorder, 'received'>;
   /** Counts accepted messages by call type (the API process's metrics). */
   metrics?: Pick<Metrics, 'messagesIngested'>;
+  /** Issue 31: writes the accepted calls to the archive (absent: ARCHIVE_RETENTION=0). */
+  archive?: ArchiveCalls;
 }
 
 export interface IngestRequest {
@@ -83,6 +86,10 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   const isSuppressed = acceptance.accepted.map((a) => isAboutSuppressed(a.message, suppressed));
   deps.recorder?.received(request.sourceId, request.receivedAtMs, acceptance.accepted.length);
 
+  // Issue 31: the archive is written beside the profiles and the plan, and awaited before any
+  // workflow starts: an answered request is archived. A suppressed user's calls are not kept.
+  const archived = deps.archive?.(request.sourceId, acceptance.accepted.filter((_, i) => !isSuppressed[i]));
+  archived?.catch(() => undefined);
   // Personas profiles: traits, events and aliases of the whole request in one transaction, with
   // the user ids this source has now seen (a DELETE regulation notifies only sources that saw the user).
   const messages = acceptance.accepted.filter((_, i) => !isSuppressed[i]).map((a) => a.message);
@@ -92,6 +99,7 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
     acceptance.accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, suppressed: isSuppressed[i] })),
   );
   const inputs = plan.status === 'planned' ? plan.inputs : [];
+  await archived;
   // INGEST_START_TIMEOUT bounds the whole request, not only its starts: store reads that were slow
   // (a pool reconnecting after a PostgreSQL restart) leave the starts less time, so the sender still
   // hears an answer within the timeout instead of timing out itself (a drill saw 5 s + 10 s).

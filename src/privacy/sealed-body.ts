@@ -20,12 +20,19 @@ export const ERASED_BODY = '[erased]';
  */
 export const UNREADABLE_BODY = '[unreadable: the sealed body does not authenticate]';
 
-const aad = (subject: string, messageId: string) => Buffer.from(`switchyard-sealed-body-v1\0${subject}\0${messageId}`, 'utf8');
+/**
+ * What a sealed value is for, bound into its AAD with the subject and messageId: a delivery body,
+ * or an archived call (issue 31), so neither opens in the other's place.
+ */
+export type SealPurpose = 'switchyard-sealed-body-v1' | 'switchyard-archived-call-v1';
+export const ARCHIVED_CALL: SealPurpose = 'switchyard-archived-call-v1';
 
-export function sealBody(dataKey: Buffer, subject: string, messageId: string, body: MessageBody): SealedBody {
+const aad = (subject: string, messageId: string, purpose: SealPurpose) => Buffer.from(`${purpose}\0${subject}\0${messageId}`, 'utf8');
+
+export function sealBody(dataKey: Buffer, subject: string, messageId: string, body: MessageBody, purpose: SealPurpose = 'switchyard-sealed-body-v1'): SealedBody {
   const iv = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', dataKey, iv);
-  cipher.setAAD(aad(subject, messageId));
+  cipher.setAAD(aad(subject, messageId, purpose));
   const data = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final(), cipher.getAuthTag()]);
   return { sealed: 1, subject, iv: iv.toString('base64'), data: data.toString('base64') };
 }
@@ -35,12 +42,12 @@ export class SealedBodyError extends Error {
   override name = 'SealedBodyError';
 }
 
-export function openBody(dataKey: Buffer, messageId: string, sealed: SealedBody): MessageBody {
+export function openBody(dataKey: Buffer, messageId: string, sealed: SealedBody, purpose: SealPurpose = 'switchyard-sealed-body-v1'): MessageBody {
   const data = Buffer.from(sealed.data, 'base64');
   if (data.length < TAG_BYTES) throw new SealedBodyError(`sealed body of message ${messageId} is truncated`);
   try {
     const decipher = createDecipheriv('aes-256-gcm', dataKey, Buffer.from(sealed.iv, 'base64'));
-    decipher.setAAD(aad(sealed.subject, messageId));
+    decipher.setAAD(aad(sealed.subject, messageId, purpose));
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     const text = Buffer.concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()]).toString('utf8');
     return JSON.parse(text) as MessageBody;

@@ -21,6 +21,8 @@ import { flowControlStore } from './flow-control';
 import { adminTokenStore } from './admin-tokens';
 import { auditLogStore } from './audit-log';
 import { writeTransaction } from './write-transaction';
+import { messageArchiveStore } from './message-archive';
+import { replayStore } from './replays';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -123,6 +125,8 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined): PlainSto
     messageCounts: messageCountsStore(db),
     flowControl: flowControlStore(db),
     personas: personasStore(db, hashes),
+    archive: messageArchiveStore(db),
+    replays: replayStore(db),
     tokens: adminTokenStore(db),
     audit: auditLogStore(db),
     transaction: (work) => writeTransaction(db, (trx) => work(inTransaction(trx, keyring))),

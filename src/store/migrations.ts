@@ -5,6 +5,7 @@ import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 import { LATENCY_COLUMNS } from './webhook-health-columns';
 import { schemaProblemMessage, schemaProblems } from './schema-check';
+import { ARCHIVE_TABLE } from './message-archive-table';
 
 /**
  * Migrations live in code (not a folder read at run time) so they ship inside the bundle and run
@@ -346,6 +347,8 @@ const MIGRATIONS: Record<string, Migration> = {
         await sql`create trigger audit_log_no_update before update on audit_log begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
         await sql`create trigger audit_log_no_delete before delete on audit_log begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
       }
+    },
+  },
   // Issue 30, Personas syncs respect consent: each profile keeps the consent preferences of the
   // newest event that carried them (JSON), and that event's timestamp to tell newer from older.
   '0021_profile_consent': {
@@ -354,7 +357,68 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('profiles').addColumn('consent_at', 'text').execute();
     },
   },
+  // Issue 31: every accepted message, sealed, for ARCHIVE_RETENTION; and the replays made of it.
+  '0019_archive': {
+    async up(db: Kysely<any>) {
+      await createMessageArchive(db);
+      await db.schema
+        .createTable('replays')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('destination_id', 'text', (c) => c.notNull())
+        .addColumn('since', 'text', (c) => c.notNull())
+        .addColumn('until', 'text', (c) => c.notNull())
+        .addColumn('trigger', 'text')
+        .addColumn('dry_run', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('matched', 'integer', (c) => c.notNull())
+        .addColumn('started', 'integer', (c) => c.notNull())
+        .addColumn('delivered', 'integer', (c) => c.notNull())
+        .addColumn('failed', 'integer', (c) => c.notNull())
+        .addColumn('skipped_erased', 'integer', (c) => c.notNull())
+        .addColumn('skipped_suppressed', 'integer', (c) => c.notNull())
+        .addColumn('skipped_filtered', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .execute();
+      await db.schema.createIndex('replays_created_at').on('replays').column('created_at').execute();
+    },
+  },
 };
+
+/** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */
+async function createMessageArchive(db: Kysely<any>): Promise<void> {
+  if (dialectOf(db) === 'postgres') {
+    await sql`
+      create table message_archive (
+        source_id text not null,
+        day integer not null,
+        received_at text not null,
+        message_id text not null,
+        type text not null,
+        user_hash text,
+        anonymous_hash text,
+        body text not null,
+        primary key (source_id, day, message_id)
+      ) partition by list (day)`.execute(db);
+  } else {
+    await db.schema
+      .createTable(ARCHIVE_TABLE)
+      .addColumn('source_id', 'text', (c) => c.notNull())
+      .addColumn('day', 'integer', (c) => c.notNull())
+      .addColumn('received_at', 'text', (c) => c.notNull())
+      .addColumn('message_id', 'text', (c) => c.notNull())
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('user_hash', 'text')
+      .addColumn('anonymous_hash', 'text')
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('message_archive_pk', ['source_id', 'day', 'message_id'])
+      .execute();
+    // SQLite's retention is a range delete by receivedAt.
+    await db.schema.createIndex('message_archive_received_at').on(ARCHIVE_TABLE).column('received_at').execute();
+  }
+  await db.schema.createIndex('message_archive_page').on(ARCHIVE_TABLE).columns(['source_id', 'received_at', 'message_id']).execute();
+}
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 

@@ -210,6 +210,41 @@ export interface AuditRow {
   changed: string;
 }
 
+/** Issue 31: one archived message (message-archive-table.ts). */
+export interface MessageArchiveRow {
+  source_id: string;
+  /** UTC days since the epoch: PostgreSQL's partition key. */
+  day: number;
+  received_at: string;
+  message_id: string;
+  type: string;
+  user_hash: string | null;
+  anonymous_hash: string | null;
+  /** JSON: a SealedBody of the ArchivedCall, or the ArchivedCall in the clear. */
+  body: string;
+}
+
+/** Issue 31: one replay and the progress its workflow wrote. */
+export interface ReplayRow {
+  id: string;
+  source_id: string;
+  destination_id: string;
+  since: string;
+  until: string;
+  trigger: string | null;
+  dry_run: number;
+  status: string;
+  matched: number;
+  started: number;
+  delivered: number;
+  failed: number;
+  skipped_erased: number;
+  skipped_suppressed: number;
+  skipped_filtered: number;
+  created_at: string;
+  finished_at: string | null;
+}
+
 export interface Tables {
   sources: SourceRow;
   destinations: DestinationRow;
@@ -228,4 +263,6 @@ export interface Tables {
   destination_filters: DestinationFilterRow;
   admin_tokens: AdminTokenRow;
   audit_log: AuditRow;
+  message_archive: MessageArchiveRow;
+  replays: ReplayRow;
 }

@@ -6,6 +6,8 @@ import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
 import type { Scope } from '../access/scopes';
 import type { DestinationFilter, FilterSettings } from '../rules/destination-filters';
+import type { ArchivedCall, Replay, ReplayCounts, ReplayStatus } from '../delivery/replay';
+import type { SealedBody } from '../delivery/types';
 
 export type { SeenUser } from './personas-types';
 
@@ -116,6 +118,21 @@ export interface Regulation {
   subjectType: 'USER_ID';
   subjectIds: string[];
   createdAt: string;
+}
+
+/**
+ * One archived message (issue 31). `call` is sealed under its subject's data key, or in the clear
+ * with PAYLOAD_ENCRYPTION=off or for a message with no user. The other fields name no user.
+ */
+export interface ArchivedMessage {
+  sourceId: string;
+  messageId: string;
+  type: ArchivedCall['type'];
+  receivedAt: string;
+  /** Keyed hashes of the userId and anonymousId (privacy/visible-ids.ts). */
+  userHash?: string;
+  anonymousHash?: string;
+  call: SealedBody | ArchivedCall;
 }
 
 /** A destination a message may be delivered to now, with what the planner needs of it. */
@@ -275,6 +292,36 @@ export interface Store {
     received(sourceId: string, sinceMinute: number, untilMinute: number): Promise<number>;
     /** What the destination did not get in minutes [sinceMinute, untilMinute), by reason and filter. */
     filtered(destinationId: string, sinceMinute: number, untilMinute: number): Promise<Array<Pick<FilteredCount, 'reason' | 'filterId' | 'count'>>>;
+  };
+  /** Issue 31: every accepted message for ARCHIVE_RETENTION (message-archive.ts). */
+  archive: {
+    /** One INSERT for a whole request's messages; a messageId the source archived the same UTC day already is kept as it was. */
+    add(messages: ArchivedMessage[]): Promise<void>;
+    /**
+     * One page of a source's archive received in [since, until), in receivedAt order, after `cursor`
+     * (a page's `next`; absent on the last page).
+     */
+    page(sourceId: string, range: { since: string; until: string }, size: number, cursor?: string): Promise<{ messages: ArchivedMessage[]; next?: string }>;
+    /** Makes ready for the coming days' messages (PostgreSQL: their partitions); nothing on SQLite. */
+    prepare(nowMs: number): Promise<void>;
+    /**
+     * Retention: removes what was received `retentionMs` before `nowMs`. PostgreSQL drops each day
+     * partition wholly past it (named in `droppedPartitions`); SQLite deletes the rows.
+     */
+    prune(nowMs: number, retentionMs: number): Promise<{ deleted: number; droppedPartitions: string[] }>;
+    /** Deletes every archived message of these subjects (keyed hashes of user or anonymous ids): erasure where nothing is sealed. */
+    forget(idHashes: string[]): Promise<number>;
+  };
+  /** Issue 31: replays of the archive, with the progress their workflows write. */
+  replays: {
+    create(replay: Replay): Promise<void>;
+    get(id: string): Promise<Replay | undefined>;
+    /** The latest `limit` replays, newest first. */
+    list(limit: number): Promise<Replay[]>;
+    /** Sets the counts (absolute: a write repeated after a crash changes nothing). */
+    saveCounts(id: string, counts: ReplayCounts): Promise<void>;
+    /** Sets the status (and finishedAt when it is final) unless the replay already ended; the replay as it is after. */
+    setStatus(id: string, status: ReplayStatus, at: string): Promise<Replay | undefined>;
   };
   /** Profiles, audiences and computed traits (see personas-types.ts). */
   personas: PersonasStore;

@@ -167,7 +167,10 @@ export function userDeliveryQueries(ids: string[], keyring: Keyring | undefined)
 /** The messageId inside a delivery workflow id `message:<sourceId>:<messageId>` (delivery/ids.ts). */
 export function messageIdOf(workflowId: string, sourceId: string): string {
   const prefix = `message:${sourceId}:`;
-  return workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : workflowId;
+  if (workflowId.startsWith(prefix)) return workflowId.slice(prefix.length);
+  // Issue 31: a replayed delivery, `replay:<replayId>:<messageId>` (replay ids hold no colon).
+  const replayed = /^replay:rpl_[0-9a-f]{32}:(.+)$/s.exec(workflowId);
+  return replayed ? replayed[1] : workflowId;
 }
 
 /**

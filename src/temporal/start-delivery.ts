@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { deliveryWorkflowId } from '../delivery/ids';
+import { REPLAY_PRIORITY, replayDeliveryWorkflowId } from '../delivery/replay';
 import type { RedeliveryMemo } from '../delivery/redelivery-job';
 import { executionTimeoutMs } from '../delivery/retry-window';
 import { deliveryDetails, deliverySummary } from '../delivery/summary';
@@ -30,6 +31,12 @@ export async function startRedeliveryWorkflow(client: Client, taskQueue: string,
   return runId === undefined ? 'running' : { workflowId: deliveryWorkflowId(input.sourceId, input.messageId), runId };
 }
 
+/** Starts a replayed message's delivery (input.replay set) under its own id; false when the replay started it before. */
+export async function startReplayDeliveryWorkflow(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput): Promise<boolean> {
+  if (!input.replay) throw new Error('startReplayDeliveryWorkflow needs input.replay');
+  return (await start(client, taskQueue, keyring, input, false)) !== undefined;
+}
+
 /** The new run's id; undefined when Temporal already has the workflow (reuse policy) or it is running. */
 async function start(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput, eager: boolean, startDelayMs?: number): Promise<string | undefined> {
   const anonymousId = typeof input.message?.anonymousId === 'string' ? input.message.anonymousId : undefined;
@@ -45,16 +52,18 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
       // A delayed start has no first task to hand back eagerly.
       requestEagerStart: eager && startDelayMs === undefined,
       ...(startDelayMs !== undefined ? { startDelay: startDelayMs } : {}),
-      workflowId: deliveryWorkflowId(input.sourceId, input.messageId),
+      workflowId: input.replay ? replayDeliveryWorkflowId(input.replay.id, input.messageId) : deliveryWorkflowId(input.sourceId, input.messageId),
       // The retry window is a hard deadline: past it and a short grace Temporal ends the delivery
       // even if no worker came back to do it (delivery/retry-window.ts).
       workflowExecutionTimeout: executionTimeoutMs(input.policy, startDelayMs),
       // Failed, timed out, cancelled or terminated runs only; a completed run (delivered, or stopped
       // because the destination was switched off) keeps the id, and a running one rejects the start.
       // A redelivery is an operator's explicit request: any closed run may be followed by a new one.
-      workflowIdReusePolicy: input.redelivery ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      // A replay's delivery is started once, whatever happened to it: a page run again never sends twice.
+      workflowIdReusePolicy: input.replay ? WorkflowIdReusePolicy.REJECT_DUPLICATE : input.redelivery ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       args: [input],
-      priority: { fairnessKey: input.sourceId },
+      // Issue 31: a replay's deliveries wait behind live ones on the same task queue (their activities inherit it).
+      priority: { fairnessKey: input.sourceId, ...(input.replay && { priorityKey: REPLAY_PRIORITY }) },
       // What the Web UI's workflow list and page say without opening the input (delivery/summary.ts).
       staticSummary: deliverySummary(input),
       staticDetails: deliveryDetails(input),

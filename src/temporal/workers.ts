@@ -8,6 +8,7 @@ import type { Store } from '../store/types';
 import { createActivities } from '../activities';
 import { HealthRecorder } from '../activities/health-recorder';
 import { temporalRedeliveryRuns } from './redelivery-jobs';
+import { temporalReplayDeliveries } from './replays';
 import { startDeliveryWorkflow } from './start-delivery';
 import { temporalSyncSchedules } from './temporal-sync-schedules';
 import { loadWorkflowBundle } from './workflow-bundle';
@@ -125,6 +126,8 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
     // Bulk redelivery jobs start their redeliveries where the API starts single ones.
     redeliveries: temporalRedeliveryRuns(client, config.temporalTaskQueue, keyring),
+    // Replays (issue 31) start their deliveries on the delivery queue, at a lower priority.
+    replays: temporalReplayDeliveries(client, config.temporalTaskQueue, keyring),
     keyring,
   }, metrics, health);
   const workflows = await workflowBundle(logger);

@@ -166,6 +166,8 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         ...(hold.last && { afterHold: hold.last }),
         ...(waitedOut !== undefined && { waitedOutPressureMs: waitedOut }),
       }),
+      // Issue 31: an activity's input is not part of the command's identity: no patch needed.
+      ...(input.replay && { replayId: input.replay.id }),
     };
   }
 

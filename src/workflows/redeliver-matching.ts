@@ -1,5 +1,6 @@
-import { ActivityFailure, continueAsNew, defineQuery, proxyActivities, setHandler, sleep, workflowInfo, type RetryPolicy } from '@temporalio/workflow';
+import { ActivityFailure, continueAsNew, defineQuery, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { PAGE_ACTIVITY } from './paged-job';
 import type { InFlightRun, RedeliveryJob, RedeliveryProgress } from '../delivery/redelivery-job';
 
 export type { RedeliveryProgress };
@@ -48,14 +49,7 @@ const CHECKS_PER_RUN = 200;
 const FIRST_WAIT_MS = 1_000;
 const LONGEST_WAIT_MS = 30_000;
 
-const retry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 20 };
-
-const { redeliverPage, closedRedeliveries } = proxyActivities<Activities>({
-  startToCloseTimeout: '5m',
-  // A page heartbeats after every run: a worker that dies mid-page is noticed in seconds.
-  heartbeatTimeout: '10s',
-  retry,
-});
+const { redeliverPage, closedRedeliveries } = proxyActivities<Activities>(PAGE_ACTIVITY);
 
 export async function redeliverMatching({ job, resume }: RedeliverMatchingInput): Promise<RedeliveryProgress> {
   const state: RedeliveryState = resume ?? { pagesDone: false, matched: 0, started: 0, finished: 0, skipped: 0, inFlight: [], runs: 1 };

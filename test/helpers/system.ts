@@ -14,6 +14,7 @@ import type { NewDestination, Store } from '../../src/store/types';
 import { connectClient } from '../../src/temporal/connection';
 import { deliveriesOptions, temporalDeliveries } from '../../src/temporal/temporal-deliveries';
 import { temporalSyncSchedules } from '../../src/temporal/temporal-sync-schedules';
+import { temporalReplays } from '../../src/temporal/replays';
 import { ROOT } from './processes';
 import { startReceiver, type Receiver } from './receiver';
 
@@ -46,7 +47,7 @@ export async function startSystem(overrides: Partial<Config> = {}, temporalInter
   const keyring = loadKeyring(config);
   const store = await openStore({ ...config, keyring });
   const client = await connectClient(config, keyring, undefined, undefined, temporalInterceptors);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), keyring });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), replays: temporalReplays(client, config.temporalTaskQueue), keyring });
   await app.ready();
   return {
     app,

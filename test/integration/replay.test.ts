@@ -53,6 +53,9 @@ const ENCRYPTED_ONLY = [
   'deliver-busy-waits-in-slow-lane',
   // Issue 20: a URL that failed in the slow lane starts its next round there.
   'deliver-failed-in-slow-lane-starts-there',
+  // Issue 31: a replay of the archive, paused and resumed (replayArchive), and one of its deliveries (input.replay).
+  'replay-archive',
+  'deliver-replayed',
 ];
 
 const results = new Map<string, ReplayResult>();

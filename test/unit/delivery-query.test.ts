@@ -168,6 +168,16 @@ it('reads the messageId out of the workflow id, colons included', () => {
   expect(messageIdOf(`message:${SRC}:m:1`, SRC)).toBe('m:1');
 });
 
+it("reads a replayed delivery's messageId out of its replay workflow id (issue 31)", () => {
+  expect(messageIdOf(`replay:rpl_${'0'.repeat(32)}:m:1`, SRC)).toBe('m:1');
+  expect(messageIdOf('replay:elsewhere:m:1', SRC)).toBe('replay:elsewhere:m:1');
+});
+
+it('a replayed delivery names its replay first in its summary (issue 31)', () => {
+  const input = { type: 'track' as const, userId: 'u1', destinationIds: ['dst_a'], message: { type: 'track' as const, event: 'Paid' } };
+  expect(deliverySummary({ ...input, replay: { id: 'rpl_1' } })).toBe('replay rpl_1 · track · Paid · user u1 → 1 destination');
+});
+
 it('a redelivery says so first in its summary', () => {
   const input = { type: 'track' as const, userId: 'u1', destinationIds: ['dst_a'], message: { type: 'track' as const, event: 'Paid' } };
   expect(deliverySummary({ ...input, redelivery: { requestedAt: '2026-01-01T00:00:00.000Z', previousRunId: 'r1' } })).toBe('redelivery · track · Paid · user u1 → 1 destination');

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { SETTINGS } from '../../config';
 import type { Store } from '../../store/types';
 import type { DeliveryPolicy } from '../../delivery/types';
-import type { Deliveries, SyncSchedules } from '../../ports';
+import type { Deliveries, Replays, SyncSchedules } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
 import type { SigningOverlapEnds } from '../signing-overlaps';
 import { audienceRoutes } from './audiences';
@@ -13,6 +13,7 @@ import type { AdminTokenFailures } from './auth';
 import { authorizer, type Authorize } from '../access/authorize';
 import { auditRoutes } from './audit';
 import { tokenRoutes } from './tokens';
+import { replayRoutes } from './replays';
 import { destinationRoutes } from './destinations';
 import { destinationFilterRoutes } from './destination-filters';
 import { destinationHealthRoutes } from './destination-health';
@@ -39,13 +40,15 @@ export interface AdminOptions {
   personas?: { schedules: SyncSchedules; defaultSchedule: string };
   /** Hashes user ids in what regulations leave in Temporal (delete notifications' ids); undefined with PAYLOAD_ENCRYPTION=off. */
   keyring: Keyring | undefined;
+  /** Issue 31: replays of the archive need their workflows; without this port their routes are not served. */
+  replays?: { replays: Replays; archiveRetentionMs: number; maxInFlight: number };
 }
 
 /**
  * The admin API, one plugin per resource. The access check (token and scope, issue 32) is a hook
  * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays }) => {
   app.addHook('onRequest', authorize ?? authorizer({ adminToken, failures: adminTokenFailures, tokens: store.tokens, audit: store.audit }));
   await app.register(tokenRoutes, { store });
   await app.register(auditRoutes, { store });
@@ -63,6 +66,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });
+  if (replays) await app.register(replayRoutes, { store, ...replays });
   if (personas) {
     await app.register(audienceRoutes, { store, ...personas });
     await app.register(computedTraitRoutes, { store, ...personas });

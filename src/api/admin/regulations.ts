@@ -99,6 +99,9 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     // its copies are (workflows this request cannot find or delete, Temporal's backups, archives),
     // and no attempt can open one to send it. New calls after this get new keys.
     if (keyring) await store.dataKeys.destroy(erasedSubjects(keyring, ids));
+    // Issue 31: the archive's copies go with those keys; with PAYLOAD_ENCRYPTION=off they are in
+    // the clear, named by the ids themselves (privacy/visible-ids.ts), and are deleted instead.
+    else await store.archive.forget(ids);
     // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
     await store.personas.profiles.forgetUsers(userIds);
     // Not left readable in SQLite's write-ahead log, should the steps below stop at a 503 (issue 29).

@@ -1,6 +1,7 @@
 import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, copy, field, formValues, h, replace, time } from './dom';
 import { filtersPanel } from './filters';
+import { replaysPanel } from './replays';
 import { healthPanel } from './health';
 import { overviewPanel } from './overview';
 import type { Page } from './page';
@@ -119,6 +120,8 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
   void overviewPanel(destination, overview, page);
   const filters = h('div', { class: 'filters' });
   void filtersPanel(destination, filters, page, reload);
+  const replays = h('div', { class: 'replays' });
+  void replaysPanel(destination, replays, page);
   return h(
     'section',
     { class: 'card', 'data-destination-id': destination.id, 'aria-label': `Destination ${destination.name}` },
@@ -167,6 +170,8 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
     health,
     h('h3', {}, 'Filters'),
     filters,
+    h('h3', {}, 'Replays'),
+    replays,
     h('h3', {}, 'Shared secret (X-Signature)'),
     h('p', {}, destination.sharedSecretSet ? 'Set: every request carries X-Signature.' : 'Not set: requests are not signed with X-Signature.'),
     h(

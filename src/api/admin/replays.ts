@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { isReplayOpen, NO_COUNTS, REPLAY_ID_PATTERN, REPLAY_STATUSES, type Replay, type ReplayStatus } from '../../delivery/replay';
+import type { ReplayChange, Replays } from '../../ports';
+import { parseFql } from '../../rules/fql';
+import type { Store } from '../../store/types';
+import { ApiError, badRequest, notFound } from '../errors';
+import { errorReplies, ErrorReply } from './schemas';
+
+/**
+ * Replays of the archive (issue 31): every archived message of a source received in a range (that a
+ * trigger matches) delivered to one destination again, by a Temporal workflow per replay
+ * (workflows/replay-archive.ts), which keeps the row this API reads up to date.
+ */
+
+const security = [{ adminToken: [] }];
+
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 1000;
+
+const conflict = (message: string) => new ApiError(409, 'conflict', message);
+
+const Status = Type.Unsafe<ReplayStatus>({ type: 'string', enum: [...REPLAY_STATUSES] });
+
+const NewReplay = Type.Object(
+  {
+    sourceId: Type.String({ minLength: 1, maxLength: 100, description: 'The source whose archived messages are replayed.' }),
+    destinationId: Type.String({ minLength: 1, maxLength: 100, description: 'One destination of that source: the only one that receives the replay (it may be newer than the messages: a backfill).' }),
+    since: Type.String({ format: 'date-time', description: 'Messages received at or after this time.' }),
+    until: Type.String({ format: 'date-time', description: 'Messages received before this time.' }),
+    trigger: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'An FQL condition on the archived message (the language of destination filters): only the messages it matches.' })),
+    dryRun: Type.Optional(Type.Boolean({ description: 'Count what would be sent (matched minus skipped) and send nothing.' })),
+  },
+  { additionalProperties: false },
+);
+
+const ReplayView = Type.Object({
+  id: Type.String(),
+  sourceId: Type.String(),
+  destinationId: Type.String(),
+  since: Type.String({ format: 'date-time' }),
+  until: Type.String({ format: 'date-time' }),
+  trigger: Type.Union([Type.String(), Type.Null()]),
+  status: Status,
+  matched: Type.Integer({ description: 'Archived messages in the range that the trigger matched (an erased user\'s, whose trigger cannot be read, included).' }),
+  started: Type.Integer({ description: 'Deliveries started: one per message at most (none in a dry run).' }),
+  delivered: Type.Integer({ description: 'Of those, delivered.' }),
+  failed: Type.Integer({ description: 'Of those, ended undelivered (retry window or hold used up, destination switched off meanwhile).' }),
+  skipped: Type.Object({
+    erased: Type.Integer({ description: 'Matched, not sent: a DELETE regulation erased the user.' }),
+    suppressed: Type.Integer({ description: 'Matched, not sent: a SUPPRESS regulation suppresses the user.' }),
+    filtered: Type.Integer({ description: "Matched, not sent: the destination's consent, the call's integrations or the destination's filters stop it today." }),
+  }),
+  createdAt: Type.String({ format: 'date-time' }),
+  finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Replays; archiveRetentionMs: number; maxInFlight: number }> = async (app, { store, replays, archiveRetentionMs, maxInFlight }) => {
+  /** Any other shape was never a replay id: unknown, like a well-formed id the store does not have. */
+  const find = async (id: string): Promise<Replay> => {
+    const replay = new RegExp(REPLAY_ID_PATTERN).test(id) ? await store.replays.get(id) : undefined;
+    if (!replay) throw notFound(`replay ${id}`);
+    return replay;
+  };
+
+  app.post(
+    '/replays',
+    { schema: { security, body: NewReplay, response: { 202: Type.Object({ id: Type.String(), status: Status }), 409: ErrorReply, ...errorReplies } } },
+    async (request, reply) => {
+      const { sourceId, destinationId, since, until, trigger, dryRun = false } = request.body;
+      if (archiveRetentionMs <= 0) throw conflict('ARCHIVE_RETENTION is 0: the archive is off, there is nothing to replay');
+      if (Date.parse(since) >= Date.parse(until)) throw badRequest('until: must be later than since');
+      if (!(await store.sources.get(sourceId))) throw badRequest(`sourceId: source ${sourceId} does not exist`);
+      const destination = await store.destinations.get(destinationId);
+      if (destination?.sourceId !== sourceId) throw badRequest(`destinationId: is not a destination of source ${sourceId}`);
+      if (trigger !== undefined) {
+        const parsed = parseFql(trigger);
+        if (!parsed.ok) throw badRequest(`trigger: ${parsed.error.message} (column ${parsed.error.column})`);
+      }
+      const replay: Replay = {
+        id: `rpl_${randomBytes(16).toString('hex')}`,
+        sourceId,
+        destinationId,
+        since: new Date(since).toISOString(),
+        until: new Date(until).toISOString(),
+        trigger: trigger ?? null,
+        dryRun,
+        status: 'running',
+        ...NO_COUNTS,
+        createdAt: new Date().toISOString(),
+        finishedAt: null,
+      };
+      // The row first, so the workflow always has one to write to.
+      await store.replays.create(replay);
+      try {
+        await replays.start({ id: replay.id, sourceId, destinationId, since: replay.since, until: replay.until, ...(trigger !== undefined && { trigger }), dryRun, maxInFlight });
+      } catch (err) {
+        await store.replays.setStatus(replay.id, 'failed', new Date().toISOString());
+        request.log.error({ err, replayId: replay.id }, 'could not start a replay');
+        throw new ApiError(503, 'temporal_unavailable', 'the replay was not started: the workflow engine is unavailable; retry later', { 'retry-after': '5' });
+      }
+      return reply.code(202).send({ id: replay.id, status: replay.status });
+    },
+  );
+
+  app.get(
+    '/replays',
+    {
+      schema: {
+        security,
+        querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_LIST_LIMIT} (default ${DEFAULT_LIST_LIMIT}).` })) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ replays: Type.Array(ReplayView) }), ...errorReplies },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit === undefined ? DEFAULT_LIST_LIMIT : Number(request.query.limit);
+      if (limit < 1 || limit > MAX_LIST_LIMIT) throw badRequest(`limit: must be from 1 to ${MAX_LIST_LIMIT}`);
+      return { replays: await store.replays.list(limit) };
+    },
+  );
+
+  app.get('/replays/:id', { schema: { security, params: IdParams, response: { 200: ReplayView, ...errorReplies } } }, async (request) => find(request.params.id));
+
+  for (const change of ['pause', 'resume', 'cancel'] as const satisfies readonly ReplayChange[]) {
+    app.post(
+      `/replays/:id/${change}`,
+      { schema: { security, params: IdParams, response: { 200: ReplayView, 409: ErrorReply, ...errorReplies } } },
+      async (request) => {
+        const replay = await find(request.params.id);
+        if (!isReplayOpen(replay.status)) throw conflict(`id: replay ${replay.id} is ${replay.status}; only a running or paused replay can ${change}`);
+        // Returns once the workflow has written the new status.
+        try {
+          await replays.change(replay.id, change);
+        } catch (err) {
+          // It ended between the read and the ask: say so, as if it had ended before.
+          const now = await find(replay.id);
+          if (!isReplayOpen(now.status)) throw conflict(`id: replay ${replay.id} is ${now.status}; only a running or paused replay can ${change}`);
+          throw err;
+        }
+        return find(replay.id);
+      },
+    );
+  }
+};

@@ -1,0 +1,48 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { REPLAY_PRIORITY, replayDeliveryWorkflowId, replayWorkflowId } from '../delivery/replay';
+import type { ReplayChange, ReplayDeliveries, Replays } from '../ports';
+import type { Keyring } from '../privacy/keyring';
+import type { replayArchive } from '../workflows/replay-archive';
+import { STATUS } from '../workflows/search-attributes';
+import { deliveryStatus } from './delivery-query';
+import { startReplayDeliveryWorkflow } from './start-delivery';
+
+/** Replays (issue 31) on Temporal: the API's side (start, pause, resume, cancel) and the worker's (ReplayDeliveries). */
+
+/** workflows/replay-archive.ts's Updates, by name: the API never loads workflow code. */
+const UPDATES: Record<ReplayChange, string> = { pause: 'pauseReplay', resume: 'resumeReplay', cancel: 'cancelReplay' };
+
+export function temporalReplays(client: Client, taskQueue: string): Replays {
+  return {
+    async start(plan) {
+      await client.workflow.start<typeof replayArchive>('replayArchive', {
+        taskQueue,
+        workflowId: replayWorkflowId(plan.id),
+        args: [{ replay: plan }],
+        // Its own tasks wait behind live deliveries' too.
+        priority: { fairnessKey: plan.sourceId, priorityKey: REPLAY_PRIORITY },
+        staticSummary: `${plan.dryRun ? 'dry run: ' : ''}replay ${plan.sourceId} → ${plan.destinationId}, received ${plan.since} – ${plan.until}${plan.trigger ? ` where ${plan.trigger}` : ''}`,
+      });
+    },
+    async change(id, change) {
+      await client.workflow.getHandle(replayWorkflowId(id)).executeUpdate(UPDATES[change]);
+    },
+  };
+}
+
+/** The worker's side: a replayed message's delivery started once, and how it ended. */
+export function temporalReplayDeliveries(client: Client, taskQueue: string, keyring: Keyring | undefined): ReplayDeliveries {
+  return {
+    start: (input) => startReplayDeliveryWorkflow(client, taskQueue, keyring, input),
+    async outcome(replayId, messageId) {
+      try {
+        const description = await client.workflow.getHandle(replayDeliveryWorkflowId(replayId, messageId)).describe();
+        if (description.status.name === 'RUNNING') return 'running';
+        return deliveryStatus(description.typedSearchAttributes.get(STATUS), description.status.name) === 'delivered' ? 'delivered' : 'failed';
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return 'gone';
+        throw err;
+      }
+    },
+  };
+}

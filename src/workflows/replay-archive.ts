@@ -1,0 +1,124 @@
+import { ActivityFailure, allHandlersFinished, condition, continueAsNew, defineUpdate, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { PAGE_ACTIVITY, PAGED_JOB_RETRY } from './paged-job';
+import { addCounts, NO_COUNTS, type ReplayCounts, type ReplayPlan, type ReplayStatus } from '../delivery/replay';
+
+/**
+ * A replay of the archive to one destination (issue 31), one workflow per replay:
+ *
+ *   pages    → one activity per page of the archive (by a cursor over receivedAt) decides each
+ *              message as its delivery would be decided today and starts the deliveries, each
+ *              under its own workflow id, so a page run again after a crash starts nothing twice;
+ *   settle   → while REPLAY_MAX_IN_FLIGHT deliveries are under way (or every page is read) it asks
+ *              which have ended, with growing waits, and counts them delivered or failed.
+ *
+ * Its counts and status live in this workflow and are written to the store after every step (the
+ * API reads them there). Pause, resume and cancel are Updates: each returns once the new status is
+ * written. Paused, it starts nothing and keeps counting what was under way; cancelled, it stops.
+ * It continues as new every RUNS_AT steps (or when Temporal suggests it), carrying its state.
+ */
+
+export interface ReplayState {
+  cursor?: string;
+  pagesDone: boolean;
+  counts: ReplayCounts;
+  /** messageIds whose replayed delivery is under way. */
+  inFlight: string[];
+  paused: boolean;
+  runs: number;
+}
+
+export interface ReplayArchiveInput {
+  replay: ReplayPlan;
+  resume?: ReplayState;
+}
+
+export const pauseReplay = defineUpdate<ReplayStatus>('pauseReplay');
+export const resumeReplay = defineUpdate<ReplayStatus>('resumeReplay');
+export const cancelReplay = defineUpdate<ReplayStatus>('cancelReplay');
+
+/** Archived messages per page activity (fewer when REPLAY_MAX_IN_FLIGHT leaves less room). */
+export const PAGE_SIZE = 50;
+/** Pages and checks per run: about five events each, far below history limits. */
+const STEPS_PER_RUN = 200;
+const FIRST_WAIT_MS = 500;
+const LONGEST_WAIT_MS = 10_000;
+
+const { replayPage, replayOutcomes } = proxyActivities<Activities>(PAGE_ACTIVITY);
+const { saveReplayCounts, setReplayStatus } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: PAGED_JOB_RETRY });
+
+export async function replayArchive({ replay, resume }: ReplayArchiveInput): Promise<ReplayCounts> {
+  const state: ReplayState = resume ?? { pagesDone: false, counts: NO_COUNTS, inFlight: [], paused: false, runs: 1 };
+  let cancelled = false;
+  // Status writes one after another, in the order asked: a pause and a resume never land swapped.
+  let statusWrites: Promise<unknown> = Promise.resolve();
+  const writeStatus = (status: ReplayStatus) => (statusWrites = statusWrites.then(() => setReplayStatus({ id: replay.id, status })));
+  const change = async (paused: boolean | 'cancel'): Promise<ReplayStatus> => {
+    if (cancelled) return 'cancelled';
+    if (paused === 'cancel') cancelled = true;
+    else state.paused = paused;
+    const status: ReplayStatus = cancelled ? 'cancelled' : state.paused ? 'paused' : 'running';
+    await writeStatus(status);
+    return status;
+  };
+  setHandler(pauseReplay, () => change(true));
+  setHandler(resumeReplay, () => change(false));
+  setHandler(cancelReplay, () => change('cancel'));
+
+  let saved = JSON.stringify(state.counts);
+  const saveCounts = async () => {
+    const now = JSON.stringify(state.counts);
+    if (now === saved) return;
+    await saveReplayCounts({ id: replay.id, counts: state.counts });
+    saved = now;
+  };
+
+  let steps = 0;
+  let waitMs = FIRST_WAIT_MS;
+  try {
+    // Paused, it waits for a resume or a cancel even with nothing left: the operator holds it.
+    while (!cancelled && (state.paused || !state.pagesDone || state.inFlight.length > 0)) {
+      const room = replay.maxInFlight - state.inFlight.length;
+      if (state.paused && state.inFlight.length === 0) {
+        await condition(() => !state.paused || cancelled);
+        continue;
+      }
+      if (!state.paused && !state.pagesDone && room >= Math.min(PAGE_SIZE, replay.maxInFlight)) {
+        const page = await replayPage({ replay, size: Math.min(PAGE_SIZE, room), ...(state.cursor !== undefined && { cursor: state.cursor }) });
+        state.counts = addCounts(state.counts, page.counts);
+        state.inFlight.push(...page.inFlight);
+        state.cursor = page.next;
+        state.pagesDone = page.next === undefined;
+        waitMs = FIRST_WAIT_MS;
+      } else {
+        // Woken early by a pause or a cancel; a resume needs no wake (there is room or there is not).
+        await condition(() => cancelled, waitMs);
+        if (cancelled) break;
+        const ended = await replayOutcomes({ replayId: replay.id, messageIds: state.inFlight });
+        const done = new Set(ended.map((e) => e.messageId));
+        state.inFlight = state.inFlight.filter((messageId) => !done.has(messageId));
+        state.counts = addCounts(state.counts, { delivered: ended.filter((e) => e.outcome === 'delivered').length, failed: ended.filter((e) => e.outcome !== 'delivered').length });
+        waitMs = ended.length > 0 ? FIRST_WAIT_MS : Math.min(waitMs * 2, LONGEST_WAIT_MS);
+      }
+      await saveCounts();
+      steps++;
+      const more = !cancelled && (state.paused || !state.pagesDone || state.inFlight.length > 0);
+      if (more && (steps >= STEPS_PER_RUN || workflowInfo().continueAsNewSuggested)) {
+        // An Update under way finishes (its status written) before the run hands over.
+        await condition(allHandlersFinished);
+        await continueAsNew<typeof replayArchive>({ replay, resume: { ...state, runs: state.runs + 1 } });
+      }
+    }
+    await saveCounts();
+    await statusWrites;
+    await setReplayStatus({ id: replay.id, status: cancelled ? 'cancelled' : 'completed' });
+  } catch (err) {
+    // An activity out of retries (the store away for minutes, the destination deleted): the replay
+    // ends failed with the counts it had.
+    if (!(err instanceof ActivityFailure)) throw err;
+    await saveReplayCounts({ id: replay.id, counts: state.counts });
+    await setReplayStatus({ id: replay.id, status: 'failed' });
+  }
+  await condition(allHandlersFinished);
+  return state.counts;
+}

@@ -1,0 +1,248 @@
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Replay } from '../../src/delivery/replay';
+import { spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { ADMIN_TOKEN, basicAuth, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+
+/**
+ * Issue 31 on the SQLite store: every accepted message is archived, and a replay delivers the
+ * archive of a range to one destination, made after the messages (a backfill), each message once
+ * with its original messageId and the X-Switchyard-Replay header. This file runs its own worker
+ * process on its own task queue, so one test can kill it mid-replay.
+ */
+const MESSAGES = 50;
+const queue = `archive-replay-${process.pid}`;
+const workerEnv = { TEMPORAL_TASK_QUEUE: queue, DELIVERY_TIMEOUT: '2s', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '1s' };
+const logFile = (n: number) => path.join(process.env.SWITCHYARD_TEST_DIR ?? '.', `archive-replay-worker-${n}.log`);
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+let system: TestSystem;
+let worker: ChildProcess | undefined;
+let workers = 0;
+const receivers: Receiver[] = [];
+
+async function startWorker(): Promise<ChildProcess> {
+  const child = spawnWorker(workerEnv, logFile(++workers));
+  await waitForPoller(system.config.temporalAddress, system.config.temporalNamespace, queue, child);
+  return child;
+}
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+}
+
+beforeAll(async () => {
+  // Five replayed deliveries at a time: a pause, a cancel or a kill lands while the replay is under way.
+  system = await startSystem({ temporalTaskQueue: queue, replayMaxInFlight: 5 });
+  worker = await startWorker();
+}, 240_000);
+afterAll(async () => {
+  await stopProcess(worker);
+  await Promise.all(receivers.map((r) => r.close()));
+  await system.close();
+});
+
+const messageIds = (tag: string) => Array.from({ length: MESSAGES }, (_, i) => `${tag}-${i}`);
+
+/**
+ * A source whose one destination (`live`) receives MESSAGES track calls (event Odd or Even, users
+ * u-0 … u-4), and the range they were received in.
+ */
+async function sourceWithHistory(tag: string) {
+  const live = await receiver();
+  const since = new Date(Date.now() - 1_000).toISOString();
+  const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: live.url, headers: {} }] });
+  const ids = messageIds(tag);
+  const batch = ids.map((messageId, i) => ({ type: 'track', messageId, userId: `${tag}-u-${i % 5}`, event: i % 2 === 1 ? 'Odd' : 'Even', properties: { n: i } }));
+  const response = await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: { batch } });
+  expect(response.statusCode).toBe(200);
+  await live.waitForRequests(MESSAGES, 60_000);
+  return { source, live, ids, since, until: new Date(Date.now() + 1_000).toISOString() };
+}
+
+/** A destination of the source made now (after the messages), with a receiver of its own. */
+async function newDestination(sourceId: string, respond?: Parameters<Receiver['respond']>[0]) {
+  const target = await receiver();
+  if (respond) target.respond(respond);
+  const destination = await system.store.destinations.create(sourceId, { enabled: true, webhooks: [{ url: target.url, headers: {} }] });
+  return { destination, target };
+}
+
+async function startReplay(payload: Record<string, unknown>): Promise<string> {
+  const response = await system.app.inject({ method: 'POST', url: '/admin/replays', headers: auth, payload });
+  expect(response.statusCode).toBe(202);
+  const body = response.json<{ id: string; status: string }>();
+  expect(body.status).toBe('running');
+  return body.id;
+}
+
+const readReplay = async (id: string) => (await system.app.inject({ method: 'GET', url: `/admin/replays/${id}`, headers: auth })).json<Replay>();
+
+async function finished(id: string, timeoutMs = 90_000): Promise<Replay> {
+  return waitFor(async () => {
+    const replay = await readReplay(id);
+    if (replay.status === 'running' || replay.status === 'paused') throw new Error(`replay ${replay.status}: ${JSON.stringify(replay)}`);
+    return replay;
+  }, timeoutMs);
+}
+
+const bodyOf = (request: { body: string }) => JSON.parse(request.body) as { messageId: string; event?: string; userId?: string };
+const receivedIds = (r: Receiver) => r.requests.map((request) => bodyOf(request).messageId);
+
+/** Each of `ids` received once, nothing else. */
+function exactlyOnce(r: Receiver, ids: string[]) {
+  expect([...receivedIds(r)].sort()).toEqual([...ids].sort());
+}
+
+it('replays the archive to a destination made after the messages: each once, original messageId, replay header; no other destination gets anything new', async () => {
+  const { source, live, ids, since, until } = await sourceWithHistory('backfill');
+  const { destination, target } = await newDestination(source.id);
+  expect(target.requests).toHaveLength(0);
+  const liveBefore = live.requests.length;
+
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
+  const done = await finished(id);
+  expect(done).toMatchObject({ id, sourceId: source.id, destinationId: destination.id, trigger: null, status: 'completed', matched: MESSAGES, started: MESSAGES, delivered: MESSAGES, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0 } });
+  expect(done.finishedAt).not.toBeNull();
+  exactlyOnce(target, ids);
+  for (const request of target.requests) expect(request.headers['x-switchyard-replay']).toBe(id);
+  // The live destination had its messages and gets nothing from the replay.
+  expect(live.requests).toHaveLength(liveBefore);
+  expect(live.requests.every((request) => request.headers['x-switchyard-replay'] === undefined)).toBe(true);
+
+  const listed = (await system.app.inject({ method: 'GET', url: '/admin/replays', headers: auth })).json<{ replays: Replay[] }>();
+  expect(listed.replays.find((replay) => replay.id === id)).toEqual(done);
+}, 180_000);
+
+it('a dry run counts what would be sent and sends nothing', async () => {
+  const { source, since, until } = await sourceWithHistory('dry');
+  const { destination, target } = await newDestination(source.id);
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until, dryRun: true });
+  expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: 0, delivered: 0, skipped: { erased: 0, suppressed: 0, filtered: 0 } });
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(target.requests).toHaveLength(0);
+}, 180_000);
+
+it('a trigger narrows the replay to the messages it matches', async () => {
+  const { source, ids, since, until } = await sourceWithHistory('trigger');
+  const { destination, target } = await newDestination(source.id);
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until, trigger: 'event = "Odd"' });
+  expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES / 2, started: MESSAGES / 2, delivered: MESSAGES / 2 });
+  exactlyOnce(target, ids.filter((_, i) => i % 2 === 1));
+}, 180_000);
+
+it('refuses a trigger that is not FQL, naming the field', async () => {
+  const { source, since, until } = await sourceWithHistory('bad-trigger');
+  const { destination } = await newDestination(source.id);
+  const response = await system.app.inject({ method: 'POST', url: '/admin/replays', headers: auth, payload: { sourceId: source.id, destinationId: destination.id, since, until, trigger: 'event = = "x"' } });
+  expect(response.statusCode).toBe(400);
+  expect(response.json().message).toMatch(/^trigger: /);
+}, 180_000);
+
+it("applies the destination's filters as saved now: a filter added before the replay drops what it says", async () => {
+  const { source, ids, since, until } = await sourceWithHistory('filtered');
+  const { destination, target } = await newDestination(source.id);
+  const filter = await system.app.inject({
+    method: 'POST',
+    url: `/admin/destinations/${destination.id}/filters`,
+    headers: auth,
+    payload: { title: 'no Even', enabled: true, if: 'event = "Even"', actions: [{ type: 'DROP' }] },
+  });
+  expect(filter.statusCode).toBe(201);
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
+  expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: MESSAGES / 2, delivered: MESSAGES / 2, skipped: { filtered: MESSAGES / 2 } });
+  exactlyOnce(target, ids.filter((_, i) => i % 2 === 1));
+}, 180_000);
+
+it("skips an erased user's archived events, counts them, and sends nothing of theirs", async () => {
+  const { source, ids, since, until } = await sourceWithHistory('erased');
+  const erasedUser = 'erased-u-0';
+  const regulation = await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: auth, payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: [erasedUser] } });
+  expect(regulation.statusCode).toBe(201);
+  const { destination, target } = await newDestination(source.id);
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
+  const theirs = ids.filter((_, i) => i % 5 === 0);
+  expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: MESSAGES - theirs.length, skipped: { erased: theirs.length, suppressed: 0, filtered: 0 } });
+  exactlyOnce(target, ids.filter((_, i) => i % 5 !== 0));
+  expect(target.requests.some((request) => bodyOf(request).userId === erasedUser)).toBe(false);
+}, 180_000);
+
+it("skips a suppressed user's archived events and counts them", async () => {
+  const { source, ids, since, until } = await sourceWithHistory('suppressed');
+  const regulation = await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: auth, payload: { regulationType: 'SUPPRESS_ONLY', subjectType: 'USER_ID', subjectIds: ['suppressed-u-1'] } });
+  expect(regulation.statusCode).toBe(201);
+  const { destination, target } = await newDestination(source.id);
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
+  expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, skipped: { suppressed: MESSAGES / 5 } });
+  exactlyOnce(target, ids.filter((_, i) => i % 5 !== 1));
+}, 180_000);
+
+it('pause holds the replay; resume finishes it, each message once', async () => {
+  const { source, ids, since, until } = await sourceWithHistory('pause');
+  const { destination, target } = await newDestination(source.id, () => ({ status: 200, delayMs: 200 }));
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
+  await target.waitForRequests(5, 30_000);
+  const paused = await system.app.inject({ method: 'POST', url: `/admin/replays/${id}/pause`, headers: auth });
+  expect(paused.statusCode).toBe(200);
+  expect(paused.json()).toMatchObject({ id, status: 'paused' });
+  // What was under way when it paused ends; then nothing more is sent.
+  const settled = await waitFor(async () => {
+    const replay = await readReplay(id);
+    if (replay.delivered + replay.failed < replay.started) throw new Error(`in flight: ${JSON.stringify(replay)}`);
+    return replay;
+  }, 30_000);
+  expect(settled.status).toBe('paused');
+  expect(settled.started).toBeLessThan(MESSAGES);
+  const held = target.requests.length;
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  expect(target.requests).toHaveLength(held);
+  expect((await readReplay(id)).status).toBe('paused');
+
+  const resumed = await system.app.inject({ method: 'POST', url: `/admin/replays/${id}/resume`, headers: auth });
+  expect(resumed.json()).toMatchObject({ status: 'running' });
+  expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: MESSAGES, delivered: MESSAGES });
+  exactlyOnce(target, ids);
+}, 180_000);
+
+it('cancel stops the replay: nothing more is started', async () => {
+  const { source, since, until } = await sourceWithHistory('cancel');
+  const { destination, target } = await newDestination(source.id, () => ({ status: 200, delayMs: 300 }));
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
+  await target.waitForRequests(3, 30_000);
+  const cancelled = await system.app.inject({ method: 'POST', url: `/admin/replays/${id}/cancel`, headers: auth });
+  expect(cancelled.statusCode).toBe(200);
+  expect(cancelled.json()).toMatchObject({ status: 'cancelled' });
+  const done = await finished(id);
+  expect(done.status).toBe('cancelled');
+  expect(done.finishedAt).not.toBeNull();
+  expect(done.started).toBeLessThan(MESSAGES);
+  // The deliveries under way at the cancel end; nothing after them.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const after = target.requests.length;
+  expect(after).toBeLessThanOrEqual(done.started);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  expect(target.requests).toHaveLength(after);
+  expect((await system.app.inject({ method: 'POST', url: `/admin/replays/${id}/resume`, headers: auth })).statusCode).toBe(409);
+}, 180_000);
+
+it('a worker killed mid-replay: the replay completes, each message still delivered exactly once', async () => {
+  const { source, ids, since, until } = await sourceWithHistory('crash');
+  // Slow answers keep the replay's deliveries in flight: the kill lands while it is under way.
+  const { destination, target } = await newDestination(source.id, () => ({ status: 200, delayMs: 300 }));
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
+  await target.waitForRequests(8, 30_000);
+  await stopProcess(worker, 'SIGKILL');
+  worker = await startWorker();
+  expect(await finished(id, 120_000)).toMatchObject({ status: 'completed', matched: MESSAGES, started: MESSAGES, delivered: MESSAGES, failed: 0 });
+  // A request cut off by the kill is sent again by its delivery's retry (at-least-once per
+  // attempt), but never by a second delivery: every message arrived, and every id was started once.
+  expect(new Set(receivedIds(target))).toEqual(new Set(ids));
+  for (const messageId of ids) {
+    let runs = 0;
+    for await (const _ of system.client.workflow.list({ query: `WorkflowId = "replay:${id}:${messageId}"` })) runs++;
+    expect(runs).toBe(1);
+  }
+}, 240_000);
