@@ -96,6 +96,12 @@ export interface DeliveryInput {
    * Optional, and read by nothing in the workflow, so histories replay unchanged.
    */
   redelivery?: { requestedAt: string; previousRunId: string; jobId?: string };
+  /**
+   * Issue 33: per actions destination, the names of the mappings whose trigger the message met
+   * when it was accepted; each is its own request with its own retries. Absent for `webhooks`
+   * destinations and in every input from before Actions destinations, which replay unchanged.
+   */
+  mappings?: Record<string, string[]>;
 }
 
 /** What one POST to one webhook URL came to. */
@@ -113,6 +119,11 @@ export interface AttemptRequest {
   sealedMessage?: SealedBody;
   timeoutMs: number;
   round: number;
+  /**
+   * Issue 33: the mapping of an actions destination this attempt sends (rendered from the event
+   * here, in the activity); `webhookIndex` is then 0. Absent for `webhooks` destinations.
+   */
+  mapping?: string;
   /**
    * End of the retry window (epoch ms): no request is sent after it, and one sent before it waits
    * for its answer at most until then. Absent for workflows accepted before the window was hard.

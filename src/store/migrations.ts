@@ -306,6 +306,16 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('destination_filters_destination_id').on('destination_filters').columns(['destination_id', 'created_at']).execute();
     },
   },
+  // Issue 33: Actions destinations (mappings) and outbound authentication. `type` defaults to the
+  // seed's destination; mappings, auth and tls are JSON, their secrets sealed like the other credentials.
+  '0020_actions_destinations': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('type', 'text', (c) => c.notNull().defaultTo('webhooks')).execute();
+      await db.schema.alterTable('destinations').addColumn('mappings', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('auth', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('tls', 'text').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
