@@ -197,6 +197,16 @@ export interface DestinationReport {
   webhookIndex?: number;
   rounds: number;
   reason?: string;
+  /** Issue 33: an actions destination's requests, one per mapping whose trigger the message met. */
+  mappings?: MappingReport[];
+}
+
+/** How one mapping's request of an actions destination ended. */
+export interface MappingReport {
+  name: string;
+  status: DestinationStatus;
+  rounds: number;
+  reason?: string;
 }
 
 export interface DeliveryReport {

@@ -1,4 +1,4 @@
-import validateMapping from '@segment/actions-core/mapping-kit/validate';
+import { validateMapping } from './mapping-kit';
 import { parseFql } from '../rules/fql';
 import { headerNameRule, headerValueRule, webhookUrlRule, type RuleViolation } from '../delivery/webhook-rules';
 import { MAX_MAPPING_HEADERS, MAX_MAPPINGS, type ActionsMapping, type OutboundAuth, type TlsSettings } from './types';
@@ -22,7 +22,7 @@ function validationMessages(err: unknown): string[] {
 /** Why this `data` mapping cannot be saved (Segment's words: `/who has an invalid directive: @nonsense.`), if it cannot. */
 export function mappingDataRule(data: unknown): string | undefined {
   try {
-    validateMapping(data as Parameters<typeof validateMapping>[0]);
+    validateMapping(data);
     return undefined;
   } catch (err) {
     return validationMessages(err).join('; ');
