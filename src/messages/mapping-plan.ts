@@ -1,6 +1,9 @@
 import { compileTrigger, matchedMappings, type CompiledTrigger } from '../rules/mapping-triggers';
 import type { EnabledDestination } from '../store/types';
-import type { Outgoing } from './plan-deliveries';
+import type { MessageBody } from '../delivery/types';
+
+/** What the triggers read of an outgoing message (plan-deliveries.ts Outgoing). */
+type Triggerable = { body?: MessageBody; mappings?: Record<string, string[]> };
 
 /** Compiled triggers kept per trigger text; past this many the cache starts over. */
 const MAX_COMPILED = 10_000;
@@ -26,7 +29,7 @@ export interface DestinationTriggers {
    * body in the clear, or the mappings a redelivery recorded; a sealed body without either goes
    * through every enabled mapping (nothing here may open it).
    */
-  decideUnruled<M extends Outgoing>(message: M, destinationIds: string[]): M & { destinationIds: string[] };
+  decideUnruled<M extends Triggerable>(message: M, destinationIds: string[]): M & { destinationIds: string[] };
 }
 
 export function triggersOf(enabled: EnabledDestination[]): DestinationTriggers {
