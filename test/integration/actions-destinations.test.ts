@@ -143,6 +143,45 @@ describe('an actions destination', () => {
   });
 });
 
+describe('POST /admin/destinations/:id/mappings/preview', () => {
+  it('shows each mapping\'s match and request for an event, secrets masked, or its render error; sends nothing', async () => {
+    const r = await receiver();
+    const { destination } = await actionsDestination({
+      sharedSecret: 'preview-shared-secret',
+      auth: { type: 'bearer', token: 'preview-bearer-token' },
+      mappings: [
+        mapping('Slack', 'event = "Order Completed"', `${r.url}/slack`, { headers: { 'X-Key': 'preview-header-secret' }, data: { text: { '@template': 'Order {{properties.orderId}}' } } }),
+        mapping('Search', 'all', `${r.url}/search`, { method: 'PATCH', data: { q: { '@liquid': '{{ properties.query | url_decode }}' } } }),
+      ],
+    });
+    const preview = await system.app.inject({
+      method: 'POST',
+      url: `/admin/destinations/${destination.id}/mappings/preview`,
+      headers: admin,
+      payload: { event: { type: 'track', event: 'Viewed', userId: 'u', properties: { orderId: 'o-1', query: '%E0%A4%A' } } },
+    });
+    expect(preview.statusCode).toBe(200);
+    expect(preview.json()).toEqual({
+      mappings: [
+        {
+          name: 'Slack',
+          enabled: true,
+          matched: false,
+          request: {
+            method: 'POST',
+            url: `${r.url}/slack`,
+            headers: { 'x-key': '********', 'content-type': 'application/json', 'user-agent': 'Switchyard/1.0', 'x-signature': '********', authorization: '********' },
+            body: { text: 'Order o-1' },
+          },
+        },
+        { name: 'Search', enabled: true, matched: true, error: expect.stringMatching(/^mapping "Search" could not render this message: URI malformed/) },
+      ],
+    });
+    for (const secret of ['preview-shared-secret', 'preview-bearer-token', 'preview-header-secret']) expect(preview.body).not.toContain(secret);
+    expect(r.requests).toHaveLength(0);
+  });
+});
+
 describe('outbound authentication', () => {
   it('fetches one OAuth2 token for many messages, and on a 401 refreshes once and retries that request', async () => {
     const tokens = await tokenEndpoint();

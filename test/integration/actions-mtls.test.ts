@@ -29,7 +29,7 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ path: req.url ?? '', clientCn: (req.socket as TLSSocket).getPeerCertificate().subject?.CN, body: Buffer.concat(chunks).toString('utf8') });
+      seen.push({ path: req.url ?? '', clientCn: String((req.socket as TLSSocket).getPeerCertificate().subject?.CN), body: Buffer.concat(chunks).toString('utf8') });
       res.writeHead(200).end('{}');
     });
   });

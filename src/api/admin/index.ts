@@ -12,6 +12,7 @@ import { redeliveryRoutes } from './redeliveries';
 import { requireAdminToken, type AdminTokenFailures } from './auth';
 import { destinationRoutes } from './destinations';
 import { destinationFilterRoutes } from './destination-filters';
+import { mappingPreviewRoutes } from './mapping-preview';
 import { destinationHealthRoutes } from './destination-health';
 import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
@@ -53,6 +54,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
     filterTitles: async (destinationId) => new Map((await store.destinationFilters.list(destinationId)).map((filter) => [filter.id, filter.title])),
   });
   await app.register(destinationFilterRoutes, { store });
+  await app.register(mappingPreviewRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });
