@@ -35,7 +35,7 @@ function mappingViolation(mapping: ActionsMapping, index: number): RuleViolation
   if (mapping.name.trim() === '') return { field: `${at}.name`, rule: 'must not be empty' };
   if (mapping.name.length > MAX_MAPPING_NAME_LENGTH) return { field: `${at}.name`, rule: `at most ${MAX_MAPPING_NAME_LENGTH} characters` };
   const trigger = parseFql(mapping.trigger);
-  if (!trigger.ok) return { field: `${at}.trigger`, rule: `${named}: ${trigger.error.message}` };
+  if (!trigger.ok) return { field: `${at}.trigger`, rule: `${named}: at column ${trigger.error.column}: ${trigger.error.message}` };
   const urlRule = webhookUrlRule(mapping.settings.url);
   if (urlRule) return { field: `${at}.settings.url`, rule: `${named}: ${urlRule}` };
   const headers = Object.entries(mapping.settings.headers);

@@ -18,7 +18,7 @@ describe('findMappingsViolation: the rules a saved mapping keeps (400 naming the
     ['no mapping', [], 'mappings: an actions destination needs at least one mapping'],
     ['six mappings', ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => mapping(n)), 'mappings: at most 5 mappings per destination'],
     ['a name used twice', [mapping('A'), mapping('A')], 'mappings[1].name: mapping names must be unique within a destination; "A" is used twice'],
-    ['a trigger FQL cannot parse', [mapping('A', { trigger: 'event = ' })], 'mappings[0].trigger: mapping "A": '],
+    ['a trigger FQL cannot parse', [mapping('A', { trigger: 'event = ' })], 'mappings[0].trigger: mapping "A": at column 9: expected a field, a value or a function, got the end of the condition'],
     ['a URL without scheme', [mapping('A', { url: 'example.com' })], 'mappings[0].settings.url: mapping "A": must be a full URL including the http or https scheme'],
     ['a header Switchyard sets', [mapping('A', { headers: { 'X-Signature': 'x' } })], 'mappings[0].settings.headers.X-Signature: mapping "A": "X-Signature" is set by Switchyard and cannot be overridden'],
     ['an unknown directive', [mapping('A', { data: { who: { '@nonsense': 1 } } })], 'mappings[0].settings.data: mapping "A": /who has an invalid directive: @nonsense.'],
