@@ -55,7 +55,7 @@ export function authView(auth: OutboundAuth): { type: OutboundAuth['type'] } & R
       return { type: 'basic', username: auth.username };
     case 'oauth2': {
       const { clientSecret: _secret, ...shown } = auth;
-      return shown as { type: 'oauth2' } & Record<string, string>;
+      return shown;
     }
   }
 }

@@ -30,7 +30,7 @@ async function reseal(db: Kysely<Tables>, keyring: Keyring, rows: (CredentialCol
       .updateTable('destinations')
       .set(sealed)
       .where('id', '=', row.id)
-      .where((eb) => eb.and((Object.keys(sealed) as (keyof CredentialColumns)[]).map((column) => (row[column] == null ? eb(column, 'is', null) : eb(column, '=', row[column]!)))))
+      .where((eb) => eb.and((Object.keys(sealed) as (keyof CredentialColumns)[]).map((column) => (row[column] == null ? eb(column, 'is', null) : eb(column, '=', row[column])))))
       .executeTakeFirst();
     resealed += Number(result.numUpdatedRows);
   }

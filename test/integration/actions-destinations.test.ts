@@ -38,7 +38,7 @@ async function actionsDestination(body: Record<string, unknown>) {
   const created = await system.app.inject({ method: 'POST', url: `/admin/sources/${source.id}/destinations`, headers: admin, payload: { type: 'actions', enabled: true, ...body } });
   adminAnswers.push(created.body);
   expect(created.statusCode).toBe(201);
-  const destination = created.json() as { id: string };
+  const destination = created.json<{ id: string }>();
   adminAnswers.push((await system.app.inject({ method: 'GET', url: `/admin/destinations/${destination.id}`, headers: admin })).body);
   return { source, writeKey, destination };
 }
