@@ -2,7 +2,7 @@ import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, copy, field, formValues, h, replace, time } from './dom';
 import { filtersPanel } from './filters';
 import { healthPanel } from './health';
-import { mappingsPanel, SAMPLE_MAPPINGS } from './mappings';
+import { mappingsPanel, parsedJson, SAMPLE_MAPPINGS } from './mappings';
 import { overviewPanel } from './overview';
 import type { Page } from './page';
 import { chosenSource, listSources, sourcePicker } from './sources';
@@ -91,12 +91,7 @@ export async function destinationsPage(page: Page): Promise<void> {
         event.preventDefault();
         const values = formValues(actionsForm);
         try {
-          let mappings: unknown;
-          try {
-            mappings = JSON.parse(values.mappings ?? '');
-          } catch (err) {
-            throw new Error(`Mappings is not valid JSON: ${(err as Error).message}`);
-          }
+          const mappings = parsedJson(values.mappings ?? '', 'Mappings');
           await api('POST', `/admin/sources/${encodeURIComponent(sourceId)}/destinations`, { type: 'actions', name: values.name || undefined, enabled: true, mappings });
           announce('Actions destination created');
           await reload();

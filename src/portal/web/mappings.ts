@@ -18,7 +18,7 @@ export const SAMPLE_MAPPINGS = JSON.stringify(
 const SAMPLE_EVENT = JSON.stringify({ type: 'track', event: 'Order Completed', userId: 'u-1', properties: { orderId: 'o-1', total: 42 } }, null, 2);
 
 /** Parses a JSON text area, naming it in the error (never echoing its content: it may hold header values). */
-function parsedJson(text: string, what: string): unknown {
+export function parsedJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
