@@ -15,6 +15,8 @@ import type { Metrics } from '../metrics';
 import type { AttemptRecorder } from './health-recorder';
 import { makeAdmission, type FlowMetrics } from './admit-attempt';
 import { backpressureMs } from '../delivery/flow-control';
+import { mappedTarget, webhookTarget, type RenderedRequest } from './request-target';
+import { sendAuthorized, type Outbound } from './send-authorized';
 
 type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'> & Partial<FlowMetrics>;
 
@@ -44,12 +46,12 @@ function runningInSlowLane(): boolean {
  * `backpressureBoundMs`: the longest a URL's 429/503 Retry-After pauses it for every message (the
  * retry window: no delivery could wait longer anyway).
  */
-export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER) {
+export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER, outbound?: Outbound) {
   const admit = makeAdmission(store, metrics?.heldMessages && metrics.throttledWaits && metrics.backpressuredWaits ? (metrics as FlowMetrics) : undefined);
-  /** One signed POST; a 410 Gone also switches the URL off in the store. */
-  async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number; pressure?: Pressure }> {
-    const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, round: req.round, messageId: req.messageId };
-    const body = JSON.stringify(req.message);
+  /** One signed request (a POST of the event, or issue 33's mapped request); a 410 Gone also switches a webhook URL off in the store. */
+  async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, target: RenderedRequest, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number; pressure?: Pressure }> {
+    const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, ...(req.mapping !== undefined && { mapping: req.mapping }), round: req.round, messageId: req.messageId };
+    const body = target.body;
     const started = Date.now();
     const headers = webhookRequestHeaders(webhook.headers, destination.sharedSecret, body, {
       secrets: activeSigningSecrets(destination.signing, started),
@@ -62,7 +64,8 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     metrics?.attemptsInFlight.inc();
     let outcome: AttemptOutcome;
     try {
-      outcome = await postWebhook(agent, webhook.url, headers, body, timeoutMs);
+      // Issue 33: the destination's outbound auth and client certificate, when it has them.
+      outcome = await sendAuthorized(destination, { url: webhook.url, headers, body, method: target.method }, timeoutMs, outbound ?? { agentFor: () => agent }, postWebhook);
     } finally {
       metrics?.attemptsInFlight.dec();
     }
@@ -82,7 +85,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       pressure = await store.flowControl.backpressure(req.destinationId, webhook.url, pauseMs, `HTTP ${outcome.status} with Retry-After`);
       log.info('webhook URL backpressured', { ...fields, pauseMs });
     }
-    if (outcome.kind !== 'retry' && outcome.disablesWebhook) {
+    if (outcome.kind !== 'retry' && outcome.disablesWebhook && req.mapping === undefined) {
       const reason = goneReason(outcome.status ?? 410, req.messageId, String(req.message.type), outcome.status !== 410);
       if (await store.destinations.disableWebhook(req.destinationId, webhook.url, reason)) log.warn('webhook URL switched off', { ...fields, reason });
     }
@@ -92,11 +95,19 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
     const destination = await store.destinations.get(req.destinationId);
     if (!destination || !destination.enabled) return { destinationEnabled: false, webhookCount: 0 };
-    const webhookCount = destination.webhooks.length;
-    const webhook = destination.webhooks[req.webhookIndex];
-    if (!webhook) return { destinationEnabled: true, webhookCount };
+    // Issue 33: a mapping's request is one URL; what it sends is rendered here, from the opened event.
+    const found = req.mapping === undefined ? webhookTarget(destination, req) : mappedTarget(destination, req.mapping, req.webhookIndex, req.message);
+    if ('count' in found) return { destinationEnabled: true, webhookCount: found.count };
+    const { webhookCount, webhook, target } = found;
     if (webhook.disabled) {
       return { destinationEnabled: true, webhookCount, outcome: { kind: 'permanent', reason: `webhook switched off (${webhook.disabled.at}): ${webhook.disabled.reason}` } };
+    }
+    if ('renderFailure' in target) {
+      // Never dropped silently: the request fails with the reason, logged, and counted in the URL's health.
+      const outcome: AttemptOutcome = { kind: 'permanent', reason: target.renderFailure };
+      log.warn(target.renderFailure, { destinationId: req.destinationId, mapping: req.mapping, round: req.round, messageId: req.messageId });
+      health?.record(req.destinationId, webhook.url, Date.now(), outcome, 0);
+      return { destinationEnabled: true, webhookCount, outcome };
     }
 
     // Keyed by destination and URL: one customer's hanging webhook cannot use up another's share,
@@ -128,7 +139,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());
       if (timeoutMs <= 0) return windowEnded();
       sentAt = Date.now();
-      return { destinationEnabled: true, webhookCount, ...(await send(req, destination, webhook, timeoutMs)) };
+      return { destinationEnabled: true, webhookCount, ...(await send(req, destination, webhook, target, timeoutMs)) };
     } finally {
       finish(sentAt === undefined ? undefined : Date.now() - sentAt);
     }

@@ -10,6 +10,8 @@ import { makePersonasActivities, type PersonasConfig } from './personas';
 import { makeRedeliveryActivities } from './redeliver-matching';
 import { makeReplayActivities } from './replay-archive';
 import { createWebhookAgent } from './post-webhook';
+import { OAuth2Tokens } from './oauth2-tokens';
+import { webhookAgents } from './webhook-agents';
 import type { AttemptRecorder } from './health-recorder';
 import type { Metrics } from '../metrics';
 
@@ -37,9 +39,12 @@ export function createActivities(
   metrics?: Metrics,
   health?: AttemptRecorder,
 ) {
-  const agent = createWebhookAgent(parseAllowlist(config.egressAllowlist), config.deliveryTimeout);
+  const allowlist = parseAllowlist(config.egressAllowlist);
+  const agent = createWebhookAgent(allowlist, config.deliveryTimeout);
+  // Issue 33: mutual TLS pools per client certificate, and the worker-wide OAuth2 token cache.
+  const outbound = { agentFor: webhookAgents(agent, (tls) => createWebhookAgent(allowlist, config.deliveryTimeout, tls)), tokens: new OAuth2Tokens(agent) };
   return {
-    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow)),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound)),
     ...makePersonasActivities(store, config, temporal),
     ...makeRedeliveryActivities(store, deliveryPolicy(config), temporal.redeliveries),
     ...makeReplayActivities(store, deliveryPolicy(config), temporal.keyring, temporal.replays ?? noReplays, config.archiveRetention),

@@ -4,6 +4,7 @@ import { classifyError, classifyResponse } from '../delivery/outcome';
 import { parseRetryAfter } from '../delivery/retry-after';
 import { DELIVERY_DIRECTIVE_HEADER, parseDeliveryDirective } from '../delivery/delivery-directive';
 import type { AttemptOutcome } from '../delivery/types';
+import type { TlsSettings } from '../mappings/types';
 import { dnsBudget } from '../delivery/webhook-dns';
 import { egressConnector } from './egress-connector';
 import { webhookResolver } from './webhook-resolver';
@@ -21,15 +22,18 @@ export const RESPONSE_BODY_CAP = 8 * 1024;
  * redirects are never followed (undici's `request` does not follow them). Host names resolve within
  * half of `deliveryTimeoutMs` (delivery/webhook-dns.ts).
  */
-export function createWebhookAgent(egressAllowlist: Cidr[], deliveryTimeoutMs: number): Agent {
+export function createWebhookAgent(egressAllowlist: Cidr[], deliveryTimeoutMs: number, tls?: TlsSettings): Agent {
   const resolve = webhookResolver({ budget: dnsBudget(deliveryTimeoutMs) });
-  return new Agent({ keepAliveTimeout: 10_000, connect: egressConnector(egressAllowlist, { rejectUnauthorized: true }, resolve) });
+  // Issue 33: a destination's client certificate (mutual TLS) is presented on its own pool's connections.
+  const connectOptions = { rejectUnauthorized: true, ...(tls && { cert: tls.certificate, key: tls.privateKey }) };
+  return new Agent({ keepAliveTimeout: 10_000, connect: egressConnector(egressAllowlist, connectOptions, resolve) });
 }
 
-export async function postWebhook(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptOutcome> {
+/** `method`: issue 33's mappings may PUT or PATCH; a webhook always POSTs. */
+export async function postWebhook(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number, method: 'POST' | 'PUT' | 'PATCH' = 'POST'): Promise<AttemptOutcome> {
   try {
     const response = await request(url, {
-      method: 'POST',
+      method,
       headers,
       body,
       dispatcher: agent,

@@ -33,7 +33,7 @@ const ingest = (summary: string, request: unknown): OperationDoc => ({ summary, 
 
 const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdAt: AT };
 const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
-const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, createdAt: AT, updatedAt: AT };
+const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, type: 'webhooks', tlsSet: false, createdAt: AT, updatedAt: AT };
 const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', consent: { categories: ['analytics'] }, webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
 const FILTER_ID = 'flt_4d5e6f7a8b9c40d1e2f3a4b5c6d7e8f9';
 const filterBody = {
@@ -167,16 +167,30 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     },
   },
   'GET /admin/destinations/:id/overview': {
-    summary: 'Where the destination\'s messages went: received, filtered by reason (integrations, consent, suppressed, filters, sampled), delivered, retrying, failed',
+    summary: 'Where the destination\'s messages went: received, filtered by reason (integrations, consent, suppressed, filters, sampled, trigger), delivered, retrying, failed',
     response: {
       since: '2026-11-26T12:00:00.000Z',
       until: '2026-11-27T12:00:00.000Z',
       received: 1200,
-      filtered: { integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500 },
+      filtered: { integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500, trigger: 0 },
       delivered: 495,
       retrying: 3,
       failed: 2,
       byFilter: [{ id: FILTER_ID, title: filterBody.title, dropped: 48 }],
+    },
+  },
+  'POST /admin/destinations/:id/mappings/preview': {
+    summary: "What an actions destination's mappings would send for an event: per mapping whether its trigger matches and the request (secrets masked), or its render error",
+    request: { event: { type: 'identify', userId: 'user-42', traits: { email: 'ada@example.com' } } },
+    response: {
+      mappings: [
+        {
+          name: 'New user to CRM',
+          enabled: true,
+          matched: true,
+          request: { method: 'PUT', url: 'https://crm.example.com/api/users', headers: { 'content-type': 'application/json', 'user-agent': 'Switchyard/1.0', authorization: '********' }, body: { email: 'ada@example.com' } },
+        },
+      ],
     },
   },
   'POST /admin/destinations/:id/filters': {

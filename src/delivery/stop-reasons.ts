@@ -1,6 +1,7 @@
 /**
  * Why a destination gets no delivery for a message (issue 30): the first rule of the decision that
  * stopped it, and the word the overview, the metric, the portal and the docs use for it.
+ * `trigger` (issue 33): no enabled mapping of an actions destination has a trigger the message meets.
  */
-export const STOP_REASONS = ['integrations', 'consent', 'suppressed', 'filters', 'sampled'] as const;
+export const STOP_REASONS = ['integrations', 'consent', 'suppressed', 'filters', 'sampled', 'trigger'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

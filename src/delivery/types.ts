@@ -102,6 +102,12 @@ export interface DeliveryInput {
    * read only into the attempts' input, so histories replay unchanged.
    */
   replay?: { id: string };
+  /**
+   * Issue 33: per actions destination, the names of the mappings whose trigger the message met
+   * when it was accepted; each is its own request with its own retries. Absent for `webhooks`
+   * destinations and in every input from before Actions destinations, which replay unchanged.
+   */
+  mappings?: Record<string, string[]>;
 }
 
 /** What one POST to one webhook URL came to. */
@@ -119,6 +125,11 @@ export interface AttemptRequest {
   sealedMessage?: SealedBody;
   timeoutMs: number;
   round: number;
+  /**
+   * Issue 33: the mapping of an actions destination this attempt sends (rendered from the event
+   * here, in the activity); `webhookIndex` is then 0. Absent for `webhooks` destinations.
+   */
+  mapping?: string;
   /**
    * End of the retry window (epoch ms): no request is sent after it, and one sent before it waits
    * for its answer at most until then. Absent for workflows accepted before the window was hard.
@@ -192,6 +203,16 @@ export interface DestinationReport {
   status: DestinationStatus;
   /** Index of the webhook URL that accepted the message. */
   webhookIndex?: number;
+  rounds: number;
+  reason?: string;
+  /** Issue 33: an actions destination's requests, one per mapping whose trigger the message met. */
+  mappings?: MappingReport[];
+}
+
+/** How one mapping's request of an actions destination ended. */
+export interface MappingReport {
+  name: string;
+  status: DestinationStatus;
   rounds: number;
   reason?: string;
 }

@@ -4,6 +4,7 @@ import type { DeliveryInput, DeliveryPolicy, MessageBody, MessageType, SealedBod
 import { decideDelivery, type DeliveryDecision, type DeliveryDecisionInput } from '../rules/delivery-decision';
 import type { EnabledDestination, Store } from '../store/types';
 import type { DecisionRecorder } from './message-count-recorder';
+import { triggersOf, type DestinationTriggers } from './mapping-plan';
 
 /**
  * A message on its way out: its id, the type and user its workflow is searched by, and the body
@@ -29,6 +30,8 @@ export interface Outgoing {
    */
   destinationBodies?: Record<string, MessageBody>;
   sealedDestinationBodies?: Record<string, SealedBody>;
+  /** Issue 33: per actions destination, the mappings that send it (set by the plan; carried over by a redelivery). */
+  mappings?: Record<string, string[]>;
 }
 
 export const outgoing = (message: Message, rules?: Outgoing['rules']): Outgoing => ({
@@ -63,25 +66,31 @@ export interface PlanDecisions {
  * stop counted for the overview. The first destination's body is the message's; another
  * destination gets a body of its own only where its filters made it different.
  */
-function decide(message: Outgoing, destinationIds: string[], rules: Map<string, DestinationRules>, decisions: PlanDecisions): Outgoing & { destinationIds: string[] } {
-  if (!message.rules || !message.body) return { ...message, destinationIds };
+function decide(message: Outgoing, destinationIds: string[], rules: Map<string, DestinationRules>, decisions: PlanDecisions, triggers: DestinationTriggers): Outgoing & { destinationIds: string[] } {
+  if (!message.rules || !message.body) return triggers.decideUnruled(message, destinationIds);
   const atMs = (decisions.clock ?? Date.now)();
-  const sent: Array<{ id: string; body: MessageBody }> = [];
+  const sent: Array<{ id: string; body: MessageBody; mappings?: string[] }> = [];
   for (const id of destinationIds) {
-    const destination = rules.get(id);
+    const destination = rules.get(id) ?? { consent: { categories: [], whenAbsent: 'deliver' }, filters: [] };
+    // A redelivery starts from the body this destination was sent (plan-deliveries' own, or the message's).
     const start = message.destinationBodies?.[id] ?? message.body;
-    const decision: DeliveryDecision = destination ? decideDelivery({ body: start, integrations: message.rules.integrations, suppressed: message.rules.suppressed, destination }) : { send: start };
+    const decision: DeliveryDecision =
+      rules.has(id) || triggers.has(id)
+        ? decideDelivery({ body: start, integrations: message.rules.integrations, suppressed: message.rules.suppressed, destination: { ...destination, ...triggers.of(id) } })
+        : { send: start };
     if ('stop' in decision) decisions.recorder?.filtered(id, atMs, decision.stop, decision.filterId);
-    else sent.push({ id, body: decision.send });
+    else sent.push({ id, body: decision.send, ...(decision.mappings && { mappings: decision.mappings }) });
   }
-  const { destinationBodies: _recorded, ...rest } = message;
+  const { destinationBodies: _recorded, mappings: _recordedMappings, ...rest } = message;
   if (sent.length === 0) return { ...rest, destinationIds: [] };
+  const mappings = sent.filter((destination) => destination.mappings).map((destination) => [destination.id, destination.mappings!] as const);
   const body = sent[0].body;
   const others = sent.filter((destination) => destination.body !== body);
   return {
     ...rest,
     body,
     destinationIds: sent.map((destination) => destination.id),
+    ...(mappings.length > 0 && { mappings: Object.fromEntries(mappings) }),
     ...(others.length > 0 && { destinationBodies: Object.fromEntries(others.map((destination) => [destination.id, destination.body])) }),
   };
 }
@@ -99,14 +108,15 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
     if (enabled.length === 0) return { status: 'no_destinations' };
     const enabledIds = enabled.map((destination) => destination.id);
     const webhookLabels = Object.fromEntries(enabled.map((destination) => [destination.id, destination.webhookUrls.map(webhookLabel)]));
+    const triggers = triggersOf(enabled);
     const decided =
       decisions && messages.some((message) => message.rules)
-        ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, decisions)))
-        : messages.map((message) => ({ ...message, destinationIds: enabledIds }));
+        ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, decisions, triggers)))
+        : messages.map((message) => triggers.decideUnruled(message, enabledIds));
     const going = decided.filter((message) => message.destinationIds.length > 0);
     const ready = seal ? await seal(going) : going;
     const inputs = ready.map((message, i): DeliveryInput => {
-      const { messageId, type, userId, visibleIds, body, sealedBody, destinationBodies, sealedDestinationBodies } = message;
+      const { messageId, type, userId, visibleIds, body, sealedBody, destinationBodies, sealedDestinationBodies, mappings } = message;
       const destinationIds = going[i].destinationIds;
       const bodies = sealedDestinationBodies
         ? Object.fromEntries(Object.entries(sealedDestinationBodies).map(([id, sealed]) => [id, { sealedMessage: sealed }]))
@@ -120,6 +130,7 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
         destinationIds,
         ...(sealedBody ? { sealedMessage: sealedBody } : { message: body }),
         ...(bodies && { destinationBodies: bodies }),
+        ...(mappings && Object.keys(mappings).length > 0 && { mappings }),
         policy,
         webhookLabels: destinationIds.length === enabledIds.length ? webhookLabels : Object.fromEntries(destinationIds.map((id) => [id, webhookLabels[id]])),
       };

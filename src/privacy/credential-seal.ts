@@ -13,14 +13,21 @@ export type CredentialField =
   | { kind: 'signingSecret' }
   | { kind: 'previousSigningSecret' }
   /** A static header's value, bound to its URL and name; `index` only names it in errors (a URL may carry a token). */
-  | { kind: 'header'; url: string; name: string; index: number };
+  | { kind: 'header'; url: string; name: string; index: number }
+  /** Issue 33: a mapping's static header value, bound to the mapping's name and the header's. */
+  | { kind: 'mappingHeader'; mapping: string; name: string; index: number }
+  /** Issue 33: the outbound auth settings and the mutual TLS certificate and key, each sealed whole as JSON. */
+  | { kind: 'auth' }
+  | { kind: 'tls' };
 
 /** The field as an operator reads it in an error: never the value, never the URL. */
 export function credentialFieldName(field: CredentialField): string {
-  return field.kind === 'header' ? `webhooks[${field.index}].headers.${field.name}` : field.kind;
+  if (field.kind === 'header') return `webhooks[${field.index}].headers.${field.name}`;
+  if (field.kind === 'mappingHeader') return `mappings[${field.index}].settings.headers.${field.name}`;
+  return field.kind;
 }
 
-const aad = (destinationId: string, field: CredentialField) => Buffer.from(['switchyard-credential-v1', destinationId, field.kind, ...(field.kind === 'header' ? [field.url, field.name] : [])].join('\0'), 'utf8');
+const aad = (destinationId: string, field: CredentialField) => Buffer.from(['switchyard-credential-v1', destinationId, field.kind, ...(field.kind === 'header' ? [field.url, field.name] : field.kind === 'mappingHeader' ? [field.mapping, field.name] : [])].join('\0'), 'utf8');
 
 /** A credential that does not open: its key is not listed, or it does not authenticate where it is. */
 export class CredentialSealError extends Error {

@@ -3,6 +3,7 @@ import type { StopReason } from '../delivery/stop-reasons';
 import type { MessageBody } from '../delivery/types';
 import { consentAllows, type ConsentSettings } from './consent';
 import { applyFilters, type CompiledFilter } from './destination-filters';
+import { matchedMappings, type CompiledTrigger } from './mapping-triggers';
 
 export { STOP_REASONS, type StopReason } from '../delivery/stop-reasons';
 
@@ -20,6 +21,8 @@ export interface DeliveryDecisionInput {
     filters: readonly CompiledFilter[];
     /** Its key in the `integrations` object; every destination is "Webhooks" today. */
     integrationName?: string;
+    /** Issue 33: an actions destination's enabled mappings, triggers compiled once; absent for `webhooks`. */
+    mappings?: readonly CompiledTrigger[];
   };
 }
 
@@ -27,7 +30,7 @@ export interface DeliveryDecisionInput {
  * `send`: the body to deliver (filters may have removed properties; the input is never changed).
  * `stop`: the first rule that stopped it; `filterId` names the filter for `filters` and `sampled`.
  */
-export type DeliveryDecision = { send: MessageBody } | { stop: StopReason; filterId?: string };
+export type DeliveryDecision = { send: MessageBody; mappings?: string[] } | { stop: StopReason; filterId?: string };
 
 type RuleResult = { send: MessageBody } | { stop: StopReason; filterId?: string };
 type DeliveryRule = (input: DeliveryDecisionInput, body: MessageBody) => RuleResult;
@@ -54,6 +57,10 @@ export const DELIVERY_RULES: ReadonlyArray<{ name: string; rule: DeliveryRule }>
   },
 ];
 
+/**
+ * The rules in order, then (issue 33) an actions destination's triggers, on the body the filters
+ * left (as Segment runs destination filters before mappings): `mappings` names the ones that send.
+ */
 export function decideDelivery(input: DeliveryDecisionInput): DeliveryDecision {
   let body = input.body;
   for (const { rule } of DELIVERY_RULES) {
@@ -61,5 +68,7 @@ export function decideDelivery(input: DeliveryDecisionInput): DeliveryDecision {
     if ('stop' in result) return result;
     body = result.send;
   }
-  return { send: body };
+  if (!input.destination.mappings) return { send: body };
+  const mappings = matchedMappings(body, input.destination.mappings);
+  return mappings.length > 0 ? { send: body, mappings } : { stop: 'trigger' };
 }

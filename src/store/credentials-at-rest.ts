@@ -13,7 +13,7 @@ export const PLAINTEXT_CREDENTIALS = '(plaintext)';
 type Which = 'plaintext' | 'not under the active key';
 
 async function rowsToSeal(db: Kysely<Tables>, keyring: Keyring, which: Which, afterId: string, limit: number) {
-  let query = db.selectFrom('destinations').select(['id', 'shared_secret', 'signing_secret', 'previous_signing_secret', 'webhooks', 'credentials_key_id']).where('id', '>', afterId).orderBy('id').limit(limit);
+  let query = db.selectFrom('destinations').select(['id', 'shared_secret', 'signing_secret', 'previous_signing_secret', 'webhooks', 'mappings', 'auth', 'tls', 'credentials_key_id']).where('id', '>', afterId).orderBy('id').limit(limit);
   query = which === 'plaintext' ? query.where('credentials_key_id', 'is', null) : query.where((eb) => eb.or([eb('credentials_key_id', 'is', null), eb('credentials_key_id', '<>', keyring.activeKeyId)]));
   return query.execute();
 }
@@ -30,7 +30,7 @@ async function reseal(db: Kysely<Tables>, keyring: Keyring, rows: (CredentialCol
       .updateTable('destinations')
       .set(sealed)
       .where('id', '=', row.id)
-      .where((eb) => eb.and((Object.keys(sealed) as (keyof CredentialColumns)[]).map((column) => (row[column] === null ? eb(column, 'is', null) : eb(column, '=', row[column])))))
+      .where((eb) => eb.and((Object.keys(sealed) as (keyof CredentialColumns)[]).map((column) => (row[column] == null ? eb(column, 'is', null) : eb(column, '=', row[column])))))
       .executeTakeFirst();
     resealed += Number(result.numUpdatedRows);
   }

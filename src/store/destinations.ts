@@ -5,6 +5,7 @@ import { openedCredentials, sealedCredentials } from './destination-credentials'
 import { DEFAULT_CONSENT } from '../rules/consent';
 import { newId } from './ids';
 import type { DestinationRow, Tables } from './tables';
+import type { ActionsMapping, OutboundAuth, TlsSettings } from '../mappings/types';
 import type { ConsentSettings, Destination, DestinationPatch, Store, Webhook, WebhookBackpressure, WebhookDisablement, WebhookSetting } from './types';
 import { writeTransaction } from './write-transaction';
 
@@ -56,6 +57,10 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     paused: row.paused === 1,
     ...(row.paused === 1 && row.paused_at && { pausedAt: row.paused_at }),
     consent: toConsent(row.consent),
+    type: row.type === 'actions' ? 'actions' : 'webhooks',
+    mappings: row.mappings ? (JSON.parse(row.mappings) as ActionsMapping[]) : [],
+    auth: row.auth ? (JSON.parse(row.auth) as OutboundAuth) : null,
+    tls: row.tls ? (JSON.parse(row.tls) as TlsSettings) : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -70,10 +75,22 @@ function storedWebhooks(webhooks: Webhook[]): string {
   return JSON.stringify(webhooks.map(({ url, headers }) => ({ url, headers: headers ?? {} })));
 }
 
-/** Nothing is delivered through a destination without a URL that is switched on, however it is switched. */
-function isDeliverable(row: Pick<DestinationRow, 'id' | 'enabled' | 'webhooks'>, disabled: Disabled): boolean {
+/** Issue 33: an actions destination's switched-on mappings, with what the planner reads of them. */
+function enabledMappings(row: Pick<DestinationRow, 'type' | 'mappings'>): Pick<ActionsMapping, 'name' | 'trigger'>[] {
+  if (row.type !== 'actions' || !row.mappings) return [];
+  return (JSON.parse(row.mappings) as ActionsMapping[]).filter((mapping) => mapping.enabled).map(({ name, trigger }) => ({ name, trigger }));
+}
+
+/** Nothing is delivered through a destination without a URL (or, issue 33, a mapping) that is switched on, however it is switched. */
+function isDeliverable(row: Pick<DestinationRow, 'id' | 'enabled' | 'webhooks' | 'type' | 'mappings'>, disabled: Disabled): boolean {
   const off = disabled.get(row.id);
+  if (row.type === 'actions') return row.enabled === 1 && enabledMappings(row).length > 0;
   return row.enabled === 1 && (JSON.parse(row.webhooks) as Webhook[]).some((webhook) => !off?.has(webhook.url));
+}
+
+/** Issue 33's JSON columns as written: auth and tls null to clear, mappings only for actions destinations. */
+function storedJson(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
 /** Per-URL state rows (switched off, backpressure) as destination id → url → value. */
@@ -153,7 +170,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
   const listEnabled: Store['destinations']['listEnabled'] = async (sourceId) => {
     const rows = await db
       .selectFrom('destinations')
-      .select(['id', 'enabled', 'webhooks', 'consent'])
+      .select(['id', 'enabled', 'webhooks', 'consent', 'type', 'mappings'])
       .where('source_id', '=', sourceId)
       .where('enabled', '=', 1)
       .orderBy('created_at')
@@ -162,7 +179,12 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
     const disabled = await disabledOf(db, rows.map((row) => row.id));
     return rows
       .filter((row) => isDeliverable(row, disabled))
-      .map((row) => ({ id: row.id, webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url), consent: toConsent(row.consent) }));
+      .map((row) => ({
+        id: row.id,
+        webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url),
+        consent: toConsent(row.consent),
+        ...(row.type === 'actions' && { mappings: enabledMappings(row) }),
+      }));
   };
 
   return {
@@ -185,6 +207,10 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         paused_at: input.paused ? now : null,
         credentials_key_id: null,
         consent: storedConsent(DEFAULT_CONSENT, input.consent ?? {}),
+        type: input.type ?? 'webhooks',
+        mappings: input.type === 'actions' ? storedJson(input.mappings ?? []) : null,
+        auth: storedJson(input.auth),
+        tls: storedJson(input.tls),
       };
       return writeTransaction(db, async (trx) => {
         await trx.insertInto('destinations').values({ ...row, ...sealedCredentials(keyring, row.id, row) }).execute();
@@ -229,6 +255,9 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         if (patch.webhooks !== undefined) changes.webhooks = storedWebhooks(patch.webhooks);
         if (patch.maxRequestsPerSecond !== undefined) changes.max_requests_per_second = patch.maxRequestsPerSecond;
         if (patch.consent !== undefined) changes.consent = storedConsent(toConsent(current.consent), patch.consent);
+        if (patch.mappings !== undefined && current.type === 'actions') changes.mappings = storedJson(patch.mappings);
+        if (patch.auth !== undefined) changes.auth = storedJson(patch.auth);
+        if (patch.tls !== undefined) changes.tls = storedJson(patch.tls);
         // Pausing again keeps the first time: it is when the hold began.
         if (patch.paused !== undefined && patch.paused !== (current.paused === 1)) {
           changes.paused = patch.paused ? 1 : 0;
@@ -275,7 +304,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
     async listSourceIdsWithEnabled() {
       const rows = await db
         .selectFrom('destinations')
-        .select(['id', 'source_id', 'enabled', 'webhooks'])
+        .select(['id', 'source_id', 'enabled', 'webhooks', 'type', 'mappings'])
         .where('enabled', '=', 1)
         .execute();
       const disabled = await disabledOf(db, rows.map((row) => row.id));

@@ -384,6 +384,16 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('replays_created_at').on('replays').column('created_at').execute();
     },
   },
+  // Issue 33: Actions destinations (mappings) and outbound authentication. `type` defaults to the
+  // seed's destination; mappings, auth and tls are JSON, their secrets sealed like the other credentials.
+  '0020_actions_destinations': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('type', 'text', (c) => c.notNull().defaultTo('webhooks')).execute();
+      await db.schema.alterTable('destinations').addColumn('mappings', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('auth', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('tls', 'text').execute();
+    },
+  },
 };
 
 /** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

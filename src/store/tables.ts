@@ -45,6 +45,14 @@ export interface DestinationRow {
   credentials_key_id: string | null;
   /** Issue 30: JSON of ConsentSettings; null: the default (no categories, deliver when absent). */
   consent: string | null;
+  /** Issue 33: `webhooks` (the seed's) or `actions`. */
+  type: string;
+  /** Issue 33: JSON array of ActionsMapping (header values sealed like the webhooks'); null for `webhooks`. */
+  mappings: string | null;
+  /** Issue 33: JSON of OutboundAuth, sealed whole; null: none. */
+  auth: string | null;
+  /** Issue 33: JSON of TlsSettings, sealed whole; null: none. */
+  tls: string | null;
 }
 
 /** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch ms. */

@@ -8,6 +8,7 @@ import type { Scope } from '../access/scopes';
 import type { DestinationFilter, FilterSettings } from '../rules/destination-filters';
 import type { ArchivedCall, Replay, ReplayCounts, ReplayStatus } from '../delivery/replay';
 import type { SealedBody } from '../delivery/types';
+import type { ActionsMapping, DestinationType, OutboundAuth, TlsSettings } from '../mappings/types';
 
 export type { SeenUser } from './personas-types';
 
@@ -83,11 +84,24 @@ export interface Destination {
   paused: boolean;
   pausedAt?: string;
   consent: ConsentSettings;
+  /** Issue 33: `webhooks` (the seed's: the whole event, URLs in order) or `actions` (mapped requests). */
+  type: DestinationType;
+  /** Issue 33: an actions destination's mappings, in saved order; empty for `webhooks`. Header values never leave the store except to send. */
+  mappings: ActionsMapping[];
+  /** Issue 33: outbound authentication and mutual TLS; secrets never leave the store except to send. */
+  auth: OutboundAuth | null;
+  tls: TlsSettings | null;
   createdAt: string;
   updatedAt: string;
 }
 
 export interface NewDestination {
+  /** Issue 33: absent is `webhooks`. Fixed at creation. */
+  type?: DestinationType;
+  mappings?: ActionsMapping[];
+  /** null clears (on PATCH). */
+  auth?: OutboundAuth | null;
+  tls?: TlsSettings | null;
   name?: string;
   enabled: boolean;
   maxRequestsPerSecond?: number | null;
@@ -140,6 +154,8 @@ export interface EnabledDestination {
   id: string;
   webhookUrls: string[];
   consent: ConsentSettings;
+  /** Issue 33: an actions destination's enabled mappings, each with its trigger (the planner decides which send). */
+  mappings?: Pick<ActionsMapping, 'name' | 'trigger'>[];
 }
 
 export interface Store {

@@ -22,6 +22,7 @@ import { MAX_WEBHOOKS } from '../delivery/limits';
 import { busyWait } from '../delivery/retry-window';
 import { slowLaneAttemptTimeoutMs, slowLaneTaskQueue } from '../delivery/slow-lane';
 import { attemptSummary } from '../delivery/summary';
+import { laneKey, mappingAttemptSummary, mappingsReport, whereInLane, type Lane } from '../delivery/mapping-lanes';
 import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus, HoldReason, MessageBody, Pressure, SealedBody } from '../delivery/types';
 import { STATUS, type DeliveryStatus } from './search-attributes';
 import { DESTINATION_RESUMED, FLOW_CHANGED } from './signals';
@@ -98,8 +99,14 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   // so each destination's window ends that much later. Without flow control nothing is ever held.
   const flowControl = policy.maxHoldMs !== undefined;
   const holds = new Map<string, HoldState>(input.destinationIds.map((id) => [id, { heldMs: 0, consecutive: 0 }]));
-  const holdOf = (destinationId: string) => holds.get(destinationId) ?? { heldMs: 0, consecutive: 0 };
-  const deadlineOf = (destinationId: string) => windowEnd + holdOf(destinationId).heldMs;
+  // Issue 33: each mapping of an actions destination is a lane of its own (its own holds and window
+  // end); a `webhooks` destination's lane is the destination, keyed by its id as before.
+  const holdOf = (lane: Lane) => {
+    const key = laneKey(lane);
+    if (lane.mapping !== undefined && !holds.has(key)) holds.set(key, { heldMs: 0, consecutive: 0 });
+    return holds.get(key) ?? { heldMs: 0, consecutive: 0 };
+  };
+  const deadlineOf = (lane: Lane) => windowEnd + holdOf(lane).heldMs;
   // A resumed destination's held deliveries are told at once (admin API), and so are those of a
   // destination whose rate limit changed or whose URL's backpressure was cleared (issue 29); a
   // signal adds no command.
@@ -112,16 +119,19 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   // Per destination and URL index: the backpressure pause this delivery has waited out on its own
   // clock (issue 29), passed back so the store's clock cannot hold it a second time.
   const waitedOutPressure = new Map<string, number>();
-  const pressureKey = (destinationId: string, webhookIndex: number) => `${webhookIndex} ${destinationId}`;
+  const pressureKey = (lane: Lane, webhookIndex: number) => `${webhookIndex} ${laneKey(lane)}`;
   // Built per attempt: under the hard window its schedule-to-close is what is left of the window,
   // so an attempt whose worker is away past the window's end never starts late (Temporal times it
   // out at the deadline, queued or running).
   // `summary` is user metadata: the Web UI's timeline names each attempt's URL without opening its
   // input. It is not part of the command's identity, so histories recorded without it still replay.
   const attemptOptions = (request: AttemptRequest) => ({
-    summary: attemptSummary(request.webhookIndex, request.round, request.destinationId, input.webhookLabels?.[request.destinationId]?.[request.webhookIndex]),
+    summary:
+      request.mapping === undefined
+        ? attemptSummary(request.webhookIndex, request.round, request.destinationId, input.webhookLabels?.[request.destinationId]?.[request.webhookIndex])
+        : mappingAttemptSummary(request.mapping, request.round, request.destinationId),
     startToCloseTimeout: policy.timeoutMs + ACTIVITY_GRACE_MS,
-    ...(windowIsHard && { scheduleToCloseTimeout: Math.max(1, deadlineOf(request.destinationId) - Date.now()) }),
+    ...(windowIsHard && { scheduleToCloseTimeout: Math.max(1, deadlineOf({ destinationId: request.destinationId, mapping: request.mapping }) - Date.now()) }),
     // HTTP outcomes come back as values and the loop below owns the retry schedule; Temporal only
     // retries an attempt lost with its worker, and that too is just a retryable outcome here.
     retry: { maximumAttempts: 1 },
@@ -146,19 +156,21 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
 
   /** What an attempt of this URL in this round asks, with the destination's hold state as it is now. */
-  function attemptRequest(destinationId: string, webhookIndex: number, round: number): AttemptRequest {
-    const hold = holdOf(destinationId);
-    const waitedOut = waitedOutPressure.get(pressureKey(destinationId, webhookIndex));
+  function attemptRequest(lane: Lane, webhookIndex: number, round: number): AttemptRequest {
+    const { destinationId } = lane;
+    const hold = holdOf(lane);
+    const waitedOut = waitedOutPressure.get(pressureKey(lane, webhookIndex));
     return {
       destinationId,
       webhookIndex,
       round,
+      ...(lane.mapping !== undefined && { mapping: lane.mapping }),
       messageId: input.messageId,
       // Whichever the input carries for this destination, unchanged: the workflow never opens a
       // sealed body, so a shredded history replays like any other.
       ...bodyOf(input.destinationBodies?.[destinationId] ?? input),
       timeoutMs: policy.timeoutMs,
-      ...(windowIsHard && { notAfterMs: deadlineOf(destinationId) }),
+      ...(windowIsHard && { notAfterMs: deadlineOf(lane) }),
       ...(flowControl && {
         flowControl: true,
         holdLeftMs: policy.maxHoldMs! - hold.heldMs,
@@ -175,9 +187,9 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * `knownCount` undefined: no attempt to this destination has answered yet. `firstLocal`: the
    * delivery's first local attempt, already scheduled by attemptFirstLocally (see there).
    */
-  async function attempt(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false, firstLocal?: Promise<AttemptResult>): Promise<Attempted> {
+  async function attempt(lane: Lane, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false, firstLocal?: Promise<AttemptResult>): Promise<Attempted> {
     const firstAttempt = mayRunLocally && round === 1 && webhookIndex === 0;
-    const request = attemptRequest(destinationId, webhookIndex, round);
+    const request = attemptRequest(lane, webhookIndex, round);
     try {
       if (inSlowLane) return await attemptWebhookInSlowLane(request);
       if (firstAttempt && policy.firstAttemptLocal) {
@@ -196,7 +208,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       // none known yet (the first attempt was lost), take as many as a destination may have, so the
       // round still tries URLs 1..n: an attempt past the real end answers with the real count and
       // no outcome, which ends the round.
-      const webhookCount = knownCount ?? (patched(LOST_ATTEMPT_PATCH) ? MAX_WEBHOOKS : 1);
+      const webhookCount = knownCount ?? (lane.mapping !== undefined ? 1 : patched(LOST_ATTEMPT_PATCH) ? MAX_WEBHOOKS : 1);
       return { destinationEnabled: true, webhookCount, outcome, lost: true };
     }
   }
@@ -208,21 +220,21 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * then the busy answer counts as the retryable outcome it carries. Since the slow lane, the next
    * attempt goes there and waits for its turn instead of asking again after a while.
    */
-  async function attemptInTurn(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, slowLaneFirst: boolean, first?: FirstLocal): Promise<Attempted> {
+  async function attemptInTurn(lane: Lane, webhookIndex: number, round: number, knownCount: number | undefined, slowLaneFirst: boolean, first?: FirstLocal): Promise<Attempted> {
     // Asked only for a URL that failed in the slow lane last round: an ordinary delivery never reaches it.
     const startSlow = slowLaneFirst && patched(SLOW_LANE_FIRST_PATCH);
-    let result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, !startSlow, startSlow, first);
+    let result = await attemptUnheld(lane, webhookIndex, round, knownCount, !startSlow, startSlow, first);
     for (let busy = 1; result.busy; busy++) {
       if (!patched(BUSY_WAITS_PATCH)) break;
       if (patched(SLOW_LANE_PATCH)) {
-        if (!canRetryAt(Date.now(), 0, deadlineOf(destinationId))) break;
-        result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, false, true);
+        if (!canRetryAt(Date.now(), 0, deadlineOf(lane))) break;
+        result = await attemptUnheld(lane, webhookIndex, round, knownCount, false, true);
         continue;
       }
       const wait = busyWait(busy, policy, Math.random());
-      if (!canRetryAt(Date.now(), wait, deadlineOf(destinationId))) break;
+      if (!canRetryAt(Date.now(), wait, deadlineOf(lane))) break;
       await sleep(wait);
-      result = await attemptUnheld(destinationId, webhookIndex, round, knownCount, false);
+      result = await attemptUnheld(lane, webhookIndex, round, knownCount, false);
     }
     return result;
   }
@@ -233,12 +245,13 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * says (or, paused, until the next check or a resume signal) and ask again. Held time moves this destination's window
    * end; past policy.maxHoldMs of it in all, the delivery fails with that reason.
    */
-  async function attemptUnheld(destinationId: string, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false, first?: FirstLocal): Promise<Attempted> {
-    const hold = holdOf(destinationId);
+  async function attemptUnheld(lane: Lane, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false, first?: FirstLocal): Promise<Attempted> {
+    const { destinationId } = lane;
+    const hold = holdOf(lane);
     const resumesSoFar = () => resumes.get(destinationId) ?? 0;
     // Counted before asking: a resume that lands while the ask is under way still wakes the wait.
     let resumesAtAsk = first?.resumesAtAsk ?? resumesSoFar();
-    let result: Attempted = await attempt(destinationId, webhookIndex, round, knownCount, mayRunLocally, inSlowLane, first?.local);
+    let result: Attempted = await attempt(lane, webhookIndex, round, knownCount, mayRunLocally, inSlowLane, first?.local);
     while (flowControl && result.held) {
       const left = policy.maxHoldMs! - hold.heldMs;
       if (left <= 0) return { ...result, heldTooLong: holdExceededReason(policy.maxHoldMs!, result.held.reason) };
@@ -258,10 +271,10 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       // Woken early: a slot reserved under the old rate limit is given up, and the ask after this
       // one reserves under the new limit. A backpressure waited to its end is waited out.
       hold.reservedSlotMs = woken ? undefined : result.held.reservedSlotMs;
-      if (!woken && result.held.pressureUntilMs !== undefined) waitedOutPressure.set(pressureKey(destinationId, webhookIndex), result.held.pressureUntilMs);
+      if (!woken && result.held.pressureUntilMs !== undefined) waitedOutPressure.set(pressureKey(lane, webhookIndex), result.held.pressureUntilMs);
       hold.last = { reason: result.held.reason, ms: heldMs };
       resumesAtAsk = resumesSoFar();
-      result = await attempt(destinationId, webhookIndex, round, knownCount, false, inSlowLane);
+      result = await attempt(lane, webhookIndex, round, knownCount, false, inSlowLane);
     }
     hold.consecutive = 0;
     hold.reservedSlotMs = undefined;
@@ -276,18 +289,28 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    * and each layer is two more promises. Any other answer goes through those rules, which take the
    * attempt already scheduled as their first: the commands are the same as theirs, in the same order.
    */
-  async function attemptFirstLocally(destinationId: string): Promise<Attempted> {
-    const first: FirstLocal = { resumesAtAsk: resumes.get(destinationId) ?? 0, local: attemptWebhookLocally(attemptRequest(destinationId, 0, 1)) };
+  async function attemptFirstLocally(lane: Lane): Promise<Attempted> {
+    const first: FirstLocal = { resumesAtAsk: resumes.get(lane.destinationId) ?? 0, local: attemptWebhookLocally(attemptRequest(lane, 0, 1)) };
     try {
       const result = await first.local;
       if (!result.deferred && !result.held && !result.busy) return result;
     } catch {
       // A lost attempt: the rules below await it again and count it as one.
     }
-    return attemptInTurn(destinationId, 0, 1, undefined, false, first);
+    return attemptInTurn(lane, 0, 1, undefined, false, first);
   }
 
-  async function deliverTo(destinationId: string): Promise<DestinationReport> {
+  /**
+   * Issue 33: an actions destination's matched mappings, each its own request with its own rounds
+   * and retries, in parallel; the destination's report adds them up (delivery/mapping-lanes.ts).
+   */
+  async function deliverMappings(destinationId: string, names: string[]): Promise<DestinationReport> {
+    const lanes = await Promise.all(names.map((mapping) => deliverTo(destinationId, mapping)));
+    return mappingsReport(destinationId, names, lanes);
+  }
+
+  async function deliverTo(destinationId: string, mapping?: string): Promise<DestinationReport> {
+    const lane: Lane = mapping === undefined ? { destinationId } : { destinationId, mapping };
     const givenUp = new Set<number>();
     // URLs whose last attempt failed in the slow lane: their next round starts there.
     const failedInSlowLane = new Set<number>();
@@ -302,10 +325,10 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       const pressed = new Map<number, Pressure>();
       for (let index = 0; index < webhookCount; index++) {
         if (givenUp.has(index)) continue;
-        if (windowIsHard && Date.now() >= deadlineOf(destinationId)) {
+        if (windowIsHard && Date.now() >= deadlineOf(lane)) {
           return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reasons.join('; ') || lastReason}` };
         }
-        const result = round === 1 && index === 0 && policy.firstAttemptLocal ? await attemptFirstLocally(destinationId) : await attemptInTurn(destinationId, index, round, countKnown ? webhookCount : undefined, failedInSlowLane.has(index));
+        const result = round === 1 && index === 0 && policy.firstAttemptLocal ? await attemptFirstLocally(lane) : await attemptInTurn(lane, index, round, countKnown ? webhookCount : undefined, failedInSlowLane.has(index));
         if (result.heldTooLong) return { destinationId, status: 'failed', rounds: round, reason: result.heldTooLong };
         if (!result.destinationEnabled) return { destinationId, status: 'stopped', rounds: round, reason: 'destination switched off or deleted' };
         webhookCount = result.webhookCount;
@@ -315,18 +338,18 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         if (result.inSlowLane && outcome.kind === 'retry') failedInSlowLane.add(index);
         else failedInSlowLane.delete(index);
         if (outcome.kind === 'success') return { destinationId, status: 'delivered', webhookIndex: index, rounds: round };
-        reasons.push(`webhook ${index}: ${outcome.reason}`);
+        reasons.push(`${whereInLane(lane, index)}: ${outcome.reason}`);
         if (outcome.kind === 'permanent') givenUp.add(index);
         if (outcome.kind === 'retry' && outcome.retryAfterMs !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, outcome.retryAfterMs);
         if (result.pressure) pressed.set(index, result.pressure);
       }
-      if (webhookCount === 0) return { destinationId, status: 'stopped', rounds: round, reason: 'destination has no webhook URLs' };
+      if (webhookCount === 0) return { destinationId, status: 'stopped', rounds: round, reason: mapping === undefined ? 'destination has no webhook URLs' : 'mapping removed or switched off' };
       const reason = reasons.join('; ');
       lastReason = reason;
       if (givenUp.size >= webhookCount) return { destinationId, status: 'failed', rounds: round, reason: `every webhook failed permanently: ${reason}` };
       const delay = nextBackoff(round, policy, Math.random(), retryAfterMs);
-      if (!canRetryAt(Date.now(), delay, deadlineOf(destinationId))) return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reason}` };
-      log.info('round failed; retrying', { destinationId, round, delayMs: delay, reason });
+      if (!canRetryAt(Date.now(), delay, deadlineOf(lane))) return { destinationId, status: 'failed', rounds: round, reason: `retry window exhausted: ${reason}` };
+      log.info('round failed; retrying', { destinationId, ...(mapping !== undefined && { mapping }), round, delayMs: delay, reason });
       setStatus('retrying');
       // A wait that honours a URL's pause (429/503 with Retry-After) ends early when the operator
       // clears it (issue 29); one waited to its end waits the pause out, on this workflow's clock.
@@ -335,12 +358,18 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         const asked = resumes.get(destinationId) ?? 0;
         woken = await condition(() => (resumes.get(destinationId) ?? 0) > asked, delay);
       } else await sleep(delay);
-      if (!woken) for (const [index, pressure] of pressed) if (delay >= pressure.leftMs) waitedOutPressure.set(pressureKey(destinationId, index), pressure.untilMs);
+      if (!woken) for (const [index, pressure] of pressed) if (delay >= pressure.leftMs) waitedOutPressure.set(pressureKey(lane, index), pressure.untilMs);
     }
   }
 
   // One destination (the usual case) without Promise.all's promises; several in parallel.
-  const destinations = input.destinationIds.length === 1 ? [await deliverTo(input.destinationIds[0])] : await Promise.all(input.destinationIds.map(deliverTo));
+  // Issue 33: a destination the input names mappings for is an actions destination (inputs from
+  // before it name none, so they replay the same commands).
+  const deliverDestination = (destinationId: string) => {
+    const mappings = input.mappings?.[destinationId];
+    return mappings ? deliverMappings(destinationId, mappings) : deliverTo(destinationId);
+  };
+  const destinations = input.destinationIds.length === 1 ? [await deliverDestination(input.destinationIds[0])] : await Promise.all(input.destinationIds.map(deliverDestination));
   const report: DeliveryReport = { messageId: input.messageId, destinations };
   deliveriesSink.ended(destinations.map((d) => d.status));
   const failed = destinations.filter((d) => d.status === 'failed');

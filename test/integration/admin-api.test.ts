@@ -173,6 +173,8 @@ describe('destinations', () => {
       maxRequestsPerSecond: null,
       paused: false,
       consent: { categories: [], whenAbsent: 'deliver' },
+      type: 'webhooks',
+      tlsSet: false,
       createdAt: expect.any(String),
       updatedAt: destination.createdAt,
     });

@@ -17,6 +17,10 @@ const destination = (maxRequestsPerSecond: number | null, paused = false): Desti
   createdAt: '',
   updatedAt: '',
   consent: { categories: [], whenAbsent: 'deliver' },
+  type: 'webhooks',
+  mappings: [],
+  auth: null,
+  tls: null,
 });
 
 /**

@@ -12,6 +12,8 @@ import { seedLimitMessages } from './schema-errors';
 import { errorReplies, IdParams } from './schemas';
 import { wakeHeldDeliveries } from './wake-held';
 import { findWebhookViolation, MAX_HEADERS, MAX_WEBHOOKS, violationMessage, type WebhookInput } from '../../delivery/webhook-rules';
+import { AuthBody, AuthView, DestinationTypeSchema, MappingList, MappingView, TlsBody } from './actions-schemas';
+import { acceptedActionsSettings, actionsView } from './actions-settings';
 
 const WebhookBody = Type.Object(
   {
@@ -83,7 +85,11 @@ const CreateDestinationBody = Type.Object(
     maxRequestsPerSecond: Type.Optional(MaxRequestsPerSecond),
     paused: Type.Optional(Paused),
     consent: Type.Optional(ConsentBody),
-    webhooks: webhookList(WEBHOOKS_DOC),
+    type: Type.Optional(DestinationTypeSchema),
+    webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Required for a \`webhooks\` destination; absent for \`actions\`.`)),
+    mappings: Type.Optional(MappingList('Required for an `actions` destination: 1 to 5 mappings.')),
+    auth: Type.Optional(AuthBody),
+    tls: Type.Optional(TlsBody),
   },
   { additionalProperties: false },
 );
@@ -99,6 +105,9 @@ const PatchDestinationBody = Type.Object(
     paused: Type.Optional(Paused),
     consent: Type.Optional(ConsentBody),
     webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Replaces the whole list, headers included.`)),
+    mappings: Type.Optional(MappingList('An `actions` destination\'s mappings; replaces the whole list.')),
+    auth: Type.Optional(AuthBody),
+    tls: Type.Optional(TlsBody),
   },
   { additionalProperties: false },
 );
@@ -136,6 +145,10 @@ const DestinationView = Type.Object({
   paused: Type.Boolean({ description: 'Whether deliveries are held (see PATCH paused).' }),
   pausedAt: Type.Optional(Type.String({ format: 'date-time', description: 'While paused: since when.' })),
   consent: ConsentView,
+  type: Type.String({ description: '`webhooks` or `actions`.' }),
+  mappings: Type.Optional(Type.Array(MappingView, { description: 'An actions destination\'s mappings, header values masked.' })),
+  auth: Type.Optional(AuthView),
+  tlsSet: Type.Boolean({ description: 'Whether requests use a client certificate (mutual TLS).' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -161,6 +174,7 @@ function toDestinationView(destination: Destination, nowMs = Date.now()): Static
     paused: destination.paused,
     ...(destination.pausedAt && { pausedAt: destination.pausedAt }),
     consent: destination.consent,
+    ...actionsView(destination),
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,
   };
@@ -201,9 +215,11 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
     async (request, reply) => {
       const { sourceId } = request.params;
       if (!(await store.sources.get(sourceId))) throw notFound(`source ${sourceId}`);
-      const webhooks = acceptedWebhooks(request.body.webhooks);
+      const actions = acceptedActionsSettings(request.body, undefined);
+      const webhooks = acceptedWebhooks(request.body.webhooks ?? []);
       acceptedSigningSecret(request.body.signingSecret);
-      const destination = await audited(store, request, (tx) => tx.destinations.create(sourceId, { ...request.body, webhooks }), { target: ({ id }) => id });
+      const { mappings: _given, auth: _auth, tls: _tls, ...settings } = request.body;
+      const destination = await audited(store, request, (tx) => tx.destinations.create(sourceId, { ...settings, webhooks, ...actions }), { target: ({ id }) => id });
       return reply.code(201).send(toDestinationView(destination));
     },
   );
@@ -233,11 +249,13 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
     '/destinations/:id',
     { schema: { params: IdParams, body: PatchDestinationBody, response: { 200: DestinationView, ...errorReplies } } },
     async (request) => {
-      const { webhooks, signingSecretOverlap, ...rest } = request.body;
+      const { webhooks, signingSecretOverlap, mappings, auth, tls, ...rest } = request.body;
       acceptedSigningSecret(rest.signingSecret);
       const patch: DestinationPatch = { ...rest, signingSecretOverlapMs: overlapMs(signingSecretOverlap, signingSecretOverlapMs) };
       if (webhooks !== undefined) patch.webhooks = acceptedWebhooks(webhooks);
-      const before = patch.paused === false || patch.maxRequestsPerSecond !== undefined ? await store.destinations.get(request.params.id) : undefined;
+      const actionsChange = mappings !== undefined || auth !== undefined || tls !== undefined || webhooks !== undefined;
+      const before = patch.paused === false || patch.maxRequestsPerSecond !== undefined || actionsChange ? await store.destinations.get(request.params.id) : undefined;
+      if (actionsChange && before) Object.assign(patch, acceptedActionsSettings({ webhooks, mappings, auth, tls }, before));
       const destination = await audited(store, request, (tx) => tx.destinations.update(request.params.id, patch), { target: request.params.id });
       if (!destination) throw notFound(`destination ${request.params.id}`);
       if (destination.signing?.previous) signingOverlaps?.endsAt(Date.parse(destination.signing.previous.until));

@@ -16,6 +16,7 @@ import { tokenRoutes } from './tokens';
 import { replayRoutes } from './replays';
 import { destinationRoutes } from './destinations';
 import { destinationFilterRoutes } from './destination-filters';
+import { mappingPreviewRoutes } from './mapping-preview';
 import { destinationHealthRoutes } from './destination-health';
 import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
@@ -63,6 +64,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
     filterTitles: async (destinationId) => new Map((await store.destinationFilters.list(destinationId)).map((filter) => [filter.id, filter.title])),
   });
   await app.register(destinationFilterRoutes, { store });
+  await app.register(mappingPreviewRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
   await app.register(redeliveryRoutes, { store, deliveries });

@@ -58,7 +58,19 @@ export interface Destination {
   paused: boolean;
   pausedAt?: string;
   consent: { categories: string[]; whenAbsent: 'deliver' | 'drop' };
+  /** Issue 33: `webhooks` or `actions`; an actions destination lists its mappings (header values masked). */
+  type?: 'webhooks' | 'actions';
+  mappings?: Mapping[];
+  auth?: { type: string } & Record<string, string>;
+  tlsSet?: boolean;
   createdAt: string;
+}
+/** A mapping in Segment's Webhooks (Actions) shape, as the admin API shows it. */
+export interface Mapping {
+  name: string;
+  enabled: boolean;
+  trigger: string;
+  settings: { url: string; method: string; headers: Record<string, string>; data: Record<string, unknown> };
 }
 export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';
 export interface DeliveryRow {

@@ -3,6 +3,7 @@ import { announce, badge, copy, field, formValues, h, replace, time } from './do
 import { filtersPanel } from './filters';
 import { replaysPanel } from './replays';
 import { healthPanel } from './health';
+import { mappingsPanel, parsedJson, SAMPLE_MAPPINGS } from './mappings';
 import { overviewPanel } from './overview';
 import type { Page } from './page';
 import { chosenSource, listSources, sourcePicker } from './sources';
@@ -82,6 +83,30 @@ export async function destinationsPage(page: Page): Promise<void> {
   );
   const createErrors = h('p', { class: 'error', role: 'alert' });
 
+  // Issue 33: an actions destination is made from its mappings (JSON), no webhook URLs.
+  const actionsForm = h(
+    'form',
+    {
+      'aria-label': 'Create an actions destination',
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        const values = formValues(actionsForm);
+        try {
+          const mappings = parsedJson(values.mappings ?? '', 'Mappings');
+          await api('POST', `/admin/sources/${encodeURIComponent(sourceId)}/destinations`, { type: 'actions', name: values.name || undefined, enabled: true, mappings });
+          announce('Actions destination created');
+          await reload();
+        } catch (err) {
+          replace(actionsErrors, err instanceof Error ? err.message : String(err));
+        }
+      },
+    },
+    field('Name', h('input', { name: 'name', maxlength: 200 })),
+    field("Mappings (JSON, Segment's Webhooks (Actions) shape, 1 to 5)", h('textarea', { name: 'mappings', rows: 12, cols: 60, spellcheck: false }, SAMPLE_MAPPINGS)),
+    h('button', { type: 'submit' }, 'Create actions destination'),
+  );
+  const actionsErrors = h('p', { class: 'error', role: 'alert' });
+
   replace(
     main,
     h('h1', {}, 'Destinations'),
@@ -89,6 +114,7 @@ export async function destinationsPage(page: Page): Promise<void> {
     destinations.length === 0 && h('p', {}, 'This source has no destination yet.'),
     ...destinations.map((d) => destinationCard(d, page, reload)),
     h('section', { class: 'card', 'aria-labelledby': 'new-destination' }, h('h2', { id: 'new-destination' }, 'New destination'), createForm, createErrors),
+    h('section', { class: 'card', 'aria-labelledby': 'new-actions-destination' }, h('h2', { id: 'new-actions-destination' }, 'New actions destination'), actionsForm, actionsErrors),
   );
 }
 
@@ -166,8 +192,8 @@ function destinationCard(destination: Destination, page: Page, reload: () => Pro
     ),
     h('h3', {}, 'Delivery overview'),
     overview,
-    h('h3', {}, 'Webhook URLs'),
-    health,
+    destination.type === 'actions' && destination.mappings ? h('h3', {}, 'Mappings') : h('h3', {}, 'Webhook URLs'),
+    destination.type === 'actions' && destination.mappings ? mappingsPanel({ ...destination, mappings: destination.mappings }, reload) : health,
     h('h3', {}, 'Filters'),
     filters,
     h('h3', {}, 'Replays'),

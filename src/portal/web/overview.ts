@@ -23,6 +23,7 @@ const REASON_HELP: Record<FilteredReason, string> = {
   suppressed: 'a SUPPRESS regulation covers the user',
   filters: 'a filter dropped it (or left nothing to send)',
   sampled: 'a SAMPLE filter left it out',
+  trigger: 'no enabled mapping of this actions destination has a trigger it meets',
 };
 
 /**

@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { previewMappings } from '../../mappings/preview';
+import type { Store } from '../../store/types';
+import { badRequest, notFound } from '../errors';
+import { errorReplies, IdParams } from './schemas';
+
+const PreviewBody = Type.Object(
+  { event: Type.Record(Type.String(), Type.Unknown(), { description: 'A Segment event (track, identify, …) as a source would send it.' }) },
+  { additionalProperties: false },
+);
+
+const PreviewView = Type.Object({
+  mappings: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      enabled: Type.Boolean(),
+      matched: Type.Boolean({ description: 'Whether the trigger matches the event (a disabled mapping sends nothing either way).' }),
+      request: Type.Optional(
+        Type.Object({ method: Type.String(), url: Type.String(), headers: Type.Record(Type.String(), Type.String(), { description: 'Secrets shown as ********.' }), body: Type.Unknown() }),
+      ),
+      error: Type.Optional(Type.String({ description: 'Why the mapping cannot render this event (the request would fail with this reason).' })),
+    }),
+  ),
+});
+
+/** Issue 33: `POST /admin/destinations/:id/mappings/preview` renders each mapping for an event, sending nothing. */
+export const mappingPreviewRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+  app.post(
+    '/destinations/:id/mappings/preview',
+    { schema: { params: IdParams, body: PreviewBody, response: { 200: PreviewView, ...errorReplies } } },
+    async (request) => {
+      const destination = await store.destinations.get(request.params.id);
+      if (!destination) throw notFound(`destination ${request.params.id}`);
+      if (destination.type !== 'actions') throw badRequest('id: only an actions destination (type "actions") has mappings to preview');
+      return { mappings: previewMappings(destination.mappings, request.body.event, { sharedSecret: destination.sharedSecret !== null, signing: destination.signing !== null, auth: destination.auth }) };
+    },
+  );
+};

@@ -1,0 +1,84 @@
+import { validateMapping } from './mapping-kit';
+import { parseFql } from '../rules/fql';
+import { headerNameRule, headerValueRule, webhookUrlRule, type RuleViolation } from '../delivery/webhook-rules';
+import { MAX_MAPPING_HEADERS, MAX_MAPPINGS, type ActionsMapping, type OutboundAuth, type TlsSettings } from './types';
+
+/**
+ * Issue 33: the rules a saved mapping keeps, checked on create and PATCH so a mapping that can
+ * never render is a 400 (naming the mapping, the field and the directive), not hours of failed
+ * attempts. The mapping language is Segment's own validator (`@segment/actions-core`): a mapping
+ * Segment saves, Switchyard saves.
+ */
+
+/** Segment's dashboard names a mapping in at most this many characters. */
+export const MAX_MAPPING_NAME_LENGTH = 64;
+
+/** The messages of a mapping-kit validation failure (an AggregateError of ValidationErrors), first lines only. */
+function validationMessages(err: unknown): string[] {
+  const each = err && typeof err === 'object' && Symbol.iterator in err ? [...(err as Iterable<unknown>)] : [err];
+  return each.map((e) => (e instanceof Error ? e.message : String(e)).trim().split('\n')[0].replace(/^ValidationError: /, ''));
+}
+
+/** Why this `data` mapping cannot be saved (Segment's words: `/who has an invalid directive: @nonsense.`), if it cannot. */
+export function mappingDataRule(data: unknown): string | undefined {
+  try {
+    validateMapping(data);
+    return undefined;
+  } catch (err) {
+    return validationMessages(err).join('; ');
+  }
+}
+
+function mappingViolation(mapping: ActionsMapping, index: number): RuleViolation | undefined {
+  const at = `mappings[${index}]`;
+  const named = `mapping ${JSON.stringify(mapping.name)}`;
+  if (mapping.name.trim() === '') return { field: `${at}.name`, rule: 'must not be empty' };
+  if (mapping.name.length > MAX_MAPPING_NAME_LENGTH) return { field: `${at}.name`, rule: `at most ${MAX_MAPPING_NAME_LENGTH} characters` };
+  const trigger = parseFql(mapping.trigger);
+  if (!trigger.ok) return { field: `${at}.trigger`, rule: `${named}: at column ${trigger.error.column}: ${trigger.error.message}` };
+  const urlRule = webhookUrlRule(mapping.settings.url);
+  if (urlRule) return { field: `${at}.settings.url`, rule: `${named}: ${urlRule}` };
+  const headers = Object.entries(mapping.settings.headers);
+  if (headers.length > MAX_MAPPING_HEADERS) return { field: `${at}.settings.headers`, rule: `${named}: at most ${MAX_MAPPING_HEADERS} static headers per mapping` };
+  for (const [name, value] of headers) {
+    const rule = headerNameRule(name) ?? headerValueRule(value);
+    if (rule) return { field: `${at}.settings.headers.${name}`, rule: `${named}: ${rule}` };
+  }
+  const dataRule = mappingDataRule(mapping.settings.data);
+  if (dataRule) return { field: `${at}.settings.data`, rule: `${named}: ${dataRule}` };
+  return undefined;
+}
+
+/** The first rule a destination's mappings break: count, unique names, and each mapping's own rules. */
+export function findMappingsViolation(mappings: ActionsMapping[]): RuleViolation | undefined {
+  if (mappings.length === 0) return { field: 'mappings', rule: 'an actions destination needs at least one mapping' };
+  if (mappings.length > MAX_MAPPINGS) return { field: 'mappings', rule: `at most ${MAX_MAPPINGS} mappings per destination` };
+  const seen = new Set<string>();
+  for (const [index, mapping] of mappings.entries()) {
+    if (seen.has(mapping.name)) return { field: `mappings[${index}].name`, rule: `mapping names must be unique within a destination; ${JSON.stringify(mapping.name)} is used twice` };
+    seen.add(mapping.name);
+    const violation = mappingViolation(mapping, index);
+    if (violation) return violation;
+  }
+  return undefined;
+}
+
+const PEM = (label: RegExp) => new RegExp(`-----BEGIN ${label.source}-----[\\s\\S]+-----END ${label.source}-----`);
+
+/** Outbound auth and mutual TLS: URLs and PEM shapes (values are never echoed). */
+export function findAuthViolation(auth: OutboundAuth | null | undefined, tls: TlsSettings | null | undefined): RuleViolation | undefined {
+  if (auth?.type === 'oauth2') {
+    const rule = webhookUrlRule(auth.tokenUrl);
+    if (rule) return { field: 'auth.tokenUrl', rule };
+  }
+  if (auth?.type === 'bearer' || auth?.type === 'basic') {
+    const value = auth.type === 'bearer' ? auth.token : `${auth.username}:${auth.password}`;
+    const rule = headerValueRule(value);
+    if (rule) return { field: auth.type === 'bearer' ? 'auth.token' : 'auth.password', rule };
+  }
+  if (tls) {
+    if (!PEM(/CERTIFICATE/).test(tls.certificate)) return { field: 'tls.certificate', rule: 'must be a PEM certificate (-----BEGIN CERTIFICATE-----)' };
+    if (!PEM(/(?:RSA |EC |ENCRYPTED )?PRIVATE KEY/).test(tls.privateKey)) return { field: 'tls.privateKey', rule: 'must be a PEM private key (-----BEGIN PRIVATE KEY-----)' };
+  }
+  return undefined;
+}

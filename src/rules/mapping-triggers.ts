@@ -1,0 +1,19 @@
+import { parseFql, type FqlCondition } from './fql';
+import { conditionMatches } from './fql-match';
+
+/** Issue 33: a mapping's trigger parsed once, by the same FQL parser and evaluator as destination filters. */
+export interface CompiledTrigger {
+  name: string;
+  condition: FqlCondition;
+}
+
+/** A saved trigger that no longer parses (saved by a later grammar) matches nothing: never guessed at. */
+export function compileTrigger(mapping: { name: string; trigger: string }): CompiledTrigger | undefined {
+  const parsed = parseFql(mapping.trigger);
+  return parsed.ok ? { name: mapping.name, condition: parsed.condition } : undefined;
+}
+
+/** The names of the mappings whose trigger this message meets, in saved order. */
+export function matchedMappings(message: Record<string, unknown>, triggers: readonly CompiledTrigger[]): string[] {
+  return triggers.filter((trigger) => conditionMatches(trigger.condition, message)).map((trigger) => trigger.name);
+}

@@ -1,0 +1,119 @@
+import { laneKey, mappingAttemptSummary, mappingsReport } from '../../src/delivery/mapping-lanes';
+import { accessTokenOf, staticAuthorization, tokenRequestBody, tokenReuseMs } from '../../src/delivery/outbound-auth';
+import { MASKED_VALUE, maskedMappings, unmaskedMappings } from '../../src/mappings/masked-headers';
+import type { ActionsMapping } from '../../src/mappings/types';
+import { findAuthViolation, findMappingsViolation } from '../../src/mappings/validate-mappings';
+import { DEFAULT_CONSENT } from '../../src/rules/consent';
+import { decideDelivery } from '../../src/rules/delivery-decision';
+import { compileTrigger, type CompiledTrigger } from '../../src/rules/mapping-triggers';
+
+const mapping = (name: string, change: Partial<ActionsMapping['settings']> & { trigger?: string } = {}): ActionsMapping => {
+  const { trigger = 'all', ...settings } = change;
+  return { name, enabled: true, trigger, settings: { url: 'https://example.com/hook', method: 'POST', headers: {}, data: { '@path': '$.' }, ...settings } };
+};
+
+describe('findMappingsViolation: the rules a saved mapping keeps (400 naming the mapping, the field and the directive)', () => {
+  it.each<[string, ActionsMapping[], string | undefined]>([
+    ['one valid mapping', [mapping('A')], undefined],
+    ['no mapping', [], 'mappings: an actions destination needs at least one mapping'],
+    ['six mappings', ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => mapping(n)), 'mappings: at most 5 mappings per destination'],
+    ['a name used twice', [mapping('A'), mapping('A')], 'mappings[1].name: mapping names must be unique within a destination; "A" is used twice'],
+    ['a trigger FQL cannot parse', [mapping('A', { trigger: 'event = ' })], 'mappings[0].trigger: mapping "A": at column 9: expected a field, a value or a function, got the end of the condition'],
+    ['a URL without scheme', [mapping('A', { url: 'example.com' })], 'mappings[0].settings.url: mapping "A": must be a full URL including the http or https scheme'],
+    ['a header Switchyard sets', [mapping('A', { headers: { 'X-Signature': 'x' } })], 'mappings[0].settings.headers.X-Signature: mapping "A": "X-Signature" is set by Switchyard and cannot be overridden'],
+    ['an unknown directive', [mapping('A', { data: { who: { '@nonsense': 1 } } })], 'mappings[0].settings.data: mapping "A": /who has an invalid directive: @nonsense.'],
+    ['a directive of the wrong shape', [mapping('B'), mapping('A', { data: { t: { '@template': 1 } } })], 'mappings[1].settings.data: mapping "A": /t/@template should be a string or a mapping directive but it is a number.'],
+  ])('%s', (_, mappings, expected) => {
+    const violation = findMappingsViolation(mappings);
+    if (expected === undefined) expect(violation).toBeUndefined();
+    else expect(`${violation!.field}: ${violation!.rule}`).toContain(expected);
+  });
+
+  it('checks auth URLs and PEM shapes without echoing a value', () => {
+    expect(findAuthViolation({ type: 'oauth2', tokenUrl: 'ftp://x', clientId: 'c', clientSecret: 's' }, null)).toEqual({ field: 'auth.tokenUrl', rule: 'must use the http or https scheme, not ftp' });
+    expect(findAuthViolation({ type: 'bearer', token: 'a\nb' }, null)).toEqual({ field: 'auth.token', rule: 'must not contain CR, LF or NUL characters' });
+    expect(findAuthViolation(null, { certificate: 'not pem', privateKey: 'x' })?.field).toBe('tls.certificate');
+    expect(findAuthViolation(null, { certificate: '-----BEGIN CERTIFICATE-----\nAA\n-----END CERTIFICATE-----', privateKey: 'secret-not-pem' })).toEqual({ field: 'tls.privateKey', rule: 'must be a PEM private key (-----BEGIN PRIVATE KEY-----)' });
+  });
+});
+
+describe('masked mapping headers', () => {
+  it('shows every value as the mask and keeps the saved value when the mask comes back', () => {
+    const saved = [mapping('A', { headers: { 'X-Key': 'secret-1' } })];
+    expect(maskedMappings(saved)[0].settings.headers).toEqual({ 'X-Key': MASKED_VALUE });
+    const given = [mapping('A', { headers: { 'X-Key': MASKED_VALUE, 'X-New': 'v' } }), mapping('B', { headers: { 'X-Key': MASKED_VALUE } })];
+    expect(unmaskedMappings(given, saved).map((m) => m.settings.headers)).toEqual([{ 'X-Key': 'secret-1', 'X-New': 'v' }, { 'X-Key': MASKED_VALUE }]);
+  });
+});
+
+describe("decideDelivery: an actions destination's triggers", () => {
+  const trigger = (name: string, fql: string) => compileTrigger({ name, trigger: fql }) as CompiledTrigger;
+  const decide = (body: Record<string, unknown>, mappings: CompiledTrigger[]) =>
+    decideDelivery({ body: { type: 'track', ...body } as never, integrations: undefined, suppressed: false, destination: { consent: DEFAULT_CONSENT, filters: [], mappings } });
+  const triggers = [trigger('Orders', 'event = "Order Completed"'), trigger('Big', 'properties.total > 100'), trigger('Not tests', '!(event = "Test")')];
+
+  it.each<[string, Record<string, unknown>, ReturnType<typeof decide>]>([
+    ['names every mapping whose trigger the message meets, in saved order', { event: 'Order Completed', properties: { total: 150 } }, { send: expect.anything(), mappings: ['Orders', 'Big', 'Not tests'] }],
+    ['a leading ! works in triggers too', { event: 'Viewed', properties: { total: 1 } }, { send: expect.anything(), mappings: ['Not tests'] }],
+    ['stops with `trigger` when none is met', { event: 'Test', properties: { total: 1 } }, { stop: 'trigger' }],
+  ])('%s', (_, body, expected) => {
+    expect(decide(body, triggers)).toEqual(expected);
+  });
+
+  it('runs after the other rules: a suppressed user stops at suppression, not at the trigger', () => {
+    expect(decideDelivery({ body: { type: 'track', event: 'Test' } as never, integrations: undefined, suppressed: true, destination: { consent: DEFAULT_CONSENT, filters: [], mappings: triggers } })).toEqual({ stop: 'suppressed' });
+  });
+});
+
+describe('mapping lanes', () => {
+  it("keys a webhooks destination's lane by its id, as before mappings", () => {
+    expect(laneKey({ destinationId: 'dst_1' })).toBe('dst_1');
+    expect(laneKey({ destinationId: 'dst_1', mapping: 'A' })).not.toBe('dst_1');
+  });
+
+  it('names the mapping, never its URL, in the attempt summary', () => {
+    expect(mappingAttemptSummary('Slack [alert]', 2, 'dst_1')).toBe('mapping "Slack \\[alert\\]" of dst_1 · round 2');
+  });
+
+  it.each<[string, ('delivered' | 'failed' | 'stopped')[], string, string | undefined]>([
+    ['every request delivered', ['delivered', 'delivered'], 'delivered', undefined],
+    ['one failed', ['delivered', 'failed'], 'failed', 'mapping "B": boom'],
+    ['one stopped, none failed', ['stopped', 'delivered'], 'stopped', 'mapping "A": boom'],
+  ])('adds the lanes up: %s', (_, statuses, status, reason) => {
+    const lanes = statuses.map((s, i) => ({ destinationId: 'dst_1', status: s, rounds: i + 1, ...(s !== 'delivered' && { reason: 'boom' }) }));
+    const report = mappingsReport('dst_1', ['A', 'B'], lanes);
+    expect(report).toMatchObject({ destinationId: 'dst_1', status, rounds: 2, mappings: [{ name: 'A', status: statuses[0] }, { name: 'B', status: statuses[1] }] });
+    expect(report.reason).toBe(reason);
+  });
+});
+
+describe('outbound auth decisions', () => {
+  it('builds bearer and basic (RFC 7617) headers; none for OAuth2 or no auth', () => {
+    expect(staticAuthorization({ type: 'bearer', token: 't0k' })).toBe('Bearer t0k');
+    expect(staticAuthorization({ type: 'basic', username: 'Aladdin', password: 'open sesame' })).toBe('Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==');
+    expect(staticAuthorization({ type: 'oauth2', tokenUrl: 'https://a', clientId: 'c', clientSecret: 's' })).toBeUndefined();
+    expect(staticAuthorization(null)).toBeUndefined();
+  });
+
+  it.each([
+    [3600, 3_570_000],
+    [40, 20_000],
+    [undefined, 270_000],
+    [-5, 270_000],
+  ])('reuses a token with expires_in %p for %p ms', (expiresIn, ms) => {
+    expect(tokenReuseMs(expiresIn)).toBe(ms);
+  });
+
+  it('asks for client credentials in the form body, scope and audience when set', () => {
+    expect(tokenRequestBody({ type: 'oauth2', tokenUrl: 'https://a', clientId: 'c 1', clientSecret: 's&2', audience: 'api' })).toBe('grant_type=client_credentials&client_id=c+1&client_secret=s%262&audience=api');
+  });
+
+  it.each<[number, string, ReturnType<typeof accessTokenOf>]>([
+    [200, '{"access_token":"abc","expires_in":60}', { token: 'abc', expiresIn: 60 }],
+    [500, 'oops', { reason: 'HTTP 500' }],
+    [200, '<html>', { reason: 'the answer is not JSON' }],
+    [200, '{"error":"invalid_client"}', { reason: 'the answer has no access_token' }],
+  ])('reads a token answer: HTTP %p %s', (status, body, expected) => {
+    expect(accessTokenOf(status, body)).toEqual(expected);
+  });
+});
