@@ -62,6 +62,15 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'POST /admin/regulations': { scope: 'regulations', action: 'regulation.create' },
   'GET /admin/regulations': { scope: 'regulations' },
   'GET /admin/regulations/:id': { scope: 'regulations' },
+  // Issue 31: replays of the archive send events again; their progress is counts, no bodies.
+  'POST /admin/replays': { scope: 'operate', action: 'replay.start' },
+  'GET /admin/replays': read,
+  'GET /admin/replays/:id': read,
+  'POST /admin/replays/:id/pause': { scope: 'operate', action: 'replay.pause' },
+  'POST /admin/replays/:id/resume': { scope: 'operate', action: 'replay.resume' },
+  'POST /admin/replays/:id/cancel': { scope: 'operate', action: 'replay.cancel' },
+  // Issue 33: renders the caller's own event through the saved mappings (secrets masked); sends nothing.
+  'POST /admin/destinations/:id/mappings/preview': read,
   ...personasRoutes('audiences', 'audience'),
   ...personasRoutes('computed-traits', 'computed_trait'),
   'POST /admin/tokens': { scope: 'admin', action: 'token.create' },

@@ -7,6 +7,7 @@ import { parseFql } from '../../rules/fql';
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
 import { errorReplies, ErrorReply } from './schemas';
+import { audited, recordChange } from '../access/audit-trail';
 
 /**
  * Replays of the archive (issue 31): every archived message of a source received in a range (that a
@@ -93,8 +94,8 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
         createdAt: new Date().toISOString(),
         finishedAt: null,
       };
-      // The row first, so the workflow always has one to write to.
-      await store.replays.create(replay);
+      // The row first, so the workflow always has one to write to; its audit row with it (issue 32).
+      await audited(store, request, async (tx) => (await tx.replays.create(replay), replay), { target: replay.id });
       try {
         await replays.start({ id: replay.id, sourceId, destinationId, since: replay.since, until: replay.until, ...(trigger !== undefined && { trigger }), dryRun, maxInFlight });
       } catch (err) {
@@ -134,6 +135,7 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
         // Returns once the workflow has written the new status.
         try {
           await replays.change(replay.id, change);
+          await recordChange(store, request, replay.id);
         } catch (err) {
           // It ended between the read and the ask: say so, as if it had ended before.
           const now = await find(replay.id);
