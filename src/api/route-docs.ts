@@ -337,7 +337,7 @@ export function documentRoutes(app: FastifyInstance): void {
       route.schema = {
         ...schema,
         summary: schema.summary ?? doc?.summary,
-        ...(access && { description: [schema.description, `Scope: \`${access.scope}\`.`].filter(Boolean).join(' '), security: [{ adminToken: [access.scope] }] }),
+        ...(access && { description: [schema.description, `Scope: \`${access.scope}\`.`].filter(Boolean).join(' '), security: [{ adminToken: [] }] }),
         tags: [tagOf(route.url)],
         ...(doc?.request !== undefined && schema.body ? { body: withExample(schema.body, doc.request) } : {}),
         response: responses,

@@ -5,6 +5,9 @@ import type { Suppression } from '../delivery/suppression';
 import type { HealthBucket } from '../delivery/webhook-health';
 import type { PersonasStore } from './personas-types';
 import type { Scope } from '../access/scopes';
+import type { AuditEntry, AuditRecord } from '../access/audit-entry';
+
+export type { AuditEntry, AuditRecord } from '../access/audit-entry';
 import type { DestinationFilter, FilterSettings } from '../rules/destination-filters';
 import type { ArchivedCall, Replay, ReplayCounts, ReplayStatus } from '../delivery/replay';
 import type { SealedBody } from '../delivery/types';
@@ -382,22 +385,6 @@ export interface TokenStore {
   /** False when there is no such unrevoked token. */
   revoke(id: string, at: string): Promise<boolean>;
   touch(id: string, at: string): Promise<void>;
-}
-
-export interface AuditEntry {
-  at: string;
-  actor: { tokenId: string | null; name: string | null };
-  action: string;
-  target: string | null;
-  outcome: 'success' | 'denied';
-  requestId: string;
-  ip: string;
-  /** Names of the fields a change set, never their values. */
-  changed: string[];
-}
-
-export interface AuditRecord extends AuditEntry {
-  id: string;
 }
 
 export interface AuditQuery {

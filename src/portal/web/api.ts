@@ -119,15 +119,5 @@ export interface PortalSettings {
   /** The logged-in token (issue 32); id null for the bootstrap ADMIN_TOKEN. */
   token: { id: string | null; name: string; scopes: string[] };
 }
-/** A row of GET /admin/audit (the store's AuditRecord, which the browser build cannot import: it needs Node's types). */
-export interface AuditEntry {
-  id: string;
-  at: string;
-  actor: { tokenId: string | null; name: string | null };
-  action: string;
-  target: string | null;
-  outcome: 'success' | 'denied';
-  requestId: string;
-  ip: string;
-  changed: string[];
-}
+/** A row of GET /admin/audit. */
+export type { AuditRecord as AuditEntry } from '../../access/audit-entry';
