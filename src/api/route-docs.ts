@@ -58,6 +58,22 @@ const deliveryRow = {
   runId: '0195a3b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b',
 };
 const redeliveryFilter = { status: 'failed', since: '2026-05-04T00:00:00.000Z', until: '2026-05-05T00:00:00.000Z' };
+const replay = {
+  id: 'rpl_2b3c4d5e6f7a48b9c0d1e2f3a4b5c6d7',
+  sourceId: SOURCE_ID,
+  destinationId: DESTINATION_ID,
+  since: '2026-05-04T00:00:00.000Z',
+  until: '2026-05-05T00:00:00.000Z',
+  trigger: "event = 'Order Completed'",
+  status: 'completed',
+  matched: 120,
+  started: 112,
+  delivered: 112,
+  failed: 0,
+  skipped: { erased: 3, suppressed: 1, filtered: 4 },
+  createdAt: AT,
+  finishedAt: LATER,
+};
 const sync = (id: string) => ({ workflowId: `personas-sync:${id}:now`, runId: '0195a3b2-8d9e-7f0a-8b1c-2d3e4f5a6b7c' });
 const computation = (id: string, name: string, key: string, definition: unknown) => ({
   id,
@@ -248,6 +264,16 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     summary: "A bulk redelivery job's progress",
     response: { id: 'rdl_9f8e7d6c5b4a43210fedcba987654321', status: 'completed', matched: 12, started: 12, finished: 12, skipped: 0, sourceId: SOURCE_ID, filter: redeliveryFilter, createdAt: AT },
   },
+  'POST /admin/replays': {
+    summary: "Replay a source's archived messages received in a range to one of its destinations (a dry run first: `dryRun: true`)",
+    request: { sourceId: SOURCE_ID, destinationId: DESTINATION_ID, since: '2026-05-04T00:00:00.000Z', until: '2026-05-05T00:00:00.000Z', trigger: "event = 'Order Completed'", dryRun: true },
+    response: { id: replay.id, status: 'running' },
+  },
+  'GET /admin/replays': { summary: 'List replays, newest first', response: { replays: [replay] } },
+  'GET /admin/replays/:id': { summary: "A replay's progress", response: replay },
+  'POST /admin/replays/:id/pause': { summary: 'Pause a replay: it starts no delivery until resumed', response: { ...replay, status: 'paused', finishedAt: null } },
+  'POST /admin/replays/:id/resume': { summary: 'Resume a paused replay', response: { ...replay, status: 'running', finishedAt: null } },
+  'POST /admin/replays/:id/cancel': { summary: 'Cancel a replay: it starts nothing more', response: { ...replay, status: 'cancelled' } },
 
   'POST /admin/sources/:sourceId/audiences': {
     summary: 'Create an audience: members get `<snake_case name>: true` in identify calls, leavers `false`',
@@ -297,7 +323,7 @@ export const ERROR_MEANINGS: Record<string, string> = {
   '401': 'Missing or wrong credentials: the write key (Basic, ingestion) or the admin token (Bearer, admin: unknown, revoked or expired)',
   '403': "The admin token lacks the route's scope",
   '404': 'No such record (or not under this source)',
-  '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken)',
+  '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken, a replay that has ended, the archive switched off)',
   '429': 'Rate limit of the write key exceeded: retry after the Retry-After header',
   '503': 'A dependency (Temporal or the store) is unreachable: retry later',
 };

@@ -70,6 +70,8 @@ export interface ReplayPlan {
   dryRun: boolean;
   /** REPLAY_MAX_IN_FLIGHT when the replay was made: fixed for its whole life. */
   maxInFlight: number;
+  /** Pages and checks per workflow run before it continues as new (default 200; tests make it small). */
+  stepsPerRun?: number;
 }
 
 /** A replay as the admin API shows it (`GET /admin/replays/:id`): the issue's fields, no more. */

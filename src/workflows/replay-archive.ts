@@ -39,7 +39,7 @@ export const cancelReplay = defineUpdate<ReplayStatus>('cancelReplay');
 
 /** Archived messages per page activity (fewer when REPLAY_MAX_IN_FLIGHT leaves less room). */
 export const PAGE_SIZE = 50;
-/** Pages and checks per run: about five events each, far below history limits. */
+/** Pages and checks per run (plan.stepsPerRun may say fewer): about a dozen events each, far below history limits. */
 const STEPS_PER_RUN = 200;
 const FIRST_WAIT_MS = 500;
 const LONGEST_WAIT_MS = 10_000;
@@ -103,7 +103,7 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
       await saveCounts();
       steps++;
       const more = !cancelled && (state.paused || !state.pagesDone || state.inFlight.length > 0);
-      if (more && (steps >= STEPS_PER_RUN || workflowInfo().continueAsNewSuggested)) {
+      if (more && (steps >= (replay.stepsPerRun ?? STEPS_PER_RUN) || workflowInfo().continueAsNewSuggested)) {
         // An Update under way finishes (its status written) before the run hands over.
         await condition(allHandlersFinished);
         await continueAsNew<typeof replayArchive>({ replay, resume: { ...state, runs: state.runs + 1 } });

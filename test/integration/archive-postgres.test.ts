@@ -68,6 +68,25 @@ it('replays 50 archived messages to a destination made after them, each once wit
   expect(live.requests.some((r) => r.headers['x-switchyard-replay'] !== undefined)).toBe(false);
 }, 180_000);
 
+it('a replay to a destination switched off ends failed, sending nothing', async () => {
+  const target = await startReceiver();
+  receivers.push(target);
+  const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: target.url, headers: {} }], enabled: false });
+  const since = new Date(Date.now() - 1_000).toISOString();
+  expect((await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(writeKey) }, payload: { userId: 'off-u', event: 'A', messageId: 'off-0' } })).statusCode).toBe(200);
+  const [destination] = await system.store.destinations.listBySource(source.id);
+  const started = await system.app.inject({ method: 'POST', url: '/admin/replays', headers: auth, payload: { sourceId: source.id, destinationId: destination.id, since, until: new Date(Date.now() + 1_000).toISOString() } });
+  const { id } = started.json<{ id: string }>();
+  const done = await waitFor(async () => {
+    const replay = (await system.app.inject({ method: 'GET', url: `/admin/replays/${id}`, headers: auth })).json<Replay>();
+    if (replay.status === 'running') throw new Error(JSON.stringify(replay));
+    return replay;
+  }, 60_000);
+  expect(done).toMatchObject({ status: 'failed', started: 0 });
+  expect(done.finishedAt).not.toBeNull();
+  expect(target.requests).toHaveLength(0);
+}, 120_000);
+
 it('retention drops whole day partitions past ARCHIVE_RETENTION and keeps the rest', async () => {
   const db = database();
   const store = await db.open();

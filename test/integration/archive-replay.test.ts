@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { Replay } from '../../src/delivery/replay';
+import { NO_COUNTS, type Replay } from '../../src/delivery/replay';
+import { temporalReplays } from '../../src/temporal/replays';
 import { spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
@@ -246,3 +247,17 @@ it('a worker killed mid-replay: the replay completes, each message still deliver
     expect(runs).toBe(1);
   }
 }, 240_000);
+
+it('continues as new while it pages, carrying its cursor and counts: each message still once', async () => {
+  const { source, ids, since, until } = await sourceWithHistory('continued');
+  const { destination, target } = await newDestination(source.id);
+  // Started as the API starts one, with a run of two steps: the replay continues as new many times.
+  const id = `rpl_${'c'.repeat(16)}${process.pid.toString(16).padStart(16, '0')}`;
+  await system.store.replays.create({ id, sourceId: source.id, destinationId: destination.id, since, until, trigger: null, dryRun: false, status: 'running', ...NO_COUNTS, createdAt: new Date().toISOString(), finishedAt: null });
+  await temporalReplays(system.client, queue).start({ id, sourceId: source.id, destinationId: destination.id, since, until, dryRun: false, maxInFlight: 5, stepsPerRun: 2 });
+  expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: MESSAGES, delivered: MESSAGES, failed: 0 });
+  exactlyOnce(target, ids);
+  let runs = 0;
+  for await (const _ of system.client.workflow.list({ query: `WorkflowId = "replay:${id}"` })) runs++;
+  expect(runs).toBeGreaterThan(2);
+}, 180_000);
