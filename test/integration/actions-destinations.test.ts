@@ -128,6 +128,18 @@ describe('an actions destination', () => {
     expect(result).toMatchObject({ ok: false, report: { destinations: [{ status: 'failed', mappings: [{ name: 'Flaky', status: 'delivered', rounds: 2 }, { name: 'Refused', status: 'failed', rounds: 1 }] }] } });
     expect(r.requests.filter((q) => q.path === '/hook/flaky')).toHaveLength(2);
     expect(r.requests.filter((q) => q.path === '/hook/refused')).toHaveLength(1);
+    // Each mapping's attempts, named, in the delivery's detail (read from the workflow's history).
+    const detail = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/act-rules`, headers: admin });
+    expect(detail.statusCode).toBe(200);
+    const attempts = detail.json<{ destinations: { attempts: { mapping?: string; round: number; outcome: string }[] }[] }>().destinations[0].attempts;
+    expect(attempts.map(({ mapping, round, outcome }) => ({ mapping, round, outcome })).sort((a, b) => `${a.mapping}${a.round}`.localeCompare(`${b.mapping}${b.round}`))).toEqual([
+      { mapping: 'Flaky', round: 1, outcome: 'retry' },
+      { mapping: 'Flaky', round: 2, outcome: 'success' },
+      { mapping: 'Refused', round: 1, outcome: 'permanent' },
+    ]);
+    // Their summaries in the Web UI name the mapping (the retry is a regular activity).
+    const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, 'act-rules'));
+    expect(history).toMatch(/mapping \\?"Flaky\\?" of dst_[0-9a-f]+ · round 2/);
   }, 60_000);
 
   it('refuses a mapping the kit cannot render, naming the mapping, the field and the directive', async () => {
