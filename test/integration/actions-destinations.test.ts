@@ -142,6 +142,17 @@ describe('an actions destination', () => {
     expect(history).toMatch(/mapping \\?"Flaky\\?" of dst_[0-9a-f]+ · round 2/);
   }, 60_000);
 
+  it("holds every mapping's request while the destination is paused, and sends each once on resume", async () => {
+    const r = await receiver();
+    const { source, writeKey, destination } = await actionsDestination({ paused: true, mappings: [mapping('One', 'all', `${r.url}/one`), mapping('Two', 'all', `${r.url}/two`)] });
+    await send(system.app, writeKey, 'track', { userId: 'u8', event: 'E', messageId: 'act-held' });
+    await new Promise((wait) => setTimeout(wait, 1_500));
+    expect(r.requests).toHaveLength(0);
+    await system.app.inject({ method: 'PATCH', url: `/admin/destinations/${destination.id}`, headers: admin, payload: { paused: false } });
+    expect(await deliveryResult(system.client, source.id, 'act-held')).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', mappings: [{ name: 'One', rounds: 1 }, { name: 'Two', rounds: 1 }] }] } });
+    expect(r.requests.map((q) => q.path).sort()).toEqual(['/hook/one', '/hook/two']);
+  }, 60_000);
+
   it('refuses a mapping the kit cannot render, naming the mapping, the field and the directive', async () => {
     const { source } = await system.store.sources.create('actions validation');
     const refused = await system.app.inject({
