@@ -153,6 +153,26 @@ describe('an actions destination', () => {
     expect(r.requests.map((q) => q.path).sort()).toEqual(['/hook/one', '/hook/two']);
   }, 60_000);
 
+  it('renders from the body the destination filters left, and consent stops it before any trigger', async () => {
+    const r = await receiver();
+    const { source, writeKey, destination } = await actionsDestination({ consent: { categories: ['analytics'] }, mappings: [mapping('All of it', 'all', r.url)] });
+    const filter = await system.app.inject({
+      method: 'POST',
+      url: `/admin/destinations/${destination.id}/filters`,
+      headers: admin,
+      payload: { title: 'No emails', enabled: true, if: 'all', actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'] } }] },
+    });
+    expect(filter.statusCode).toBe(201);
+    const granted = { consent: { categoryPreferences: { analytics: true } } };
+    await send(system.app, writeKey, 'track', { userId: 'u9', event: 'E', messageId: 'act-refused', context: { consent: { categoryPreferences: { analytics: false } } } });
+    await send(system.app, writeKey, 'track', { userId: 'u9', event: 'E', messageId: 'act-filtered', context: granted, properties: { email: 'u9@example.com', plan: 'pro' } });
+    expect(await deliveryResult(system.client, source.id, 'act-filtered')).toMatchObject({ ok: true });
+    await expect(system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'act-refused')).describe()).rejects.toThrow();
+    expect(r.requests).toHaveLength(1);
+    expect(JSON.parse(r.requests[0].body)).toMatchObject({ messageId: 'act-filtered', properties: { plan: 'pro' } });
+    expect(JSON.parse(r.requests[0].body).properties).not.toHaveProperty('email');
+  }, 60_000);
+
   it('refuses a mapping the kit cannot render, naming the mapping, the field and the directive', async () => {
     const { source } = await system.store.sources.create('actions validation');
     const refused = await system.app.inject({
