@@ -356,6 +356,22 @@ async function recordReplays(): Promise<void> {
   if (wanted('deliver-replayed')) await save(s.client, 'deliver-replayed', `replay:${id}:${ids[0]}`);
 }
 
+/** Issue 33: an actions destination, two mappings in one workflow: one accepted at once, one after a 503 (two rounds). */
+async function recordActions(): Promise<void> {
+  const name = 'deliver-actions-mappings';
+  if (!wanted(name)) return;
+  const s = await system({ deliveryFirstAttemptLocal: true });
+  const hook = await receiver((req) => (req.path.endsWith('/flaky') && !hook.requests.slice(0, -1).some((r) => r.path.endsWith('/flaky')) ? { status: 503 } : { status: 200 }));
+  const { source, writeKey } = await s.store.sources.create(`record-histories ${name}`);
+  const mapping = (mappingName: string, path: string) => ({ name: mappingName, enabled: true, trigger: 'event = "Recorded"', settings: { url: `${hook.url}${path}`, method: 'POST' as const, headers: {}, data: { event: { '@path': '$.event' } } } });
+  await s.store.destinations.create(source.id, { enabled: true, type: 'actions', webhooks: [], mappings: [mapping('Steady', '/steady'), mapping('Flaky', '/flaky')] });
+  const messageId = `record-${name}`;
+  await send(s.app, writeKey, 'track', { userId: 'u', event: 'Recorded', messageId });
+  const result = await deliveryResult(s.client, source.id, messageId);
+  if (!result.ok || result.report.destinations[0].mappings?.map((m) => `${m.name} ${m.status} in ${m.rounds}`).join(', ') !== 'Steady delivered in 1, Flaky delivered in 2') throw new Error(`${name}: ${JSON.stringify(result)}`);
+  await save(s.client, name, deliveryWorkflowId(source.id, messageId));
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   process.env.PERSONAS_SYNC_PAGE_SIZE = PERSONAS_SYNC_PAGE_SIZE;
@@ -367,6 +383,7 @@ async function main(): Promise<void> {
     await recordSyncs();
     await recordRedeliveries();
     await recordReplays();
+    await recordActions();
   } finally {
     for (const child of ownWorkers) await stopProcess(child, 'SIGKILL');
     await Promise.all(receivers.map((r) => r.close()));

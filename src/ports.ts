@@ -121,6 +121,8 @@ export interface DeliveryPage {
 
 /** One POST (or one lost attempt) to one webhook, as its history records it. */
 export interface AttemptRecord {
+  /** Issue 33: the mapping of an actions destination the attempt sent (its webhookIndex is then 0). */
+  mapping?: string;
   webhookIndex: number;
   /** The URL as delivery/summary.ts webhookLabel shows it: no user info, query or token. */
   url?: string;

@@ -128,6 +128,49 @@ describe('an actions destination', () => {
     expect(result).toMatchObject({ ok: false, report: { destinations: [{ status: 'failed', mappings: [{ name: 'Flaky', status: 'delivered', rounds: 2 }, { name: 'Refused', status: 'failed', rounds: 1 }] }] } });
     expect(r.requests.filter((q) => q.path === '/hook/flaky')).toHaveLength(2);
     expect(r.requests.filter((q) => q.path === '/hook/refused')).toHaveLength(1);
+    // Each mapping's attempts, named, in the delivery's detail (read from the workflow's history).
+    const detail = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/act-rules`, headers: admin });
+    expect(detail.statusCode).toBe(200);
+    const attempts = detail.json<{ destinations: { attempts: { mapping?: string; round: number; outcome: string }[] }[] }>().destinations[0].attempts;
+    expect(attempts.map(({ mapping, round, outcome }) => ({ mapping, round, outcome })).sort((a, b) => `${a.mapping}${a.round}`.localeCompare(`${b.mapping}${b.round}`))).toEqual([
+      { mapping: 'Flaky', round: 1, outcome: 'retry' },
+      { mapping: 'Flaky', round: 2, outcome: 'success' },
+      { mapping: 'Refused', round: 1, outcome: 'permanent' },
+    ]);
+    // Their summaries in the Web UI name the mapping (the retry is a regular activity).
+    const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, 'act-rules'));
+    expect(history).toMatch(/mapping \\?"Flaky\\?" of dst_[0-9a-f]+ · round 2/);
+  }, 60_000);
+
+  it("holds every mapping's request while the destination is paused, and sends each once on resume", async () => {
+    const r = await receiver();
+    const { source, writeKey, destination } = await actionsDestination({ paused: true, mappings: [mapping('One', 'all', `${r.url}/one`), mapping('Two', 'all', `${r.url}/two`)] });
+    await send(system.app, writeKey, 'track', { userId: 'u8', event: 'E', messageId: 'act-held' });
+    await new Promise((wait) => setTimeout(wait, 1_500));
+    expect(r.requests).toHaveLength(0);
+    await system.app.inject({ method: 'PATCH', url: `/admin/destinations/${destination.id}`, headers: admin, payload: { paused: false } });
+    expect(await deliveryResult(system.client, source.id, 'act-held')).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', mappings: [{ name: 'One', rounds: 1 }, { name: 'Two', rounds: 1 }] }] } });
+    expect(r.requests.map((q) => q.path).sort()).toEqual(['/hook/one', '/hook/two']);
+  }, 60_000);
+
+  it('renders from the body the destination filters left, and consent stops it before any trigger', async () => {
+    const r = await receiver();
+    const { source, writeKey, destination } = await actionsDestination({ consent: { categories: ['analytics'] }, mappings: [mapping('All of it', 'all', r.url)] });
+    const filter = await system.app.inject({
+      method: 'POST',
+      url: `/admin/destinations/${destination.id}/filters`,
+      headers: admin,
+      payload: { title: 'No emails', enabled: true, if: 'all', actions: [{ type: 'DROP_PROPERTIES', fields: { properties: ['email'] } }] },
+    });
+    expect(filter.statusCode).toBe(201);
+    const granted = { consent: { categoryPreferences: { analytics: true } } };
+    await send(system.app, writeKey, 'track', { userId: 'u9', event: 'E', messageId: 'act-refused', context: { consent: { categoryPreferences: { analytics: false } } } });
+    await send(system.app, writeKey, 'track', { userId: 'u9', event: 'E', messageId: 'act-filtered', context: granted, properties: { email: 'u9@example.com', plan: 'pro' } });
+    expect(await deliveryResult(system.client, source.id, 'act-filtered')).toMatchObject({ ok: true });
+    await expect(system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'act-refused')).describe()).rejects.toThrow();
+    expect(r.requests).toHaveLength(1);
+    expect(JSON.parse(r.requests[0].body)).toMatchObject({ messageId: 'act-filtered', properties: { plan: 'pro' } });
+    expect(JSON.parse(r.requests[0].body).properties).not.toHaveProperty('email');
   }, 60_000);
 
   it('refuses a mapping the kit cannot render, naming the mapping, the field and the directive', async () => {

@@ -56,6 +56,8 @@ const ENCRYPTED_ONLY = [
   // Issue 31: a replay of the archive, paused and resumed (replayArchive), and one of its deliveries (input.replay).
   'replay-archive',
   'deliver-replayed',
+  // Issue 33: an actions destination's two mappings, each its own lane (one retried) in one workflow.
+  'deliver-actions-mappings',
 ];
 
 const results = new Map<string, ReplayResult>();

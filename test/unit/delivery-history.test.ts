@@ -77,3 +77,22 @@ describe('attempts from a delivery history', () => {
     expect(destinations).toEqual([{ destinationId: 'dst_a', attempts: [{ webhookIndex: 0, round: 1, startedAt: T(1), durationMs: 100, httpStatus: 500, error: 'HTTP 500', outcome: 'retry' }] }]);
   });
 });
+
+describe('attempts of an actions destination (issue 33)', () => {
+  it("names each attempt's mapping; local first attempts go one per mapping, after the destinations before it", () => {
+    const actions: DeliveryInput = { ...input, destinationIds: ['dst_a', 'dst_act'], mappings: { dst_act: ['Orders', 'Users'] } };
+    const mapped = (mapping: string, round: number): AttemptRequest => ({ ...request('dst_act', 0, round), mapping });
+    const destinations = deliveryAttempts(actions, [
+      { kind: 'local', seq: 3, at: T(2), result: sent({ kind: 'retry', status: 503, reason: 'HTTP 503' }, 1_000) },
+      { kind: 'local', seq: 2, at: T(2), result: sent({ kind: 'success', status: 200 }, 1_000) },
+      { kind: 'local', seq: 1, at: T(2), result: sent({ kind: 'success', status: 200 }, 1_000) },
+      ...activity(10, mapped('Users', 2), 5, sent({ kind: 'success', status: 201 })),
+    ]);
+    expect(destinations[0].attempts).toEqual([expect.objectContaining({ webhookIndex: 0, url: 'https://a.example/1' })]);
+    expect(destinations[1].attempts).toEqual([
+      { mapping: 'Users', webhookIndex: 0, round: 1, startedAt: T(1), durationMs: 1_000, httpStatus: 503, error: 'HTTP 503', outcome: 'retry' },
+      { mapping: 'Orders', webhookIndex: 0, round: 1, startedAt: T(1), durationMs: 1_000, httpStatus: 200, outcome: 'success' },
+      { mapping: 'Users', webhookIndex: 0, round: 2, startedAt: T(5), durationMs: 100, httpStatus: 201, outcome: 'success' },
+    ]);
+  });
+});

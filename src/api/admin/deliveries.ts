@@ -62,6 +62,7 @@ const DeliveryList = Type.Object({
 const Outcome = Type.Unsafe<'success' | 'retry' | 'permanent'>({ type: 'string', enum: ['success', 'retry', 'permanent'] });
 
 const AttemptView = Type.Object({
+  mapping: Type.Optional(Type.String({ description: 'An actions destination\'s mapping this attempt sent (issue 33).' })),
   webhookIndex: Type.Integer(),
   url: Type.Optional(Type.String({ description: 'Scheme, host and path: no user info, query or token-like segment.' })),
   round: Type.Integer(),

@@ -85,6 +85,8 @@ export interface DeliveryRow {
   runId: string;
 }
 export interface Attempt {
+  /** Issue 33: the mapping of an actions destination this attempt sent. */
+  mapping?: string;
   webhookIndex: number;
   url?: string;
   round: number;

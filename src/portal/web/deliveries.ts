@@ -173,7 +173,7 @@ function attemptItem(attempt: Attempt, start: number): HTMLLIElement {
     'li',
     { class: `outcome-${attempt.outcome}` },
     h('strong', {}, offset), ' ',
-    `webhook ${attempt.webhookIndex + 1}, round ${attempt.round} · `,
+    attempt.mapping === undefined ? `webhook ${attempt.webhookIndex + 1}, round ${attempt.round} · ` : `mapping "${attempt.mapping}", round ${attempt.round} · `,
     attempt.url && h('code', {}, attempt.url), ' · ',
     h('span', { class: 'answer' }, answer), ' ',
     badge(attempt.outcome),

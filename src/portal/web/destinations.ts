@@ -101,7 +101,7 @@ export async function destinationsPage(page: Page): Promise<void> {
         }
       },
     },
-    field('Name', h('input', { name: 'name', maxlength: 200 })),
+    field('Actions destination name', h('input', { name: 'name', maxlength: 200 })),
     field("Mappings (JSON, Segment's Webhooks (Actions) shape, 1 to 5)", h('textarea', { name: 'mappings', rows: 12, cols: 60, spellcheck: false }, SAMPLE_MAPPINGS)),
     h('button', { type: 'submit' }, 'Create actions destination'),
   );

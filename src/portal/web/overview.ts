@@ -54,7 +54,9 @@ export async function overviewPanel(destination: Destination, into: HTMLElement,
   }
   if (page.left()) return;
   const { received } = overview;
-  const filteredTotal = FILTERED_REASONS.reduce((sum, reason) => sum + overview.filtered[reason], 0);
+  // Issue 33: only an actions destination has triggers; the others never stop a message there.
+  const reasons = FILTERED_REASONS.filter((reason) => reason !== 'trigger' || destination.type === 'actions');
+  const filteredTotal = reasons.reduce((sum, reason) => sum + overview.filtered[reason], 0);
   replace(
     into,
     h(
@@ -62,7 +64,7 @@ export async function overviewPanel(destination: Destination, into: HTMLElement,
       { class: 'funnel' },
       h('caption', {}, 'Last 24 h: where the messages went'),
       h('tbody', {}, step('received', received, received, 'received'), step('filtered', filteredTotal, received, 'filtered')),
-      h('tbody', { class: 'reasons' }, ...FILTERED_REASONS.map((reason) => step(reason, overview.filtered[reason], received, 'filtered', REASON_HELP[reason]))),
+      h('tbody', { class: 'reasons' }, ...reasons.map((reason) => step(reason, overview.filtered[reason], received, 'filtered', REASON_HELP[reason]))),
       h('tbody', {}, step('delivered', overview.delivered, received, 'delivered'), step('retrying', overview.retrying, received, 'retrying'), step('failed', overview.failed, received, 'failed')),
     ),
     overview.byFilter.length > 0 &&
