@@ -95,7 +95,8 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
 
   // A destination pointing at the receiver, with a static header: the page shows its name only.
   await page.getByRole('link', { name: 'Add a destination to this source →' }).click();
-  await page.getByLabel('Name', { exact: true }).fill('Order hook');
+  // The classic (webhooks) destination's form; the actions destination's has a Name of its own.
+  await page.getByRole('form', { name: 'Create a destination' }).getByLabel('Name', { exact: true }).fill('Order hook');
   await page.getByLabel('Webhook URLs, one per line, tried in order').fill(receiver.url);
   await page.getByLabel('Static headers (Name: value), for every URL').fill('X-Api-Key: hunter2-secret-value');
   await page.getByLabel('Shared secret (X-Signature)').fill('portal-shared-secret');

@@ -129,6 +129,11 @@ describe.each([
         maxRequestsPerSecond: null,
         paused: false,
         consent: { categories: [], whenAbsent: 'deliver' },
+        // Issue 33: the seed's destination type, with no mappings and no outbound auth.
+        type: 'webhooks',
+        mappings: [],
+        auth: null,
+        tls: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
