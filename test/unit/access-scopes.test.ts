@@ -54,7 +54,7 @@ describe('the route table', () => {
   it('asks of HEAD what it asks of GET', () => expect(routeAccess('HEAD', '/admin/sources')).toBe(routeAccess('GET', '/admin/sources')));
 
   it('declares an audit action on every route that changes something, and none on reads', () => {
-    const changes = Object.entries(ROUTE_ACCESS).filter(([key]) => !key.startsWith('GET ') && key !== 'POST /codec/*' && key !== 'POST /admin/destinations/:id/filters/preview');
+    const changes = Object.entries(ROUTE_ACCESS).filter(([key]) => !key.startsWith('GET ') && key !== 'POST /codec/*' && !key.endsWith('/preview'));
     expect(changes.filter(([, access]) => !access.action)).toEqual([]);
     expect(Object.entries(ROUTE_ACCESS).filter(([key, access]) => key.startsWith('GET ') && access.action)).toEqual([]);
   });

@@ -44,7 +44,9 @@ it('the page loads only same-origin files: no CDN, no inline script or style', a
   expect(html).not.toMatch(/<script>|<style|\sstyle="|\son\w+="/);
   // The bundle names no other origin either (the SVG namespace is an identifier, not a request).
   const script = (await app.inject({ method: 'GET', url: '/portal/portal.js' })).body;
-  expect(script.match(/https?:\/\/[^\s'"`]+/g)?.filter((url) => url !== 'http://www.w3.org/2000/svg') ?? []).toEqual([]);
+  // The actions destination's sample mapping is text put in a text area, never requested (portal/web/mappings.ts).
+  const notRequests = ['http://www.w3.org/2000/svg', 'https://hooks.slack.com/services/T000/B000/XXXX'];
+  expect(script.match(/https?:\/\/[^\s'"`]+/g)?.filter((url) => !notRequests.includes(url)) ?? []).toEqual([]);
 });
 
 it('redirects /portal to /portal/', async () => {
