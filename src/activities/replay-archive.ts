@@ -66,7 +66,8 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
       { messageId: message.messageId, type: call.type, userId: typeof call.message.userId === 'string' ? call.message.userId : undefined, body: call.message, rules: { integrations: call.integrations, suppressed: false } } satisfies Outgoing,
     ]);
     const planned = await plan;
-    if (planned.status === 'no_destinations') return 'filtered';
+    // The planner answers `planned` with no input when the rules stop the message for the destination.
+    if (planned.status === 'no_destinations' || planned.inputs.length === 0) return 'filtered';
     if (!replay.dryRun) await deliveries.start({ ...planned.inputs[0], replay: { id: replay.id } });
     return 'send';
   }
