@@ -206,6 +206,10 @@ it('pause holds the replay; resume finishes it, each message once', async () => 
   expect(resumed.json()).toMatchObject({ status: 'running' });
   expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: MESSAGES, delivered: MESSAGES });
   exactlyOnce(target, ids);
+  // Issue 32: the start and each change wrote one audit row naming the replay.
+  const audit = await system.app.inject({ method: 'GET', url: `/admin/audit?target=${id}`, headers: auth });
+  expect(audit.statusCode).toBe(200);
+  expect((audit.json().entries as { action: string; outcome: string }[]).map((row) => `${row.action} ${row.outcome}`).sort()).toEqual(['replay.pause success', 'replay.resume success', 'replay.start success']);
 }, 180_000);
 
 it('cancel stops the replay: nothing more is started', async () => {
