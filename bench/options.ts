@@ -52,10 +52,14 @@ export const USAGE = `npm run bench -- [options]
                         request (INGEST_START_CONCURRENCY, default 32), and the same for the references
   -r, --repeats R       runs of each (N, system), order rotated between repeats (default 1)
       --warmup W        unmeasured messages per system before the first run (default 1000; --quick 200)
-      --systems LIST    any of raw,bare,floor,switchyard,plain,limited,governed (default raw,bare,floor,switchyard;
+      --systems LIST    any of raw,bare,floor,design-floor,switchyard,plain,unarchived,limited,governed
+                        (default raw,bare,floor,design-floor,switchyard;
                         floor is the empty workflow started like a delivery, in the same process shape
-                        (--workers, --apis), the reference for Switchyard's own cost; plain is Switchyard
-                        with PAYLOAD_ENCRYPTION=off beside it, for the codec's cost; limited is Switchyard
+                        (--workers, --apis), the reference for Switchyard's own cost; design-floor is the
+                        same workflow calling one no-op local activity (the least a workflow that calls
+                        an activity costs); plain is Switchyard with PAYLOAD_ENCRYPTION=off beside it, for
+                        the codec's cost; unarchived is Switchyard with ARCHIVE_RETENTION=0, for the
+                        archive's cost; limited is Switchyard
                         to a destination with a rate limit that never binds, for the shared limiter's cost;
                         governed is Switchyard to a destination with consent and 10 destination filters,
                         sent messages with consent, for the cost of issue 30's rules at ingest)

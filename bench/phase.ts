@@ -10,26 +10,30 @@ import { SOURCE } from '../src/workflows/search-attributes';
 import { folderBytes, ProcessMeter } from './proc';
 import { percentiles, round, type Percentiles } from './stats';
 import { stagePercentiles, workflowTimes, type CallTimes, type Stage } from './stages';
-import type { BenchStack, Receipt } from './system';
+import type { BenchStack, Receipt, VariantName } from './system';
 
 /**
  * The things measured side by side: two references, Temporal's floor for a delivery, and Switchyard;
- * `plain` is Switchyard with PAYLOAD_ENCRYPTION=off, beside it in the same run for the codec's cost;
+ * `design-floor` is the floor's workflow calling one no-op local activity (issue 34: the least a
+ * workflow that calls an activity costs); `plain` is Switchyard with PAYLOAD_ENCRYPTION=off, beside it
+ * in the same run for the codec's cost; `unarchived` is Switchyard with ARCHIVE_RETENTION=0 (the archive's cost);
  * `limited` is Switchyard's own processes sending to a destination with a rate limit that never binds,
  * for the shared limiter's cost; `governed` is them sending messages with consent preferences to a
  * destination with consent categories and 10 destination filters that let them through (issue 30).
  */
-export const SYSTEMS = ['raw', 'bare', 'floor', 'switchyard', 'plain', 'limited', 'governed'] as const;
+export const SYSTEMS = ['raw', 'bare', 'floor', 'design-floor', 'switchyard', 'plain', 'unarchived', 'limited', 'governed'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 /** What a run measures unless --systems says otherwise. */
-export const DEFAULT_SYSTEMS: readonly SystemName[] = ['raw', 'bare', 'floor', 'switchyard'];
+export const DEFAULT_SYSTEMS: readonly SystemName[] = ['raw', 'bare', 'floor', 'design-floor', 'switchyard'];
 
 export const SYSTEM_TITLES: Record<SystemName, string> = {
   raw: 'raw ceiling (undici → receiver)',
   bare: 'bare Temporal (no-op activity)',
   floor: 'empty workflow started like a delivery',
+  'design-floor': 'the same workflow calling one no-op local activity',
   switchyard: 'Switchyard (API → workflow → webhook)',
   plain: 'Switchyard without payload encryption',
+  unarchived: 'Switchyard without the archive',
   limited: 'Switchyard to a rate-limited destination',
   governed: 'Switchyard with consent and 10 destination filters',
 };
@@ -129,9 +133,16 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   // One pool per API process; batches go to them in turn.
   const apiPools = stack.switchyard.apiUrls.map((url) => new Pool(url, { connections: 256, keepAliveTimeout: 60_000 }));
   let nextApi = 0;
-  const plainPool = stack.plain && new Pool(stack.plain.apiUrl, { connections: 256, keepAliveTimeout: 60_000 });
+  const variantPools = Object.fromEntries(Object.entries(stack.variants).map(([name, variant]) => [name, new Pool(variant.apiUrl, { connections: 256, keepAliveTimeout: 60_000 })])) as Partial<Record<VariantName, Pool>>;
   const floorPools = stack.floor.apiUrls.map((url) => new Pool(url, { connections: 256, keepAliveTimeout: 60_000 }));
   let nextFloorApi = 0;
+  const designFloorPools = (stack.designFloor?.apiUrls ?? []).map((url) => new Pool(url, { connections: 256, keepAliveTimeout: 60_000 }));
+  let nextDesignFloorApi = 0;
+  const variantOf = (name: VariantName) => {
+    const variant = stack.variants[name];
+    if (!variant) throw new Error(`the stack was started without the ${name} system`);
+    return variant;
+  };
   const receiverUrl = new URL(stack.receiverUrl);
   const receiverPool = new Pool(receiverUrl.origin, { connections: 1024, keepAliveTimeout: 60_000 });
   const basic = (writeKey: string) => `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`;
@@ -141,15 +152,25 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   let phaseNumber = 0;
   /** The source a delivery system's workflow ids carry. */
   const sourceIdOf = (system: SystemName) =>
-    system === 'floor'
+    system === 'floor' || system === 'design-floor'
       ? stack.floor.sourceId
       : system === 'limited'
         ? stack.limited.sourceId
         : system === 'governed'
           ? stack.governed.sourceId
-          : system === 'plain'
-            ? stack.plain!.sourceId
+          : system === 'plain' || system === 'unarchived'
+            ? variantOf(system).sourceId
             : stack.switchyard.sourceId;
+  const taskQueueOf = (system: SystemName) =>
+    system === 'bare'
+      ? stack.bare.taskQueue
+      : system === 'floor'
+        ? stack.floor.taskQueue
+        : system === 'design-floor'
+          ? stack.designFloor!.taskQueue
+          : system === 'plain' || system === 'unarchived'
+            ? variantOf(system).taskQueue
+            : stack.switchyard.taskQueue;
 
   const track = (messageId: string, i: number, consent?: typeof GRANTED) => ({
     type: 'track',
@@ -182,10 +203,12 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     limited: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, limitedAuthorization),
     governed: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, governedAuthorization, GRANTED),
     floor: (ids, first, _fanout, single) => postBatch(floorPools[nextFloorApi++ % floorPools.length], ids, first, single),
-    plain(ids, first, _fanout, single) {
-      if (!plainPool) throw new Error('the stack was started without the plain system');
-      return postBatch(plainPool, ids, first, single, basic(stack.plain!.writeKey));
+    'design-floor'(ids, first, _fanout, single) {
+      if (designFloorPools.length === 0) throw new Error('the stack was started without the design floor');
+      return postBatch(designFloorPools[nextDesignFloorApi++ % designFloorPools.length], ids, first, single);
     },
+    plain: (ids, first, _fanout, single) => postBatch(variantPools.plain!, ids, first, single, basic(variantOf('plain').writeKey)),
+    unarchived: (ids, first, _fanout, single) => postBatch(variantPools.unarchived!, ids, first, single, basic(variantOf('unarchived').writeKey)),
     async bare(ids, _first, fanout) {
       await inParallel(ids, fanout, async (id) => {
         await stack.client.workflow.start('benchNoop', { taskQueue: stack.bare.taskQueue, workflowId: `bench:${id}`, args: [id] });
@@ -233,7 +256,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   }
 
   async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
-    const queue = system === 'bare' ? stack.bare.taskQueue : system === 'floor' ? stack.floor.taskQueue : system === 'plain' ? stack.plain!.taskQueue : stack.switchyard.taskQueue;
+    const queue = taskQueueOf(system);
     // The measured source only: in --noisy another source's backlog runs on the same queue for the whole run, and `limited` shares it.
     const scope = system === 'switchyard' || system === 'limited' || system === 'governed' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
     const count = async (status: string) => (await stack.client.workflow.count(`${scope} AND ExecutionStatus = "${status}"`)).count;
@@ -395,8 +418,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     run,
     async close() {
       for (const pool of apiPools) await pool.close();
-      for (const pool of floorPools) await pool.close();
-      await plainPool?.close();
+      for (const pool of [...floorPools, ...designFloorPools, ...Object.values(variantPools)]) await pool.close();
       await receiverPool.close();
     },
   };

@@ -37,6 +37,12 @@ export interface Ratio {
    */
   switchyardVsFloor: number | null;
   cpuVsFloor: number | null;
+  /**
+   * Switchyard against the design floor (issue 34: the same workflow calling one no-op local
+   * activity), when it ran: end-to-end throughput, CPU per message of every process, and of the
+   * system's own processes (workers and APIs; issue 34's goal: at most 1.1×), medians.
+   */
+  switchyardVsDesignFloor: { throughput: number | null; cpu: number | null; ownCpu: number | null } | null;
   /** The same two for Switchyard without payload encryption, when it ran. */
   plainVsFloor: number | null;
   plainCpuVsFloor: number | null;
@@ -46,6 +52,8 @@ export interface Ratio {
   rateLimit: { worker: number | null; api: number | null; total: number | null } | null;
   /** What consent and 10 destination filters add to CPU per message, `governed` over Switchyard, when both ran. */
   dataControl: { worker: number | null; api: number | null; total: number | null } | null;
+  /** What the archive adds to CPU per message, Switchyard over `unarchived` (ARCHIVE_RETENTION=0), when both ran. */
+  archive: { worker: number | null; api: number | null; total: number | null } | null;
 }
 
 /** Metered process names of each system's own worker and API (bench/system.ts names them). */
@@ -53,8 +61,10 @@ export const OWN_ROLES: Record<SystemName, { worker?: string; api?: string }> = 
   raw: {},
   bare: { worker: 'bareWorker' },
   floor: { worker: 'floorWorker', api: 'floorApi' },
+  'design-floor': { worker: 'designFloorWorker', api: 'designFloorApi' },
   switchyard: { worker: 'worker', api: 'api' },
   plain: { worker: 'plainWorker', api: 'plainApi' },
+  unarchived: { worker: 'unarchivedWorker', api: 'unarchivedApi' },
   limited: { worker: 'worker', api: 'api' },
   governed: { worker: 'worker', api: 'api' },
 };
@@ -66,7 +76,10 @@ function roleCpu(result: PhaseResult, role: string): number | undefined {
 
 const median = (values: number[]) => spread(values).median;
 /** Systems that are Switchyard's own API and worker (in some configuration). */
-const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'limited' || system === 'governed';
+const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'unarchived' || system === 'limited' || system === 'governed';
+const isFloor = (system: SystemName) => system === 'floor' || system === 'design-floor';
+/** A system's own worker and API processes together (--combined: the API is in the worker), per 1,000 messages. */
+const ownCpu = (s: Summary) => (s.ownCpuSecondsPer1000.worker === undefined ? undefined : s.ownCpuSecondsPer1000.worker + (s.ownCpuSecondsPer1000.api ?? 0));
 
 /** What `on` adds to `off`'s CPU per message: its own worker, its own API and every process (0.03 = 3 % more). */
 function addedCost(on: Summary, off: Summary): { worker: number | null; api: number | null; total: number | null } {
@@ -112,8 +125,8 @@ export function summarize(results: PhaseResult[]): Summary[] {
           worker: isSwitchyard(system) ? rss(OWN_ROLES[system].worker!) : undefined,
           api: isSwitchyard(system) ? rss(OWN_ROLES[system].api!) : undefined,
           bareWorker: system === 'bare' ? rss('bareWorker') : undefined,
-          floorWorker: system === 'floor' ? rss('floorWorker') : undefined,
-          floorApi: system === 'floor' ? rss('floorApi') : undefined,
+          floorWorker: isFloor(system) ? rss(OWN_ROLES[system].worker!) : undefined,
+          floorApi: isFloor(system) ? rss(OWN_ROLES[system].api!) : undefined,
           temporal: rss('temporal') ?? 0,
         },
         historyEventsPerMessage: events.length ? median(events) : null,
@@ -130,7 +143,7 @@ export function ratios(summaries: Summary[]): Ratio[] {
   const sizes = [...new Set(summaries.map((s) => s.messages))];
   return sizes.map((messages) => {
     const of = (system: SystemName) => summaries.find((s) => s.messages === messages && s.system === system);
-    const [raw, bare, floor, sy, plain, limited, governed] = [of('raw'), of('bare'), of('floor'), of('switchyard'), of('plain'), of('limited'), of('governed')];
+    const [raw, bare, floor, designFloor, sy, plain, unarchived, limited, governed] = [of('raw'), of('bare'), of('floor'), of('design-floor'), of('switchyard'), of('plain'), of('unarchived'), of('limited'), of('governed')];
     const ratio = (a?: number, b?: number) => (a !== undefined && b ? round(a / b, 3) : null);
     return {
       messages,
@@ -140,11 +153,16 @@ export function ratios(summaries: Summary[]): Ratio[] {
       p99VsBare: ratio(sy?.endToEndLatencyMs.p99, bare?.endToEndLatencyMs.p99),
       switchyardVsFloor: ratio(sy?.endToEndMessagesPerSecond.median, floor?.endToEndMessagesPerSecond.median),
       cpuVsFloor: ratio(sy?.cpuSecondsPer1000, floor?.cpuSecondsPer1000),
+      switchyardVsDesignFloor:
+        sy && designFloor
+          ? { throughput: ratio(sy.endToEndMessagesPerSecond.median, designFloor.endToEndMessagesPerSecond.median), cpu: ratio(sy.cpuSecondsPer1000, designFloor.cpuSecondsPer1000), ownCpu: ratio(ownCpu(sy), ownCpu(designFloor)) }
+          : null,
       plainVsFloor: ratio(plain?.endToEndMessagesPerSecond.median, floor?.endToEndMessagesPerSecond.median),
       plainCpuVsFloor: ratio(plain?.cpuSecondsPer1000, floor?.cpuSecondsPer1000),
       encryption: sy && plain ? addedCost(sy, plain) : null,
       rateLimit: sy && limited ? addedCost(limited, sy) : null,
       dataControl: sy && governed ? addedCost(governed, sy) : null,
+      archive: sy && unarchived ? addedCost(sy, unarchived) : null,
     };
   });
 }
@@ -154,8 +172,8 @@ const fmtSpread = (s: Spread, digits = 0) => (s.min === s.max ? fmt(s.median, di
 
 export function markdownTable(summaries: Summary[], ratioRows: Ratio[]): string {
   const lines = [
-    '| N | system | end-to-end msg/s | vs bare | vs floor | vs raw | ingest msg/s | ack p50 / p95 / p99 ms | end-to-end p50 / p95 / p99 ms | CPU s per 1k msgs | CPU vs floor | peak RSS MB | history events / msg | data KB per 1k |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| N | system | end-to-end msg/s | vs bare | vs floor | vs design floor | vs raw | ingest msg/s | ack p50 / p95 / p99 ms | end-to-end p50 / p95 / p99 ms | CPU s per 1k msgs | CPU vs floor | CPU vs design floor | own processes\' CPU vs design floor | peak RSS MB | history events / msg | data KB per 1k |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const s of summaries) {
     const r = ratioRows.find((x) => x.messages === s.messages);
@@ -163,17 +181,18 @@ export function markdownTable(summaries: Summary[], ratioRows: Ratio[]): string 
     const vsRaw = s.system === 'switchyard' ? r?.switchyardVsRaw : s.system === 'bare' ? r?.bareVsRaw : s.system === 'raw' ? 1 : null;
     const vsFloor = s.system === 'switchyard' ? r?.switchyardVsFloor : s.system === 'plain' ? r?.plainVsFloor : s.system === 'floor' ? 1 : null;
     const cpuVsFloor = s.system === 'switchyard' ? r?.cpuVsFloor : s.system === 'plain' ? r?.plainCpuVsFloor : s.system === 'floor' ? 1 : null;
+    const vsDesign = s.system === 'switchyard' ? r?.switchyardVsDesignFloor : s.system === 'design-floor' ? { throughput: 1, cpu: 1, ownCpu: 1 } : null;
     const times = (value: number | null | undefined, digits: number) => (value === null || value === undefined ? '–' : `${fmt(value, digits)}×`);
     const rss =
       isSwitchyard(s.system)
         ? `worker ${fmt(s.peakRssMb.worker)}, API ${fmt(s.peakRssMb.api)}, Temporal ${fmt(s.peakRssMb.temporal)}`
         : s.system === 'bare'
           ? `worker ${fmt(s.peakRssMb.bareWorker)}, Temporal ${fmt(s.peakRssMb.temporal)}`
-          : s.system === 'floor'
+          : isFloor(s.system)
             ? `worker ${fmt(s.peakRssMb.floorWorker)}${s.peakRssMb.floorApi === undefined ? '' : `, API ${fmt(s.peakRssMb.floorApi)}`}, Temporal ${fmt(s.peakRssMb.temporal)}`
             : '–';
     lines.push(
-      `| ${fmt(s.messages)} | ${s.system} | ${fmtSpread(s.endToEndMessagesPerSecond)} | ${times(vsBare, 2)} | ${times(vsFloor, 2)} | ${times(vsRaw, 3)} | ${fmtSpread(s.ingestMessagesPerSecond)} | ${fmt(s.ackLatencyMs.p50, 1)} / ${fmt(s.ackLatencyMs.p95, 1)} / ${fmt(s.ackLatencyMs.p99, 1)} | ${fmt(s.endToEndLatencyMs.p50, 1)} / ${fmt(s.endToEndLatencyMs.p95, 1)} / ${fmt(s.endToEndLatencyMs.p99, 1)} | ${fmt(s.cpuSecondsPer1000, 2)} | ${times(cpuVsFloor, 2)} | ${rss} | ${fmt(s.historyEventsPerMessage, 1)} | ${fmt(s.dataGrowthKbPer1000)} |`,
+      `| ${fmt(s.messages)} | ${s.system} | ${fmtSpread(s.endToEndMessagesPerSecond)} | ${times(vsBare, 2)} | ${times(vsFloor, 2)} | ${times(vsDesign?.throughput, 2)} | ${times(vsRaw, 3)} | ${fmtSpread(s.ingestMessagesPerSecond)} | ${fmt(s.ackLatencyMs.p50, 1)} / ${fmt(s.ackLatencyMs.p95, 1)} / ${fmt(s.ackLatencyMs.p99, 1)} | ${fmt(s.endToEndLatencyMs.p50, 1)} / ${fmt(s.endToEndLatencyMs.p95, 1)} / ${fmt(s.endToEndLatencyMs.p99, 1)} | ${fmt(s.cpuSecondsPer1000, 2)} | ${times(cpuVsFloor, 2)} | ${times(vsDesign?.cpu, 2)} | ${times(vsDesign?.ownCpu, 2)} | ${rss} | ${fmt(s.historyEventsPerMessage, 1)} | ${fmt(s.dataGrowthKbPer1000)} |`,
     );
   }
   return lines.join('\n');
@@ -197,7 +216,12 @@ export function dataControlTable(summaries: Summary[], ratioRows: Ratio[]): stri
   return onOffTable(summaries, ratioRows, 'dataControl', 'governed', 'switchyard');
 }
 
-function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit' | 'dataControl', onSystem: SystemName, offSystem: SystemName): string {
+/** The archive's cost: Switchyard beside `unarchived` (ARCHIVE_RETENTION=0); empty when `unarchived` did not run. */
+export function archiveTable(summaries: Summary[], ratioRows: Ratio[]): string {
+  return onOffTable(summaries, ratioRows, 'archive', 'switchyard', 'unarchived');
+}
+
+function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit' | 'dataControl' | 'archive', onSystem: SystemName, offSystem: SystemName): string {
   const rows = ratioRows.filter((r) => r[key]);
   if (rows.length === 0) return '';
   const lines = [
@@ -241,7 +265,7 @@ function mapDefined<T extends object, V>(object: T, f: (value: NonNullable<T[key
   })) as { [K in keyof T]?: V };
 }
 
-const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', switchyard: '#f59e0b', plain: '#a855f7', limited: '#ef4444', governed: '#0ea5e9' };
+const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', 'design-floor': '#047857', switchyard: '#f59e0b', plain: '#a855f7', unarchived: '#78716c', limited: '#ef4444', governed: '#0ea5e9' };
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A grouped bar chart on a log scale, one group per N, min–max whiskers over the repeats. */

@@ -7,7 +7,7 @@ import { ROOT } from '../test/helpers/processes';
 import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options';
 import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
 import { busiestProfiles, topFunctions } from './profile';
-import { dataControlTable, encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, stagesTable, summarize, svgChart } from './report';
+import { archiveTable, dataControlTable, encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, stagesTable, summarize, svgChart } from './report';
 import { round } from './stats';
 import { deleteClosedWorkflows, retentionLine, type RetentionCost } from './retention';
 import { startStack } from './system';
@@ -79,7 +79,8 @@ async function main(): Promise<number> {
     shards: options.shards,
     workers: options.workers,
     apis: options.apis,
-    plain: options.systems.includes('plain'),
+    variants: (['plain', 'unarchived'] as const).filter((name) => options.systems.includes(name)),
+    designFloor: options.systems.includes('design-floor'),
   });
   const runner = phaseRunner(stack, runId, progress);
   const results: PhaseResult[] = [];
@@ -143,12 +144,14 @@ async function main(): Promise<number> {
   const encryption = encryptionTable(summaries, ratioRows);
   const rateLimit = rateLimitTable(summaries, ratioRows);
   const dataControl = dataControlTable(summaries, ratioRows);
+  const archive = archiveTable(summaries, ratioRows);
   const table = noisy
     ? noisyTable(noisy.alone, noisy.beside)
     : [
         markdownTable(summaries, ratioRows),
         ...(encryption ? [`Payload encryption's cost (Switchyard, on, beside plain, off):\n\n${encryption}`] : []),
         ...(rateLimit ? [`A rate limit's cost (limited, on, beside Switchyard, off):\n\n${rateLimit}`] : []),
+        ...(archive ? [`The archive's cost (Switchyard, on, beside unarchived, ARCHIVE_RETENTION=0):\n\n${archive}`] : []),
         ...(dataControl ? [`Consent and 10 destination filters at ingest (governed, on, beside Switchyard, off):\n\n${dataControl}`] : []),
         ...(stages ? [`Where a single call's time goes (a sample of 100 per run):\n\n${stages}`] : []),
         `Every run in order:\n\n${runsTable(results)}`,
@@ -177,8 +180,10 @@ async function main(): Promise<number> {
       raw: SYSTEM_TITLES.raw,
       bare: SYSTEM_TITLES.bare,
       floor: `${SYSTEM_TITLES.floor}: Switchyard's workflow type, id, input, search attributes, summary and fan-out, from a minimal HTTP ingest (bench/floor), completing in its first workflow task; the floor of one workflow per message`,
+      'design-floor': `${SYSTEM_TITLES['design-floor']}: the floor's workflow (bench/floor/design-workflows.ts) started the same way, awaiting one local activity that only reports it ran; the least a workflow that calls an activity costs (issue 34)`,
       switchyard: SYSTEM_TITLES.switchyard,
       plain: `${SYSTEM_TITLES.plain}: the same API and worker with PAYLOAD_ENCRYPTION=off (no payload codec, no sealed bodies, plaintext search attributes), on its own task queue`,
+      unarchived: `${SYSTEM_TITLES.unarchived}: the same API and worker with ARCHIVE_RETENTION=0 (no archive row written at ingest), on its own task queue`,
       limited: `${SYSTEM_TITLES.limited}: Switchyard's own API and worker, another source whose destination has the highest rate limit (never binding here), so the shared limiter is asked before every attempt`,
       governed: `${SYSTEM_TITLES.governed}: Switchyard's own API and worker, another source whose destination needs two consent categories (whenAbsent: drop) and has 10 enabled destination filters (bench/governed-destination.ts) that let the bench's messages through, one of them dropping properties from every message; the messages carry consent preferences granting the categories`,
       endToEnd: 'first batch sent → last message seen by the receiver (bare: by the no-op activity; floor: by the empty workflow); latency per message from its batch being sent',
@@ -205,6 +210,8 @@ async function main(): Promise<number> {
   for (const r of ratioRows) {
     if (r.switchyardVsBare !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsBare}× bare Temporal, ${r.switchyardVsRaw ?? '–'}× the raw ceiling (end-to-end throughput, medians)`);
     if (r.switchyardVsFloor !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsFloor}× the empty workflow's throughput at ${r.cpuVsFloor ?? '–'}× its CPU per message (medians)`);
+    if (r.switchyardVsDesignFloor) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsDesignFloor.throughput ?? '–'}× the design floor's throughput at ${r.switchyardVsDesignFloor.cpu ?? '–'}× its CPU per message, its own processes ${r.switchyardVsDesignFloor.ownCpu ?? '–'}× (medians)`);
+    if (r.archive) console.log(`N=${r.messages}: the archive costs the API ${percent(r.archive.api)} CPU per message, the whole system ${percent(r.archive.total)} (medians, on vs off)`);
     if (r.dataControl) console.log(`N=${r.messages}: consent and 10 destination filters cost the API ${percent(r.dataControl.api)} CPU per message, the worker ${percent(r.dataControl.worker)} (medians, on vs off)`);
     if (r.rateLimit) console.log(`N=${r.messages}: a rate limit costs the worker ${percent(r.rateLimit.worker)} CPU per message, the API ${percent(r.rateLimit.api)} (medians, on vs off)`);
     if (r.encryption) console.log(`N=${r.messages}: payload encryption costs the worker ${percent(r.encryption.worker)} CPU per message, the API ${percent(r.encryption.api)} (medians, on vs off)`);

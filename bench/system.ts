@@ -28,13 +28,14 @@ export interface BenchStack {
   switchyard: { apiUrl: string; apiUrls: string[]; writeKey: string; sourceId: string; taskQueue: string };
   bare: { taskQueue: string };
   /**
-   * Switchyard with PAYLOAD_ENCRYPTION=off on its own task queue, same store and receiver, when asked
-   * for. Its own source: a keyed API seals a destination's credentials, which processes without keys
-   * cannot open, so the plain API makes the plain source and destination (stored in plaintext).
+   * Switchyard with one setting changed (VARIANT_SETTINGS), one worker and one API on its own task
+   * queue, same store and receiver, when asked for; each with its own source.
    */
-  plain?: { apiUrl: string; taskQueue: string; writeKey: string; sourceId: string };
+  variants: Partial<Record<VariantName, { apiUrl: string; taskQueue: string; writeKey: string; sourceId: string }>>;
   /** The empty-workflow reference: its ingestion URLs (POST /v1/batch, one per API process), task queue and the source id its workflow ids carry. */
-  floor: { apiUrls: string[]; taskQueue: string; sourceId: string };
+  floor: FloorReference;
+  /** The design floor (the empty workflow calling one no-op local activity), when asked for. */
+  designFloor?: FloorReference;
   /** Another source on Switchyard's own processes whose destination has a rate limit that never binds (the `limited` system). */
   limited: { writeKey: string; sourceId: string };
   /** Another source on Switchyard's own processes whose destination has consent categories and 10 filters (the `governed` system). */
@@ -58,6 +59,19 @@ export interface BenchStack {
   addSource(name: string, webhookUrl: string): Promise<{ sourceId: string; writeKey: string }>;
   stop(): Promise<void>;
 }
+
+export interface FloorReference {
+  apiUrls: string[];
+  taskQueue: string;
+  sourceId: string;
+}
+
+/** Switchyard's variants the bench can run beside it, each the setting it changes. */
+export const VARIANT_SETTINGS = {
+  plain: { PAYLOAD_ENCRYPTION: 'off' },
+  unarchived: { ARCHIVE_RETENTION: '0' },
+} as const;
+export type VariantName = keyof typeof VARIANT_SETTINGS;
 
 const NAMESPACE = 'default';
 /** Ids of the shape the store makes, for the floor's workflows (there is no such source or destination). */
@@ -104,8 +118,10 @@ export interface StackOptions {
   /** Switchyard worker and API processes (default 1 each; separate processes only). */
   workers?: number;
   apis?: number;
-  /** Also start Switchyard with PAYLOAD_ENCRYPTION=off (the `plain` system), one worker and one API. */
-  plain?: boolean;
+  /** Also start these variants of Switchyard (VARIANT_SETTINGS), one worker and one API each. */
+  variants?: VariantName[];
+  /** Also start the design floor (the `design-floor` system). */
+  designFloor?: boolean;
 }
 
 /** Process ids of the real server and its PostgreSQL postmaster, from the script's pid files. */
@@ -115,6 +131,8 @@ function realServerPids(real: RealTemporal): { temporal: number; postgres: numbe
     postgres: Number(readFileSync(path.join(real.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]),
   };
 }
+
+const floorOf = (floor: { taskQueue: string; ports: number[] }): FloorReference => ({ apiUrls: floor.ports.map((port) => `http://127.0.0.1:${port}`), taskQueue: floor.taskQueue, sourceId: FLOOR_SOURCE_ID });
 
 /** `worker`, or `worker-1`, `worker-2`, ... when there are several. */
 const roleNames = (role: string, count: number) => (count === 1 ? [role] : Array.from({ length: count }, (_, i) => `${role}-${i + 1}`));
@@ -288,20 +306,19 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       api = apis[0].child;
     }
 
-    // The same Switchyard without payload encryption: the codec's and the sealed bodies' cost is the
+    // Switchyard with one setting changed (PAYLOAD_ENCRYPTION=off: `plain`; ARCHIVE_RETENTION=0:
+    // `unarchived`) on its own task queue, same store and receiver: what the setting costs is the
     // difference between the two in one run, on one server, under the same load.
-    let plain: Omit<NonNullable<BenchStack['plain']>, 'writeKey' | 'sourceId'> | undefined;
-    let plainProcesses: { worker: ChildProcess; api: ChildProcess; log: string } | undefined;
-    if (options.plain) {
-      const plainPort = await freePort();
-      const plainEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-plain', PORT: String(plainPort), PAYLOAD_ENCRYPTION: 'off' };
-      const plainLog = path.join(dir, 'plain.log');
-      const plainWorker = spawnTs(options.combined ? 'src/main.ts' : 'src/worker.ts', { ...plainEnv, EMBEDDED_TEMPORAL: 'false' }, plainLog, profile('plain-worker'));
-      children.push(['plainWorker', plainWorker]);
-      const plainApi = options.combined ? plainWorker : spawnTs('src/server.ts', plainEnv, plainLog, profile('plain-api'));
-      if (!options.combined) children.push(['plainApi', plainApi]);
-      plainProcesses = { worker: plainWorker, api: plainApi, log: plainLog };
-      plain = { apiUrl: `http://127.0.0.1:${plainPort}`, taskQueue: plainEnv.TEMPORAL_TASK_QUEUE };
+    const variantProcesses: Partial<Record<VariantName, { worker: ChildProcess; api: ChildProcess; log: string; apiUrl: string; taskQueue: string }>> = {};
+    for (const name of options.variants ?? []) {
+      const port = await freePort();
+      const env = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: `bench-${name}`, PORT: String(port), ...VARIANT_SETTINGS[name] };
+      const variantLog = path.join(dir, `${name}.log`);
+      const variantWorker = spawnTs(options.combined ? 'src/main.ts' : 'src/worker.ts', { ...env, EMBEDDED_TEMPORAL: 'false' }, variantLog, profile(`${name}-worker`));
+      children.push([`${name}Worker`, variantWorker]);
+      const variantApi = options.combined ? variantWorker : spawnTs('src/server.ts', env, variantLog, profile(`${name}-api`));
+      if (!options.combined) children.push([`${name}Api`, variantApi]);
+      variantProcesses[name] = { worker: variantWorker, api: variantApi, log: variantLog, apiUrl: `http://127.0.0.1:${port}`, taskQueue: env.TEMPORAL_TASK_QUEUE };
     }
 
     const bareEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-bare' };
@@ -310,44 +327,50 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     children.push(['bareWorker', bare]);
     bare.on('message', forward);
 
-    // The floor: the empty workflow, started like a delivery, in the same process shape as Switchyard
-    // (as many workers and APIs: each polls, keeps its caches and connections, and that is part of the shape).
-    const floorEnv = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: 'bench-floor', FLOOR_SOURCE_ID: FLOOR_SOURCE_ID, FLOOR_DESTINATION_ID: FLOOR_DESTINATION_ID };
+    // The floors: the empty workflow (and, when asked, the design floor: the same with one no-op local
+    // activity), started like a delivery, in the same process shape as Switchyard (as many workers and
+    // APIs: each polls, keeps its caches and connections, and that is part of the shape).
     const floorLog = path.join(dir, 'floor.log');
-    const floorPorts: number[] = [];
-    const floorWorkers: ChildProcess[] = [];
-    const floorApis: ChildProcess[] = [];
-    for (const role of roleNames('floorWorker', workerCount)) {
-      const port = await freePort();
-      const child = spawnTs('bench/floor/floor.ts', { ...floorEnv, PORT: String(port), FLOOR_ROLE: options.combined ? 'combined' : 'worker' }, floorLog, profile(role));
-      children.push([role, child]);
-      child.on('message', forward);
-      floorWorkers.push(child);
-      if (options.combined) {
-        floorPorts.push(port);
-        floorApis.push(child);
-      }
-    }
-    if (!options.combined) {
-      for (const role of roleNames('floorApi', apiCount)) {
+    const startFloor = async (role: 'floor' | 'designFloor') => {
+      const env = { ...switchyardEnv, TEMPORAL_TASK_QUEUE: role === 'floor' ? 'bench-floor' : 'bench-design-floor', FLOOR_SHAPE: role === 'floor' ? 'empty' : 'design', FLOOR_SOURCE_ID, FLOOR_DESTINATION_ID };
+      const ports: number[] = [];
+      const floorWorkers: ChildProcess[] = [];
+      const floorApis: ChildProcess[] = [];
+      for (const name of roleNames(`${role}Worker`, workerCount)) {
         const port = await freePort();
-        const child = spawnTs('bench/floor/floor.ts', { ...floorEnv, PORT: String(port), FLOOR_ROLE: 'api' }, floorLog, profile(role));
-        children.push([role, child]);
-        floorPorts.push(port);
-        floorApis.push(child);
+        const child = spawnTs('bench/floor/floor.ts', { ...env, PORT: String(port), FLOOR_ROLE: options.combined ? 'combined' : 'worker' }, floorLog, profile(name));
+        children.push([name, child]);
+        child.on('message', forward);
+        floorWorkers.push(child);
+        if (options.combined) {
+          ports.push(port);
+          floorApis.push(child);
+        }
       }
-    }
+      if (!options.combined) {
+        for (const name of roleNames(`${role}Api`, apiCount)) {
+          const port = await freePort();
+          const child = spawnTs('bench/floor/floor.ts', { ...env, PORT: String(port), FLOOR_ROLE: 'api' }, floorLog, profile(name));
+          children.push([name, child]);
+          ports.push(port);
+          floorApis.push(child);
+        }
+      }
+      return { taskQueue: env.TEMPORAL_TASK_QUEUE, ports, workers: floorWorkers, apis: floorApis };
+    };
+    const floors = [await startFloor('floor'), ...(options.designFloor ? [await startFloor('designFloor')] : [])];
 
     await waitForPoller(temporalAddress, NAMESPACE, switchyardEnv.TEMPORAL_TASK_QUEUE, worker);
     await waitForPoller(temporalAddress, NAMESPACE, bareEnv.TEMPORAL_TASK_QUEUE, bare);
-    if (plain && plainProcesses) await waitForPoller(temporalAddress, NAMESPACE, plain.taskQueue, plainProcesses.worker);
-    await waitForPoller(temporalAddress, NAMESPACE, floorEnv.TEMPORAL_TASK_QUEUE, floorWorkers[0]);
-    const floorUrls = floorPorts.map((port) => `http://127.0.0.1:${port}`);
-    for (const [i, url] of floorUrls.entries()) {
-      await waitFor(async () => {
-        const response = await request(`${url}/v1/batch`, { method: 'POST', body: '{"batch":[]}' });
-        await response.body.dump();
-      }, 120_000, () => exited(floorApis[i], 'floor API', floorLog));
+    for (const variant of Object.values(variantProcesses)) await waitForPoller(temporalAddress, NAMESPACE, variant.taskQueue, variant.worker);
+    for (const floor of floors) {
+      await waitForPoller(temporalAddress, NAMESPACE, floor.taskQueue, floor.workers[0]);
+      for (const [i, port] of floor.ports.entries()) {
+        await waitFor(async () => {
+          const response = await request(`http://127.0.0.1:${port}/v1/batch`, { method: 'POST', body: '{"batch":[]}' });
+          await response.body.dump();
+        }, 120_000, () => exited(floor.apis[i], 'floor API', floorLog));
+      }
     }
     // Each worker polls under its own identity (pid@host): wait until every one of them does.
     const everyWorkerPolls = async (queue: string, processes: ChildProcess[], logFile: (i: number) => string) => {
@@ -359,7 +382,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       }, 180_000, () => processes.map((child, i) => exited(child, 'worker', logFile(i))).find(Boolean) ?? false);
     };
     await everyWorkerPolls(switchyardEnv.TEMPORAL_TASK_QUEUE, workers.map((w) => w.child), (i) => workers[i].log);
-    await everyWorkerPolls(floorEnv.TEMPORAL_TASK_QUEUE, floorWorkers, () => floorLog);
+    for (const floor of floors) await everyWorkerPolls(floor.taskQueue, floor.workers, () => floorLog);
     const apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
     const apiUrl = apiUrls[0];
     const healthy = (url: string) => async () => {
@@ -368,7 +391,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       if (response.statusCode !== 200) throw new Error(`/health answered ${response.statusCode}`);
     };
     for (const [i, url] of apiUrls.entries()) await waitFor(healthy(url), 120_000, () => exited(apis[i].child, 'API', apis[i].log));
-    if (plain && plainProcesses) await waitFor(healthy(plain.apiUrl), 120_000, () => exited(plainProcesses.api, 'plain API', plainProcesses.log));
+    for (const [name, variant] of Object.entries(variantProcesses)) await waitFor(healthy(variant.apiUrl), 120_000, () => exited(variant.api, `${name} API`, variant.log));
 
     const admin = async <T>(url: string, body: unknown, base = apiUrl): Promise<T> => {
       const response = await request(`${base}${url}`, {
@@ -393,10 +416,13 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     const governedDestination = await admin<{ id: string }>(`/admin/sources/${governed.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', consent: GOVERNED_CONSENT, webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
     for (const filter of GOVERNED_FILTERS) await admin(`/admin/destinations/${governedDestination.id}/filters`, filter);
 
-    let plainSource: { id: string; writeKey: string } | undefined;
-    if (plain) {
-      plainSource = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench plain' }, plain.apiUrl);
-      await admin(`/admin/sources/${plainSource.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] }, plain.apiUrl);
+    // Each variant makes its own source through its own API: a keyed API seals a destination's
+    // credentials, which processes without keys cannot open.
+    const variants: BenchStack['variants'] = {};
+    for (const [name, variant] of Object.entries(variantProcesses) as [VariantName, (typeof variantProcesses)[VariantName] & object][]) {
+      const variantSource = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: `bench ${name}` }, variant.apiUrl);
+      await admin(`/admin/sources/${variantSource.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] }, variant.apiUrl);
+      variants[name] = { apiUrl: variant.apiUrl, taskQueue: variant.taskQueue, writeKey: variantSource.writeKey, sourceId: variantSource.id };
     }
 
     return {
@@ -406,10 +432,11 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       receiverUrl: `http://127.0.0.1:${receiverPort}/hook`,
       switchyard: { apiUrl, apiUrls, writeKey: source.writeKey, sourceId: source.id, taskQueue: switchyardEnv.TEMPORAL_TASK_QUEUE },
       bare: { taskQueue: bareEnv.TEMPORAL_TASK_QUEUE },
-      plain: plain && plainSource && { ...plain, writeKey: plainSource.writeKey, sourceId: plainSource.id },
+      variants,
       limited: { writeKey: limited.writeKey, sourceId: limited.id },
       governed: { writeKey: governed.writeKey, sourceId: governed.id },
-      floor: { apiUrls: floorUrls, taskQueue: floorEnv.TEMPORAL_TASK_QUEUE, sourceId: FLOOR_SOURCE_ID },
+      floor: floorOf(floors[0]),
+      ...(floors[1] && { designFloor: floorOf(floors[1]) }),
       pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])), ...realPids },
       // The dev server runs under scripts/temporal-dev.sh's bash; PostgreSQL forks a backend per connection.
       processTrees: new Set(['temporal', 'postgres']),

@@ -9,6 +9,7 @@ import { loadKeyring } from '../../src/privacy/load-keyring';
 import { switchyardDataConverter } from '../../src/temporal/data-converter';
 import { startDeliveryWorkflow } from '../../src/temporal/start-delivery';
 import { workerTuning } from '../../src/temporal/workers';
+import { designFloorActivities, ran } from './design-activities';
 import type { FloorSinks } from './workflows';
 
 /**
@@ -19,8 +20,11 @@ import type { FloorSinks } from './workflows';
  *   FLOOR_ROLE=api       POST /v1/batch (or a single call) starts one workflow per message, INGEST_START_CONCURRENCY at a time
  *   FLOOR_ROLE=combined  both in one process, starts eager on the worker's connection (as npm start)
  * FLOOR_SOURCE_ID and FLOOR_DESTINATION_ID are the ids the workflows are started with.
+ * FLOOR_SHAPE=design runs the design floor instead (`design-floor` in the results, ./design-workflows.ts):
+ * the same workflow calling one no-op local activity, the least a workflow that calls an activity costs.
  */
 const role = process.env.FLOOR_ROLE ?? 'combined';
+const design = process.env.FLOOR_SHAPE === 'design';
 const config = loadConfig();
 // The same codec as Switchyard's (the floor is Temporal's cost for the same payloads).
 const keyring = loadKeyring(config);
@@ -76,13 +80,15 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
-    workflowsPath: require.resolve('./workflows'),
+    workflowsPath: require.resolve(design ? './design-workflows' : './workflows'),
+    ...(design && { activities: designFloorActivities }),
     dataConverter: switchyardDataConverter(keyring),
     sinks,
     ...workerTuning(config),
   });
   const flush = setInterval(() => {
     if (seen.length > 0) process.send?.({ receipts: seen.splice(0) });
+    if (ran.length > 0) process.send?.({ receipts: ran.splice(0) });
   }, 50);
   if (role === 'combined') serve(new Client({ connection, namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) }), config.ingestEagerStart);
   process.on('disconnect', () => worker.shutdown());

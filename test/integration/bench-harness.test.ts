@@ -34,20 +34,20 @@ function bench(args: string[]) {
   return run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), ...args], { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024, timeout: 14 * 60_000 });
 }
 
-it('runs the quick bench: raw ceiling, bare Temporal, the empty workflow and Switchyard, every message delivered', async () => {
+it('runs the quick bench: raw ceiling, bare Temporal, both floors and Switchyard, every message delivered', async () => {
   const { stdout } = await bench(['--quick', '--out-dir', outDir]);
   const files = readdirSync(outDir);
   const json = files.find((f) => f.endsWith('.json'));
   expect(json).toBeDefined();
   expect(files).toContain(json!.replace(/\.json$/, '.svg'));
   expect(readFileSync(path.join(outDir, json!.replace(/\.json$/, '.svg')), 'utf8')).toMatch(/^<svg[^>]*>[\s\S]*End-to-end throughput[\s\S]*<\/svg>\s*$/);
-  expect(stdout).toContain('| N | system | end-to-end msg/s | vs bare | vs floor | vs raw |');
+  expect(stdout).toContain('| N | system | end-to-end msg/s | vs bare | vs floor | vs design floor | vs raw |');
 
   const report = JSON.parse(readFileSync(path.join(outDir, json!), 'utf8'));
-  expect(report).toMatchObject({ schema: 1, options: { messages: [1000], systems: ['raw', 'bare', 'floor', 'switchyard'] } });
+  expect(report).toMatchObject({ schema: 1, options: { messages: [1000], systems: ['raw', 'bare', 'floor', 'design-floor', 'switchyard'] } });
   expect(report.machine.uptimeBefore).toMatch(/load average/);
   const results = report.results as Result[];
-  expect(results.map((r) => r.system).sort()).toEqual(['bare', 'floor', 'raw', 'switchyard']);
+  expect(results.map((r) => r.system).sort()).toEqual(['bare', 'design-floor', 'floor', 'raw', 'switchyard']);
   for (const r of results) {
     expect(r).toMatchObject({ messages: 1000, delivered: 1000, missing: 0 });
     for (const value of [r.ingest.messagesPerSecond, r.endToEnd.messagesPerSecond, r.endToEnd.latencyMs.p50, r.endToEnd.latencyMs.p99, r.ingest.ackLatencyMs.p99, r.cost.cpuSecondsPer1000.total]) {
@@ -61,6 +61,9 @@ it('runs the quick bench: raw ceiling, bare Temporal, the empty workflow and Swi
   // The floor completes in its first workflow task: started, task scheduled, started, completed, workflow completed.
   expect(of('floor').cost.historyEventsPerMessage).toBe(5);
   expect(of('floor').cost.peakRssMb).toMatchObject({ floorWorker: expect.any(Number), floorApi: expect.any(Number) });
+  // The design floor's one local activity completes inside that task: one marker more.
+  expect(of('design-floor').cost.historyEventsPerMessage).toBe(6);
+  expect(of('design-floor').cost.peakRssMb).toMatchObject({ designFloorWorker: expect.any(Number), designFloorApi: expect.any(Number) });
   expect(of('switchyard').cost.dataGrowthKbPer1000).toBeGreaterThan(0);
   expect(of('switchyard').cost.peakRssMb).toMatchObject({ worker: expect.any(Number), api: expect.any(Number), temporal: expect.any(Number) });
   const [ratio] = report.ratios as Record<string, number>[];
@@ -70,18 +73,22 @@ it('runs the quick bench: raw ceiling, bare Temporal, the empty workflow and Swi
   expect(ratio.cpuVsFloor).toBeCloseTo(total('switchyard') / total('floor'), 1);
   expect(ratio.switchyardVsFloor).toBeCloseTo(of('switchyard').endToEnd.messagesPerSecond / of('floor').endToEnd.messagesPerSecond, 1);
   expect(stdout).toMatch(/Switchyard = [\d.]+× the empty workflow's throughput at [\d.]+× its CPU per message/);
+  const vsDesign = (ratio as unknown as { switchyardVsDesignFloor: Record<string, number> }).switchyardVsDesignFloor;
+  expect(vsDesign).toEqual({ throughput: expect.any(Number), cpu: expect.any(Number), ownCpu: expect.any(Number) });
+  expect(vsDesign.cpu).toBeCloseTo(total('switchyard') / total('design-floor'), 1);
+  expect(stdout).toMatch(/Switchyard = [\d.]+× the design floor's throughput at [\d.]+× its CPU per message, its own processes [\d.]+×/);
 }, 15 * 60_000);
 
 // The server deletes a closed run once its persisted ack level passes the run's close task, written every 30 s by default.
 const ACK_EVERY_SECOND = ['history.transferProcessorUpdateAckInterval', 'history.visibilityProcessorUpdateAckInterval'].map((key) => `--dynamic-config-value ${key}="1s"`).join(' ');
 
-it('runs single calls: one message per POST /v1/track, on schedule, each acknowledged and delivered; with and without payload encryption and a rate limit side by side, then deleted as retention deletes them', async () => {
+it('runs single calls: one message per POST /v1/track, on schedule, each acknowledged and delivered; with and without payload encryption, the archive and a rate limit side by side, then deleted as retention deletes them', async () => {
   const dir = path.join(outDir, 'single');
-  const { stdout } = await bench(['--single', '25', '-n', '100', '--warmup', '20', '--systems', 'floor,switchyard,plain,limited', '--retention', '--temporal-flags', ACK_EVERY_SECOND, '--label', 'single', '--out-dir', dir]);
+  const { stdout } = await bench(['--single', '25', '-n', '100', '--warmup', '20', '--systems', 'floor,switchyard,plain,unarchived,limited', '--retention', '--temporal-flags', ACK_EVERY_SECOND, '--label', 'single', '--out-dir', dir]);
   const report = JSON.parse(readFileSync(path.join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
-  expect(report.options).toMatchObject({ single: true, rate: 25, systems: ['floor', 'switchyard', 'plain', 'limited'] });
+  expect(report.options).toMatchObject({ single: true, rate: 25, systems: ['floor', 'switchyard', 'plain', 'unarchived', 'limited'] });
   // Each Switchyard metered on its own processes, so the encryption's cost is a difference of like with like.
-  for (const system of ['switchyard', 'plain', 'limited']) {
+  for (const system of ['switchyard', 'plain', 'unarchived', 'limited']) {
     const summary = report.summaries.find((s: { system: string }) => s.system === system);
     expect(summary.ownCpuSecondsPer1000).toEqual({ worker: expect.any(Number), api: expect.any(Number) });
     expect(summary.ownCpuSecondsPer1000.worker).toBeGreaterThan(0);
@@ -90,6 +97,8 @@ it('runs single calls: one message per POST /v1/track, on schedule, each acknowl
   expect(stdout).toMatch(/payload encryption costs the worker [+-][\d.]+ % CPU per message/);
   expect(report.ratios[0].rateLimit).toEqual({ worker: expect.any(Number), api: expect.any(Number), total: expect.any(Number) });
   expect(stdout).toMatch(/a rate limit costs the worker [+-][\d.]+ % CPU per message/);
+  expect(report.ratios[0].archive).toEqual({ worker: expect.any(Number), api: expect.any(Number), total: expect.any(Number) });
+  expect(stdout).toMatch(/the archive costs the API [+-][\d.]+ % CPU per message, the whole system [+-][\d.]+ %/);
   expect(stdout).toContain('Every run in order:');
   // --retention: every closed delivery of the run (warm-ups, switchyard and limited) deleted and gone from visibility, its cost metered.
   expect(report.retention).toMatchObject({ workflows: 2 * (20 + 100) });
