@@ -30,11 +30,14 @@ export async function startHangingReceiver(): Promise<{ url: string; received: (
   };
 }
 
-/** Sends `count` messages to the hanging destination's source in batches of 100 (re-sent on 503, as Segment's clients do). */
-export async function sendBacklog(apiUrl: string, writeKey: string, count: number, runId: string): Promise<void> {
+/**
+ * Sends `count` messages to a source in batches of 100 (re-sent on 503, as Segment's clients do),
+ * message ids `<idPrefix><i>`: the noisy scenario's backlog, the replay scenario's archive.
+ */
+export async function sendBacklog(apiUrl: string, writeKey: string, count: number, idPrefix: string, users = 97): Promise<void> {
   const authorization = `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`;
   for (let first = 0; first < count; first += 100) {
-    const batch = Array.from({ length: Math.min(100, count - first) }, (_, k) => ({ type: 'track', userId: `noisy-${(first + k) % 97}`, event: 'Backlog', messageId: `${runId}-backlog-${first + k}` }));
+    const batch = Array.from({ length: Math.min(100, count - first) }, (_, k) => ({ type: 'track', userId: `${idPrefix}user-${(first + k) % users}`, event: 'Backlog', properties: { position: first + k }, messageId: `${idPrefix}${first + k}` }));
     for (let attempt = 0; ; attempt++) {
       const response = await request(`${apiUrl}/v1/batch`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ batch }) });
       const text = await response.body.text();

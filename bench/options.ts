@@ -33,6 +33,8 @@ export interface BenchOptions {
   noisyBacklog: number;
   /** After the runs, delete every closed delivery as retention does and report what that cost (0: not). */
   retentionConcurrency: number;
+  /** The replay scenario (issue 31): archived messages replayed to a new destination beside live single calls (0: not this scenario). */
+  replayMessages: number;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -83,6 +85,12 @@ export const USAGE = `npm run bench -- [options]
                         a destination of another source whose receiver hangs until the delivery
                         timeout, with a backlog of --backlog messages (default 2,000) waiting
       --backlog N       the hanging destination's backlog in --noisy (default 2000)
+      --replay N        a replay beside live traffic (issue 31): N messages archived for a source with
+                        no destination, then a destination added and the archive replayed to it
+                        (POST /admin/replays) while live single calls at --rate (default 20/s) go to
+                        Switchyard's own source in windows of -n messages (default 1,200), measured
+                        before the replay, for as long as it runs, and after it: live latency per
+                        window beside the replay against without, and the replay's own rate
       --retention       after the runs, delete every closed delivery of the run through
                         DeleteWorkflowExecution (16 at a time), as retention deletes a closed run once
                         its time is up, and report Temporal's and PostgreSQL's CPU per deleted workflow
@@ -124,6 +132,7 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
     apis: 1,
     noisyBacklog: 0,
     retentionConcurrency: 0,
+    replayMessages: 0,
   };
   let noisy = false;
   let backlogGiven = false;
@@ -162,6 +171,9 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
         break;
       case '--noisy':
         noisy = true;
+        break;
+      case '--replay':
+        options.replayMessages = count(value(), flag);
         break;
       case '--backlog':
         options.noisyBacklog = count(value(), flag);
@@ -245,6 +257,14 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
   if (backlogGiven && !noisy) throw new Error('--backlog is for --noisy');
   if (noisy) {
     if (!backlogGiven) options.noisyBacklog = options.quick ? 200 : 2_000;
+    if (!messagesGiven) options.messages = [options.quick ? 100 : 1_200];
+    if (!rateGiven) options.rate = 20;
+    options.single = true;
+    options.systems = ['switchyard'];
+    options.repeats = 1;
+  }
+  if (options.replayMessages > 0) {
+    if (noisy) throw new Error('--replay and --noisy are two scenarios: one at a time');
     if (!messagesGiven) options.messages = [options.quick ? 100 : 1_200];
     if (!rateGiven) options.rate = 20;
     options.single = true;

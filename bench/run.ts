@@ -12,6 +12,7 @@ import { round } from './stats';
 import { deleteClosedWorkflows, retentionLine, type RetentionCost } from './retention';
 import { startStack } from './system';
 import { backlogSettled, noisyRow, noisyTable, sendBacklog, startHangingReceiver, type NoisyRow } from './noisy';
+import { replayTable, runReplayScenario, type ReplayScenario } from './replay-beside-live';
 
 /**
  * `npm run bench`: Switchyard end to end, side by side with bare Temporal and the raw HTTP ceiling,
@@ -85,6 +86,7 @@ async function main(): Promise<number> {
   const runner = phaseRunner(stack, runId, progress);
   const results: PhaseResult[] = [];
   let retention: RetentionCost | undefined;
+  let replay: ReplayScenario | undefined;
   let noisy: { alone: NoisyRow; beside: NoisyRow; backlog: number; settledSeconds: number; hangingRequests: number; hangingRequestsWhileMeasured: number } | undefined;
   const stop = async () => {
     await runner.close();
@@ -111,7 +113,7 @@ async function main(): Promise<number> {
         const alone = await runner.run('switchyard', load, 1);
         const neighbour = await stack.addSource('noisy neighbour', hanging.url);
         log(`noisy neighbour: ${options.noisyBacklog} messages to a destination whose receiver hangs until the delivery timeout`);
-        await sendBacklog(stack.switchyard.apiUrl, neighbour.writeKey, options.noisyBacklog, runId);
+        await sendBacklog(stack.switchyard.apiUrl, neighbour.writeKey, options.noisyBacklog, `${runId}-backlog-`);
         const settledMs = await backlogSettled(stack.client, stack.switchyard.taskQueue, 30 * 60_000);
         log(`backlog accepted and settled ${Math.round(settledMs / 1000)} s after its last batch; the hanging receiver has had ${hanging.received()} requests`);
         const before = hanging.received();
@@ -122,7 +124,12 @@ async function main(): Promise<number> {
         hanging.close();
       }
     }
-    for (const messages of options.noisyBacklog > 0 ? [] : options.messages) {
+    if (options.replayMessages > 0) {
+      const scenario = await runReplayScenario(stack, runner, { ...base, messages: options.messages[0] }, options.replayMessages, runId, log);
+      results.push(...scenario.results);
+      replay = scenario.scenario;
+    }
+    for (const messages of options.noisyBacklog > 0 || options.replayMessages > 0 ? [] : options.messages) {
       for (let repeat = 1; repeat <= options.repeats; repeat++) {
         // Rotating the order spreads whatever drifts during a run (data size, other load) over the systems.
         const shift = (repeat - 1) % options.systems.length;
@@ -147,7 +154,9 @@ async function main(): Promise<number> {
   const archive = archiveTable(summaries, ratioRows);
   const table = noisy
     ? noisyTable(noisy.alone, noisy.beside)
-    : [
+    : replay
+      ? `${replayTable(replay)}\n\nEvery run in order:\n\n${runsTable(results)}`
+      : [
         markdownTable(summaries, ratioRows),
         ...(encryption ? [`Payload encryption's cost (Switchyard, on, beside plain, off):\n\n${encryption}`] : []),
         ...(rateLimit ? [`A rate limit's cost (limited, on, beside Switchyard, off):\n\n${rateLimit}`] : []),
@@ -196,6 +205,7 @@ async function main(): Promise<number> {
     summaries,
     ratios: ratioRows,
     ...(noisy && { noisy }),
+    ...(replay && { replay }),
     ...(retention && { retention }),
     results,
   };

@@ -57,6 +57,8 @@ export interface BenchStack {
   settings: Record<string, string>;
   /** Another Switchyard source with one (unsigned) destination sending to `webhookUrl` (the noisy scenario's hanging one). */
   addSource(name: string, webhookUrl: string): Promise<{ sourceId: string; writeKey: string }>;
+  /** An admin API request to the first API process, as the bootstrap admin token; throws unless it answers 2xx. */
+  adminRequest<T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -393,6 +395,16 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     for (const [i, url] of apiUrls.entries()) await waitFor(healthy(url), 120_000, () => exited(apis[i].child, 'API', apis[i].log));
     for (const [name, variant] of Object.entries(variantProcesses)) await waitFor(healthy(variant.apiUrl), 120_000, () => exited(variant.api, `${name} API`, variant.log));
 
+    const adminRequest = async <T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> => {
+      const response = await request(`${apiUrl}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      const reply = (await response.body.json()) as T;
+      if (response.statusCode >= 300) throw new Error(`${method} ${url} answered ${response.statusCode}: ${JSON.stringify(reply)}`);
+      return reply;
+    };
     const admin = async <T>(url: string, body: unknown, base = apiUrl): Promise<T> => {
       const response = await request(`${base}${url}`, {
         method: 'POST',
@@ -455,6 +467,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
         await admin(`/admin/sources/${added.id}/destinations`, { enabled: true, webhooks: [{ url: webhookUrl }] });
         return { sourceId: added.id, writeKey: added.writeKey };
       },
+      adminRequest,
       stop,
     };
   } catch (err) {

@@ -61,8 +61,10 @@ it('runs the quick bench: raw ceiling, bare Temporal, both floors and Switchyard
   // The floor completes in its first workflow task: started, task scheduled, started, completed, workflow completed.
   expect(of('floor').cost.historyEventsPerMessage).toBe(5);
   expect(of('floor').cost.peakRssMb).toMatchObject({ floorWorker: expect.any(Number), floorApi: expect.any(Number) });
-  // The design floor's one local activity completes inside that task: one marker more.
-  expect(of('design-floor').cost.historyEventsPerMessage).toBe(6);
+  // The design floor's local activity leaves one marker more (6 events), and on a busy box sometimes a
+  // workflow task more, when the activity outlasts the task's heartbeat; as Switchyard's first attempt does.
+  expect(of('design-floor').cost.historyEventsPerMessage).toBeGreaterThanOrEqual(6);
+  expect(of('design-floor').cost.historyEventsPerMessage).toBeLessThan(9);
   expect(of('design-floor').cost.peakRssMb).toMatchObject({ designFloorWorker: expect.any(Number), designFloorApi: expect.any(Number) });
   expect(of('switchyard').cost.dataGrowthKbPer1000).toBeGreaterThan(0);
   expect(of('switchyard').cost.peakRssMb).toMatchObject({ worker: expect.any(Number), api: expect.any(Number), temporal: expect.any(Number) });
