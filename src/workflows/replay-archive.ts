@@ -1,4 +1,4 @@
-import { ActivityFailure, allHandlersFinished, condition, continueAsNew, defineUpdate, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, continueAsNew, defineUpdate, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { PAGE_ACTIVITY, PAGED_JOB_RETRY } from './paged-job';
 import { addCounts, NO_COUNTS, type ReplayCounts, type ReplayPlan, type ReplayStatus } from '../delivery/replay';
@@ -42,6 +42,12 @@ export const PAGE_SIZE = 50;
 /** Pages and checks per run (plan.stepsPerRun may say fewer): about a dozen events each, far below history limits. */
 const STEPS_PER_RUN = 200;
 const FIRST_WAIT_MS = 500;
+/**
+ * Since issue 34: the next page starts once half a page fits, not a whole one, so the page's slowest
+ * delivery (a retry, a hold) no longer stops the replay until it ends. Histories from before it
+ * replay as they ran.
+ */
+export const REFILL_AT_HALF_PATCH = 'replay-refills-at-half-a-page';
 const LONGEST_WAIT_MS = 10_000;
 
 const { replayPage, replayOutcomes } = proxyActivities<Activities>(PAGE_ACTIVITY);
@@ -83,7 +89,8 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
         await condition(() => !state.paused || cancelled);
         continue;
       }
-      if (!state.paused && !state.pagesDone && room >= Math.min(PAGE_SIZE, replay.maxInFlight)) {
+      const pageSize = Math.min(PAGE_SIZE, replay.maxInFlight);
+      if (!state.paused && !state.pagesDone && (room >= pageSize || (room >= Math.ceil(pageSize / 2) && patched(REFILL_AT_HALF_PATCH)))) {
         const page = await replayPage({ replay, size: Math.min(PAGE_SIZE, room), ...(state.cursor !== undefined && { cursor: state.cursor }) });
         state.counts = addCounts(state.counts, page.counts);
         state.inFlight.push(...page.inFlight);

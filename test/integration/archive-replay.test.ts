@@ -212,6 +212,33 @@ it('pause holds the replay; resume finishes it, each message once', async () => 
   expect((audit.json().entries as { action: string; outcome: string }[]).map((row) => `${row.action} ${row.outcome}`).sort()).toEqual(['replay.pause success', 'replay.resume success', 'replay.start success']);
 }, 180_000);
 
+it('starts the next page once half a page fits: one delivery that keeps failing does not stop the replay (issue 34)', async () => {
+  const { source, ids, since, until } = await sourceWithHistory('refill');
+  // The first message the destination sees fails (500, retried) until it has seen more than a whole
+  // page (REPLAY_MAX_IN_FLIGHT, 5) of others, or for 20 s: a replay that waits for its slowest
+  // delivery before the next page sees only the 4 others of the first page by then.
+  let held: { messageId: string; since: number } | undefined;
+  const others = new Set<string>();
+  let othersWhenAccepted: number | undefined;
+  const { destination, target } = await newDestination(source.id, (request) => {
+    const { messageId } = bodyOf(request);
+    held ??= { messageId, since: Date.now() };
+    if (messageId !== held.messageId) {
+      others.add(messageId);
+      return { status: 200 };
+    }
+    if (others.size <= 5 && Date.now() - held.since < 20_000) return { status: 500 };
+    othersWhenAccepted ??= others.size;
+    return { status: 200 };
+  });
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
+  expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: MESSAGES, delivered: MESSAGES, failed: 0 });
+  expect(othersWhenAccepted).toBeGreaterThan(5);
+  // Every message delivered once: the held one's failed tries are its only repeats.
+  const accepted = target.requests.map((request) => bodyOf(request).messageId).filter((messageId) => messageId !== held!.messageId);
+  expect([...accepted, held!.messageId].sort()).toEqual([...ids].sort());
+}, 180_000);
+
 it('cancel stops the replay: nothing more is started', async () => {
   const { source, since, until } = await sourceWithHistory('cancel');
   const { destination, target } = await newDestination(source.id, () => ({ status: 200, delayMs: 300 }));
