@@ -54,7 +54,7 @@ export const USAGE = `npm run bench -- [options]
                         request (INGEST_START_CONCURRENCY, default 32), and the same for the references
   -r, --repeats R       runs of each (N, system), order rotated between repeats (default 1)
       --warmup W        unmeasured messages per system before the first run (default 1000; --quick 200)
-      --systems LIST    any of raw,bare,floor,design-floor,switchyard,plain,unarchived,limited,governed
+      --systems LIST    any of raw,bare,floor,design-floor,switchyard,plain,unarchived,limited,governed,mapped
                         (default raw,bare,floor,design-floor,switchyard;
                         floor is the empty workflow started like a delivery, in the same process shape
                         (--workers, --apis), the reference for Switchyard's own cost; design-floor is the
@@ -64,7 +64,9 @@ export const USAGE = `npm run bench -- [options]
                         archive's cost; limited is Switchyard
                         to a destination with a rate limit that never binds, for the shared limiter's cost;
                         governed is Switchyard to a destination with consent and 10 destination filters,
-                        sent messages with consent, for the cost of issue 30's rules at ingest)
+                        sent messages with consent, for the cost of issue 30's rules at ingest; mapped
+                        is Switchyard to an Actions destination whose two mappings both match, two
+                        requests per message, for the cost of issue 33's mappings)
       --label TEXT      appended to the result file names and stored in the results
       --out-dir DIR     where results go (default bench/results)
       --keep-data       keep the run's Temporal data folder under .bench-data/

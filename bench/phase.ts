@@ -19,9 +19,10 @@ import type { BenchStack, Receipt, VariantName } from './system';
  * in the same run for the codec's cost; `unarchived` is Switchyard with ARCHIVE_RETENTION=0 (the archive's cost);
  * `limited` is Switchyard's own processes sending to a destination with a rate limit that never binds,
  * for the shared limiter's cost; `governed` is them sending messages with consent preferences to a
- * destination with consent categories and 10 destination filters that let them through (issue 30).
+ * destination with consent categories and 10 destination filters that let them through (issue 30);
+ * `mapped` is them sending to an Actions destination whose two mappings both match (issue 33).
  */
-export const SYSTEMS = ['raw', 'bare', 'floor', 'design-floor', 'switchyard', 'plain', 'unarchived', 'limited', 'governed'] as const;
+export const SYSTEMS = ['raw', 'bare', 'floor', 'design-floor', 'switchyard', 'plain', 'unarchived', 'limited', 'governed', 'mapped'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 /** What a run measures unless --systems says otherwise. */
 export const DEFAULT_SYSTEMS: readonly SystemName[] = ['raw', 'bare', 'floor', 'design-floor', 'switchyard'];
@@ -36,6 +37,7 @@ export const SYSTEM_TITLES: Record<SystemName, string> = {
   unarchived: 'Switchyard without the archive',
   limited: 'Switchyard to a rate-limited destination',
   governed: 'Switchyard with consent and 10 destination filters',
+  mapped: 'Switchyard to an Actions destination with two mappings',
 };
 
 /** What analytics-next's consent wrapper stamps on an event: every category the governed destination needs, granted. */
@@ -149,6 +151,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   const authorization = basic(stack.switchyard.writeKey);
   const limitedAuthorization = basic(stack.limited.writeKey);
   const governedAuthorization = basic(stack.governed.writeKey);
+  const mappedAuthorization = basic(stack.mapped.writeKey);
   let phaseNumber = 0;
   /** The source a delivery system's workflow ids carry. */
   const sourceIdOf = (system: SystemName) =>
@@ -158,6 +161,8 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
         ? stack.limited.sourceId
         : system === 'governed'
           ? stack.governed.sourceId
+          : system === 'mapped'
+            ? stack.mapped.sourceId
           : system === 'plain' || system === 'unarchived'
             ? variantOf(system).sourceId
             : stack.switchyard.sourceId;
@@ -202,6 +207,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     switchyard: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single),
     limited: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, limitedAuthorization),
     governed: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, governedAuthorization, GRANTED),
+    mapped: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, mappedAuthorization),
     floor: (ids, first, _fanout, single) => postBatch(floorPools[nextFloorApi++ % floorPools.length], ids, first, single),
     'design-floor'(ids, first, _fanout, single) {
       if (designFloorPools.length === 0) throw new Error('the stack was started without the design floor');
@@ -258,7 +264,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
     const queue = taskQueueOf(system);
     // The measured source only: in --noisy another source's backlog runs on the same queue for the whole run, and `limited` shares it.
-    const scope = system === 'switchyard' || system === 'limited' || system === 'governed' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
+    const scope = system === 'switchyard' || system === 'limited' || system === 'governed' || system === 'mapped' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
     const count = async (status: string) => (await stack.client.workflow.count(`${scope} AND ExecutionStatus = "${status}"`)).count;
     const closedOtherwise = (await stack.client.workflow.count(`${scope} AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
     return { running: await count('Running'), notCompleted: closedOtherwise };

@@ -54,6 +54,12 @@ export interface Ratio {
   dataControl: { worker: number | null; api: number | null; total: number | null } | null;
   /** What the archive adds to CPU per message, Switchyard over `unarchived` (ARCHIVE_RETENTION=0), when both ran. */
   archive: { worker: number | null; api: number | null; total: number | null } | null;
+  /**
+   * An Actions destination with two mappings against a classic destination, `mapped` over Switchyard,
+   * when both ran: what it adds per message, and the worker's CPU per request (two requests per
+   * message against one) over the classic destination's.
+   */
+  actions: { worker: number | null; api: number | null; total: number | null; workerPerRequest: number | null } | null;
 }
 
 /** Metered process names of each system's own worker and API (bench/system.ts names them). */
@@ -67,6 +73,7 @@ export const OWN_ROLES: Record<SystemName, { worker?: string; api?: string }> = 
   unarchived: { worker: 'unarchivedWorker', api: 'unarchivedApi' },
   limited: { worker: 'worker', api: 'api' },
   governed: { worker: 'worker', api: 'api' },
+  mapped: { worker: 'worker', api: 'api' },
 };
 /** A role's CPU per 1,000 messages in one run: `worker`, or `worker-1` + `worker-2` … with --workers. */
 function roleCpu(result: PhaseResult, role: string): number | undefined {
@@ -76,7 +83,7 @@ function roleCpu(result: PhaseResult, role: string): number | undefined {
 
 const median = (values: number[]) => spread(values).median;
 /** Systems that are Switchyard's own API and worker (in some configuration). */
-const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'unarchived' || system === 'limited' || system === 'governed';
+const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'unarchived' || system === 'limited' || system === 'governed' || system === 'mapped';
 const isFloor = (system: SystemName) => system === 'floor' || system === 'design-floor';
 /** A system's own worker and API processes together (--combined: the API is in the worker), per 1,000 messages. */
 const ownCpu = (s: Summary) => (s.ownCpuSecondsPer1000.worker === undefined ? undefined : s.ownCpuSecondsPer1000.worker + (s.ownCpuSecondsPer1000.api ?? 0));
@@ -144,6 +151,7 @@ export function ratios(summaries: Summary[]): Ratio[] {
   return sizes.map((messages) => {
     const of = (system: SystemName) => summaries.find((s) => s.messages === messages && s.system === system);
     const [raw, bare, floor, designFloor, sy, plain, unarchived, limited, governed] = [of('raw'), of('bare'), of('floor'), of('design-floor'), of('switchyard'), of('plain'), of('unarchived'), of('limited'), of('governed')];
+    const mapped = of('mapped');
     const ratio = (a?: number, b?: number) => (a !== undefined && b ? round(a / b, 3) : null);
     return {
       messages,
@@ -163,6 +171,10 @@ export function ratios(summaries: Summary[]): Ratio[] {
       rateLimit: sy && limited ? addedCost(limited, sy) : null,
       dataControl: sy && governed ? addedCost(governed, sy) : null,
       archive: sy && unarchived ? addedCost(sy, unarchived) : null,
+      actions:
+        sy && mapped
+          ? { ...addedCost(mapped, sy), workerPerRequest: ratio(mapped.ownCpuSecondsPer1000.worker === undefined ? undefined : mapped.ownCpuSecondsPer1000.worker / 2, sy.ownCpuSecondsPer1000.worker) }
+          : null,
     };
   });
 }
@@ -216,12 +228,17 @@ export function dataControlTable(summaries: Summary[], ratioRows: Ratio[]): stri
   return onOffTable(summaries, ratioRows, 'dataControl', 'governed', 'switchyard');
 }
 
+/** An Actions destination with two mappings: `mapped` beside Switchyard; empty when `mapped` did not run. */
+export function actionsTable(summaries: Summary[], ratioRows: Ratio[]): string {
+  return onOffTable(summaries, ratioRows, 'actions', 'mapped', 'switchyard');
+}
+
 /** The archive's cost: Switchyard beside `unarchived` (ARCHIVE_RETENTION=0); empty when `unarchived` did not run. */
 export function archiveTable(summaries: Summary[], ratioRows: Ratio[]): string {
   return onOffTable(summaries, ratioRows, 'archive', 'switchyard', 'unarchived');
 }
 
-function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit' | 'dataControl' | 'archive', onSystem: SystemName, offSystem: SystemName): string {
+function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit' | 'dataControl' | 'archive' | 'actions', onSystem: SystemName, offSystem: SystemName): string {
   const rows = ratioRows.filter((r) => r[key]);
   if (rows.length === 0) return '';
   const lines = [
@@ -265,7 +282,7 @@ function mapDefined<T extends object, V>(object: T, f: (value: NonNullable<T[key
   })) as { [K in keyof T]?: V };
 }
 
-const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', 'design-floor': '#047857', switchyard: '#f59e0b', plain: '#a855f7', unarchived: '#78716c', limited: '#ef4444', governed: '#0ea5e9' };
+const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', 'design-floor': '#047857', switchyard: '#f59e0b', plain: '#a855f7', unarchived: '#78716c', limited: '#ef4444', governed: '#0ea5e9', mapped: '#db2777' };
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A grouped bar chart on a log scale, one group per N, min–max whiskers over the repeats. */

@@ -7,7 +7,7 @@ import { ROOT } from '../test/helpers/processes';
 import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options';
 import { phaseRunner, SYSTEM_TITLES, type PhaseResult } from './phase';
 import { busiestProfiles, topFunctions } from './profile';
-import { archiveTable, dataControlTable, encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, stagesTable, summarize, svgChart } from './report';
+import { actionsTable, archiveTable, dataControlTable, encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, stagesTable, summarize, svgChart } from './report';
 import { round } from './stats';
 import { deleteClosedWorkflows, retentionLine, type RetentionCost } from './retention';
 import { startStack } from './system';
@@ -152,6 +152,7 @@ async function main(): Promise<number> {
   const rateLimit = rateLimitTable(summaries, ratioRows);
   const dataControl = dataControlTable(summaries, ratioRows);
   const archive = archiveTable(summaries, ratioRows);
+  const actions = actionsTable(summaries, ratioRows);
   const table = noisy
     ? noisyTable(noisy.alone, noisy.beside)
     : replay
@@ -161,6 +162,7 @@ async function main(): Promise<number> {
         ...(encryption ? [`Payload encryption's cost (Switchyard, on, beside plain, off):\n\n${encryption}`] : []),
         ...(rateLimit ? [`A rate limit's cost (limited, on, beside Switchyard, off):\n\n${rateLimit}`] : []),
         ...(archive ? [`The archive's cost (Switchyard, on, beside unarchived, ARCHIVE_RETENTION=0):\n\n${archive}`] : []),
+        ...(actions ? [`An Actions destination with two mappings (mapped, on, two requests per message, beside Switchyard's one webhook, off):\n\n${actions}`] : []),
         ...(dataControl ? [`Consent and 10 destination filters at ingest (governed, on, beside Switchyard, off):\n\n${dataControl}`] : []),
         ...(stages ? [`Where a single call's time goes (a sample of 100 per run):\n\n${stages}`] : []),
         `Every run in order:\n\n${runsTable(results)}`,
@@ -195,6 +197,7 @@ async function main(): Promise<number> {
       unarchived: `${SYSTEM_TITLES.unarchived}: the same API and worker with ARCHIVE_RETENTION=0 (no archive row written at ingest), on its own task queue`,
       limited: `${SYSTEM_TITLES.limited}: Switchyard's own API and worker, another source whose destination has the highest rate limit (never binding here), so the shared limiter is asked before every attempt`,
       governed: `${SYSTEM_TITLES.governed}: Switchyard's own API and worker, another source whose destination needs two consent categories (whenAbsent: drop) and has 10 enabled destination filters (bench/governed-destination.ts) that let the bench's messages through, one of them dropping properties from every message; the messages carry consent preferences granting the categories`,
+      mapped: `${SYSTEM_TITLES.mapped}: Switchyard's own API and worker, another source whose destination is an Actions destination (bench/mapped-destination.ts) with two mappings that both match every bench message: two requests per message, each body built by its mapping (one with @path fields, one with a @template), the second with a static header`,
       endToEnd: 'first batch sent → last message seen by the receiver (bare: by the no-op activity; floor: by the empty workflow); latency per message from its batch being sent',
       ingest: 'first batch sent → last batch acknowledged (Switchyard: 200 from /v1/batch; bare: every start returned; raw: every POST answered); ack latency per batch',
       cpuSecondsPer1000: 'user+system CPU of every bench process during the phase (sender, receiver, Temporal, API, worker, bare worker), per 1,000 messages',
@@ -222,6 +225,7 @@ async function main(): Promise<number> {
     if (r.switchyardVsFloor !== null) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsFloor}× the empty workflow's throughput at ${r.cpuVsFloor ?? '–'}× its CPU per message (medians)`);
     if (r.switchyardVsDesignFloor) console.log(`N=${r.messages}: Switchyard = ${r.switchyardVsDesignFloor.throughput ?? '–'}× the design floor's throughput at ${r.switchyardVsDesignFloor.cpu ?? '–'}× its CPU per message, its own processes ${r.switchyardVsDesignFloor.ownCpu ?? '–'}× (medians)`);
     if (r.archive) console.log(`N=${r.messages}: the archive costs the API ${percent(r.archive.api)} CPU per message, the whole system ${percent(r.archive.total)} (medians, on vs off)`);
+    if (r.actions) console.log(`N=${r.messages}: an Actions destination with two mappings costs the worker ${percent(r.actions.worker)} CPU per message, ${r.actions.workerPerRequest ?? '–'}× a classic destination's per request (medians)`);
     if (r.dataControl) console.log(`N=${r.messages}: consent and 10 destination filters cost the API ${percent(r.dataControl.api)} CPU per message, the worker ${percent(r.dataControl.worker)} (medians, on vs off)`);
     if (r.rateLimit) console.log(`N=${r.messages}: a rate limit costs the worker ${percent(r.rateLimit.worker)} CPU per message, the API ${percent(r.rateLimit.api)} (medians, on vs off)`);
     if (r.encryption) console.log(`N=${r.messages}: payload encryption costs the worker ${percent(r.encryption.worker)} CPU per message, the API ${percent(r.encryption.api)} (medians, on vs off)`);

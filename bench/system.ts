@@ -15,6 +15,7 @@ import { createTestDatabase } from '../test/helpers/postgres';
 import { startRealTemporal, type RealTemporal } from '../test/helpers/real-temporal';
 import { ROOT, stopProcess, waitFor, waitForPoller } from '../test/helpers/processes';
 import { GOVERNED_CONSENT, GOVERNED_FILTERS } from './governed-destination';
+import { mappedDestination } from './mapped-destination';
 
 /** Where a delivered message (or a bare no-op) was seen, and when (ms, sub-ms resolution). */
 export type Receipt = [messageId: string, at: number];
@@ -40,6 +41,8 @@ export interface BenchStack {
   limited: { writeKey: string; sourceId: string };
   /** Another source on Switchyard's own processes whose destination has consent categories and 10 filters (the `governed` system). */
   governed: { writeKey: string; sourceId: string };
+  /** Another source on Switchyard's own processes whose destination is an Actions destination with two mappings (the `mapped` system). */
+  mapped: { writeKey: string; sourceId: string };
   /** Process ids by role, for CPU and memory accounting. */
   pids: Record<string, number>;
   /** Roles metered as a process tree (PostgreSQL's postmaster and its backends), not one process. */
@@ -427,6 +430,9 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     const governed = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench governed' });
     const governedDestination = await admin<{ id: string }>(`/admin/sources/${governed.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', consent: GOVERNED_CONSENT, webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
     for (const filter of GOVERNED_FILTERS) await admin(`/admin/destinations/${governedDestination.id}/filters`, filter);
+    // Issue 33's Actions destinations, priced: two mappings, two requests per message.
+    const mapped = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench mapped' });
+    await admin(`/admin/sources/${mapped.id}/destinations`, mappedDestination(`http://127.0.0.1:${receiverPort}/hook`));
 
     // Each variant makes its own source through its own API: a keyed API seals a destination's
     // credentials, which processes without keys cannot open.
@@ -447,6 +453,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       variants,
       limited: { writeKey: limited.writeKey, sourceId: limited.id },
       governed: { writeKey: governed.writeKey, sourceId: governed.id },
+      mapped: { writeKey: mapped.writeKey, sourceId: mapped.id },
       floor: floorOf(floors[0]),
       ...(floors[1] && { designFloor: floorOf(floors[1]) }),
       pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])), ...realPids },

@@ -86,11 +86,11 @@ const ACK_EVERY_SECOND = ['history.transferProcessorUpdateAckInterval', 'history
 
 it('runs single calls: one message per POST /v1/track, on schedule, each acknowledged and delivered; with and without payload encryption, the archive and a rate limit side by side, then deleted as retention deletes them', async () => {
   const dir = path.join(outDir, 'single');
-  const { stdout } = await bench(['--single', '25', '-n', '100', '--warmup', '20', '--systems', 'floor,switchyard,plain,unarchived,limited', '--retention', '--temporal-flags', ACK_EVERY_SECOND, '--label', 'single', '--out-dir', dir]);
+  const { stdout } = await bench(['--single', '25', '-n', '100', '--warmup', '20', '--systems', 'floor,switchyard,plain,unarchived,limited,mapped', '--retention', '--temporal-flags', ACK_EVERY_SECOND, '--label', 'single', '--out-dir', dir]);
   const report = JSON.parse(readFileSync(path.join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
-  expect(report.options).toMatchObject({ single: true, rate: 25, systems: ['floor', 'switchyard', 'plain', 'unarchived', 'limited'] });
+  expect(report.options).toMatchObject({ single: true, rate: 25, systems: ['floor', 'switchyard', 'plain', 'unarchived', 'limited', 'mapped'] });
   // Each Switchyard metered on its own processes, so the encryption's cost is a difference of like with like.
-  for (const system of ['switchyard', 'plain', 'unarchived', 'limited']) {
+  for (const system of ['switchyard', 'plain', 'unarchived', 'limited', 'mapped']) {
     const summary = report.summaries.find((s: { system: string }) => s.system === system);
     expect(summary.ownCpuSecondsPer1000).toEqual({ worker: expect.any(Number), api: expect.any(Number) });
     expect(summary.ownCpuSecondsPer1000.worker).toBeGreaterThan(0);
@@ -100,12 +100,14 @@ it('runs single calls: one message per POST /v1/track, on schedule, each acknowl
   expect(report.ratios[0].rateLimit).toEqual({ worker: expect.any(Number), api: expect.any(Number), total: expect.any(Number) });
   expect(stdout).toMatch(/a rate limit costs the worker [+-][\d.]+ % CPU per message/);
   expect(report.ratios[0].archive).toEqual({ worker: expect.any(Number), api: expect.any(Number), total: expect.any(Number) });
+  expect(report.ratios[0].actions).toEqual({ worker: expect.any(Number), api: expect.any(Number), total: expect.any(Number), workerPerRequest: expect.any(Number) });
+  expect(stdout).toMatch(/an Actions destination with two mappings costs the worker [+-][\d.]+ % CPU per message, [\d.]+× a classic destination's per request/);
   expect(stdout).toMatch(/the archive costs the API [+-][\d.]+ % CPU per message, the whole system [+-][\d.]+ %/);
   expect(stdout).toContain('Every run in order:');
-  // --retention: every closed delivery of the run (warm-ups, switchyard and limited) deleted and gone from visibility, its cost metered.
-  expect(report.retention).toMatchObject({ workflows: 2 * (20 + 100) });
+  // --retention: every closed delivery of the run (warm-ups, switchyard, limited and mapped) deleted and gone from visibility, its cost metered.
+  expect(report.retention).toMatchObject({ workflows: 3 * (20 + 100) });
   expect(report.retention.cpuMsPerWorkflow.temporal).toBeGreaterThan(0);
-  expect(stdout).toMatch(/Retention's cost .*: 240 workflows in [\d.]+ s; CPU ms per workflow: Temporal [\d.]+/);
+  expect(stdout).toMatch(/Retention's cost .*: 360 workflows in [\d.]+ s; CPU ms per workflow: Temporal [\d.]+/);
   for (const r of report.results as (Result & { ingest: { batches: number }; offeredRate: number })[]) {
     // A request per message: as many acknowledgements as messages.
     expect(r).toMatchObject({ messages: 100, delivered: 100, missing: 0, offeredRate: 25, ingest: { batches: 100 } });
