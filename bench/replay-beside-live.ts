@@ -34,6 +34,8 @@ export interface ReplayScenario {
   after: NoisyRow[];
   /** Live p99 per window: beside the replay, against the windows without it (before and after). */
   p99: { without: Spread; beside: Spread; ratio: number };
+  /** --replay-for: the minutes after which the replay was cancelled (its counts are as far as it got). */
+  cancelledAfterMinutes?: number;
   replay: ReplayView & {
     seconds: number;
     /** Replayed messages the receiver saw per second, from the replay's start to its last receipt. */
@@ -46,7 +48,7 @@ export interface ReplayScenario {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function runReplayScenario(stack: BenchStack, runner: PhaseRunner, load: Load, count: number, runId: string, log: (line: string) => void): Promise<{ scenario: ReplayScenario; results: PhaseResult[] }> {
+export async function runReplayScenario(stack: BenchStack, runner: PhaseRunner, load: Load, count: number, runId: string, log: (line: string) => void, maxMinutes = 0): Promise<{ scenario: ReplayScenario; results: PhaseResult[] }> {
   const idPrefix = `${runId}-replay-`;
   const seen = new Set<string>();
   let duplicates = 0;
@@ -86,15 +88,26 @@ export async function runReplayScenario(stack: BenchStack, runner: PhaseRunner, 
   const status = () => stack.adminRequest<ReplayView>('GET', `/admin/replays/${id}`);
   const beside: NoisyRow[] = [];
   let view = await status();
+  const deadline = maxMinutes > 0 ? Date.now() + maxMinutes * 60_000 : Infinity;
   while (view.status === 'running') {
+    if (Date.now() >= deadline) {
+      log(`replay ${id}: cancelled after ${maxMinutes} minutes (--replay-for), ${view.delivered} of ${count} delivered`);
+      view = await stack.adminRequest<ReplayView>('POST', `/admin/replays/${id}/cancel`);
+      break;
+    }
     const row = noisyRow(`beside the replay (${view.delivered} of ${view.matched || count} replayed when it began)`, await live());
     beside.push(row);
+    view = await status();
+  }
+  // Cancelled: what was under way still ends; the counts are read once it has.
+  for (let waited = 0; view.status === 'cancelled' && view.delivered + view.failed < view.started && waited < 60_000; waited += 1_000) {
+    await sleep(1_000);
     view = await status();
   }
   // Its last deliveries may still be closing: wait for every replayed message to have arrived (or the replay's end said otherwise).
   for (let waited = 0; seen.size < view.delivered && waited < 60_000; waited += 500) await sleep(500);
   const after = [noisyRow('after the replay', await live())];
-  if (view.status !== 'completed') throw new Error(`replay ${id} ended ${view.status}: ${JSON.stringify(view)}`);
+  if (view.status !== 'completed' && !(maxMinutes > 0 && view.status === 'cancelled')) throw new Error(`replay ${id} ended ${view.status}: ${JSON.stringify(view)}`);
 
   const seconds = (lastReceipt - replayStarted) / 1000;
   const without = spread([...before, ...after].map((r) => r.p99));
@@ -103,6 +116,7 @@ export async function runReplayScenario(stack: BenchStack, runner: PhaseRunner, 
     results,
     scenario: {
       archived: count,
+      ...(view.status === 'cancelled' && { cancelledAfterMinutes: maxMinutes }),
       archiveSeconds: round(archiveSeconds, 1),
       before,
       beside,
@@ -123,6 +137,6 @@ export function replayTable(scenario: ReplayScenario): string {
     ...[...scenario.before, ...scenario.beside, ...scenario.after].map(line),
     '',
     `Live p99 beside the replay: median ${round(p99.beside.median, 0)} ms (${round(p99.beside.min, 0)}–${round(p99.beside.max, 0)}) over ${scenario.beside.length} windows, against ${round(p99.without.median, 0)} ms (${round(p99.without.min, 0)}–${round(p99.without.max, 0)}) without: **${p99.ratio}×**.`,
-    `The replay: ${replay.matched} matched, ${replay.delivered} delivered, ${replay.failed} failed, ${replay.received} received (${replay.duplicates} twice) in ${replay.seconds} s: **${replay.messagesPerSecond} messages/s** beside the live calls. Archiving the ${scenario.archived} messages took ${scenario.archiveSeconds} s.`,
+    `The replay${scenario.cancelledAfterMinutes ? ` (cancelled after ${scenario.cancelledAfterMinutes} minutes, --replay-for)` : ''}: ${replay.matched} matched, ${replay.started} started, ${replay.delivered} delivered, ${replay.failed} failed, ${replay.received} received (${replay.duplicates} twice) in ${replay.seconds} s: **${replay.messagesPerSecond} messages/s** beside the live calls. Archiving the ${scenario.archived} messages took ${scenario.archiveSeconds} s.`,
   ].join('\n');
 }

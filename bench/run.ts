@@ -125,7 +125,7 @@ async function main(): Promise<number> {
       }
     }
     if (options.replayMessages > 0) {
-      const scenario = await runReplayScenario(stack, runner, { ...base, messages: options.messages[0] }, options.replayMessages, runId, log);
+      const scenario = await runReplayScenario(stack, runner, { ...base, messages: options.messages[0] }, options.replayMessages, runId, log, options.replayMinutes);
       results.push(...scenario.results);
       replay = scenario.scenario;
     }
