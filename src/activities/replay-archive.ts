@@ -84,9 +84,8 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     );
     const inputs = new Map<string, DeliveryInput>();
     if (going.length > 0) {
-      // The planner of every live message, for this one destination and the whole page: consent, integrations, filters (read once).
-      const rules = await rulesOf([destination]);
-      const planned = await deliveryPlanner({ listEnabled: async () => [destination] }, policy, replay.dryRun ? undefined : seal, { rulesOf: async () => rules })(replay.sourceId, going);
+      // The planner of every live message, for this one destination and the whole page: consent, integrations, filters (read once a call).
+      const planned = await deliveryPlanner({ listEnabled: async () => [destination] }, policy, replay.dryRun ? undefined : seal, { rulesOf })(replay.sourceId, going);
       if (planned.status === 'planned') for (const input of planned.inputs) inputs.set(input.messageId, input);
     }
     // The planner leaves out a message the rules stop for the destination.
