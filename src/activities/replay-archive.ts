@@ -1,8 +1,8 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { erasableIds, erasedBeforeSend } from '../delivery/erasure';
 import { NO_COUNTS, type ArchivedCall, type ReplayCounts, type ReplayPlan, type ReplayStatus } from '../delivery/replay';
-import { suppressedBeforeSend } from '../delivery/suppression';
-import type { DeliveryPolicy, MessageBody } from '../delivery/types';
+import { suppressedBeforeSend, type Suppression } from '../delivery/suppression';
+import type { DeliveryInput, DeliveryPolicy, MessageBody } from '../delivery/types';
 import { inParallel } from '../in-parallel';
 import { destinationRulesReader } from '../messages/destination-rules';
 import { deliveryPlanner, type Outgoing } from '../messages/plan-deliveries';
@@ -14,7 +14,7 @@ import { conditionMatches } from '../rules/fql-match';
 import { parseFql } from '../rules/fql';
 import type { ArchivedMessage, EnabledDestination, Store } from '../store/types';
 
-/** Messages decided (key, erasure and suppression reads, a start) at once within a page. */
+/** Replayed deliveries started (or outcomes read) at once within a page. */
 const PAGE_CONCURRENCY = 8;
 
 export interface ReplayPageResult {
@@ -31,45 +31,65 @@ export interface ReplayOutcome {
   outcome: 'delivered' | 'failed';
 }
 
-/** Why an archived message is not sent to the destination, or that it goes. */
-type Verdict = 'unmatched' | 'erased' | 'suppressed' | 'filtered' | 'send';
+/** Why an archived message is not sent to the destination, or the delivery input it goes with. */
+type Verdict = 'unmatched' | 'erased' | 'suppressed' | 'filtered' | { send: DeliveryInput };
 
 /**
  * The replay's I/O (issue 31). Each archived message is decided as a live one is today: opened
  * with its user's data key (gone: erased), the replay's trigger, the erasure and suppression
  * records, then the one decision of plan-deliveries.ts against the destination's consent and
- * filters as saved now. A page is safe to run again: each delivery's workflow id is the replay's
- * and the message's, started at most once.
+ * filters as saved now. A page is read in batches, not per message: its data keys, its users'
+ * erasures and suppressions, and the destination's rules once each, so a replay's rate is bound
+ * by its deliveries, not by store round trips. A page is safe to run again: each delivery's
+ * workflow id is the replay's and the message's, started at most once.
  */
 export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyring: Keyring | undefined, deliveries: ReplayDeliveries, archiveRetentionMs: number, clock: () => number = Date.now) {
-  const rulesOf = destinationRulesReader(store.destinationFilters, () => undefined);
+  // As ingest does: a saved filter this version cannot compile is left out, and said (its id, never a payload).
+  const rulesOf = destinationRulesReader(store.destinationFilters, (message, filterId) => {
+    log.warn(message, { filterId });
+  });
   const seal = keyring && bodySealer(store.dataKeys, keyring);
 
-  /** The archived call readable again, or 'erased' once its user's data key is gone. */
-  async function opened(message: ArchivedMessage): Promise<ArchivedCall | 'erased'> {
-    if (!isSealedBody(message.call)) return message.call;
-    const key = await store.dataKeys.get(message.call.subject);
-    if (!key) return 'erased';
-    return openBody(key, message.messageId, message.call, ARCHIVED_CALL) as ArchivedCall;
+  /** Each archived call readable again, or 'erased' once its user's data key is gone: one key read for the page. */
+  async function opened(messages: ArchivedMessage[]): Promise<Array<ArchivedCall | 'erased'>> {
+    const subjects = messages.flatMap((message) => (isSealedBody(message.call) ? [message.call.subject] : []));
+    const keys = subjects.length > 0 ? await store.dataKeys.getMany(subjects) : new Map<string, Buffer>();
+    return messages.map(({ messageId, call }) => {
+      if (!isSealedBody(call)) return call;
+      const key = keys.get(call.subject);
+      return key ? (openBody(key, messageId, call, ARCHIVED_CALL) as ArchivedCall) : 'erased';
+    });
   }
 
-  async function decide(replay: ReplayPlan, destination: EnabledDestination, message: ArchivedMessage, matches: (body: MessageBody) => boolean): Promise<Verdict> {
-    const call = await opened(message);
+  /** The page's verdicts, in its order: its users' erasures and suppressions read once, then one plan for what is left. */
+  async function decidePage(replay: ReplayPlan, destination: EnabledDestination, messages: ArchivedMessage[], matches: (body: MessageBody) => boolean): Promise<Verdict[]> {
+    const calls = await opened(messages);
     // An erased user's trigger cannot be read: counted as matched and skipped.
-    if (call === 'erased') return 'erased';
-    if (!matches(call.message)) return 'unmatched';
-    const ids = erasableIds(call.message);
-    if (ids.length > 0 && erasedBeforeSend(call.message, await store.erasures.erasedAt(ids))) return 'erased';
-    if (ids.length > 0 && suppressedBeforeSend(call.message, await store.suppressions.of(ids))) return 'suppressed';
-    // The planner of every live message, for this one destination: consent, integrations, filters.
-    const plan = deliveryPlanner({ listEnabled: async () => [destination] }, policy, replay.dryRun ? undefined : seal, { rulesOf })(replay.sourceId, [
-      { messageId: message.messageId, type: call.type, userId: typeof call.message.userId === 'string' ? call.message.userId : undefined, body: call.message, rules: { integrations: call.integrations, suppressed: false } } satisfies Outgoing,
-    ]);
-    const planned = await plan;
-    // The planner answers `planned` with no input when the rules stop the message for the destination.
-    if (planned.status === 'no_destinations' || planned.inputs.length === 0) return 'filtered';
-    if (!replay.dryRun) await deliveries.start({ ...planned.inputs[0], replay: { id: replay.id } });
-    return 'send';
+    const matched = calls.map((call) => call !== 'erased' && matches(call.message));
+    const idsOf = calls.map((call, i) => (matched[i] && call !== 'erased' ? erasableIds(call.message) : []));
+    const ids = [...new Set(idsOf.flat())];
+    const [erasedAt, suppressions] = ids.length > 0 ? await Promise.all([store.erasures.erasedAtOf(ids), store.suppressions.ofEach(ids)]) : [new Map<string, string>(), new Map<string, Suppression[]>()];
+    const stopped = calls.map((call, i): Verdict | undefined => {
+      if (call === 'erased') return 'erased';
+      if (!matched[i]) return 'unmatched';
+      // The latest erasure of any of the message's ids, as erasures.erasedAt answers for them together.
+      if (erasedBeforeSend(call.message, idsOf[i].flatMap((id) => erasedAt.get(id) ?? []).sort().at(-1))) return 'erased';
+      if (suppressedBeforeSend(call.message, idsOf[i].flatMap((id) => suppressions.get(id) ?? []))) return 'suppressed';
+      return undefined;
+    });
+    const going = calls.flatMap((call, i): Outgoing[] =>
+      stopped[i] !== undefined || call === 'erased'
+        ? []
+        : [{ messageId: messages[i].messageId, type: call.type, userId: typeof call.message.userId === 'string' ? call.message.userId : undefined, body: call.message, rules: { integrations: call.integrations, suppressed: false } }],
+    );
+    const inputs = new Map<string, DeliveryInput>();
+    if (going.length > 0) {
+      // The planner of every live message, for this one destination and the whole page: consent, integrations, filters (read once a call).
+      const planned = await deliveryPlanner({ listEnabled: async () => [destination] }, policy, replay.dryRun ? undefined : seal, { rulesOf })(replay.sourceId, going);
+      if (planned.status === 'planned') for (const input of planned.inputs) inputs.set(input.messageId, input);
+    }
+    // The planner leaves out a message the rules stop for the destination.
+    return messages.map(({ messageId }, i) => stopped[i] ?? (inputs.has(messageId) ? { send: inputs.get(messageId)! } : 'filtered'));
   }
 
   return {
@@ -85,16 +105,21 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
       const page = await store.archive.page(replay.sourceId, { since, until: replay.until }, size, cursor);
       const counts: ReplayCounts = { ...NO_COUNTS, skipped: { ...NO_COUNTS.skipped } };
       const inFlight: string[] = [];
-      await inParallel(page.messages, PAGE_CONCURRENCY, async (message) => {
-        const verdict = await decide(replay, destination, message, matches);
+      const verdicts = await decidePage(replay, destination, page.messages, matches);
+      Context.current().heartbeat();
+      for (const verdict of verdicts) {
         if (verdict !== 'unmatched') counts.matched++;
         if (verdict === 'erased' || verdict === 'suppressed' || verdict === 'filtered') counts.skipped[verdict]++;
-        if (verdict === 'send' && !replay.dryRun) {
+      }
+      const sends = verdicts.flatMap((verdict) => (typeof verdict === 'object' ? [verdict.send] : []));
+      if (!replay.dryRun) {
+        await inParallel(sends, PAGE_CONCURRENCY, async (input) => {
+          await deliveries.start({ ...input, replay: { id: replay.id } });
           counts.started++;
-          inFlight.push(message.messageId);
-        }
-        Context.current().heartbeat();
-      });
+          inFlight.push(input.messageId);
+          Context.current().heartbeat();
+        });
+      }
       return { counts, inFlight, ...(page.next !== undefined && { next: page.next }) };
     },
 

@@ -53,6 +53,8 @@ export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined): 
       return (await read([subjectHash])).get(subjectHash);
     },
 
+    getMany: read,
+
     async rewrap(limit) {
       const keyring = ring();
       const rows = await db

@@ -71,5 +71,19 @@ export function erasureStore(db: Kysely<Tables>, hashes: ErasedIdHashes): Store[
       const rows = await db.selectFrom('erased_ids').select('erased_at').where('id_hash', 'in', ids.flatMap(hashes)).execute();
       return rows.map((r) => r.erased_at).sort().at(-1);
     },
+
+    async erasedAtOf(ids) {
+      const unique = [...new Set(ids)];
+      const byHash = await erasedAtEach(db, [...new Set(unique.flatMap(hashes))]);
+      const latest = new Map<string, string>();
+      for (const id of unique) {
+        const at = hashes(id)
+          .flatMap((hash) => byHash.get(hash) ?? [])
+          .sort()
+          .at(-1);
+        if (at !== undefined) latest.set(id, at);
+      }
+      return latest;
+    },
   };
 }

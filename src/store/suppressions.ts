@@ -47,6 +47,12 @@ export function suppressionStore(db: Kysely<Tables>, hashes: ErasedIdHashes): St
       return [...(await suppressionsByHash(db, [...new Set(ids.flatMap(hashes))])).values()];
     },
 
+    async ofEach(ids) {
+      const unique = [...new Set(ids)];
+      const byHash = await suppressionsByHash(db, [...new Set(unique.flatMap(hashes))]);
+      return new Map(unique.map((id) => [id, hashes(id).flatMap((hash) => byHash.get(hash) ?? [])] as const).filter(([, found]) => found.length > 0));
+    },
+
     async suppressedAmong(ids) {
       if (ids.length === 0) return new Set();
       const unique = [...new Set(ids)];

@@ -264,6 +264,8 @@ export interface Store {
     add(ids: string[], at: string): Promise<void>;
     /** The latest time any of these ids was erased, if ever. */
     erasedAt(ids: string[]): Promise<string | undefined>;
+    /** Per id among these that was ever erased, the latest time it was: one read for many messages (a replay's page). */
+    erasedAtOf(ids: string[]): Promise<Map<string, string>>;
   };
   /** Ids suppressed by SUPPRESS_ONLY / SUPPRESS_WITH_DELETE regulations, kept only as one-way hashes (see suppressions.ts). */
   suppressions: {
@@ -273,6 +275,8 @@ export interface Store {
     lift(ids: string[], at: string): Promise<void>;
     /** Every suppression recorded for any of these ids, lifted ones included (what an attempt checks). */
     of(ids: string[]): Promise<Suppression[]>;
+    /** Per id among these with any, every suppression recorded for it, lifted ones included: `of` for many messages in one read (a replay's page). */
+    ofEach(ids: string[]): Promise<Map<string, Suppression[]>>;
     /** Of these ids, those suppressed now (what ingest checks): one read for a whole request. */
     suppressedAmong(ids: string[]): Promise<Set<string>>;
   };
@@ -285,6 +289,8 @@ export interface Store {
     getOrCreate(subjectHashes: string[]): Promise<Map<string, Buffer>>;
     /** The subject's key; undefined once a regulation destroyed it (or it never existed). */
     get(subjectHash: string): Promise<Buffer | undefined>;
+    /** Each of these subjects' keys that still exists (none made): `get` for many bodies in one read (a replay's page). */
+    getMany(subjectHashes: string[]): Promise<Map<string, Buffer>>;
     /** Destroys these subjects' keys: every body sealed under them is erased. Resolves how many existed. */
     destroy(subjectHashes: string[]): Promise<number>;
     /**
