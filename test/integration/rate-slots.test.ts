@@ -1,4 +1,4 @@
-import { Migrator, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import { rateIntervalUs } from '../../src/delivery/flow-control';
 import { migrationProvider } from '../../src/store/migrations';
 import type { Store } from '../../src/store/types';
@@ -14,7 +14,7 @@ import { sqliteStoreFile } from '../helpers/sqlite-store-file';
  */
 
 const hook = { url: 'https://hooks.example.com/slots', headers: {} };
-const HOUR_MS = 3_600_000;
+const HOUR_US = 3_600_000_000;
 
 describe.each([
   ['SQLite', () => sqliteStoreFile('rate-slots')],
@@ -35,26 +35,42 @@ describe.each([
     const { source } = await store.sources.create(`limited ${maxRequestsPerSecond}/s`);
     return store.destinations.create(source.id, { enabled: true, maxRequestsPerSecond, webhooks: [hook] });
   };
+  /**
+   * A queue a second long already, as a burst that outruns the limit leaves it: every ask that
+   * follows finds the next slot ahead of now however slowly this machine asks, so the slots handed
+   * out are the limiter's spacing alone. Returns the next free slot.
+   */
+  const queueASecondLong = async (destinationId: string, intervalUs: number) => {
+    await store.flowControl.reserveSlot(destinationId, intervalUs, HOUR_US);
+    const raw = database.raw();
+    await raw.updateTable('destination_rates').set({ next_slot_us: sql<number>`next_slot_us + 1000000` }).where('destination_id', '=', destinationId).execute();
+    return Number((await raw.selectFrom('destination_rates').select('next_slot_us').where('destination_id', '=', destinationId).executeTakeFirstOrThrow()).next_slot_us);
+  };
 
   it('spaces 50 reservations in a burst under 5,000/s 200 µs apart, not 1 ms', async () => {
     const d = await limited(5_000);
-    const slots = await Promise.all(Array.from({ length: 50 }, () => store.flowControl.reserveSlot(d.id, rateIntervalUs(5_000), HOUR_MS)));
+    const next = await queueASecondLong(d.id, rateIntervalUs(5_000));
+    const slots = await Promise.all(Array.from({ length: 50 }, () => store.flowControl.reserveSlot(d.id, rateIntervalUs(5_000), HOUR_US)));
     expect(slots.every((s) => s.reserved)).toBe(true);
-    const taken = slots.map((s) => s.slotUs).sort((a, b) => a - b);
-    expect(taken.map((slot) => slot - taken[0])).toEqual(taken.map((_slot, i) => i * 200));
-    // Each wait is its slot's distance from the store's now: the last of 50 is under 10 ms away.
-    for (const s of slots) expect(s.waitUs).toBeLessThanOrEqual(taken.at(-1)! - taken[0]);
+    expect(slots.map((s) => s.slotUs).sort((a, b) => a - b)).toEqual(slots.map((_s, i) => next + i * 200));
+    // Each wait is its slot's distance from the store's now: under the second the queue was long.
+    for (const s of slots) expect(s.waitUs).toBeLessThanOrEqual(1_000_000 + 49 * 200);
   });
 
-  it('under 10,000/s hands 100 sends 10 ms of slots, and claims a burst of 10 at send time 100 µs apart, none refused', async () => {
+  it('under 10,000/s hands 100 sends 10 ms of slots, not 100 ms', async () => {
     const d = await limited(10_000);
-    const interval = rateIntervalUs(10_000);
-    const slots = await Promise.all(Array.from({ length: 100 }, () => store.flowControl.reserveSlot(d.id, interval, HOUR_MS)));
+    const next = await queueASecondLong(d.id, rateIntervalUs(10_000));
+    const slots = await Promise.all(Array.from({ length: 100 }, () => store.flowControl.reserveSlot(d.id, rateIntervalUs(10_000), HOUR_US)));
     const taken = slots.map((s) => s.slotUs).sort((a, b) => a - b);
+    expect(taken[0]).toBe(next);
     expect(taken.at(-1)! - taken[0]).toBe(99 * 100);
-    // Ten sends claimed together fit within one timer tick (SEND_AHEAD_US) of each other: each is
-    // claimed at once, one interval after the one before or later, and none is told to ask again.
-    const claims = await Promise.all(Array.from({ length: 10 }, () => store.flowControl.claimSend(d.id, interval)));
+  });
+
+  it('claims sends asked together under 10,000/s at send time at least 100 µs apart, none told to ask again', async () => {
+    const d = await limited(10_000);
+    // Ten claimed together fit within one timer tick (SEND_AHEAD_US): each is claimed at once, an
+    // interval after the one before or later (when this machine asks more slowly than 10,000/s).
+    const claims = await Promise.all(Array.from({ length: 10 }, () => store.flowControl.claimSend(d.id, rateIntervalUs(10_000))));
     expect(claims.every((c) => c.claimed)).toBe(true);
     const sends = claims.map((c) => c.sendAtUs).sort((a, b) => a - b);
     sends.slice(1).forEach((at, i) => expect(at - sends[i]).toBeGreaterThanOrEqual(100));
@@ -92,13 +108,15 @@ describe.each([
 
       const upgraded = await fresh.open();
       try {
+        const row = await old.selectFrom('destination_rates').selectAll().where('destination_id', '=', 'dst_upgrade').executeTakeFirstOrThrow();
+        expect({ next: Number(row.next_slot_us), last: Number(row.last_send_us) }).toEqual({ next: (nowMs + 5_000) * 1_000, last: nowMs * 1_000 });
+        // The queue goes on where it stood: the next ask takes the slot 5 s out, one interval on from it after.
         const interval = rateIntervalUs(5);
-        const slot = await upgraded.flowControl.reserveSlot('dst_upgrade', interval, HOUR_MS);
+        const slot = await upgraded.flowControl.reserveSlot('dst_upgrade', interval, HOUR_US);
         expect(slot).toMatchObject({ reserved: true, slotUs: (nowMs + 5_000) * 1_000 });
-        expect(slot.waitUs).toBeGreaterThan(4_000_000);
+        expect(slot.waitUs).toBeGreaterThan(3_000_000);
         expect(slot.waitUs).toBeLessThanOrEqual(5_000_000);
-        const claim = await upgraded.flowControl.claimSend('dst_upgrade', interval);
-        expect(claim).toMatchObject({ claimed: false, sendAtUs: (nowMs + 200) * 1_000 });
+        expect((await upgraded.flowControl.reserveSlot('dst_upgrade', interval, HOUR_US)).slotUs).toBe((nowMs + 5_000) * 1_000 + interval);
       } finally {
         await upgraded.close();
       }
