@@ -10,9 +10,9 @@ import { writeTransaction } from './write-transaction';
  * rate-limited destination and the URLs paused by backpressure.
  *
  * One clock (issue 29): every time kept here is the database's, read inside the statement that
- * compares it, and every answer is relative ("wait N µs"). Workers' clocks never meet in a
- * comparison, so a worker whose clock runs ahead cannot push another's slots out, nor one behind
- * hold a URL longer than it asked. (SQLite's clock is the host's, which is every process's there.)
+ * compares it, and every answer is relative ("wait N ms"; the limiter's in µs). Workers' clocks
+ * never meet in a comparison, so a worker whose clock runs ahead cannot push another's slots out,
+ * nor one behind hold a URL longer than it asked. (SQLite's clock is the host's, which is every process's there.)
  *
  * The limiter is asked before every attempt of a rate-limited destination, from every worker at
  * once, so each ask is one atomic upsert (the row lock of the statement, on both dialects) rather
@@ -33,10 +33,10 @@ export function flowControlStore(db: Kysely<Tables>): Store['flowControl'] {
    * claim at send time still checks. SQLite's own clock has millisecond resolution, so the host's
    * clock is read here, in µs, and bound to the statement: one machine, every process's clock.
    */
-  const limiterNowUs = (): RawBuilder<number> =>
-    postgres ? sql<number>`floor(extract(epoch from clock_timestamp()) * 1000000)::bigint` : sql<number>`${Math.floor((performance.timeOrigin + performance.now()) * 1_000)}`;
   /** A µs count as the column's integer type (better-sqlite3 binds a JS number as a real). */
   const us = (value: number): RawBuilder<number> => (postgres ? sql<number>`cast(${value} as bigint)` : sql<number>`cast(${value} as integer)`);
+  const limiterNowUs = (): RawBuilder<number> =>
+    postgres ? sql<number>`floor(extract(epoch from clock_timestamp()) * 1000000)::bigint` : us(Math.floor((performance.timeOrigin + performance.now()) * 1_000));
   /** The later of `column` and now (GREATEST/max differ between the dialects; CASE does not). */
   const laterOf = (column: RawBuilder<number>, now: RawBuilder<number>) => sql<number>`case when ${column} > ${now} then ${column} else ${now} end`;
   const current = async (destinationId: string) =>
