@@ -1,18 +1,9 @@
-import { rateIntervalMs } from '../delivery/flow-control';
+import { holdMsOf, limiterWait, rateIntervalUs, slotMsOf } from '../delivery/flow-control';
 import type { AttemptRequest, Hold } from '../delivery/types';
 import type { Metrics } from '../metrics';
 import type { Destination, DestinationWebhook, Store } from '../store/types';
 
 export type FlowMetrics = Pick<Metrics, 'heldMessages' | 'throttledWaits' | 'backpressuredWaits'>;
-
-/**
- * A rate limit's wait this short is waited out inside the attempt, holding its webhook room: as a
- * hold it would cost the workflow a timer, a workflow task and a new activity to save a few
- * milliseconds. Such waits are common under any limit: the limiter spaces sends evenly (no burst),
- * so attempts arriving together (a batch's deliveries start at once) queue a slot apart, and at
- * 1,000 requests/s or more two in the same millisecond already wait one.
- */
-export const IN_ATTEMPT_WAIT_MS = 20;
 
 export interface AdmissionClock {
   now(): number;
@@ -37,27 +28,31 @@ export function makeAdmission(store: Pick<Store, 'flowControl'>, metrics?: FlowM
       if (pressure && pressure.untilMs !== req.waitedOutPressureMs) return { reason: 'backpressure', waitMs: pressure.leftMs, pressureUntilMs: pressure.untilMs };
     }
     if (destination.maxRequestsPerSecond === null) return undefined;
-    const intervalMs = rateIntervalMs(destination.maxRequestsPerSecond);
+    const intervalUs = rateIntervalUs(destination.maxRequestsPerSecond);
     let nowMs = startMs;
-    // Waits out what is left of IN_ATTEMPT_WAIT_MS from the start of this ask; false: the wait is longer.
-    const waitedHere = async (waitMs: number) => {
-      if (nowMs + waitMs - startMs > IN_ATTEMPT_WAIT_MS) return false;
-      await clock.sleep(waitMs);
-      nowMs = Math.max(nowMs + waitMs, clock.now());
-      return true;
+    const waitHere = async (waitUs: number) => {
+      await clock.sleep(waitUs / 1_000);
+      nowMs = Math.max(nowMs + waitUs / 1_000, clock.now());
     };
     let slotMs = req.reservedSlotMs;
     if (slotMs === undefined) {
-      const slot = await store.flowControl.reserveSlot(destination.id, intervalMs, req.holdLeftMs ?? Number.MAX_SAFE_INTEGER);
+      const slot = await store.flowControl.reserveSlot(destination.id, intervalUs, req.holdLeftMs === undefined ? Number.MAX_SAFE_INTEGER : req.holdLeftMs * 1_000);
       // Not reserved: the slot lies past this message's hold budget; it waits that out and fails.
-      if (!slot.reserved) return { reason: 'throttled', waitMs: slot.waitMs };
-      if (slot.waitMs > 0 && !(await waitedHere(slot.waitMs))) return { reason: 'throttled', waitMs: slot.waitMs, reservedSlotMs: slot.slotMs };
-      slotMs = slot.slotMs;
+      if (!slot.reserved) return { reason: 'throttled', waitMs: holdMsOf(slot.waitUs) };
+      slotMs = slotMsOf(slot.slotUs);
+      const wait = limiterWait(nowMs - startMs, slot.waitUs);
+      if (wait === 'hold') return { reason: 'throttled', waitMs: holdMsOf(slot.waitUs), reservedSlotMs: slotMs };
+      if (wait === 'here') await waitHere(slot.waitUs);
     }
     for (;;) {
-      const waitMs = await store.flowControl.claimSend(destination.id, intervalMs);
-      if (waitMs <= 0) return undefined;
-      if (!(await waitedHere(waitMs))) return { reason: 'throttled', waitMs, reservedSlotMs: slotMs };
+      const claim = await store.flowControl.claimSend(destination.id, intervalUs);
+      if (claim.claimed) {
+        // Its moment is less than a timer tick away: a timer, and the request goes out after it.
+        if (claim.waitUs > 0) await clock.sleep(claim.waitUs / 1_000);
+        return undefined;
+      }
+      if (limiterWait(nowMs - startMs, claim.waitUs) === 'hold') return { reason: 'throttled', waitMs: holdMsOf(claim.waitUs), reservedSlotMs: slotMs };
+      await waitHere(claim.waitUs);
     }
   }
 

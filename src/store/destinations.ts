@@ -270,7 +270,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         // push new asks back (the admin API wakes their holders, who ask again under the new limit).
         // The last send stays, so the new spacing holds from it.
         if (patch.maxRequestsPerSecond !== undefined && patch.maxRequestsPerSecond !== current.max_requests_per_second) {
-          await trx.updateTable('destination_rates').set({ next_slot_ms: 0 }).where('destination_id', '=', id).execute();
+          await trx.updateTable('destination_rates').set({ next_slot_us: 0 }).where('destination_id', '=', id).execute();
         }
         if (patch.webhooks !== undefined) await applyWebhookSettings(trx, id, patch.webhooks, now.toISOString());
         return toDestination(opened(row), await disabledOf(trx, [id]), await backpressuredOf(trx, [id]));

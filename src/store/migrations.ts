@@ -394,6 +394,20 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('destinations').addColumn('tls', 'text').execute();
     },
   },
+  // Issue 34: the limiter's slots in microseconds, so a limit above 1,000/s spaces sends 1/N s apart
+  // instead of a whole millisecond. A row in use carries over: its next slot and last send, ×1,000.
+  '0022_rate_slots_us': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destination_rates').addColumn('next_slot_us', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('destination_rates').addColumn('last_send_us', 'bigint').execute();
+      await db
+        .updateTable('destination_rates')
+        .set({ next_slot_us: sql`next_slot_ms * 1000`, last_send_us: sql`last_send_ms * 1000` })
+        .execute();
+      await db.schema.alterTable('destination_rates').dropColumn('next_slot_ms').execute();
+      await db.schema.alterTable('destination_rates').dropColumn('last_send_ms').execute();
+    },
+  },
 };
 
 /** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */
@@ -430,7 +444,8 @@ async function createMessageArchive(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('message_archive_page').on(ARCHIVE_TABLE).columns(['source_id', 'received_at', 'message_id']).execute();
 }
 
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+/** Exported for the upgrade tests, which migrate a database to a shipped name before the latest. */
+export const migrationProvider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Kysely's record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -476,7 +491,7 @@ export async function migrateToLatest(db: Kysely<Tables>): Promise<void> {
 }
 
 async function migrate(db: Kysely<Tables>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'migration table set-up';
     throw new Error(`store migration failed at ${failed}: ${(error as Error).message ?? error}`, { cause: error });

@@ -55,13 +55,13 @@ export interface DestinationRow {
   tls: string | null;
 }
 
-/** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch ms. */
+/** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch µs (issue 34, 0022_rate_slots_us). */
 export interface DestinationRateRow {
   destination_id: string;
   /** The next free send slot (GCRA theoretical arrival time). */
-  next_slot_ms: number;
-  /** When the last request went out, for the check at send time. */
-  last_send_ms: number | null;
+  next_slot_us: number;
+  /** The moment the last request was claimed for, for the check at send time. */
+  last_send_us: number | null;
 }
 
 /** A URL that answered 429 or 503 with Retry-After: nothing is sent to it, by any message, until `until_ms`. */

@@ -213,13 +213,17 @@ export interface Store {
    */
   flowControl: {
     /**
-     * Takes the destination's next send slot, unless it is more than `maxWaitMs` away; one
-     * statement, so any number of workers share one limiter. `waitMs`: how far the slot is from
-     * now; `slotMs` names the slot (the store's clock: compare it with nothing).
+     * Takes the destination's next send slot, unless it is more than `maxWaitUs` away; one
+     * statement, so any number of workers share one limiter. Microseconds (issue 34). `waitUs`: how
+     * far the slot is from now; `slotUs` names the slot (the store's clock: compare it with nothing).
      */
-    reserveSlot(destinationId: string, intervalMs: number, maxWaitMs: number): Promise<{ slotMs: number; waitMs: number; reserved: boolean }>;
-    /** At send time: 0 and the send recorded when the last request is an interval back; otherwise how long to wait. */
-    claimSend(destinationId: string, intervalMs: number): Promise<number>;
+    reserveSlot(destinationId: string, intervalUs: number, maxWaitUs: number): Promise<{ slotUs: number; waitUs: number; reserved: boolean }>;
+    /**
+     * At send time (delivery/flow-control.ts claimSend): `claimed`, the send is recorded at
+     * `sendAtUs`, at least an interval after the last, and goes out after `waitUs` (less than
+     * SEND_AHEAD_US); not claimed, the sender asks again after `waitUs`.
+     */
+    claimSend(destinationId: string, intervalUs: number): Promise<{ claimed: boolean; sendAtUs: number; waitUs: number }>;
     /**
      * No message sends to this URL for `forMs` from now (keeps a later pause already there). The
      * pause as it stands after the write (undefined: the destination is gone).

@@ -520,42 +520,42 @@ describe.each([
       // Concurrent writers on two handles where the dialect allows it in one process (see concurrentHandles).
       const handles = dialect.concurrentHandles > 1 ? [store, other] : [store];
       const asked = Date.now();
-      const slots = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length].flowControl.reserveSlot(d.id, 200, 1_500)));
-      const elapsed = Date.now() - asked;
-      const taken = slots.filter((s) => s.reserved).sort((a, b) => a.slotMs - b.slotMs);
+      const slots = await Promise.all(Array.from({ length: 10 }, (_, i) => handles[i % handles.length].flowControl.reserveSlot(d.id, 200_000, 1_500_000)));
+      const elapsedUs = (Date.now() - asked) * 1_000;
+      const taken = slots.filter((s) => s.reserved).sort((a, b) => a.slotUs - b.slotUs);
       // Eight fit in the 1.5 s left when all ask in the same millisecond; asks spread over `elapsed` may fit more.
       expect(taken.length).toBeGreaterThanOrEqual(8);
-      expect(taken.map((s) => s.slotMs - taken[0].slotMs)).toEqual(taken.map((_s, i) => i * 200));
+      expect(taken.map((s) => s.slotUs - taken[0].slotUs)).toEqual(taken.map((_s, i) => i * 200_000));
       // Each wait is its slot's distance from the store's now when it asked: never past the hold left.
-      // PostgreSQL's now() is its transaction's start, so an ask that queued on the row lock behind
-      // another counts from up to `elapsed` earlier (a fresh-clone run saw 201 for the second slot).
+      // An ask that queued on the row lock behind another counts from up to `elapsed` later or earlier.
       taken.forEach((s, i) => {
-        expect(s.waitMs).toBeLessThanOrEqual(Math.min(i * 200 + elapsed, 1_500));
-        expect(s.waitMs).toBeGreaterThanOrEqual(Math.max(0, i * 200 - elapsed - 1));
+        expect(s.waitUs).toBeLessThanOrEqual(Math.min(i * 200_000 + elapsedUs, 1_500_000));
+        expect(s.waitUs).toBeGreaterThanOrEqual(Math.max(0, i * 200_000 - elapsedUs - 1_000));
       });
       const refused = slots.filter((s) => !s.reserved);
       for (const s of refused) {
-        expect(s.slotMs).toBe(taken[0].slotMs + taken.length * 200);
+        expect(s.slotUs).toBe(taken[0].slotUs + taken.length * 200_000);
         // Refused at one now, answered from the next statement's: the slot was past the hold when
-        // refused, and the wait counts from the read, up to `elapsed` later (a loaded box saw 1,476).
-        expect(s.waitMs).toBeGreaterThan(1_500 - elapsed);
+        // refused, and the wait counts from the read, up to `elapsed` later (a loaded box saw 1,476 ms).
+        expect(s.waitUs).toBeGreaterThan(1_500_000 - elapsedUs);
       }
       // At send time: one request per interval, whoever asks.
-      expect(await store.flowControl.claimSend(d.id, 200)).toBe(0);
-      const wait = await other.flowControl.claimSend(d.id, 200);
-      expect(wait).toBeGreaterThan(0);
-      expect(wait).toBeLessThanOrEqual(200);
-      await new Promise((resolve) => setTimeout(resolve, wait + 5));
-      expect(await other.flowControl.claimSend(d.id, 200)).toBe(0);
+      expect(await store.flowControl.claimSend(d.id, 200_000)).toMatchObject({ claimed: true, waitUs: 0 });
+      const wait = await other.flowControl.claimSend(d.id, 200_000);
+      expect(wait.claimed).toBe(false);
+      expect(wait.waitUs).toBeGreaterThan(0);
+      expect(wait.waitUs).toBeLessThanOrEqual(200_000);
+      await new Promise((resolve) => setTimeout(resolve, wait.waitUs / 1_000 + 5));
+      expect(await other.flowControl.claimSend(d.id, 200_000)).toMatchObject({ claimed: true, waitUs: 0 });
     });
 
     it('restarts the limiter\'s queue when maxRequestsPerSecond changes: the next slot is now again', async () => {
       const source = await newSource();
       const d = await store.destinations.create(source.id, { enabled: true, maxRequestsPerSecond: 1, webhooks: [hook(1)] });
-      for (let i = 0; i < 5; i++) await store.flowControl.reserveSlot(d.id, 1_000, 60_000);
-      expect((await store.flowControl.reserveSlot(d.id, 1_000, 60_000)).waitMs).toBeGreaterThan(4_000);
+      for (let i = 0; i < 5; i++) await store.flowControl.reserveSlot(d.id, 1_000_000, 60_000_000);
+      expect((await store.flowControl.reserveSlot(d.id, 1_000_000, 60_000_000)).waitUs).toBeGreaterThan(4_000_000);
       await other.destinations.update(d.id, { maxRequestsPerSecond: 10 });
-      expect((await store.flowControl.reserveSlot(d.id, 100, 60_000)).waitMs).toBeLessThanOrEqual(100);
+      expect((await store.flowControl.reserveSlot(d.id, 100_000, 60_000_000)).waitUs).toBeLessThanOrEqual(100_000);
     });
 
     it('keeps the later backpressure of a URL, shows it on the destination, clears it, and forgets it with the destination', async () => {

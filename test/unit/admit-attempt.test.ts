@@ -1,4 +1,5 @@
-import { IN_ATTEMPT_WAIT_MS, makeAdmission } from '../../src/activities/admit-attempt';
+import { makeAdmission } from '../../src/activities/admit-attempt';
+import { IN_ATTEMPT_WAIT_MS, SEND_AHEAD_US } from '../../src/delivery/flow-control';
 import type { AttemptRequest } from '../../src/delivery/types';
 import type { Destination, Store } from '../../src/store/types';
 
@@ -24,21 +25,23 @@ const destination = (maxRequestsPerSecond: number | null, paused = false): Desti
 });
 
 /**
- * The admission with a scripted limiter (the slot reserveSlot hands out, then what each claimSend
- * answers) and a clock whose sleeps only move time: what it returns, and what it slept.
+ * The admission with a scripted limiter (the slot reserveSlot hands out, µs ahead of now, then the
+ * wait each claimSend answers, in µs: claimed when under SEND_AHEAD_US, as the store decides) and a
+ * clock whose sleeps only move time: what it returns, and what it slept (ms).
  */
-async function admitWith(dest: Destination, slotAheadMs: number | undefined, claims: number[], req: AttemptRequest = request) {
+async function admitWith(dest: Destination, slotAheadUs: number | undefined, claims: number[], req: AttemptRequest = request) {
   let now = NOW;
   const slept: number[] = [];
   const asked: string[] = [];
   const flowControl: Store['flowControl'] = {
     async reserveSlot() {
       asked.push('reserve');
-      return { slotMs: now + (slotAheadMs ?? 0), waitMs: slotAheadMs ?? 0, reserved: slotAheadMs !== undefined };
+      return { slotUs: now * 1_000 + (slotAheadUs ?? 0), waitUs: slotAheadUs ?? 0, reserved: slotAheadUs !== undefined };
     },
     async claimSend() {
       asked.push('claim');
-      return claims.shift() ?? 0;
+      const waitUs = claims.shift() ?? 0;
+      return { claimed: waitUs < SEND_AHEAD_US, sendAtUs: now * 1_000 + waitUs, waitUs };
     },
     async backpressure() {
       return undefined;
@@ -56,14 +59,16 @@ async function admitWith(dest: Destination, slotAheadMs: number | undefined, cla
 }
 
 describe('admission of a rate-limited attempt: short waits inside the attempt, longer ones a hold', () => {
+  const WAIT_US = IN_ATTEMPT_WAIT_MS * 1_000;
   it.each([
-    // name, max requests/s, slot ahead, claimSend answers → hold, sleeps
+    // name, max requests/s, slot ahead (µs), claimSend answers (µs) → hold, sleeps (ms)
     ['the slot is now: sent at once', 50, 0, [0], undefined, []],
-    ['a slot 1 ms ahead (two asks in one millisecond at 1,000/s): waited here, then sent', 1_000, 1, [0], undefined, [1]],
-    [`a slot ${IN_ATTEMPT_WAIT_MS} ms ahead: waited here`, 50, IN_ATTEMPT_WAIT_MS, [0], undefined, [IN_ATTEMPT_WAIT_MS]],
-    [`a slot ${IN_ATTEMPT_WAIT_MS + 1} ms ahead: a hold that keeps the slot`, 40, IN_ATTEMPT_WAIT_MS + 1, [], { reason: 'throttled', waitMs: IN_ATTEMPT_WAIT_MS + 1, reservedSlotMs: NOW + IN_ATTEMPT_WAIT_MS + 1 }, []],
-    ["another worker's send in the slot: its 5 ms waited here, then sent", 100, 0, [5, 0], undefined, [5]],
-    ['waits adding up past the bound: a hold for what is left', 100, 10, [5, 8], { reason: 'throttled', waitMs: 8, reservedSlotMs: NOW + 10 }, [10, 5]],
+    ['a slot 100 µs ahead (two asks together at 10,000/s): no sleep before the claim, which waits its 100 µs', 10_000, 100, [100], undefined, [0.1]],
+    ['a slot 1 ms ahead (two asks in one millisecond at 1,000/s): waited here, then sent', 1_000, 1_000, [0], undefined, [1]],
+    [`a slot ${IN_ATTEMPT_WAIT_MS} ms ahead: waited here`, 50, WAIT_US, [0], undefined, [IN_ATTEMPT_WAIT_MS]],
+    [`a slot ${IN_ATTEMPT_WAIT_MS} ms and 1 µs ahead: a hold (whole ms, rounded up) that keeps the slot`, 40, WAIT_US + 1, [], { reason: 'throttled', waitMs: IN_ATTEMPT_WAIT_MS + 1, reservedSlotMs: NOW + IN_ATTEMPT_WAIT_MS }, []],
+    ["another worker's send in the slot: its 5 ms waited here, then sent", 100, 0, [5_000, 0], undefined, [5]],
+    ['waits adding up past the bound: a hold for what is left', 100, 10_000, [5_000, 8_000], { reason: 'throttled', waitMs: 8, reservedSlotMs: NOW + 10 }, [10, 5]],
   ])('%s', async (_name, rate, slotAhead, claims, expected, sleeps) => {
     const { hold, slept } = await admitWith(destination(rate), slotAhead, [...claims]);
     expect(hold).toEqual(expected);
@@ -78,7 +83,7 @@ describe('admission of a rate-limited attempt: short waits inside the attempt, l
   });
 
   it('a slot reserved by an earlier hold is claimed without reserving another', async () => {
-    const { hold, asked } = await admitWith(destination(10), 500, [0], { ...request, reservedSlotMs: NOW });
+    const { hold, asked } = await admitWith(destination(10), 500_000, [0], { ...request, reservedSlotMs: NOW });
     expect(hold).toBeUndefined();
     expect(asked).toEqual(['claim']);
   });
@@ -93,8 +98,8 @@ describe('admission of an attempt to a URL under backpressure', () => {
   const pressedAt = (leftMs: number | undefined) => {
     const asked: string[] = [];
     const flowControl: Store['flowControl'] = {
-      reserveSlot: async () => ({ slotMs: 0, waitMs: 0, reserved: true }),
-      claimSend: async () => 0,
+      reserveSlot: async () => ({ slotUs: 0, waitUs: 0, reserved: true }),
+      claimSend: async () => ({ claimed: true, sendAtUs: 0, waitUs: 0 }),
       backpressure: async () => undefined,
       backpressureLeft: async () => (asked.push('left'), leftMs === undefined ? undefined : { untilMs: 7_000_000, leftMs }),
       clearBackpressure: async () => false,

@@ -1,46 +1,104 @@
-import { backpressureMs, claimSend, holdExceededReason, holdWaitMs, rateIntervalMs, reserveSlot } from '../../src/delivery/flow-control';
+import { backpressureMs, claimSend, holdExceededReason, holdMsOf, holdWaitMs, IN_ATTEMPT_WAIT_MS, limiterWait, rateIntervalUs, reserveSlot, SEND_AHEAD_US, slotMsOf } from '../../src/delivery/flow-control';
 import { parseDeliveryDirective } from '../../src/delivery/delivery-directive';
 import { classifyResponse } from '../../src/delivery/outcome';
 import { executionTimeoutMs, EXECUTION_GRACE_MS } from '../../src/delivery/retry-window';
 
-describe('rate limit arithmetic (GCRA without burst)', () => {
+describe('rate limit arithmetic (GCRA without burst, µs slots)', () => {
   it.each([
-    [1, 1_000],
-    [5, 200],
-    [3, 334],
-    [10_000, 1],
-  ])('%i requests per second are one every %i ms (rounded up, never faster)', (rate, interval) => {
-    expect(rateIntervalMs(rate)).toBe(interval);
+    [1, 1_000_000],
+    [5, 200_000],
+    [3, 333_334],
+    [1_000, 1_000],
+    [3_000, 334],
+    [5_000, 200],
+    [7_000, 143],
+    [10_000, 100],
+  ])('%i requests per second are one every %i µs (rounded up, never faster)', (rate, interval) => {
+    expect(rateIntervalUs(rate)).toBe(interval);
+  });
+
+  it('spaces limits above 1,000/s closer than a millisecond: a second holds (to 1 %) as many slots as the limit, never more', () => {
+    for (const rate of [1_500, 2_500, 5_000, 9_999, 10_000]) {
+      expect(rateIntervalUs(rate)).toBeLessThan(1_000);
+      const slotsInASecond = Math.floor(1_000_000 / rateIntervalUs(rate));
+      expect(slotsInASecond).toBeGreaterThanOrEqual(0.99 * rate);
+      expect(slotsInASecond).toBeLessThanOrEqual(rate);
+    }
   });
 
   it.each([
-    ['no state yet: now', undefined, 1_000, 200, 10_000, { slotMs: 1_000, reserved: true, nextSlotMs: 1_200 }],
-    ['the next slot has passed: now', 500, 1_000, 200, 10_000, { slotMs: 1_000, reserved: true, nextSlotMs: 1_200 }],
-    ['the next slot is ahead: that slot', 1_600, 1_000, 200, 10_000, { slotMs: 1_600, reserved: true, nextSlotMs: 1_800 }],
-    ['exactly the hold left away: taken', 3_000, 1_000, 200, 2_000, { slotMs: 3_000, reserved: true, nextSlotMs: 3_200 }],
-    ['beyond the hold left: not taken, state unchanged', 3_001, 1_000, 200, 2_000, { slotMs: 3_001, reserved: false, nextSlotMs: 3_001 }],
+    ['no state yet: now', undefined, 1_000, 200, 10_000, { slotUs: 1_000, reserved: true, nextSlotUs: 1_200 }],
+    ['the next slot has passed: now', 500, 1_000, 200, 10_000, { slotUs: 1_000, reserved: true, nextSlotUs: 1_200 }],
+    ['the next slot is ahead: that slot', 1_600, 1_000, 200, 10_000, { slotUs: 1_600, reserved: true, nextSlotUs: 1_800 }],
+    ['exactly the hold left away: taken', 3_000, 1_000, 200, 2_000, { slotUs: 3_000, reserved: true, nextSlotUs: 3_200 }],
+    ['beyond the hold left: not taken, state unchanged', 3_001, 1_000, 200, 2_000, { slotUs: 3_001, reserved: false, nextSlotUs: 3_001 }],
   ])('reserveSlot: %s', (_name, next, now, interval, maxWait, expected) => {
     expect(reserveSlot(next, now, interval, maxWait)).toEqual(expected);
   });
 
-  it('hands 60 askers at one instant slots one interval apart: 5 per second, no burst', () => {
+  it.each([
+    [5, 60, [0, 200_000, 400_000, 600_000, 800_000, 1_000_000], 59 * 200_000],
+    [5_000, 50, [0, 200, 400, 600, 800, 1_000], 49 * 200],
+    [10_000, 100, [0, 100, 200, 300, 400, 500], 99 * 100],
+  ])('hands %i/s askers at one instant (%i of them) slots one interval apart, no burst', (rate, askers, firstSix, last) => {
     let next: number | undefined;
     const slots: number[] = [];
-    for (let i = 0; i < 60; i++) {
-      const slot = reserveSlot(next, 0, rateIntervalMs(5), Number.MAX_SAFE_INTEGER);
-      slots.push(slot.slotMs);
-      next = slot.nextSlotMs;
+    for (let i = 0; i < askers; i++) {
+      const slot = reserveSlot(next, 0, rateIntervalUs(rate), Number.MAX_SAFE_INTEGER);
+      slots.push(slot.slotUs);
+      next = slot.nextSlotUs;
     }
-    expect(slots.slice(0, 6)).toEqual([0, 200, 400, 600, 800, 1_000]);
-    expect(slots.at(-1)).toBe(59 * 200);
+    expect(slots.slice(0, 6)).toEqual(firstSix);
+    expect(slots.at(-1)).toBe(last);
   });
 
   it.each([
-    ['first send', undefined, 1_000, { waitMs: 0, lastSendMs: 1_000 }],
-    ['an interval after the last', 800, 1_000, { waitMs: 0, lastSendMs: 1_000 }],
-    ['too soon after the last: wait the rest', 900, 1_000, { waitMs: 100, lastSendMs: 900 }],
-  ])('claimSend: %s', (_name, last, now, expected) => {
-    expect(claimSend(last, now, 200)).toEqual(expected);
+    ['first send', undefined, 1_000, 200, { claimed: true, sendAtUs: 1_000, waitUs: 0, lastSendUs: 1_000 }],
+    ['an interval after the last', 800, 1_000, 200, { claimed: true, sendAtUs: 1_000, waitUs: 0, lastSendUs: 1_000 }],
+    ['100 µs too soon (10,000/s): claimed an interval after the last, waits the rest', 900, 900, 100, { claimed: true, sendAtUs: 1_000, waitUs: 100, lastSendUs: 1_000 }],
+    [`just under a timer tick (${SEND_AHEAD_US} µs) away: claimed`, 1_000, 1_000, SEND_AHEAD_US - 1, { claimed: true, sendAtUs: 1_000 + SEND_AHEAD_US - 1, waitUs: SEND_AHEAD_US - 1, lastSendUs: 1_000 + SEND_AHEAD_US - 1 }],
+    ['a timer tick away: not claimed, ask again after the wait', 1_000, 1_000, SEND_AHEAD_US, { claimed: false, sendAtUs: 2_000, waitUs: SEND_AHEAD_US, lastSendUs: 1_000 }],
+    ['too soon under 5/s: not claimed, the rest of the interval', 900_000, 1_000_000, 200_000, { claimed: false, sendAtUs: 1_100_000, waitUs: 100_000, lastSendUs: 900_000 }],
+  ])('claimSend: %s', (_name, last, now, interval, expected) => {
+    expect(claimSend(last, now, interval)).toEqual(expected);
+  });
+
+  it('claims ten sends asked in one instant under 10,000/s 100 µs apart, and refuses the eleventh', () => {
+    let last: number | undefined;
+    const claims = Array.from({ length: 11 }, () => {
+      const claim = claimSend(last, 0, rateIntervalUs(10_000));
+      last = claim.lastSendUs;
+      return claim;
+    });
+    expect(claims.slice(0, 10).map((c) => [c.claimed, c.sendAtUs])).toEqual(Array.from({ length: 10 }, (_c, i) => [true, i * 100]));
+    expect(claims[10]).toMatchObject({ claimed: false, waitUs: 1_000 });
+  });
+
+  it.each([
+    // name, waited inside the attempt so far (ms), the limiter's wait (µs) → what the attempt does
+    ['a slot now', 0, 0, 'none'],
+    ['a slot 100 µs ahead (10,000/s): no sleep of its own, the claim waits for its moment', 0, 100, 'none'],
+    ['a slot just under a timer tick ahead', 0, SEND_AHEAD_US - 1, 'none'],
+    ['a timer tick ahead: slept here', 0, SEND_AHEAD_US, 'here'],
+    [`${IN_ATTEMPT_WAIT_MS} ms ahead: slept here`, 0, IN_ATTEMPT_WAIT_MS * 1_000, 'here'],
+    [`${IN_ATTEMPT_WAIT_MS} ms and 1 µs ahead: a hold`, 0, IN_ATTEMPT_WAIT_MS * 1_000 + 1, 'hold'],
+    ['waits adding up past the bound: a hold', 15, 5_001, 'hold'],
+    ['waits adding up to the bound: slept here', 15, 5_000, 'here'],
+  ])('limiterWait: %s', (_name, waited, wait, expected) => {
+    expect(limiterWait(waited, wait)).toBe(expected);
+  });
+
+  it.each([
+    ['a hold never ends before its slot: rounded up to the millisecond', 1, 1],
+    ['a whole millisecond', 20_000, 20],
+    ['20 ms and 1 µs', 20_001, 21],
+  ])('holdMsOf: %s', (_name, waitUs, ms) => {
+    expect(holdMsOf(waitUs)).toBe(ms);
+  });
+
+  it('names a reserved µs slot by the epoch millisecond it falls in, as reservedSlotMs did before µs slots', () => {
+    expect(slotMsOf(1_764_300_000_000_999)).toBe(1_764_300_000_000);
+    expect(slotMsOf(1_764_300_000_001_000)).toBe(1_764_300_000_001);
   });
 });
 
