@@ -1,7 +1,8 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Keyring } from '../privacy/keyring';
 import { credentialsByMasterKey, resealCredentials } from './credentials-at-rest';
-import { openedCredentials, sealedCredentials } from './destination-credentials';
+import { openedCredentials, sealedCredentials, type PlainCredentials } from './destination-credentials';
+import { OpenedValues } from '../privacy/opened-values';
 import { DEFAULT_CONSENT } from '../rules/consent';
 import { newId } from './ids';
 import type { DestinationRow, Tables } from './tables';
@@ -26,6 +27,13 @@ function storedConsent(current: ConsentSettings, given: Partial<ConsentSettings>
   const consent: ConsentSettings = { categories: given.categories ?? current.categories, whenAbsent: given.whenAbsent ?? current.whenAbsent };
   return consent.categories.length === 0 && consent.whenAbsent === DEFAULT_CONSENT.whenAbsent ? null : JSON.stringify(consent);
 }
+
+/** Destinations whose opened credentials a store keeps (a worker's attempts go to a few hundred at most). */
+const OPENED_DESTINATIONS = 1_000;
+
+/** Everything a row's credentials are opened from: any change to one of them (or to the key that sealed them) opens them again. */
+const sealedText = (row: Selectable<DestinationRow>): string =>
+  JSON.stringify({ k: row.credentials_key_id, s: row.shared_secret, g: row.signing_secret, p: row.previous_signing_secret, w: row.webhooks, m: row.mappings, a: row.auth, t: row.tls });
 
 /** Disabled URLs of some destinations: destination id → url → why. */
 type Disabled = Map<string, Map<string, WebhookDisablement>>;
@@ -166,7 +174,9 @@ function signingChanges(current: Pick<DestinationRow, 'signing_secret' | 'previo
  * undefined with PAYLOAD_ENCRYPTION=off: written as given, and a sealed row does not open.
  */
 export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefined): Store['destinations'] {
-  const opened = <R extends Selectable<DestinationRow>>(row: R): R => ({ ...row, ...openedCredentials(keyring, row) });
+  // Every attempt reads its destination; its credentials are opened again only when the row's sealed text changed.
+  const credentials = new OpenedValues<PlainCredentials>(OPENED_DESTINATIONS);
+  const opened = <R extends Selectable<DestinationRow>>(row: R): R => ({ ...row, ...credentials.open(row.id, sealedText(row), () => openedCredentials(keyring, row)) });
   const listEnabled: Store['destinations']['listEnabled'] = async (sourceId) => {
     const rows = await db
       .selectFrom('destinations')
@@ -278,6 +288,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
     },
 
     async delete(id) {
+      credentials.forget([id]);
       const result = await db.deleteFrom('destinations').where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
