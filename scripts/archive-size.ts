@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   for (let first = 0; first < MESSAGES; first += BATCH) {
     const accepted = acceptCalls(Array.from({ length: Math.min(BATCH, MESSAGES - first) }, (_, k) => track(first + k)), { receivedAtMs: Date.now(), inBatch: true });
     if ('problem' in accepted) throw new Error(accepted.problem);
-    await archive(source.id, accepted.accepted);
+    await archive(source.id, accepted.accepted, store.dataKeys);
   }
   let bytes: number;
   if (config.databaseUrl) {

@@ -7,6 +7,7 @@ import type { ArchiveCalls } from './archive-calls';
 import type { Call } from './call';
 import type { DecisionRecorder } from './message-count-recorder';
 import { outgoing, type PlanDeliveries } from './plan-deliveries';
+import { requestDataKeys } from './request-data-keys';
 import { seenUsers } from './seen-users';
 import { suppressedUsers } from './suppressed-users';
 import { isAboutSuppressed } from '../delivery/suppression';
@@ -86,9 +87,11 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   const isSuppressed = acceptance.accepted.map((a) => isAboutSuppressed(a.message, suppressed));
   deps.recorder?.received(request.sourceId, request.receivedAtMs, acceptance.accepted.length);
 
+  // The archive and the sealing need the same users' data keys: one read for both.
+  const dataKeys = requestDataKeys(deps.store.dataKeys);
   // Issue 31: the archive is written beside the profiles and the plan, and awaited before any
   // workflow starts: an answered request is archived. A suppressed user's calls are not kept.
-  const archived = deps.archive?.(request.sourceId, acceptance.accepted.filter((_, i) => !isSuppressed[i]));
+  const archived = deps.archive?.(request.sourceId, acceptance.accepted.filter((_, i) => !isSuppressed[i]), dataKeys);
   archived?.catch(() => undefined);
   // Personas profiles: traits, events and aliases of the whole request in one transaction, with
   // the user ids this source has now seen (a DELETE regulation notifies only sources that saw the user).
@@ -97,6 +100,7 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   const plan = await deps.planDeliveries(
     request.sourceId,
     acceptance.accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, suppressed: isSuppressed[i] })),
+    dataKeys,
   );
   const inputs = plan.status === 'planned' ? plan.inputs : [];
   await archived;

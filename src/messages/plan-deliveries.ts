@@ -5,6 +5,7 @@ import { decideDelivery, type DeliveryDecision, type DeliveryDecisionInput } fro
 import type { EnabledDestination, Store } from '../store/types';
 import type { DecisionRecorder } from './message-count-recorder';
 import { triggersOf, type DestinationTriggers } from './mapping-plan';
+import type { DataKeyReads } from './request-data-keys';
 
 /**
  * A message on its way out: its id, the type and user its workflow is searched by, and the body
@@ -42,12 +43,13 @@ export const outgoing = (message: Message, rules?: Outgoing['rules']): Outgoing 
   ...(rules && { rules }),
 });
 
-/** A step that seals bodies before their inputs are made (seal-bodies.ts). */
-export type SealBodies = (messages: Outgoing[]) => Promise<Outgoing[]>;
+/** A step that seals bodies before their inputs are made (seal-bodies.ts), reading keys through `dataKeys` when given. */
+export type SealBodies = (messages: Outgoing[], dataKeys?: DataKeyReads) => Promise<Outgoing[]>;
 
 export type DeliveryPlan = { status: 'no_destinations' } | { status: 'planned'; inputs: DeliveryInput[] };
 
-export type PlanDeliveries = (sourceId: string, messages: Outgoing[]) => Promise<DeliveryPlan>;
+/** `dataKeys`: where the sealing reads keys (an ingest request's own reads: request-data-keys.ts); the store's otherwise. */
+export type PlanDeliveries = (sourceId: string, messages: Outgoing[], dataKeys?: DataKeyReads) => Promise<DeliveryPlan>;
 
 /** A destination's consent and filters, as the decision reads them. */
 export type DestinationRules = DeliveryDecisionInput['destination'];
@@ -103,7 +105,7 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
  * (new data, with payload keys), bodies with a subject are sealed first (crypto-shredding).
  */
 export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listEnabled'>, policy: DeliveryPolicy, seal?: SealBodies, decisions?: PlanDecisions): PlanDeliveries {
-  return async (sourceId, messages) => {
+  return async (sourceId, messages, dataKeys) => {
     const enabled = await destinations.listEnabled(sourceId);
     if (enabled.length === 0) return { status: 'no_destinations' };
     const enabledIds = enabled.map((destination) => destination.id);
@@ -114,7 +116,7 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
         ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, decisions, triggers)))
         : messages.map((message) => triggers.decideUnruled(message, enabledIds));
     const going = decided.filter((message) => message.destinationIds.length > 0);
-    const ready = seal ? await seal(going) : going;
+    const ready = seal ? await seal(going, dataKeys) : going;
     const inputs = ready.map((message, i): DeliveryInput => {
       const { messageId, type, userId, visibleIds, body, sealedBody, destinationBodies, sealedDestinationBodies, mappings } = message;
       const destinationIds = going[i].destinationIds;

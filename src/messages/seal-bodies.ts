@@ -10,14 +10,15 @@ import type { Outgoing, SealBodies } from './plan-deliveries';
  * each body with a subject leaves sealed under that subject's data key, made now if it has none (a
  * user erased before gets a new key: new calls after a regulation are delivered). Redeliveries do
  * not pass through here: they are sealed again under the key they were opened with
- * (redelivery-plan.ts), never a new one, so a shredded body stays unreadable.
+ * (redelivery-plan.ts), never a new one, so a shredded body stays unreadable. An ingest request
+ * passes its own `readKeys` (request-data-keys.ts): the keys its archive step read already.
  */
 export function bodySealer(dataKeys: Pick<Store['dataKeys'], 'getOrCreate'>, keyring: Keyring): SealBodies {
-  return async (messages) => {
+  return async (messages, readKeys = dataKeys) => {
     const subjects = messages.map((m) => (m.body ? messageSubject(keyring, m.type, m.body) : undefined));
     const wanted = subjects.filter((s): s is string => s !== undefined);
     if (wanted.length === 0) return messages;
-    const keys = await dataKeys.getOrCreate(wanted);
+    const keys = await readKeys.getOrCreate(wanted);
     return messages.map((m, i) => {
       const subject = subjects[i];
       if (subject === undefined || !m.body) return m;

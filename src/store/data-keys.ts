@@ -1,12 +1,16 @@
 import type { Kysely } from 'kysely';
 import { newDataKey, unwrapDataKey, wrapDataKey } from '../privacy/data-key-wrap';
 import type { Keyring } from '../privacy/keyring';
+import { OpenedValues } from '../privacy/opened-values';
 import { chunks } from './chunks';
 import type { Tables } from './tables';
 import type { Store } from './types';
 
 /** Subjects per `IN (...)` list and rows per INSERT. */
 const PER_QUERY = 500;
+
+/** Unwrapped data keys kept per store (32 bytes each and their wrapped text): about the users active in a few minutes. */
+const OPENED_KEYS = 10_000;
 
 /**
  * Crypto-shredding's keys (issue 19): one random data key per subject (the keyed hash of a userId,
@@ -20,11 +24,17 @@ export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined): 
     return keyring;
   };
 
+  // Every read still asks the table (a destroyed key is gone at once); only the unwrap of a row
+  // read unchanged before is skipped: every attempt and every request reads its users' keys again.
+  const opened = new OpenedValues<Buffer>(OPENED_KEYS);
   async function read(subjectHashes: string[]): Promise<Map<string, Buffer>> {
     const keys = new Map<string, Buffer>();
     for (const part of chunks([...new Set(subjectHashes)], PER_QUERY)) {
       const rows = await db.selectFrom('data_keys').select(['subject_hash', 'master_key_id', 'wrapped_key']).where('subject_hash', 'in', part).execute();
-      for (const row of rows) keys.set(row.subject_hash, unwrapDataKey(ring(), row.subject_hash, { masterKeyId: row.master_key_id, wrapped: Buffer.from(row.wrapped_key, 'base64') }));
+      for (const row of rows) {
+        const unwrap = () => unwrapDataKey(ring(), row.subject_hash, { masterKeyId: row.master_key_id, wrapped: Buffer.from(row.wrapped_key, 'base64') });
+        keys.set(row.subject_hash, opened.open(row.subject_hash, `${row.master_key_id}\0${row.wrapped_key}`, unwrap));
+      }
     }
     return keys;
   }
@@ -88,6 +98,7 @@ export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined): 
     },
 
     async destroy(subjectHashes) {
+      opened.forget(subjectHashes);
       let destroyed = 0;
       for (const part of chunks([...new Set(subjectHashes)], PER_QUERY)) {
         const result = await db.deleteFrom('data_keys').where('subject_hash', 'in', part).executeTakeFirst();

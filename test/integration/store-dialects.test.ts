@@ -368,6 +368,32 @@ describe.each([
   describe('with keys (issue 19)', () => {
     const keyring = parseKeyring(`k1=${Buffer.alloc(32, 9).toString('base64')}`);
 
+    it('another process reads each destination by its own id, with a changed secret or header value at its next read', async () => {
+      const writer = await dialect.open(keyring);
+      const reader = await dialect.open(keyring);
+      try {
+        const source = (await writer.sources.create('credentials')).source;
+        const one = await writer.destinations.create(source.id, { enabled: true, sharedSecret: 's1', webhooks: [{ url: hook('a').url, headers: { authorization: 'Bearer a1' } }] });
+        const two = await writer.destinations.create(source.id, { enabled: true, sharedSecret: 't1', webhooks: [{ url: hook('b').url, headers: { authorization: 'Bearer b1' } }] });
+        const seen = async (id: string) => {
+          const destination = (await reader.destinations.get(id))!;
+          return [destination.id, destination.sharedSecret, destination.webhooks[0].headers.authorization, destination.enabled];
+        };
+        expect(await seen(one.id)).toEqual([one.id, 's1', 'Bearer a1', true]);
+        expect(await seen(two.id)).toEqual([two.id, 't1', 'Bearer b1', true]);
+        await writer.destinations.update(one.id, { sharedSecret: 's2', webhooks: [{ url: hook('a').url, headers: { authorization: 'Bearer a2' } }] });
+        expect(await seen(one.id)).toEqual([one.id, 's2', 'Bearer a2', true]);
+        await writer.destinations.update(one.id, { enabled: false });
+        expect(await seen(one.id)).toEqual([one.id, 's2', 'Bearer a2', false]);
+        expect(await seen(two.id)).toEqual([two.id, 't1', 'Bearer b1', true]);
+        expect(await writer.destinations.delete(two.id)).toBe(true);
+        expect(await reader.destinations.get(two.id)).toBeUndefined();
+      } finally {
+        await writer.close();
+        await reader.close();
+      }
+    });
+
     it('keeps a regulation\'s subject ids and erased ids as keyed hashes only', async () => {
       const keyed = await dialect.open(keyring);
       try {
