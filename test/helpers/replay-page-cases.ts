@@ -79,7 +79,7 @@ export function describeReplayPage(open: () => Promise<{ store: Store; raw: () =
         ...(call.integrations && { integrations: call.integrations }),
       }),
     );
-    await callArchiver(store, keyring)(source.id, accepted);
+    await callArchiver(store, keyring)(source.id, accepted, store.dataKeys);
     const plan: ReplayPlan = {
       id: `rpl_page${n}`,
       sourceId: source.id,
