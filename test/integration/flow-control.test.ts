@@ -98,10 +98,11 @@ it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, 
 
   const times = hook.requests.map((r) => r.at);
   // One second of slack at the start (the issue's allowance); spacing makes it hold from the first
-  // request. Sends are spaced at the store's claim; the way from a claim to the receiver varies by a
-  // few ms per request (a busy event loop, a connection), so the receiver sees at most 5 in any
-  // second less that jitter's 50 ms allowance, which a 6/s pace (6 in 834 ms) still breaks.
-  expect(busiestWindow(times, 950, Math.min(...times) + 1_000)).toBeLessThanOrEqual(5);
+  // request. Sends are spaced at the store's claim; the way from a claim to the receiver varies per
+  // request (a busy event loop, a connection: one send 60 ms late beside one on time was seen at a
+  // load of 13), so the receiver sees at most 5 in any second less a 130 ms allowance for that
+  // jitter, which a 6/s pace (6 in 834 ms) still breaks.
+  expect(busiestWindow(times, 870, Math.min(...times) + 1_000)).toBeLessThanOrEqual(5);
   expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(((60 - 5) / 5) * 1_000);
 
   // Waiting its turn is no failed attempt: no activity failed or timed out, and most messages waited on a timer.
