@@ -82,14 +82,16 @@ export interface NoisyRow {
 
 export const noisyRow = (run: string, result: PhaseResult): NoisyRow => ({ run, messages: result.messages, ...result.endToEnd.latencyMs, missing: result.missing });
 
+/** One measured window as a markdown row: latency percentiles in whole ms, and what went missing. */
+export const latencyLine = (r: NoisyRow) => `| ${r.run} | ${r.messages} | ${round(r.p50, 0)} | ${round(r.p95, 0)} | ${round(r.p99, 0)} | ${round(r.max, 0)} | ${r.missing} |`;
+
 /** The healthy destination's end-to-end latency alone and beside the hanging backlog, with the p99 ratio (goal: at most 1.5). */
 export function noisyTable(alone: NoisyRow, beside: NoisyRow): string {
-  const line = (r: NoisyRow) => `| ${r.run} | ${r.messages} | ${round(r.p50, 0)} | ${round(r.p95, 0)} | ${round(r.p99, 0)} | ${round(r.max, 0)} | ${r.missing} |`;
   return [
     '| healthy destination | messages | p50 ms | p95 ms | p99 ms | max ms | missing |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    line(alone),
-    line(beside),
+    latencyLine(alone),
+    latencyLine(beside),
     `| beside / alone | | ${round(beside.p50 / alone.p50, 2)}× | ${round(beside.p95 / alone.p95, 2)}× | **${round(beside.p99 / alone.p99, 2)}×** | ${round(beside.max / alone.max, 2)}× | |`,
   ].join('\n');
 }

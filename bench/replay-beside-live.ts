@@ -1,5 +1,5 @@
 import type { Load, PhaseResult, PhaseRunner } from './phase';
-import { noisyRow, sendBacklog, type NoisyRow } from './noisy';
+import { latencyLine, noisyRow, sendBacklog, type NoisyRow } from './noisy';
 import { round, spread, type Spread } from './stats';
 import type { BenchStack, Receipt } from './system';
 
@@ -129,12 +129,11 @@ export async function runReplayScenario(stack: BenchStack, runner: PhaseRunner, 
 
 /** The live windows' latency, then the replay's rate and counts. */
 export function replayTable(scenario: ReplayScenario): string {
-  const line = (r: NoisyRow) => `| ${r.run} | ${r.messages} | ${round(r.p50, 0)} | ${round(r.p95, 0)} | ${round(r.p99, 0)} | ${round(r.max, 0)} | ${r.missing} |`;
   const { p99, replay } = scenario;
   return [
     '| live window | messages | p50 ms | p95 ms | p99 ms | max ms | missing |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...[...scenario.before, ...scenario.beside, ...scenario.after].map(line),
+    ...[...scenario.before, ...scenario.beside, ...scenario.after].map(latencyLine),
     '',
     `Live p99 beside the replay: median ${round(p99.beside.median, 0)} ms (${round(p99.beside.min, 0)}–${round(p99.beside.max, 0)}) over ${scenario.beside.length} windows, against ${round(p99.without.median, 0)} ms (${round(p99.without.min, 0)}–${round(p99.without.max, 0)}) without: **${p99.ratio}×**.`,
     `The replay${scenario.cancelledAfterMinutes ? ` (cancelled after ${scenario.cancelledAfterMinutes} minutes, --replay-for)` : ''}: ${replay.matched} matched, ${replay.started} started, ${replay.delivered} delivered, ${replay.failed} failed, ${replay.received} received (${replay.duplicates} twice) in ${replay.seconds} s: **${replay.messagesPerSecond} messages/s** beside the live calls. Archiving the ${scenario.archived} messages took ${scenario.archiveSeconds} s.`,
