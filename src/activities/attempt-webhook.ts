@@ -17,6 +17,7 @@ import { makeAdmission, type FlowMetrics } from './admit-attempt';
 import { backpressureMs } from '../delivery/flow-control';
 import { mappedTarget, webhookTarget, type RenderedRequest } from './request-target';
 import { sendAuthorized, type Outbound } from './send-authorized';
+import type { LiveLag } from './live-lag';
 
 type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'> & Partial<FlowMetrics>;
 
@@ -46,7 +47,17 @@ function runningInSlowLane(): boolean {
  * `backpressureBoundMs`: the longest a URL's 429/503 Retry-After pauses it for every message (the
  * retry window: no delivery could wait longer anyway).
  */
-export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER, outbound?: Outbound) {
+/**
+ * A live message's first request (not a replay's, not after a hold or in the slow lane, first
+ * round, first URL): how long after it was received it went out, the signal replays are paced by.
+ */
+function recordLiveLag(liveLag: LiveLag | undefined, req: AttemptRequest, sentAt: number): void {
+  if (!liveLag || req.replayId !== undefined || req.round !== 1 || req.webhookIndex !== 0 || req.afterHold || runningInSlowLane()) return;
+  const receivedAt = typeof req.message.receivedAt === 'string' ? Date.parse(req.message.receivedAt) : NaN;
+  if (Number.isFinite(receivedAt)) liveLag.record(sentAt - receivedAt, sentAt);
+}
+
+export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER, outbound?: Outbound, liveLag?: LiveLag) {
   const admit = makeAdmission(store, metrics?.heldMessages && metrics.throttledWaits && metrics.backpressuredWaits ? (metrics as FlowMetrics) : undefined);
   /** One signed request (a POST of the event, or issue 33's mapped request); a 410 Gone also switches a webhook URL off in the store. */
   async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, target: RenderedRequest, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number; pressure?: Pressure }> {
@@ -139,6 +150,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());
       if (timeoutMs <= 0) return windowEnded();
       sentAt = Date.now();
+      recordLiveLag(liveLag, req, sentAt);
       return { destinationEnabled: true, webhookCount, ...(await send(req, destination, webhook, target, timeoutMs)) };
     } finally {
       finish(sentAt === undefined ? undefined : Date.now() - sentAt);

@@ -9,6 +9,7 @@ import { WebhookTraffic } from './webhook-traffic';
 import { makePersonasActivities, type PersonasConfig } from './personas';
 import { makeRedeliveryActivities } from './redeliver-matching';
 import { makeReplayActivities } from './replay-archive';
+import { LiveLag } from './live-lag';
 import { createWebhookAgent } from './post-webhook';
 import { OAuth2Tokens } from './oauth2-tokens';
 import { webhookAgents } from './webhook-agents';
@@ -33,7 +34,7 @@ const noReplays: ReplayDeliveries = {
  */
 export function createActivities(
   store: Store,
-  config: Pick<Config, 'egressAllowlist' | 'deliveryTimeout' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow' | 'archiveRetention'> & PersonasConfig,
+  config: Pick<Config, 'egressAllowlist' | 'deliveryTimeout' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow' | 'archiveRetention' | 'replayLiveLagLimit'> & PersonasConfig,
   /** `keyring`: hashes the user ids that go into what Temporal shows (Personas message ids); undefined with PAYLOAD_ENCRYPTION=off. */
   temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; replays?: ReplayDeliveries; keyring: Keyring | undefined },
   metrics?: Metrics,
@@ -43,11 +44,13 @@ export function createActivities(
   const agent = createWebhookAgent(allowlist, config.deliveryTimeout);
   // Issue 33: mutual TLS pools per client certificate, and the worker-wide OAuth2 token cache.
   const outbound = { agentFor: webhookAgents(agent, (tls) => createWebhookAgent(allowlist, config.deliveryTimeout, tls)), tokens: new OAuth2Tokens(agent) };
+  // Live traffic first (issue 31): this worker's live first sends pace the replay pages it runs.
+  const liveLag = new LiveLag();
   return {
-    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound)),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag)),
     ...makePersonasActivities(store, config, temporal),
     ...makeRedeliveryActivities(store, deliveryPolicy(config), temporal.redeliveries),
-    ...makeReplayActivities(store, deliveryPolicy(config), temporal.keyring, temporal.replays ?? noReplays, config.archiveRetention),
+    ...makeReplayActivities(store, deliveryPolicy(config), temporal.keyring, temporal.replays ?? noReplays, config.archiveRetention, { liveLag, limitMs: config.replayLiveLagLimit }),
   };
 }
 

@@ -4,6 +4,8 @@ import { NO_COUNTS, type ArchivedCall, type ReplayCounts, type ReplayPlan, type 
 import { suppressedBeforeSend, type Suppression } from '../delivery/suppression';
 import type { DeliveryInput, DeliveryPolicy, MessageBody } from '../delivery/types';
 import { inParallel } from '../in-parallel';
+import { firstPace, nextPace, pageSizeAt, restDue, REST_MS, spacingMs, type ReplayPace } from '../delivery/replay-pace';
+import type { LiveLag } from './live-lag';
 import { destinationRulesReader } from '../messages/destination-rules';
 import { deliveryPlanner, type Outgoing } from '../messages/plan-deliveries';
 import { bodySealer } from '../messages/seal-bodies';
@@ -21,8 +23,12 @@ export interface ReplayPageResult {
   counts: ReplayCounts;
   /** messageIds whose replayed delivery this page started (or found started by an earlier try of it). */
   inFlight: string[];
-  /** Cursor of the next page; absent after the last. */
+  /** Cursor of the next page; absent after the last (and meaningless when `rested`). */
   next?: string;
+  /** A paced page: the pace it went at, for the next page to start from. */
+  pace?: ReplayPace;
+  /** The page rested instead (delivery/replay-pace.ts): it read nothing, the cursor stays. */
+  rested?: boolean;
 }
 
 /** One replayed message's end, as replayOutcomes reports it. */
@@ -43,7 +49,7 @@ type Verdict = 'unmatched' | 'erased' | 'suppressed' | 'filtered' | { send: Deli
  * by its deliveries, not by store round trips. A page is safe to run again: each delivery's
  * workflow id is the replay's and the message's, started at most once.
  */
-export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyring: Keyring | undefined, deliveries: ReplayDeliveries, archiveRetentionMs: number, clock: () => number = Date.now) {
+export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyring: Keyring | undefined, deliveries: ReplayDeliveries, archiveRetentionMs: number, pacing: { liveLag: LiveLag; limitMs: number | 'auto' }, clock: () => number = Date.now) {
   // As ingest does: a saved filter this version cannot compile is left out, and said (its id, never a payload).
   const rulesOf = destinationRulesReader(store.destinationFilters, (message, filterId) => {
     log.warn(message, { filterId });
@@ -92,9 +98,29 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     return messages.map(({ messageId }, i) => stopped[i] ?? (inputs.has(messageId) ? { send: inputs.get(messageId)! } : 'filtered'));
   }
 
+  /** Waits `ms` (a rest, a pace's spacing), heartbeating each second, and ends early when the activity is cancelled. */
+  async function rest(ms: number): Promise<void> {
+    for (let left = ms; left > 0; left -= 1_000) {
+      await Context.current().sleep(Math.min(left, 1_000));
+      Context.current().heartbeat();
+    }
+  }
+
   return {
     /** One page of the replay's range: each archived message decided, and sent unless it is a dry run. */
-    async replayPage({ replay, cursor, size }: { replay: ReplayPlan; cursor?: string; size: number }): Promise<ReplayPageResult> {
+    async replayPage({ replay, cursor, size, paced, pace: lastPace }: { replay: ReplayPlan; cursor?: string; size: number; paced?: boolean; pace?: ReplayPace }): Promise<ReplayPageResult> {
+      // Live traffic first: a paced page (every page since REPLAY_PACED_PATCH; a dry run sends nothing) holds about PAGE_SECONDS of sends at the pace live lag allows.
+      let pace: ReplayPace | undefined;
+      if (paced && !replay.dryRun) {
+        const now = clock();
+        const reading = pacing.liveLag.reading(now);
+        pace = nextPace(lastPace ?? firstPace(reading, now), reading, pacing.limitMs);
+        if (restDue(pace, reading, now)) {
+          await rest(REST_MS);
+          return { counts: { ...NO_COUNTS }, inFlight: [], rested: true, pace: { ...pace, restedAtMs: now } };
+        }
+        size = pageSizeAt(pace, size);
+      }
       const destination = (await store.destinations.listEnabled(replay.sourceId)).find((d) => d.id === replay.destinationId);
       if (!destination) throw ApplicationFailure.nonRetryable(`destination ${replay.destinationId} is deleted, switched off or has no webhook URL`, 'ReplayDestinationGone');
       const parsed = replay.trigger === undefined ? undefined : parseFql(replay.trigger);
@@ -112,15 +138,23 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
         if (verdict === 'erased' || verdict === 'suppressed' || verdict === 'filtered') counts.skipped[verdict]++;
       }
       const sends = verdicts.flatMap((verdict) => (typeof verdict === 'object' ? [verdict.send] : []));
-      if (!replay.dryRun) {
-        await inParallel(sends, PAGE_CONCURRENCY, async (input) => {
-          await deliveries.start({ ...input, replay: { id: replay.id } });
-          counts.started++;
-          inFlight.push(input.messageId);
-          Context.current().heartbeat();
-        });
-      }
-      return { counts, inFlight, ...(page.next !== undefined && { next: page.next }) };
+      const start = async (input: DeliveryInput) => {
+        await deliveries.start({ ...input, replay: { id: replay.id } });
+        counts.started++;
+        inFlight.push(input.messageId);
+        Context.current().heartbeat();
+      };
+      if (replay.dryRun) {
+        // Sends nothing.
+      } else if (pace) {
+        // One after another, spaced at the pace (the last wait too: the next page follows at once).
+        for (const input of sends) {
+          const begun = clock();
+          await start(input);
+          await rest(spacingMs(pace) - (clock() - begun));
+        }
+      } else await inParallel(sends, PAGE_CONCURRENCY, start);
+      return { counts, inFlight, ...(page.next !== undefined && { next: page.next }), ...(pace && { pace }) };
     },
 
     /** Which of these replayed deliveries have ended, and how (describe: strongly consistent). */

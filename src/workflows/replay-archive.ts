@@ -2,6 +2,7 @@ import { ActivityFailure, allHandlersFinished, condition, continueAsNew, defineU
 import type { Activities } from '../activities';
 import { PAGE_ACTIVITY, PAGED_JOB_RETRY } from './paged-job';
 import { addCounts, NO_COUNTS, type ReplayCounts, type ReplayPlan, type ReplayStatus } from '../delivery/replay';
+import type { ReplayPace } from '../delivery/replay-pace';
 
 /**
  * A replay of the archive to one destination (issue 31), one workflow per replay:
@@ -10,7 +11,10 @@ import { addCounts, NO_COUNTS, type ReplayCounts, type ReplayPlan, type ReplaySt
  *              message as its delivery would be decided today and starts the deliveries, each
  *              under its own workflow id, so a page run again after a crash starts nothing twice;
  *   settle   → while REPLAY_MAX_IN_FLIGHT deliveries are under way (or every page is read) it asks
- *              which have ended, with growing waits, and counts them delivered or failed.
+ *              which have ended, with growing waits, and counts them delivered or failed;
+ *   pace     → since REPLAY_PACED_PATCH each page holds what live traffic leaves room for, sent
+ *              spaced at that pace (delivery/replay-pace.ts), and what is under way is asked
+ *              about every second between pages.
  *
  * Its counts and status live in this workflow and are written to the store after every step (the
  * API reads them there). Pause, resume and cancel are Updates: each returns once the new status is
@@ -26,6 +30,8 @@ export interface ReplayState {
   inFlight: string[];
   paused: boolean;
   runs: number;
+  /** The pace the last paced page went at (absent before the first, and in runs from before pacing). */
+  pace?: ReplayPace;
 }
 
 export interface ReplayArchiveInput {
@@ -49,6 +55,14 @@ const FIRST_WAIT_MS = 500;
  */
 export const REFILL_AT_HALF_PATCH = 'replay-refills-at-half-a-page';
 const LONGEST_WAIT_MS = 10_000;
+/**
+ * Since issue 31's live-traffic-first fix: pages are paced by live lag (the page activity waits
+ * between starts and rests to measure), and deliveries under way are asked about every
+ * CHECK_EVERY_MS between pages rather than only once the replay is full. Runs from before it
+ * replay as they ran.
+ */
+export const REPLAY_PACED_PATCH = 'replay-paced-by-live-lag';
+const CHECK_EVERY_MS = 1_000;
 
 const { replayPage, replayOutcomes } = proxyActivities<Activities>(PAGE_ACTIVITY);
 const { saveReplayCounts, setReplayStatus } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: PAGED_JOB_RETRY });
@@ -81,6 +95,8 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
 
   let steps = 0;
   let waitMs = FIRST_WAIT_MS;
+  const paced = patched(REPLAY_PACED_PATCH);
+  let checkedAt = Date.now();
   try {
     // Paused, it waits for a resume or a cancel even with nothing left: the operator holds it.
     while (!cancelled && (state.paused || !state.pagesDone || state.inFlight.length > 0)) {
@@ -90,17 +106,23 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
         continue;
       }
       const pageSize = Math.min(PAGE_SIZE, replay.maxInFlight);
-      if (!state.paused && !state.pagesDone && (room >= pageSize || (room >= Math.ceil(pageSize / 2) && patched(REFILL_AT_HALF_PATCH)))) {
-        const page = await replayPage({ replay, size: Math.min(PAGE_SIZE, room), ...(state.cursor !== undefined && { cursor: state.cursor }) });
-        state.counts = addCounts(state.counts, page.counts);
-        state.inFlight.push(...page.inFlight);
-        state.cursor = page.next;
-        state.pagesDone = page.next === undefined;
+      const checkDue = paced && state.inFlight.length > 0 && Date.now() - checkedAt >= CHECK_EVERY_MS;
+      const pageFits = paced ? room > 0 && !checkDue : room >= pageSize || (room >= Math.ceil(pageSize / 2) && patched(REFILL_AT_HALF_PATCH));
+      if (!state.paused && !state.pagesDone && pageFits) {
+        const page = await replayPage({ replay, size: Math.min(PAGE_SIZE, room), ...(state.cursor !== undefined && { cursor: state.cursor }), ...(paced && { paced, ...(state.pace && { pace: state.pace }) }) });
+        if (page.pace) state.pace = page.pace;
+        if (!page.rested) {
+          state.counts = addCounts(state.counts, page.counts);
+          state.inFlight.push(...page.inFlight);
+          state.cursor = page.next;
+          state.pagesDone = page.next === undefined;
+        }
         waitMs = FIRST_WAIT_MS;
       } else {
         // Woken early by a pause or a cancel; a resume needs no wake (there is room or there is not).
-        await condition(() => cancelled, waitMs);
+        if (!checkDue) await condition(() => cancelled, waitMs);
         if (cancelled) break;
+        checkedAt = Date.now();
         const ended = await replayOutcomes({ replayId: replay.id, messageIds: state.inFlight });
         const done = new Set(ended.map((e) => e.messageId));
         state.inFlight = state.inFlight.filter((messageId) => !done.has(messageId));

@@ -2,6 +2,7 @@ import { DefaultLogger, type LogEntry } from '@temporalio/worker';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Kysely } from 'kysely';
 import { makeReplayActivities, type ReplayPageResult } from '../../src/activities/replay-archive';
+import { LiveLag } from '../../src/activities/live-lag';
 import { deliveryPolicy, loadConfig } from '../../src/config';
 import type { ReplayPlan } from '../../src/delivery/replay';
 import type { DeliveryInput } from '../../src/delivery/types';
@@ -93,7 +94,7 @@ export function describeReplayPage(open: () => Promise<{ store: Store; raw: () =
   }
 
   async function runPage(target: Store, deliveries: ReplayDeliveries, plan: ReplayPlan, size: number, logger?: DefaultLogger): Promise<ReplayPageResult> {
-    const activities = makeReplayActivities(target, policy, keyring, deliveries, 7 * 86_400_000);
+    const activities = makeReplayActivities(target, policy, keyring, deliveries, 7 * 86_400_000, { liveLag: new LiveLag(), limitMs: 'auto' });
     return new MockActivityEnvironment(undefined, logger && { logger }).run((input: Parameters<typeof activities.replayPage>[0]) => activities.replayPage(input), { replay: plan, size });
   }
 

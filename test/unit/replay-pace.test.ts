@@ -1,0 +1,103 @@
+import { LiveLag } from '../../src/activities/live-lag';
+import { BASELINE_MS, FIRST_PER_SECOND, firstPace, LAG_WINDOW_MS, lagCeilingMs, MAX_PER_SECOND, MIN_PER_SECOND, nextPace, pageSizeAt, REST_EVERY_MS, restDue, spacingMs, type LiveLagReading, type ReplayPace } from '../../src/delivery/replay-pace';
+
+/** Issue 31, live traffic first: a replay's pace from the live lag its worker sees. */
+const T = 1_000_000_000_000;
+const window = (p90Ms: number, samples = 100, startMs = T) => ({ startMs, samples, p90Ms });
+const pace = (perSecond: number, judgedWindowMs?: number): ReplayPace => ({ perSecond, restedAtMs: T, ...(judgedWindowMs !== undefined && { judgedWindowMs }) });
+
+describe('a replay paced by live lag', () => {
+  it.each<[string, ReplayPace, LiveLagReading, number | 'auto', number]>([
+    ['no live traffic at all: half as fast again', pace(10), {}, 'auto', 15],
+    ['a window with too few live sends to judge: half as fast again', pace(10), { latest: window(500, 4), baselineMs: 20 }, 'auto', 15],
+    ['live lag within 25 % of the baseline: one more a second', pace(10), { latest: window(25), baselineMs: 20 }, 'auto', 11],
+    ['live lag over 25 % above the baseline: halved', pace(10), { latest: window(26), baselineMs: 20 }, 'auto', 5],
+    ['a tiny baseline allows 5 ms of jitter', pace(10), { latest: window(9), baselineMs: 4 }, 'auto', 11],
+    ['beyond the jitter: halved', pace(10), { latest: window(10), baselineMs: 4 }, 'auto', 5],
+    ['an operator limit replaces the baseline (under it)', pace(10), { latest: window(199), baselineMs: 20 }, 200, 11],
+    ['an operator limit replaces the baseline (over it)', pace(10), { latest: window(201), baselineMs: 20 }, 200, 5],
+    ['never below the floor', pace(MIN_PER_SECOND), { latest: window(1_000), baselineMs: 20 }, 'auto', MIN_PER_SECOND],
+    ['never above the ceiling', pace(MAX_PER_SECOND), {}, 'auto', MAX_PER_SECOND],
+  ])('%s', (_, from, reading, limit, perSecond) => {
+    expect(nextPace(from, reading, limit).perSecond).toBe(perSecond);
+  });
+
+  it('judges each closed window once: the next page in the same window keeps the pace', () => {
+    const reading = { latest: window(100), baselineMs: 20 };
+    const once = nextPace(pace(10), reading, 'auto');
+    expect(once).toEqual({ perSecond: 5, judgedWindowMs: T, restedAtMs: T });
+    expect(nextPace(once, reading, 'auto')).toBe(once);
+    expect(nextPace(once, { ...reading, latest: window(100, 100, T + LAG_WINDOW_MS) }, 'auto').perSecond).toBe(2.5);
+  });
+
+  it('has no ceiling to judge by before any window had live traffic', () => {
+    expect(lagCeilingMs({}, 'auto')).toBeUndefined();
+    expect(lagCeilingMs({}, 150)).toBe(150);
+    expect(lagCeilingMs({ baselineMs: 100 }, 'auto')).toBe(125);
+  });
+
+  it('starts slow, and rests at once to measure when there is no baseline yet', () => {
+    expect(firstPace({ baselineMs: 30 }, T)).toEqual({ perSecond: FIRST_PER_SECOND, restedAtMs: T });
+    const live = { latest: window(40) };
+    expect(restDue(firstPace({ baselineMs: 30, ...live }, T), live, T)).toBe(false);
+    expect(restDue(firstPace(live, T), live, T)).toBe(true);
+  });
+
+  it('rests every REST_EVERY_MS while there is live traffic to measure, never with none', () => {
+    const live = { latest: window(40) };
+    expect(restDue(pace(10), live, T + REST_EVERY_MS - 1)).toBe(false);
+    expect(restDue(pace(10), live, T + REST_EVERY_MS)).toBe(true);
+    expect(restDue(pace(10), { latest: window(40, 2) }, T + REST_EVERY_MS)).toBe(false);
+    expect(restDue(pace(10), {}, T + REST_EVERY_MS)).toBe(false);
+  });
+
+  it.each([
+    [1, 50, 2, 1_000],
+    [10, 50, 20, 100],
+    [100, 50, 50, 10],
+    [10, 3, 3, 100],
+    [0.2, 50, 1, 5_000],
+  ])('at %s/s with room for %s: pages of %s, %s ms apart', (perSecond, room, size, gap) => {
+    expect(pageSizeAt(pace(perSecond), room)).toBe(size);
+    expect(spacingMs(pace(perSecond))).toBe(gap);
+  });
+});
+
+describe("a worker's live lag", () => {
+  const record = (lag: LiveLag, atMs: number, lags: number[]) => lags.forEach((l) => lag.record(l, atMs));
+
+  it('reads the last closed window: its sample count and 90th percentile', () => {
+    const lag = new LiveLag();
+    record(lag, T + 1, Array.from({ length: 100 }, (_, i) => i + 1));
+    // Still open: nothing closed yet, and no baseline.
+    expect(lag.reading(T + 2)).toEqual({ latest: { startMs: T - LAG_WINDOW_MS, samples: 0, p90Ms: 0 } });
+    expect(lag.reading(T + LAG_WINDOW_MS)).toEqual({ latest: { startMs: T, samples: 100, p90Ms: 91 }, baselineMs: 91 });
+  });
+
+  it('reads an empty window when no live message went out in the last one', () => {
+    const lag = new LiveLag();
+    record(lag, T, [10, 10, 10, 10, 10]);
+    expect(lag.reading(T + 2 * LAG_WINDOW_MS).latest).toEqual({ startMs: T + LAG_WINDOW_MS, samples: 0, p90Ms: 0 });
+  });
+
+  it('keeps the lowest p90 of the last five minutes as the baseline, from windows with enough samples', () => {
+    const lag = new LiveLag();
+    record(lag, T, Array(10).fill(30));
+    record(lag, T + LAG_WINDOW_MS, Array(10).fill(80));
+    record(lag, T + 2 * LAG_WINDOW_MS, [5, 5]); // too few to count
+    record(lag, T + 3 * LAG_WINDOW_MS, Array(10).fill(60));
+    expect(lag.reading(T + 4 * LAG_WINDOW_MS)).toEqual({ latest: window(60, 10, T + 3 * LAG_WINDOW_MS), baselineMs: 30 });
+    // Five minutes on, the 30 ms window is forgotten.
+    record(lag, T + BASELINE_MS + LAG_WINDOW_MS, Array(10).fill(70));
+    expect(lag.reading(T + BASELINE_MS + 2 * LAG_WINDOW_MS).baselineMs).toBe(60);
+  });
+
+  it("keeps memory bounded at any rate and its p90 that of the whole window", () => {
+    const lag = new LiveLag();
+    for (let i = 0; i < 50_000; i++) lag.record(i % 100, T);
+    const { latest } = lag.reading(T + LAG_WINDOW_MS);
+    expect(latest?.samples).toBe(50_000);
+    // Reservoir sampling: 2,000 kept at random, their p90 within a few ms of the whole window's (90).
+    expect(Math.abs((latest?.p90Ms ?? 0) - 90)).toBeLessThanOrEqual(4);
+  });
+});
