@@ -4,7 +4,7 @@ import { NO_COUNTS, type ArchivedCall, type ReplayCounts, type ReplayPlan, type 
 import { suppressedBeforeSend, type Suppression } from '../delivery/suppression';
 import type { DeliveryInput, DeliveryPolicy, MessageBody } from '../delivery/types';
 import { inParallel } from '../in-parallel';
-import { firstPace, nextPace, pageSizeAt, restDue, REST_MS, spacingMs, type ReplayPace } from '../delivery/replay-pace';
+import { firstPace, nextPace, pageSizeAt, restDue, spacingMs, type ReplayPace } from '../delivery/replay-pace';
 import type { LiveLag } from './live-lag';
 import { destinationRulesReader } from '../messages/destination-rules';
 import { deliveryPlanner, type Outgoing } from '../messages/plan-deliveries';
@@ -27,7 +27,7 @@ export interface ReplayPageResult {
   next?: string;
   /** A paced page: the pace it went at, for the next page to start from. */
   pace?: ReplayPace;
-  /** The page rested instead (delivery/replay-pace.ts): it read nothing, the cursor stays. */
+  /** The replay rests now instead (delivery/replay-pace.ts): this page read nothing, the cursor stays. */
   rested?: boolean;
 }
 
@@ -98,7 +98,7 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     return messages.map(({ messageId }, i) => stopped[i] ?? (inputs.has(messageId) ? { send: inputs.get(messageId)! } : 'filtered'));
   }
 
-  /** Waits `ms` (a rest, a pace's spacing), heartbeating each second, and ends early when the activity is cancelled. */
+  /** Waits `ms` (a pace's spacing), heartbeating each second, and ends early when the activity is cancelled. */
   async function rest(ms: number): Promise<void> {
     for (let left = ms; left > 0; left -= 1_000) {
       await Context.current().sleep(Math.min(left, 1_000));
@@ -115,10 +115,8 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
         const now = clock();
         const reading = pacing.liveLag.reading(now);
         pace = nextPace(lastPace ?? firstPace(reading, now), reading, pacing.limitMs);
-        if (restDue(pace, reading, now)) {
-          await rest(REST_MS);
-          return { counts: { ...NO_COUNTS }, inFlight: [], rested: true, pace: { ...pace, restedAtMs: now } };
-        }
+        // The workflow rests (a timer a pause or cancel cuts short); this page reads nothing.
+        if (restDue(pace, reading, now, pacing.limitMs)) return { counts: { ...NO_COUNTS }, inFlight: [], rested: true, pace: { ...pace, restedAtMs: now } };
         size = pageSizeAt(pace, size);
       }
       const destination = (await store.destinations.listEnabled(replay.sourceId)).find((d) => d.id === replay.destinationId);

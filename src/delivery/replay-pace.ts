@@ -49,14 +49,15 @@ const ALLOWED_JITTER_MS = 5;
  */
 export const REST_EVERY_MS = 120_000;
 export const REST_MS = 2 * LAG_WINDOW_MS;
-/** A page holds about this long of sends at the pace, so a new window is judged every page or two. */
-export const PAGE_SECONDS = 2;
+/** A page holds about this long of sends at the pace: a pause or cancel waits for at most that, and each window is judged within a few pages. */
+export const PAGE_SECONDS = 1;
 
 /** A new replay's pace: resting first when there is no baseline to judge by. */
 export const firstPace = (reading: LiveLagReading, nowMs: number): ReplayPace => ({ perSecond: FIRST_PER_SECOND, restedAtMs: reading.baselineMs === undefined ? nowMs - REST_EVERY_MS : nowMs });
 
-/** Whether the replay rests now (starts nothing for REST_MS): due, and with live traffic to measure. */
-export const restDue = (pace: ReplayPace, reading: LiveLagReading, nowMs: number) => nowMs - pace.restedAtMs >= REST_EVERY_MS && (reading.latest?.samples ?? 0) >= MIN_LIVE_SAMPLES;
+/** Whether the replay rests now (starts nothing for REST_MS): due, with live traffic to measure, and a baseline to measure for (`auto`). */
+export const restDue = (pace: ReplayPace, reading: LiveLagReading, nowMs: number, limitMs: number | 'auto') =>
+  limitMs === 'auto' && nowMs - pace.restedAtMs >= REST_EVERY_MS && (reading.latest?.samples ?? 0) >= MIN_LIVE_SAMPLES;
 
 /** The live lag above which a replay backs off: `limitMs` when the operator set one (REPLAY_LIVE_LAG_LIMIT), else 25 % over the baseline. */
 export function lagCeilingMs(reading: LiveLagReading, limitMs: number | 'auto'): number | undefined {
@@ -68,7 +69,7 @@ export function lagCeilingMs(reading: LiveLagReading, limitMs: number | 'auto'):
 /**
  * The replay's next pace. Each closed window is judged once: live lag over the ceiling halves the
  * pace, under it adds one per second; a window with (almost) no live traffic, or none yet to
- * compare with, lets the replay go half as fast again.
+ * compare with, doubles it.
  */
 export function nextPace(pace: ReplayPace, reading: LiveLagReading, limitMs: number | 'auto'): ReplayPace {
   const { latest } = reading;
@@ -76,7 +77,7 @@ export function nextPace(pace: ReplayPace, reading: LiveLagReading, limitMs: num
   const judged = { restedAtMs: pace.restedAtMs, ...(latest && { judgedWindowMs: latest.startMs }) };
   const ceiling = lagCeilingMs(reading, limitMs);
   const clamp = (perSecond: number) => Math.min(MAX_PER_SECOND, Math.max(MIN_PER_SECOND, perSecond));
-  if (!latest || latest.samples < MIN_LIVE_SAMPLES || ceiling === undefined) return { perSecond: clamp(pace.perSecond * 1.5), ...judged };
+  if (!latest || latest.samples < MIN_LIVE_SAMPLES || ceiling === undefined) return { perSecond: clamp(pace.perSecond * 2), ...judged };
   if (latest.p90Ms > ceiling) return { perSecond: clamp(pace.perSecond / 2), ...judged };
   return { perSecond: clamp(pace.perSecond + 1), ...judged };
 }

@@ -2,7 +2,7 @@ import { ActivityFailure, allHandlersFinished, condition, continueAsNew, defineU
 import type { Activities } from '../activities';
 import { PAGE_ACTIVITY, PAGED_JOB_RETRY } from './paged-job';
 import { addCounts, NO_COUNTS, type ReplayCounts, type ReplayPlan, type ReplayStatus } from '../delivery/replay';
-import type { ReplayPace } from '../delivery/replay-pace';
+import { REST_MS, type ReplayPace } from '../delivery/replay-pace';
 
 /**
  * A replay of the archive to one destination (issue 31), one workflow per replay:
@@ -69,12 +69,24 @@ const { saveReplayCounts, setReplayStatus } = proxyActivities<Activities>({ star
 
 export async function replayArchive({ replay, resume }: ReplayArchiveInput): Promise<ReplayCounts> {
   const state: ReplayState = resume ?? { pagesDone: false, counts: NO_COUNTS, inFlight: [], paused: false, runs: 1 };
+  const paced = patched(REPLAY_PACED_PATCH);
   let cancelled = false;
+  // Paced: a page (and the save of its counts) under way, and the changes waiting for it to end.
+  let paging = false;
+  let changing = 0;
   // Status writes one after another, in the order asked: a pause and a resume never land swapped.
   let statusWrites: Promise<unknown> = Promise.resolve();
   const writeStatus = (status: ReplayStatus) => (statusWrites = statusWrites.then(() => setReplayStatus({ id: replay.id, status })));
   const change = async (paused: boolean | 'cancel'): Promise<ReplayStatus> => {
     if (cancelled) return 'cancelled';
+    if (paced) {
+      // A paced page sends for about a second: the answer waits for it (no new page starts
+      // meanwhile), so once it says paused or cancelled nothing more starts, and its counts are saved.
+      changing++;
+      await condition(() => !paging);
+      changing--;
+      if (cancelled) return 'cancelled';
+    }
     if (paused === 'cancel') cancelled = true;
     else state.paused = paused;
     const status: ReplayStatus = cancelled ? 'cancelled' : state.paused ? 'paused' : 'running';
@@ -95,7 +107,6 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
 
   let steps = 0;
   let waitMs = FIRST_WAIT_MS;
-  const paced = patched(REPLAY_PACED_PATCH);
   let checkedAt = Date.now();
   try {
     // Paused, it waits for a resume or a cancel even with nothing left: the operator holds it.
@@ -107,11 +118,14 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
       }
       const pageSize = Math.min(PAGE_SIZE, replay.maxInFlight);
       const checkDue = paced && state.inFlight.length > 0 && Date.now() - checkedAt >= CHECK_EVERY_MS;
-      const pageFits = paced ? room > 0 && !checkDue : room >= pageSize || (room >= Math.ceil(pageSize / 2) && patched(REFILL_AT_HALF_PATCH));
+      const pageFits = paced ? room > 0 && !checkDue && changing === 0 : room >= pageSize || (room >= Math.ceil(pageSize / 2) && patched(REFILL_AT_HALF_PATCH));
+      let rest = false;
       if (!state.paused && !state.pagesDone && pageFits) {
+        paging = paced;
         const page = await replayPage({ replay, size: Math.min(PAGE_SIZE, room), ...(state.cursor !== undefined && { cursor: state.cursor }), ...(paced && { paced, ...(state.pace && { pace: state.pace }) }) });
         if (page.pace) state.pace = page.pace;
-        if (!page.rested) {
+        rest = page.rested === true;
+        if (!rest) {
           state.counts = addCounts(state.counts, page.counts);
           state.inFlight.push(...page.inFlight);
           state.cursor = page.next;
@@ -130,6 +144,9 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
         waitMs = ended.length > 0 ? FIRST_WAIT_MS : Math.min(waitMs * 2, LONGEST_WAIT_MS);
       }
       await saveCounts();
+      paging = false;
+      // Resting (delivery/replay-pace.ts): nothing starts for REST_MS, unless a pause, resume or cancel comes first.
+      if (rest) await condition(() => cancelled || state.paused || changing > 0, REST_MS);
       steps++;
       const more = !cancelled && (state.paused || !state.pagesDone || state.inFlight.length > 0);
       if (more && (steps >= (replay.stepsPerRun ?? STEPS_PER_RUN) || workflowInfo().continueAsNewSuggested)) {

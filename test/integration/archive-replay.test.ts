@@ -4,6 +4,7 @@ import { NO_COUNTS, type Replay } from '../../src/delivery/replay';
 import { temporalReplays } from '../../src/temporal/replays';
 import { spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { readReplay as readReplayVia, replayFinished, startReplay as startReplayVia } from '../helpers/replay-api';
 import { ADMIN_TOKEN, basicAuth, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
@@ -72,23 +73,9 @@ async function newDestination(sourceId: string, respond?: Parameters<Receiver['r
   return { destination, target };
 }
 
-async function startReplay(payload: Record<string, unknown>): Promise<string> {
-  const response = await system.app.inject({ method: 'POST', url: '/admin/replays', headers: auth, payload });
-  expect(response.statusCode).toBe(202);
-  const body = response.json<{ id: string; status: string }>();
-  expect(body.status).toBe('running');
-  return body.id;
-}
-
-const readReplay = async (id: string) => (await system.app.inject({ method: 'GET', url: `/admin/replays/${id}`, headers: auth })).json<Replay>();
-
-async function finished(id: string, timeoutMs = 90_000): Promise<Replay> {
-  return waitFor(async () => {
-    const replay = await readReplay(id);
-    if (replay.status === 'running' || replay.status === 'paused') throw new Error(`replay ${replay.status}: ${JSON.stringify(replay)}`);
-    return replay;
-  }, timeoutMs);
-}
+const startReplay = (payload: Record<string, unknown>) => startReplayVia(system, payload);
+const readReplay = (id: string) => readReplayVia(system, id);
+const finished = (id: string, timeoutMs?: number) => replayFinished(system, id, timeoutMs);
 
 const bodyOf = (request: { body: string }) => JSON.parse(request.body) as { messageId: string; event?: string; userId?: string };
 const receivedIds = (r: Receiver) => r.requests.map((request) => bodyOf(request).messageId);

@@ -53,8 +53,10 @@ const ENCRYPTED_ONLY = [
   'deliver-busy-waits-in-slow-lane',
   // Issue 20: a URL that failed in the slow lane starts its next round there.
   'deliver-failed-in-slow-lane-starts-there',
-  // Issue 31: a replay of the archive, paused and resumed (replayArchive), and one of its deliveries (input.replay).
+  // Issue 31: a replay of the archive, paused and resumed (replayArchive), and one of its deliveries (input.replay);
+  // recorded before replays were paced by live lag, and after (REPLAY_PACED_PATCH).
   'replay-archive',
+  'replay-archive-paced',
   'deliver-replayed',
   // Issue 33: an actions destination's two mappings, each its own lane (one retried) in one workflow.
   'deliver-actions-mappings',

@@ -8,8 +8,8 @@ const pace = (perSecond: number, judgedWindowMs?: number): ReplayPace => ({ perS
 
 describe('a replay paced by live lag', () => {
   it.each<[string, ReplayPace, LiveLagReading, number | 'auto', number]>([
-    ['no live traffic at all: half as fast again', pace(10), {}, 'auto', 15],
-    ['a window with too few live sends to judge: half as fast again', pace(10), { latest: window(500, 4), baselineMs: 20 }, 'auto', 15],
+    ['no live traffic at all: twice as fast', pace(10), {}, 'auto', 20],
+    ['a window with too few live sends to judge: twice as fast', pace(10), { latest: window(500, 4), baselineMs: 20 }, 'auto', 20],
     ['live lag within 25 % of the baseline: one more a second', pace(10), { latest: window(25), baselineMs: 20 }, 'auto', 11],
     ['live lag over 25 % above the baseline: halved', pace(10), { latest: window(26), baselineMs: 20 }, 'auto', 5],
     ['a tiny baseline allows 5 ms of jitter', pace(10), { latest: window(9), baselineMs: 4 }, 'auto', 11],
@@ -39,21 +39,22 @@ describe('a replay paced by live lag', () => {
   it('starts slow, and rests at once to measure when there is no baseline yet', () => {
     expect(firstPace({ baselineMs: 30 }, T)).toEqual({ perSecond: FIRST_PER_SECOND, restedAtMs: T });
     const live = { latest: window(40) };
-    expect(restDue(firstPace({ baselineMs: 30, ...live }, T), live, T)).toBe(false);
-    expect(restDue(firstPace(live, T), live, T)).toBe(true);
+    expect(restDue(firstPace({ baselineMs: 30, ...live }, T), live, T, 'auto')).toBe(false);
+    expect(restDue(firstPace(live, T), live, T, 'auto')).toBe(true);
   });
 
-  it('rests every REST_EVERY_MS while there is live traffic to measure, never with none', () => {
+  it('rests every REST_EVERY_MS while there is live traffic to measure, never with none, nor under an operator limit', () => {
     const live = { latest: window(40) };
-    expect(restDue(pace(10), live, T + REST_EVERY_MS - 1)).toBe(false);
-    expect(restDue(pace(10), live, T + REST_EVERY_MS)).toBe(true);
-    expect(restDue(pace(10), { latest: window(40, 2) }, T + REST_EVERY_MS)).toBe(false);
-    expect(restDue(pace(10), {}, T + REST_EVERY_MS)).toBe(false);
+    expect(restDue(pace(10), live, T + REST_EVERY_MS - 1, 'auto')).toBe(false);
+    expect(restDue(pace(10), live, T + REST_EVERY_MS, 'auto')).toBe(true);
+    expect(restDue(pace(10), { latest: window(40, 2) }, T + REST_EVERY_MS, 'auto')).toBe(false);
+    expect(restDue(pace(10), {}, T + REST_EVERY_MS, 'auto')).toBe(false);
+    expect(restDue(pace(10), live, T + REST_EVERY_MS, 200)).toBe(false);
   });
 
   it.each([
-    [1, 50, 2, 1_000],
-    [10, 50, 20, 100],
+    [1, 50, 1, 1_000],
+    [10, 50, 10, 100],
     [100, 50, 50, 10],
     [10, 3, 3, 100],
     [0.2, 50, 1, 5_000],
