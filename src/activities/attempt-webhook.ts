@@ -48,11 +48,14 @@ function runningInSlowLane(): boolean {
  * retry window: no delivery could wait longer anyway).
  */
 /**
- * A live message's first request (not a replay's, not after a hold or in the slow lane, first
- * round, first URL): how long after it was received it went out, the signal replays are paced by.
+ * A live message's first request (not after a hold or in the slow lane, first round, first URL):
+ * how long after it was received it went out, the signal replays are paced by; and a replayed
+ * request, which marks its window as not unhurried.
  */
 function recordLiveLag(liveLag: LiveLag | undefined, req: AttemptRequest, sentAt: number): void {
-  if (!liveLag || req.replayId !== undefined || req.round !== 1 || req.webhookIndex !== 0 || req.afterHold || runningInSlowLane()) return;
+  if (!liveLag) return;
+  if (req.replayId !== undefined) return liveLag.replaySent(sentAt);
+  if (req.round !== 1 || req.webhookIndex !== 0 || req.afterHold || runningInSlowLane()) return;
   const receivedAt = typeof req.message.receivedAt === 'string' ? Date.parse(req.message.receivedAt) : NaN;
   if (Number.isFinite(receivedAt)) liveLag.record(sentAt - receivedAt, sentAt);
 }

@@ -4,7 +4,7 @@ import { NO_COUNTS, type ArchivedCall, type ReplayCounts, type ReplayPlan, type 
 import { suppressedBeforeSend, type Suppression } from '../delivery/suppression';
 import type { DeliveryInput, DeliveryPolicy, MessageBody } from '../delivery/types';
 import { inParallel } from '../in-parallel';
-import { firstPace, nextPace, pageSizeAt, restDue, spacingMs, type ReplayPace } from '../delivery/replay-pace';
+import { firstPace, lagCeilingMs, nextPace, pageSizeAt, restDue, spacingMs, type ReplayPace } from '../delivery/replay-pace';
 import type { LiveLag } from './live-lag';
 import { destinationRulesReader } from '../messages/destination-rules';
 import { deliveryPlanner, type Outgoing } from '../messages/plan-deliveries';
@@ -114,7 +114,14 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
       if (paced && !replay.dryRun) {
         const now = clock();
         const reading = pacing.liveLag.reading(now);
-        pace = nextPace(lastPace ?? firstPace(reading, now), reading, pacing.limitMs);
+        const before = lastPace ?? firstPace(reading, now);
+        pace = nextPace(before, reading, pacing.limitMs);
+        if (pace !== before) {
+          // Each judged window said once: a slowed replay at info (live traffic was waiting), the rest at debug.
+          const fields = { replayId: replay.id, perSecond: pace.perSecond, liveLagP90Ms: reading.latest?.p90Ms, liveSends: reading.latest?.samples, ceilingMs: lagCeilingMs(reading, pacing.limitMs) };
+          if (pace.perSecond < before.perSecond) log.info('replay slowed: live messages waited longer than the ceiling', fields);
+          else log.debug('replay pace', fields);
+        }
         // The workflow rests (a timer a pause or cancel cuts short); this page reads nothing.
         if (restDue(pace, reading, now, pacing.limitMs)) return { counts: { ...NO_COUNTS }, inFlight: [], rested: true, pace: { ...pace, restedAtMs: now } };
         size = pageSizeAt(pace, size);

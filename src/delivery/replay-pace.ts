@@ -8,17 +8,18 @@
  * Pure: the worker's lag windows in, the next pace out.
  */
 
-/** What one closed window of live lag showed (epoch-ms window start, how many first sends, their 90th percentile). */
+/** What one closed window of live lag showed: its start (epoch ms), how many live first sends, their 90th percentile, and how many replayed requests went out beside them. */
 export interface LagWindow {
   startMs: number;
   samples: number;
   p90Ms: number;
+  replaySends: number;
 }
 
 /** What the replay's page activity reads before a page: the latest closed window, and the lag live traffic has when unhurried. */
 export interface LiveLagReading {
   latest?: LagWindow;
-  /** The lowest window p90 of the last BASELINE_MS (undefined: no window with enough samples yet). */
+  /** The median p90 of the last BASELINE_MS's windows with no replayed request (undefined: none with enough live sends). */
   baselineMs?: number;
 }
 
@@ -31,8 +32,8 @@ export interface ReplayPace {
 
 /** Length of one lag window. */
 export const LAG_WINDOW_MS = 5_000;
-/** How far back the unhurried lag is looked for (the lowest window's p90). */
-export const BASELINE_MS = 5 * 60_000;
+/** How far back the unhurried lag is looked for: windows with live traffic and no replay beside it (some five rests). */
+export const BASELINE_MS = 10 * 60_000;
 /** Fewer first sends than this in a window: no live traffic to protect, the replay speeds up. */
 export const MIN_LIVE_SAMPLES = 5;
 /** Where a replay starts, its floor (it never stops: an operator pauses it) and its ceiling. */
@@ -45,7 +46,7 @@ const ALLOWED_JITTER_MS = 5;
 /**
  * Every REST_EVERY_MS the replay starts nothing for REST_MS (two windows, so one whole window
  * lies in it): the baseline is live lag with no replay beside it, never the lag the replay itself
- * made (a replay that started before live traffic would otherwise take its own load as normal).
+ * made (a replay running when live traffic began would otherwise have no baseline at all).
  */
 export const REST_EVERY_MS = 120_000;
 export const REST_MS = 2 * LAG_WINDOW_MS;

@@ -3,7 +3,7 @@ import { BASELINE_MS, FIRST_PER_SECOND, firstPace, LAG_WINDOW_MS, lagCeilingMs, 
 
 /** Issue 31, live traffic first: a replay's pace from the live lag its worker sees. */
 const T = 1_000_000_000_000;
-const window = (p90Ms: number, samples = 100, startMs = T) => ({ startMs, samples, p90Ms });
+const window = (p90Ms: number, samples = 100, startMs = T, replaySends = 0) => ({ startMs, samples, p90Ms, replaySends });
 const pace = (perSecond: number, judgedWindowMs?: number): ReplayPace => ({ perSecond, restedAtMs: T, ...(judgedWindowMs !== undefined && { judgedWindowMs }) });
 
 describe('a replay paced by live lag', () => {
@@ -71,26 +71,35 @@ describe("a worker's live lag", () => {
     const lag = new LiveLag();
     record(lag, T + 1, Array.from({ length: 100 }, (_, i) => i + 1));
     // Still open: nothing closed yet, and no baseline.
-    expect(lag.reading(T + 2)).toEqual({ latest: { startMs: T - LAG_WINDOW_MS, samples: 0, p90Ms: 0 } });
-    expect(lag.reading(T + LAG_WINDOW_MS)).toEqual({ latest: { startMs: T, samples: 100, p90Ms: 91 }, baselineMs: 91 });
+    expect(lag.reading(T + 2)).toEqual({ latest: window(0, 0, T - LAG_WINDOW_MS) });
+    expect(lag.reading(T + LAG_WINDOW_MS)).toEqual({ latest: window(91), baselineMs: 91 });
   });
 
   it('reads an empty window when no live message went out in the last one', () => {
     const lag = new LiveLag();
     record(lag, T, [10, 10, 10, 10, 10]);
-    expect(lag.reading(T + 2 * LAG_WINDOW_MS).latest).toEqual({ startMs: T + LAG_WINDOW_MS, samples: 0, p90Ms: 0 });
+    expect(lag.reading(T + 2 * LAG_WINDOW_MS).latest).toEqual(window(0, 0, T + LAG_WINDOW_MS));
   });
 
-  it('keeps the lowest p90 of the last five minutes as the baseline, from windows with enough samples', () => {
+  it('takes as baseline the median p90 of the last ten minutes, from windows with enough live sends and no replayed request', () => {
     const lag = new LiveLag();
-    record(lag, T, Array(10).fill(30));
-    record(lag, T + LAG_WINDOW_MS, Array(10).fill(80));
-    record(lag, T + 2 * LAG_WINDOW_MS, [5, 5]); // too few to count
-    record(lag, T + 3 * LAG_WINDOW_MS, Array(10).fill(60));
-    expect(lag.reading(T + 4 * LAG_WINDOW_MS)).toEqual({ latest: window(60, 10, T + 3 * LAG_WINDOW_MS), baselineMs: 30 });
-    // Five minutes on, the 30 ms window is forgotten.
+    const at = (n: number) => T + n * LAG_WINDOW_MS;
+    record(lag, at(0), Array(10).fill(30));
+    record(lag, at(1), Array(10).fill(80));
+    record(lag, at(2), [5, 5]); // too few to count
+    record(lag, at(3), Array(10).fill(60));
+    record(lag, at(4), Array(10).fill(500));
+    lag.replaySent(at(4)); // a replay beside it: not unhurried
+    expect(lag.reading(at(5))).toEqual({ latest: window(500, 10, at(4), 1), baselineMs: 60 });
+    // Ten minutes on, the first windows are forgotten.
     record(lag, T + BASELINE_MS + LAG_WINDOW_MS, Array(10).fill(70));
-    expect(lag.reading(T + BASELINE_MS + 2 * LAG_WINDOW_MS).baselineMs).toBe(60);
+    expect(lag.reading(T + BASELINE_MS + 2 * LAG_WINDOW_MS).baselineMs).toBe(70);
+  });
+
+  it('marks a window with a replayed request but no live sends as empty, and never a baseline', () => {
+    const lag = new LiveLag();
+    lag.replaySent(T);
+    expect(lag.reading(T + LAG_WINDOW_MS)).toEqual({ latest: window(0, 0, T, 1) });
   });
 
   it("keeps memory bounded at any rate and its p90 that of the whole window", () => {
