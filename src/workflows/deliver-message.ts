@@ -144,13 +144,14 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   const attemptWebhookLocally = (request: AttemptRequest) => proxyLocalActivities<Activities>(attemptOptions(request)).attemptWebhook(request);
   const attemptWebhook = (request: AttemptRequest) => proxyActivities<Activities>(attemptOptions(request)).attemptWebhook(request);
   // Its destination is its Temporal fairness key: one destination's backlog in the lane does not
-  // hold up another destination's turn (needs fairness on the server: docs/reliability.md).
+  // hold up another destination's turn (needs fairness on the server: docs/reliability.md). Its
+  // priority stays the workflow's: a replayed delivery's attempt waits behind live ones there too.
   const attemptWebhookInSlowLane = (request: AttemptRequest) =>
     proxyActivities<Activities>({
       ...attemptOptions(request),
       taskQueue: slowLaneTaskQueue(workflowInfo().taskQueue),
       startToCloseTimeout: slowLaneAttemptTimeoutMs(policy.timeoutMs, ACTIVITY_GRACE_MS),
-      priority: { fairnessKey: request.destinationId },
+      priority: { fairnessKey: request.destinationId, ...(workflowInfo().priority?.priorityKey !== undefined && { priorityKey: workflowInfo().priority?.priorityKey }) },
     }).attemptWebhook(request);
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);

@@ -114,3 +114,18 @@ it('runs single calls: one message per POST /v1/track, on schedule, each acknowl
     expect(r.ingest.ackLatencyMs.p50).toBeGreaterThan(0);
   }
 }, 15 * 60_000);
+
+it('runs the replay scenario: an archive replayed to a new destination beside live single calls, each replayed message received once, window by window', async () => {
+  const dir = path.join(outDir, 'replay');
+  const { stdout } = await bench(['--replay', '60', '-n', '60', '--warmup', '20', '--label', 'replay', '--out-dir', dir]);
+  const report = JSON.parse(readFileSync(path.join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+  expect(report.replay).toMatchObject({ archived: 60, replay: { status: 'completed', matched: 60, started: 60, delivered: 60, failed: 0, received: 60, duplicates: 0 } });
+  expect(report.replay.before).toHaveLength(1);
+  expect(report.replay.after).toHaveLength(1);
+  expect(report.replay.beside.length).toBeGreaterThan(0);
+  expect(report.replay.p99).toEqual({ without: expect.objectContaining({ median: expect.any(Number) }), beside: expect.objectContaining({ median: expect.any(Number) }), ratio: expect.any(Number) });
+  expect(report.replay.replay.messagesPerSecond).toBeGreaterThan(0);
+  for (const r of report.results as Result[]) expect(r).toMatchObject({ messages: 60, delivered: 60, missing: 0 });
+  expect(stdout).toMatch(/Live p99 beside the replay: median \d+ ms .* \*\*[\d.]+×\*\*/);
+  expect(stdout).toMatch(/60 delivered, 0 failed, 60 received \(0 twice\)/);
+}, 15 * 60_000);

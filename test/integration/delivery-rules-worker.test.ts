@@ -1,10 +1,12 @@
 import path from 'node:path';
 import type { Config } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { REPLAY_PRIORITY, replayDeliveryWorkflowId } from '../../src/delivery/replay';
 import { slowLaneTaskQueue } from '../../src/delivery/slow-lane';
 import { STATUS } from '../../src/workflows/search-attributes';
 import { faultDir, sleep, startOwnWorker, stopProcess, type OwnWorker } from '../helpers/faults';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { replayFinished, startReplay } from '../helpers/replay-api';
 import { basicAuth, deliveryResult, send, sourceWithDestination, startSystem, trackBatch, type TestSystem } from '../helpers/system';
 
 /**
@@ -144,4 +146,24 @@ it('starts the next round of a URL that failed in the slow lane there: no attemp
     if (queues.length - first >= 2) failedThere++;
   }
   expect(failedThere).toBeGreaterThanOrEqual(1);
+}, 120_000);
+
+it('keeps a replayed delivery behind live ones in the slow lane too: its attempts there carry the replay\'s priority', async () => {
+  // Cap 2 and 1.5 s answers: the replay's third delivery under way finds the webhook busy and waits in the slow lane.
+  const s = await system({ deliveryRetryWindow: 60_000, deliveryTimeout: 8_000 });
+  const live = await receiver(() => ({ status: 200 }));
+  const slowHook = await receiver(() => ({ status: 200, delayMs: 1_500 }));
+  const { source, writeKey } = await sourceWithDestination(s.store, { webhooks: [{ url: live.url, headers: {} }] });
+  const since = new Date(Date.now() - 1_000).toISOString();
+  const ids = Array.from({ length: 6 }, (_, i) => `replay-slow-lane-${i}`);
+  expect((await s.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: trackBatch(ids) })).statusCode).toBe(200);
+  await live.waitForRequests(ids.length, 60_000);
+  const destination = await s.store.destinations.create(source.id, { enabled: true, webhooks: [{ url: slowHook.url, headers: {} }] });
+  const id = await startReplay(s, { sourceId: source.id, destinationId: destination.id, since, until: new Date(Date.now() + 1_000).toISOString() });
+  expect(await replayFinished(s, id, 90_000)).toMatchObject({ status: 'completed', delivered: ids.length });
+
+  const histories = await Promise.all(ids.map(async (messageId) => (await s.client.workflow.getHandle(replayDeliveryWorkflowId(id, messageId)).fetchHistory()).events ?? []));
+  const slowLaneAttempts = histories.flat().flatMap((e) => (e.activityTaskScheduledEventAttributes?.taskQueue?.name === slowLaneTaskQueue(queue) ? [e.activityTaskScheduledEventAttributes] : []));
+  expect(slowLaneAttempts.length).toBeGreaterThan(0);
+  for (const attempt of slowLaneAttempts) expect(attempt.priority?.priorityKey).toBe(REPLAY_PRIORITY);
 }, 120_000);
