@@ -1,12 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import type { Replay } from '../../src/delivery/replay';
 import { archiveDay, archivePartitions, partitionName } from '../../src/store/message-archive-table';
 import { createTestDatabase } from '../helpers/postgres';
 import { postgresStoreDatabase } from '../helpers/postgres-store-database';
-import { spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
+import { waitFor } from '../helpers/processes';
+import { closeSystemWithWorker, startSystemWithWorker } from '../helpers/system-with-worker';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, basicAuth, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, basicAuth, sourceWithDestination, type TestSystem } from '../helpers/system';
 
 /**
  * Issue 31 on the PostgreSQL store: the archive is partitioned by day; retention drops whole
@@ -27,15 +27,9 @@ const database = () => postgresStoreDatabase(databaseUrl);
 
 beforeAll(async () => {
   databaseUrl = await createTestDatabase('switchyard_archive');
-  system = await startSystem({ databaseUrl, temporalTaskQueue: queue });
-  worker = spawnWorker({ DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: queue }, path.join(process.env.SWITCHYARD_TEST_DIR ?? '.', 'archive-postgres-worker.log'));
-  await waitForPoller(system.config.temporalAddress, system.config.temporalNamespace, queue, worker);
+  ({ system, worker } = await startSystemWithWorker(queue, { overrides: { databaseUrl }, workerEnv: { DATABASE_URL: databaseUrl }, logName: 'archive-postgres-worker.log' }));
 }, 240_000);
-afterAll(async () => {
-  await stopProcess(worker);
-  await Promise.all(receivers.map((r) => r.close()));
-  await system.close();
-});
+afterAll(() => closeSystemWithWorker(system, worker, receivers));
 
 it('replays 50 archived messages to a destination made after them, each once with its messageId and the replay header; an erased user skipped', async () => {
   const live = await startReceiver();

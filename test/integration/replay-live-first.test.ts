@@ -1,9 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { spawnWorker, stopProcess, waitForPoller } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { replayFinished, startReplay } from '../helpers/replay-api';
-import { basicAuth, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
+import { basicAuth, sourceWithDestination, type TestSystem } from '../helpers/system';
+import { closeSystemWithWorker, startSystemWithWorker } from '../helpers/system-with-worker';
 
 /**
  * Issue 31, live traffic first: a replay is paced by the live lag of the worker that runs it
@@ -15,7 +14,6 @@ import { basicAuth, sourceWithDestination, startSystem, type TestSystem } from '
 const ARCHIVED = 40;
 const LIVE_SECONDS = 15;
 const queue = `replay-live-first-${process.pid}`;
-const logFile = path.join(process.env.SWITCHYARD_TEST_DIR ?? '.', 'replay-live-first-worker.log');
 
 let system: TestSystem;
 let worker: ChildProcess | undefined;
@@ -23,15 +21,9 @@ const receivers: Receiver[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  system = await startSystem({ temporalTaskQueue: queue, replayMaxInFlight: 50 });
-  worker = spawnWorker({ TEMPORAL_TASK_QUEUE: queue, REPLAY_LIVE_LAG_LIMIT: '1ms', DELIVERY_TIMEOUT: '2s' }, logFile);
-  await waitForPoller(system.config.temporalAddress, system.config.temporalNamespace, queue, worker);
+  ({ system, worker } = await startSystemWithWorker(queue, { overrides: { replayMaxInFlight: 50 }, workerEnv: { REPLAY_LIVE_LAG_LIMIT: '1ms', DELIVERY_TIMEOUT: '2s' }, logName: 'replay-live-first-worker.log' }));
 }, 240_000);
-afterAll(async () => {
-  await stopProcess(worker);
-  await Promise.all(receivers.map((r) => r.close()));
-  await system.close();
-});
+afterAll(() => closeSystemWithWorker(system, worker, receivers));
 
 it('goes at its floor while live calls flow, then finishes each message once', async () => {
   const [live, backfill] = await Promise.all([startReceiver(), startReceiver()]);
