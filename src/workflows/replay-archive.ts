@@ -71,9 +71,11 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
   const state: ReplayState = resume ?? { pagesDone: false, counts: NO_COUNTS, inFlight: [], paused: false, runs: 1 };
   const paced = patched(REPLAY_PACED_PATCH);
   let cancelled = false;
-  // Paced: a page (and the save of its counts) under way, and the changes waiting for it to end.
+  // Paced: a page (and the save of its counts) under way, the changes waiting for it to end, and
+  // the replay's end when an activity out of retries ended it (a change then writes nothing).
   let paging = false;
   let changing = 0;
+  let failed = false;
   // Status writes one after another, in the order asked: a pause and a resume never land swapped.
   let statusWrites: Promise<unknown> = Promise.resolve();
   const writeStatus = (status: ReplayStatus) => (statusWrites = statusWrites.then(() => setReplayStatus({ id: replay.id, status })));
@@ -86,6 +88,7 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
       await condition(() => !paging);
       changing--;
       if (cancelled) return 'cancelled';
+      if (failed) return 'failed';
     }
     if (paused === 'cancel') cancelled = true;
     else state.paused = paused;
@@ -162,6 +165,9 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
     // An activity out of retries (the store away for minutes, the destination deleted): the replay
     // ends failed with the counts it had.
     if (!(err instanceof ActivityFailure)) throw err;
+    // A change waiting for the failed page answers `failed` (it would otherwise wait for ever).
+    paging = false;
+    failed = true;
     await saveReplayCounts({ id: replay.id, counts: state.counts });
     await setReplayStatus({ id: replay.id, status: 'failed' });
   }

@@ -247,6 +247,26 @@ it('cancel stops the replay: nothing more is started', async () => {
   expect((await system.app.inject({ method: 'POST', url: `/admin/replays/${id}/resume`, headers: auth })).statusCode).toBe(409);
 }, 180_000);
 
+it('a destination deleted during a replay ends it failed, with the counts it had; nothing more is sent', async () => {
+  const { source, since, until } = await sourceWithHistory('gone');
+  const { destination, target } = await newDestination(source.id, () => ({ status: 200, delayMs: 300 }));
+  const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
+  await target.waitForRequests(3, 30_000);
+  expect(await system.store.destinations.delete(destination.id)).toBe(true);
+  const done = await finished(id);
+  expect(done.status).toBe('failed');
+  expect(done.finishedAt).not.toBeNull();
+  expect(done.started).toBeGreaterThanOrEqual(3);
+  expect(done.started).toBeLessThan(MESSAGES);
+  // Ended: a pause is refused, and the deliveries started before the deletion send nothing more after it ends.
+  expect((await system.app.inject({ method: 'POST', url: `/admin/replays/${id}/pause`, headers: auth })).statusCode).toBe(409);
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const after = target.requests.length;
+  expect(after).toBeLessThanOrEqual(done.started);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  expect(target.requests).toHaveLength(after);
+}, 180_000);
+
 it('a worker killed mid-replay: the replay completes, each message still delivered exactly once', async () => {
   const { source, ids, since, until } = await sourceWithHistory('crash');
   // Slow answers keep the replay's deliveries in flight: the kill lands while it is under way.
