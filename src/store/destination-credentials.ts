@@ -32,14 +32,14 @@ function transformed(destinationId: string, columns: PlainCredentials, transform
     url,
     headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, transform({ kind: 'header', url, name, index }, value)])),
   }));
-  // Issue 33: a mapping's header values like a webhook's; its name, URL, trigger and data stay readable.
+  // Issue 33: a mapping's header values like a webhook's (bound to its URL, issue 40); its name, URL, trigger and data stay readable.
   const mappings =
     columns.mappings == null
       ? columns.mappings
       : JSON.stringify(
           (JSON.parse(columns.mappings) as ActionsMapping[]).map((mapping, index) => ({
             ...mapping,
-            settings: { ...mapping.settings, headers: Object.fromEntries(Object.entries(mapping.settings.headers).map(([name, value]) => [name, transform({ kind: 'mappingHeader', mapping: mapping.name, name, index }, value)])) },
+            settings: { ...mapping.settings, headers: Object.fromEntries(Object.entries(mapping.settings.headers).map(([name, value]) => [name, transform({ kind: 'mappingHeader', mapping: mapping.name, url: mapping.settings.url, name, index }, value)])) },
           })),
         );
   return {

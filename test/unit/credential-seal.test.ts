@@ -1,4 +1,5 @@
 import { CredentialSealError, openCredential, sealCredential, type CredentialField } from '../../src/privacy/credential-seal';
+import { sealWithKey } from '../../src/privacy/aes-gcm';
 import { parseKeyring } from '../../src/privacy/keyring';
 import { openedCredentials, sealedCredentials, type PlainCredentials } from '../../src/store/destination-credentials';
 
@@ -35,6 +36,36 @@ describe('a sealed receiver credential', () => {
   ])('a header value does not open as %s', (_case, sealedAs, openedAs) => {
     const sealed = sealCredential(keyring, 'k2', 'dst_a', sealedAs, 'v');
     expect(() => openCredential(keyring, 'k2', 'dst_a', openedAs, sealed)).toThrow(CredentialSealError);
+  });
+
+  const mappingHeader = (url: string, mapping = 'Send'): CredentialField => ({ kind: 'mappingHeader', mapping, url, name: 'X-Api-Key', index: 0 });
+
+  it.each<[string, CredentialField]>([
+    ['the same mapping pointed at another URL', mappingHeader('https://attacker.example/')],
+    ['another mapping name at the same URL', mappingHeader('https://crm.example.com/v1', 'Other')],
+  ])('a mapping header value sealed for its mapping URL does not open as %s', (_case, openedAs) => {
+    const sealed = sealCredential(keyring, 'k2', 'dst_a', mappingHeader('https://crm.example.com/v1'), 'crm-key');
+    expect(openCredential(keyring, 'k2', 'dst_a', mappingHeader('https://crm.example.com/v1'), sealed)).toBe('crm-key');
+    expect(() => openCredential(keyring, 'k2', 'dst_a', openedAs, sealed)).toThrow(CredentialSealError);
+  });
+
+  it('still opens a mapping header value sealed before it was bound to its URL (name only), and the next write seals it bound', () => {
+    // The issue 33 form: no mark, AAD of destination, kind, mapping name and header name.
+    const legacyAad = Buffer.from(['switchyard-credential-v1', 'dst_a', 'mappingHeader', 'Send', 'X-Api-Key'].join('\0'), 'utf8');
+    const legacy = sealWithKey(keyring.keys.get('k2')!, legacyAad, Buffer.from('crm-key', 'utf8')).toString('base64');
+    expect(openCredential(keyring, 'k2', 'dst_a', mappingHeader('https://crm.example.com/v1'), legacy)).toBe('crm-key');
+    // Marked as URL-bound, the same ciphertext no longer authenticates.
+    expect(() => openCredential(keyring, 'k2', 'dst_a', mappingHeader('https://crm.example.com/v1'), `u1.${legacy}`)).toThrow(CredentialSealError);
+    const resealed = sealedCredentials(keyring, 'dst_a', {
+      shared_secret: null,
+      signing_secret: null,
+      previous_signing_secret: null,
+      webhooks: '[]',
+      mappings: JSON.stringify([{ name: 'Send', enabled: true, trigger: 'all', settings: { url: 'https://crm.example.com/v1', method: 'POST', headers: { 'X-Api-Key': 'crm-key' }, data: {} } }]),
+    });
+    const sealedValue = (JSON.parse(resealed.mappings!) as { settings: { headers: Record<string, string> } }[])[0].settings.headers['X-Api-Key'];
+    expect(sealedValue.startsWith('u1.')).toBe(true);
+    expect(() => openCredential(keyring, 'k2', 'dst_a', mappingHeader('https://attacker.example/'), sealedValue)).toThrow(CredentialSealError);
   });
 
   it('names the key when it is not listed, or when the process has no keys', () => {

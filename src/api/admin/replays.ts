@@ -7,7 +7,7 @@ import { parseFql } from '../../rules/fql';
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
 import { errorReplies, ErrorReply } from './schemas';
-import { audited, recordChange } from '../access/audit-trail';
+import { actorOf, audited, recordChange, recordDenied } from '../access/audit-trail';
 
 /**
  * Replays of the archive (issue 31): every archived message of a source received in a range (that a
@@ -30,7 +30,7 @@ const NewReplay = Type.Object(
     destinationId: Type.String({ minLength: 1, maxLength: 100, description: 'One destination of that source: the only one that receives the replay (it may be newer than the messages: a backfill).' }),
     since: Type.String({ format: 'date-time', description: 'Messages received at or after this time.' }),
     until: Type.String({ format: 'date-time', description: 'Messages received before this time.' }),
-    trigger: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'An FQL condition on the archived message (the language of destination filters): only the messages it matches.' })),
+    trigger: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'An FQL condition on the archived message (the language of destination filters): only the messages it matches. Needs the scope payloads:read besides operate: its count answers questions about archived bodies.' })),
     dryRun: Type.Optional(Type.Boolean({ description: 'Count what would be sent (matched minus skipped) and send nothing.' })),
   },
   { additionalProperties: false },
@@ -72,6 +72,12 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
     { schema: { security, body: NewReplay, response: { 202: Type.Object({ id: Type.String(), status: Status }), 409: ErrorReply, ...errorReplies } } },
     async (request, reply) => {
       const { sourceId, destinationId, since, until, trigger, dryRun = false } = request.body;
+      // Issue 40: a trigger's count (dry run or not) answers yes/no questions about archived bodies
+      // (route-exposure.ts), so a trigger is for payloads:read as well as operate.
+      if (trigger !== undefined && !actorOf(request).scopes.includes('payloads:read')) {
+        await recordDenied(store.audit, request, actorOf(request));
+        throw new ApiError(403, 'forbidden', 'trigger: a replay with a trigger needs the scope payloads:read besides operate (its count answers questions about archived bodies)');
+      }
       if (archiveRetentionMs <= 0) throw conflict('ARCHIVE_RETENTION is 0: the archive is off, there is nothing to replay');
       if (Date.parse(since) >= Date.parse(until)) throw badRequest('until: must be later than since');
       if (!(await store.sources.get(sourceId))) throw badRequest(`sourceId: source ${sourceId} does not exist`);
