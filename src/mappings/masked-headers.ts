@@ -1,3 +1,4 @@
+import type { RuleViolation } from '../delivery/webhook-rules';
 import type { ActionsMapping } from './types';
 
 /**
@@ -18,13 +19,36 @@ export function maskedMappings(mappings: ActionsMapping[]): ActionsMapping[] {
 
 /**
  * A PATCH's mappings with every masked header value replaced by the value saved for the same
- * mapping name and header name; a mask with no saved value stays (and is then sent as written).
+ * mapping name, header name and URL (issue 40: a secret stays with the URL it was set for). A mask
+ * with no such saved value (a renamed or new mapping, a new header, a changed URL) is refused,
+ * naming the field: sent as written, the receiver would get `********` as its key.
  */
-export function unmaskedMappings(given: ActionsMapping[], saved: ActionsMapping[]): ActionsMapping[] {
+export function unmaskedMappings(given: ActionsMapping[], saved: ActionsMapping[]): { mappings: ActionsMapping[] } | { violation: RuleViolation } {
   const savedByName = new Map(saved.map((mapping) => [mapping.name, mapping]));
-  return given.map((mapping) => {
-    const before = savedByName.get(mapping.name)?.settings.headers ?? {};
-    const headers = Object.fromEntries(Object.entries(mapping.settings.headers).map(([name, value]) => [name, value === MASKED_VALUE && before[name] !== undefined ? before[name] : value]));
-    return { ...mapping, settings: { ...mapping.settings, headers } };
-  });
+  const mappings: ActionsMapping[] = [];
+  for (const [index, mapping] of given.entries()) {
+    const before = savedByName.get(mapping.name);
+    const sameUrl = before?.settings.url === mapping.settings.url;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(mapping.settings.headers)) {
+      if (value !== MASKED_VALUE) {
+        headers[name] = value;
+        continue;
+      }
+      const kept = sameUrl && Object.hasOwn(before.settings.headers, name) ? before.settings.headers[name] : undefined;
+      if (kept === undefined) return { violation: { field: `mappings[${index}].settings.headers.${name}`, rule: maskRule(mapping, before) } };
+      headers[name] = kept;
+    }
+    mappings.push({ ...mapping, settings: { ...mapping.settings, headers } });
+  }
+  return { mappings };
+}
+
+function maskRule(mapping: ActionsMapping, before: ActionsMapping | undefined): string {
+  const why = !before
+    ? `no saved mapping is named ${JSON.stringify(mapping.name)} (a renamed or new mapping)`
+    : before.settings.url !== mapping.settings.url
+      ? `the mapping's URL changed, and a saved value stays with the URL it was set for`
+      : 'no value is saved for this header';
+  return `${MASKED_VALUE} keeps a saved value, and ${why}; send the value itself`;
 }

@@ -1,6 +1,7 @@
 import { validateMapping } from './mapping-kit';
 import { parseFql } from '../rules/fql';
 import { headerNameRule, headerValueRule, webhookUrlRule, type RuleViolation } from '../delivery/webhook-rules';
+import { MASKED_VALUE } from './masked-headers';
 import { MAX_MAPPING_HEADERS, MAX_MAPPINGS, type ActionsMapping, type OutboundAuth, type TlsSettings } from './types';
 
 /**
@@ -63,12 +64,34 @@ export function findMappingsViolation(mappings: ActionsMapping[]): RuleViolation
   return undefined;
 }
 
+/** The secret field of an auth setting sent back as the mask: it would otherwise be used as the secret itself. */
+function maskedSecretField(auth: OutboundAuth): string | undefined {
+  if (auth.type === 'bearer') return auth.token === MASKED_VALUE ? 'auth.token' : undefined;
+  if (auth.type === 'basic') return auth.password === MASKED_VALUE ? 'auth.password' : undefined;
+  return auth.clientSecret === MASKED_VALUE ? 'auth.clientSecret' : undefined;
+}
+
+/** Hosts whose traffic never leaves the machine: a local token endpoint (a sidecar, a test) may speak http. */
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * RFC 6749 §3.2: the token endpoint MUST be reached over TLS, since the client secret travels in the
+ * request body (client_secret_post). `webhookUrlRule` has already checked the URL parses.
+ */
+function tokenUrlTransportRule(tokenUrl: string): string | undefined {
+  const url = new URL(tokenUrl);
+  if (url.protocol === 'https:' || LOOPBACK_HOST.test(url.hostname)) return undefined;
+  return 'must use https (RFC 6749 §3.2: the client secret travels in the request); http only to a loopback address';
+}
+
 const PEM = (label: RegExp) => new RegExp(`-----BEGIN ${label.source}-----[\\s\\S]+-----END ${label.source}-----`);
 
 /** Outbound auth and mutual TLS: URLs and PEM shapes (values are never echoed). */
 export function findAuthViolation(auth: OutboundAuth | null | undefined, tls: TlsSettings | null | undefined): RuleViolation | undefined {
+  const masked = auth && maskedSecretField(auth);
+  if (masked) return { field: masked, rule: `${MASKED_VALUE} is the mask the API shows in place of a secret; auth is replaced whole, so send the secret itself` };
   if (auth?.type === 'oauth2') {
-    const rule = webhookUrlRule(auth.tokenUrl);
+    const rule = webhookUrlRule(auth.tokenUrl) ?? tokenUrlTransportRule(auth.tokenUrl);
     if (rule) return { field: 'auth.tokenUrl', rule };
   }
   if (auth?.type === 'bearer' || auth?.type === 'basic') {

@@ -9,6 +9,7 @@ import type { DestinationRow, Tables } from './tables';
 import type { ActionsMapping, OutboundAuth, TlsSettings } from '../mappings/types';
 import type { ConsentSettings, Destination, DestinationPatch, Store, Webhook, WebhookBackpressure, WebhookDisablement, WebhookSetting } from './types';
 import { writeTransaction } from './write-transaction';
+import { secretsKept, type SecretsReach } from '../mappings/url-bound-secrets';
 
 /** The integration's name in the seed; used when a destination is created without one. */
 const DEFAULT_NAME = 'Webhooks';
@@ -111,6 +112,15 @@ function isDeliverable(row: Pick<DestinationRow, 'id' | 'enabled' | 'webhooks' |
 /** Issue 33's JSON columns as written: auth and tls null to clear, mappings only for actions destinations. */
 function storedJson(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** Where a row's auth and client certificate can go (plaintext columns: an opened row, or one about to be sealed). */
+function reachOf(row: Pick<DestinationRow, 'webhooks' | 'mappings' | 'auth'>): SecretsReach {
+  return {
+    webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url),
+    mappings: row.mappings ? (JSON.parse(row.mappings) as ActionsMapping[]) : [],
+    auth: row.auth ? (JSON.parse(row.auth) as OutboundAuth) : null,
+  };
 }
 
 /** Per-URL state rows (switched off, backpressure) as destination id → url → value. */
@@ -279,6 +289,10 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
           changes.paused = patch.paused ? 1 : 0;
           changes.paused_at = patch.paused ? now.toISOString() : null;
         }
+        // Issue 40: secrets set for the old URLs do not follow the destination to a new one, unless given again.
+        const kept = secretsKept(reachOf(current), reachOf({ ...current, ...changes } as DestinationRow), { auth: patch.auth !== undefined, tls: patch.tls !== undefined });
+        if (kept.dropAuth) changes.auth = null;
+        if (kept.dropTls) changes.tls = null;
         // Every write seals the whole row again under the active key: one key id per row.
         const sealed = sealedCredentials(keyring, id, { ...current, ...changes });
         const row = await trx.updateTable('destinations').set({ ...changes, ...sealed }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();

@@ -1,7 +1,8 @@
 import { laneKey, mappingAttemptSummary, mappingsReport } from '../../src/delivery/mapping-lanes';
 import { accessTokenOf, staticAuthorization, tokenRequestBody, tokenReuseMs } from '../../src/delivery/outbound-auth';
 import { MASKED_VALUE, maskedMappings, unmaskedMappings } from '../../src/mappings/masked-headers';
-import type { ActionsMapping } from '../../src/mappings/types';
+import type { ActionsMapping, OutboundAuth } from '../../src/mappings/types';
+import { secretsKept, type SecretsReach } from '../../src/mappings/url-bound-secrets';
 import { findAuthViolation, findMappingsViolation } from '../../src/mappings/validate-mappings';
 import { DEFAULT_CONSENT } from '../../src/rules/consent';
 import { decideDelivery } from '../../src/rules/delivery-decision';
@@ -35,15 +36,78 @@ describe('findMappingsViolation: the rules a saved mapping keeps (400 naming the
     expect(findAuthViolation(null, { certificate: 'not pem', privateKey: 'x' })?.field).toBe('tls.certificate');
     expect(findAuthViolation(null, { certificate: '-----BEGIN CERTIFICATE-----\nAA\n-----END CERTIFICATE-----', privateKey: 'secret-not-pem' })).toEqual({ field: 'tls.privateKey', rule: 'must be a PEM private key (-----BEGIN PRIVATE KEY-----)' });
   });
+
+  it.each<[string, string | undefined]>([
+    ['https://idp.example.com/oauth/token', undefined],
+    ['http://idp.example.com/oauth/token', 'must use https (RFC 6749 §3.2: the client secret travels in the request); http only to a loopback address'],
+    ['http://10.0.0.5/token', 'must use https (RFC 6749 §3.2: the client secret travels in the request); http only to a loopback address'],
+    ['http://127.0.0.1:8080/token', undefined],
+    ['http://localhost/token', undefined],
+    ['http://[::1]:9000/token', undefined],
+  ])('answers 400 naming auth.tokenUrl for an http token endpoint off this host: %s', (tokenUrl, rule) => {
+    expect(findAuthViolation({ type: 'oauth2', tokenUrl, clientId: 'c', clientSecret: 's' }, null)).toEqual(rule && { field: 'auth.tokenUrl', rule });
+  });
+
+  it.each<[string, OutboundAuth, string]>([
+    ['a bearer token', { type: 'bearer', token: MASKED_VALUE }, 'auth.token'],
+    ['a basic password', { type: 'basic', username: 'u', password: MASKED_VALUE }, 'auth.password'],
+    ['an OAuth2 client secret', { type: 'oauth2', tokenUrl: 'https://idp.example.com/token', clientId: 'c', clientSecret: MASKED_VALUE }, 'auth.clientSecret'],
+  ])('answers 400 naming the field when the mask comes back as %s (auth keeps no saved value to stand for)', (_case, auth, field) => {
+    expect(findAuthViolation(auth, null)).toEqual({ field, rule: `${MASKED_VALUE} is the mask the API shows in place of a secret; auth is replaced whole, so send the secret itself` });
+  });
 });
 
 describe('masked mapping headers', () => {
-  it('shows every value as the mask and keeps the saved value when the mask comes back', () => {
-    const saved = [mapping('A', { headers: { 'X-Key': 'secret-1' } })];
+  const saved = [mapping('A', { headers: { 'X-Key': 'secret-1' } })];
+
+  it('shows every value as the mask and keeps the saved value when the mask comes back for the same mapping at the same URL', () => {
     expect(maskedMappings(saved)[0].settings.headers).toEqual({ 'X-Key': MASKED_VALUE });
-    const given = [mapping('A', { headers: { 'X-Key': MASKED_VALUE, 'X-New': 'v' } }), mapping('B', { headers: { 'X-Key': MASKED_VALUE } })];
-    expect(unmaskedMappings(given, saved).map((m) => m.settings.headers)).toEqual([{ 'X-Key': 'secret-1', 'X-New': 'v' }, { 'X-Key': MASKED_VALUE }]);
+    const given = [mapping('A', { headers: { 'X-Key': MASKED_VALUE, 'X-New': 'v' } })];
+    expect(unmaskedMappings(given, saved)).toEqual({ mappings: [mapping('A', { headers: { 'X-Key': 'secret-1', 'X-New': 'v' } })] });
   });
+
+  it.each<[string, ActionsMapping[], string]>([
+    [
+      'a renamed mapping (GET, edit the name, PATCH)',
+      [mapping('A renamed', { headers: { 'X-Key': MASKED_VALUE } })],
+      'mappings[0].settings.headers.X-Key: ******** keeps a saved value, and no saved mapping is named "A renamed" (a renamed or new mapping); send the value itself',
+    ],
+    [
+      'a mapping pointed at another URL',
+      [mapping('A', { url: 'https://attacker.example/collect', headers: { 'X-Key': MASKED_VALUE } })],
+      "mappings[0].settings.headers.X-Key: ******** keeps a saved value, and the mapping's URL changed, and a saved value stays with the URL it was set for; send the value itself",
+    ],
+    ['a header with no saved value', [mapping('A', { headers: { 'X-Other': MASKED_VALUE } })], 'mappings[0].settings.headers.X-Other: ******** keeps a saved value, and no value is saved for this header; send the value itself'],
+    ['a header named after an Object.prototype member', [mapping('A', { headers: { constructor: MASKED_VALUE } })], 'mappings[0].settings.headers.constructor: ******** keeps a saved value, and no value is saved for this header; send the value itself'],
+  ])('answers 400 naming the header when the mask comes back for %s', (_case, given, message) => {
+    const answer = unmaskedMappings(given, saved);
+    expect('violation' in answer && `${answer.violation.field}: ${answer.violation.rule}`).toBe(message);
+  });
+
+  it('keeps a value supplied again with the new URL', () => {
+    const given = [mapping('A', { url: 'https://new.example.com/hook', headers: { 'X-Key': 'secret-2' } })];
+    expect(unmaskedMappings(given, saved)).toEqual({ mappings: given });
+  });
+});
+
+describe('secretsKept: auth and the client certificate stay with the URLs they were set for (issue 40)', () => {
+  const reach = (webhookUrls: string[], mappingUrls: string[] = [], tokenUrl?: string): SecretsReach => ({
+    webhookUrls,
+    mappings: mappingUrls.map((url) => mapping('m', { url })),
+    auth: tokenUrl ? { type: 'oauth2', tokenUrl, clientId: 'c', clientSecret: 's' } : { type: 'bearer', token: 't' },
+  });
+  const neither = { auth: false, tls: false };
+  it.each<[string, SecretsReach, SecretsReach, { auth: boolean; tls: boolean }, { dropAuth: boolean; dropTls: boolean }]>([
+    ['the same URLs', reach(['https://a.example/']), reach(['https://a.example/']), neither, { dropAuth: false, dropTls: false }],
+    ['a URL removed', reach(['https://a.example/', 'https://b.example/']), reach(['https://b.example/']), neither, { dropAuth: false, dropTls: false }],
+    ['URLs reordered', reach(['https://a.example/', 'https://b.example/']), reach(['https://b.example/', 'https://a.example/']), neither, { dropAuth: false, dropTls: false }],
+    ['a webhook re-pointed', reach(['https://a.example/']), reach(['https://attacker.example/']), neither, { dropAuth: true, dropTls: true }],
+    ['a webhook URL added', reach(['https://a.example/']), reach(['https://a.example/', 'https://attacker.example/']), neither, { dropAuth: true, dropTls: true }],
+    ['a mapping re-pointed', reach([], ['https://crm.example/']), reach([], ['https://attacker.example/']), neither, { dropAuth: true, dropTls: true }],
+    ['a webhook re-pointed, auth given again', reach(['https://a.example/']), reach(['https://b.example/']), { auth: true, tls: false }, { dropAuth: false, dropTls: true }],
+    ['a webhook re-pointed, both given again', reach(['https://a.example/']), reach(['https://b.example/']), { auth: true, tls: true }, { dropAuth: false, dropTls: false }],
+    ['an OAuth2 tokenUrl changed (auth given whole)', reach(['https://a.example/'], [], 'https://idp.example/token'), reach(['https://a.example/'], [], 'https://attacker.example/token'), { auth: true, tls: false }, { dropAuth: false, dropTls: true }],
+  ])('%s', (_case, before, after, supplied, kept) => expect(secretsKept(before, after, supplied)).toEqual(kept));
 });
 
 describe("decideDelivery: an actions destination's triggers", () => {

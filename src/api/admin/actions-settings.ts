@@ -42,7 +42,9 @@ export function acceptedActionsSettings(input: ActionsInput, current: Destinatio
     if (input.webhooks !== undefined && input.webhooks.length > 0) throw badRequest("webhooks: an actions destination sends to its mappings' URLs; leave webhooks out");
     if (!current && input.mappings === undefined) throw badRequest('mappings: is required for an actions destination');
   }
-  const mappings = input.mappings && unmaskedMappings(input.mappings.map(withDefaults), current?.mappings ?? []);
+  const unmasked = input.mappings && unmaskedMappings(input.mappings.map(withDefaults), current?.mappings ?? []);
+  if (unmasked && 'violation' in unmasked) throw badRequest(violationMessage(unmasked.violation));
+  const mappings = unmasked?.mappings;
   const violation = (mappings && findMappingsViolation(mappings)) ?? findAuthViolation(input.auth, input.tls);
   if (violation) throw badRequest(violationMessage(violation));
   return { ...(mappings && { mappings }), ...(input.auth !== undefined && { auth: input.auth }), ...(input.tls !== undefined && { tls: input.tls }) };
