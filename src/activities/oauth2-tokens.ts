@@ -34,13 +34,30 @@ export class OAuth2Tokens {
     let pending = this.fetching.get(key);
     if (!pending) {
       pending = this.fetch(auth, timeoutMs).then((answer) => {
-        if ('token' in answer) this.cached.set(key, { token: answer.token, untilMs: Date.now() + answer.reuseMs });
+        if ('token' in answer) {
+          this.pruneExpired(Date.now());
+          this.cached.set(key, { token: answer.token, untilMs: Date.now() + answer.reuseMs });
+        }
         return 'token' in answer ? { token: answer.token } : answer;
       });
       this.fetching.set(key, pending);
       void pending.finally(() => this.fetching.delete(key));
     }
     return pending;
+  }
+
+  /** Tokens held now, fresh or not yet pruned. */
+  get held(): number {
+    return this.cached.size;
+  }
+
+  /**
+   * Drops every token past its reuse time (finding 18): the key includes the secret, so a rotated or
+   * removed setting's entry is never asked for again and would otherwise stay for the process's life.
+   * Run on each new token, so the cache holds at most the tokens fresh at the last fetch.
+   */
+  private pruneExpired(nowMs: number): void {
+    for (const [key, entry] of this.cached) if (entry.untilMs <= nowMs) this.cached.delete(key);
   }
 
   /** The receiver refused this token (401): forget it, unless another request already replaced it. */
