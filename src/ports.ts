@@ -145,6 +145,8 @@ export interface DestinationAttempts {
 export interface DeliveryHistory {
   input: DeliveryInput;
   row: DeliveryRow;
+  /** The userId as visibility holds it: its keyed hash (the id itself with PAYLOAD_ENCRYPTION=off); what a token without payloads:read is shown. */
+  visibleUserId?: string;
   destinations: DestinationAttempts[];
 }
 

@@ -202,7 +202,8 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
       const converter = client.options.loadedDataConverter;
       const input = await startedInput(history, converter);
       if (!input) return undefined;
-      return { input, row: deliveryRow(description, input.userId), destinations: deliveryAttempts(input, await historyItems(history, converter)) };
+      const visibleUserId = description.typedSearchAttributes.get(USER_ID);
+      return { input, row: deliveryRow(description, input.userId), ...(visibleUserId !== undefined && { visibleUserId }), destinations: deliveryAttempts(input, await historyItems(history, converter)) };
     },
     redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, keyring, input)),
     startRedeliveryJob: (sourceId, filter) => tracked(startRedeliveryJob(client, taskQueue, sourceId, filter)),

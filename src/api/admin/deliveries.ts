@@ -103,7 +103,16 @@ const notRedelivered = (status: 'no_destinations' | 'stopped' | 'erased', messag
     erased: `message ${messageId} can no longer be read: its user was erased`,
   })[status];
 
-async function detailView(dataKeys: Store['dataKeys'], { input, row, destinations }: DeliveryHistory) {
+/**
+ * A delivery's detail. With payloads:read: the opened body and the plaintext userId in it. Without
+ * (finding 15): no body, and the userId as visibility holds it (its keyed hash), as every other
+ * metadata answer names users; the body is not opened at all.
+ */
+async function detailView(dataKeys: Store['dataKeys'], { input, row, visibleUserId, destinations }: DeliveryHistory, payloadsRead: boolean) {
+  if (!payloadsRead) {
+    const { userId: _known, ...metadata } = row;
+    return { ...metadata, ...(visibleUserId !== undefined && { userId: visibleUserId }), ...(input.redelivery && { redelivery: input.redelivery }), destinations };
+  }
   const message = input.sealedMessage ? await openForReader(dataKeys, input.messageId, input.sealedMessage) : (input.message ?? {});
   // A sealed input names no user: the row shows the userId of the opened body, none once erased.
   const opened = typeof message === 'string' ? undefined : (message as Record<string, unknown>).userId;
@@ -137,11 +146,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       const { sourceId, messageId } = request.params;
       const found = await deliveries.history(sourceId, messageId);
       if (!found) throw notFound(`delivery of message ${messageId} from source ${sourceId}`);
-      const detail = await detailView(store.dataKeys, found);
-      if (actorOf(request).scopes.includes('payloads:read')) return detail;
       // Issue 32: event bodies are their own right; `read` sees what happened to a delivery, not what it carried.
-      const { message: _withheld, ...metadata } = detail;
-      return metadata;
+      return detailView(store.dataKeys, found, actorOf(request).scopes.includes('payloads:read'));
     },
   );
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { isReplayOpen, NO_COUNTS, REPLAY_ID_PATTERN, REPLAY_STATUSES, type Replay, type ReplayStatus } from '../../delivery/replay';
 import type { ReplayChange, Replays } from '../../ports';
 import { parseFql } from '../../rules/fql';
@@ -42,7 +43,7 @@ const ReplayView = Type.Object({
   destinationId: Type.String(),
   since: Type.String({ format: 'date-time' }),
   until: Type.String({ format: 'date-time' }),
-  trigger: Type.Union([Type.String(), Type.Null()]),
+  trigger: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'null: every message of the range. Absent to a token without payloads:read: the condition with its count says what archived bodies hold.' })),
   status: Status,
   matched: Type.Integer({ description: 'Archived messages in the range that the trigger matched (an erased user\'s, whose trigger cannot be read, included).' }),
   started: Type.Integer({ description: 'Deliveries started: one per message at most (none in a dry run).' }),
@@ -56,6 +57,15 @@ const ReplayView = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
+
+/**
+ * A replay as this request may see it (issue 40): a trigger names values it looked for in archived
+ * bodies, and its count says whether they were there, so the trigger is for payloads:read only.
+ */
+function replayView(request: FastifyRequest): (replay: Replay) => Omit<Replay, 'trigger'> & { trigger?: string | null } {
+  if (actorOf(request).scopes.includes('payloads:read')) return (replay) => replay;
+  return ({ trigger: _withheld, ...replay }) => replay;
+}
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
@@ -125,11 +135,11 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
     async (request) => {
       const limit = request.query.limit === undefined ? DEFAULT_LIST_LIMIT : Number(request.query.limit);
       if (limit < 1 || limit > MAX_LIST_LIMIT) throw badRequest(`limit: must be from 1 to ${MAX_LIST_LIMIT}`);
-      return { replays: await store.replays.list(limit) };
+      return { replays: (await store.replays.list(limit)).map(replayView(request)) };
     },
   );
 
-  app.get('/replays/:id', { schema: { security, params: IdParams, response: { 200: ReplayView, ...errorReplies } } }, async (request) => find(request.params.id));
+  app.get('/replays/:id', { schema: { security, params: IdParams, response: { 200: ReplayView, ...errorReplies } } }, async (request) => replayView(request)(await find(request.params.id)));
 
   for (const change of ['pause', 'resume', 'cancel'] as const satisfies readonly ReplayChange[]) {
     app.post(
@@ -148,7 +158,7 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
           if (!isReplayOpen(now.status)) throw conflict(`id: replay ${replay.id} is ${now.status}; only a running or paused replay can ${change}`);
           throw err;
         }
-        return find(replay.id);
+        return replayView(request)(await find(replay.id));
       },
     );
   }

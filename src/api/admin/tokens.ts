@@ -10,7 +10,7 @@ const ScopeName = Type.Unsafe<Scope>({
   type: 'string',
   enum: [...SCOPES],
   description:
-    '`read`: sources, destinations, health, deliveries\' metadata. `payloads:read`: event bodies (the codec server, a delivery\'s message). `destinations:write`: sources, destinations, filters, webhooks, Personas definitions. `operate`: redeliver, syncs, clearing backpressure. `regulations`: suppress, delete (and read regulations). `admin`: tokens and the audit log.',
+    '`read`: sources, destinations, health, deliveries\' metadata. `payloads:read`: event bodies and answers about them (the codec server, a delivery\'s message and plaintext userId, replay triggers). `destinations:write`: sources, destinations, filters, webhooks, Personas definitions: where events go. `operate`: redeliver, replays (a trigger needs payloads:read too), syncs, clearing backpressure. `regulations`: suppress, delete (and read regulations). `admin`: tokens and the audit log.',
 });
 
 const CreateTokenBody = Type.Object(
