@@ -290,7 +290,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
           changes.paused_at = patch.paused ? now.toISOString() : null;
         }
         // Issue 40: secrets set for the old URLs do not follow the destination to a new one, unless given again.
-        const kept = secretsKept(reachOf(current), reachOf({ ...current, ...changes } as DestinationRow), { auth: patch.auth !== undefined, tls: patch.tls !== undefined });
+        const kept = secretsKept(reachOf(current), reachOf({ ...current, ...changes }), { auth: patch.auth !== undefined, tls: patch.tls !== undefined });
         if (kept.dropAuth) changes.auth = null;
         if (kept.dropTls) changes.tls = null;
         // Every write seals the whole row again under the active key: one key id per row.
