@@ -75,6 +75,7 @@ const AttemptView = Type.Object({
 
 const DeliveryDetail = Type.Object({
   ...DeliveryRowView.properties,
+  userId: Type.Optional(Type.String({ description: 'With payloads:read, the userId of the opened body; without, its keyed hash as Temporal visibility holds it (the id itself with PAYLOAD_ENCRYPTION=off).' })),
   redelivery: Type.Optional(Type.Object({ requestedAt: Type.String({ format: 'date-time' }), previousRunId: Type.String() })),
   message: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Literal(ERASED_BODY), Type.Literal(UNREADABLE_BODY)], {
     description: `The body POSTed to each webhook, only to a token with the payloads:read scope (absent otherwise); \`"${ERASED_BODY}"\` once a DELETE regulation destroyed its user's data key (crypto-shredding); \`"${UNREADABLE_BODY}"\` if the sealed body in Temporal was altered.`,
