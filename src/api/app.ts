@@ -95,7 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   // One count of wrong admin tokens per client address, wherever the token is presented, and one
   // access check (token, scope, denied attempts into the audit log) for admin, codec and portal.
-  const authorize = authorizer({ adminToken: options.config.adminToken, failures: adminTokenFailures(options.config), tokens: options.store.tokens, audit: options.store.audit });
+  const authorize = authorizer({ adminToken: options.config.adminToken, failures: adminTokenFailures(options.config), tokens: options.store.tokens, audit: options.store.audit, trustProxy: options.config.trustProxy });
   // Rotated-out signing secrets leave the store when their overlap ends (issue 29).
   const signingOverlaps = signingOverlapSweep(options.store.destinations, app.log);
   app.addHook('onReady', async () => signingOverlaps.start());
