@@ -1,6 +1,6 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { personasMigration } from './personas-migration';
-import { DATA_KEY_CHANNEL, DESTINATION_CHANNEL, ERASURE_CHANNEL } from './store-notifications';
+import { DATA_KEY_CHANNEL, DESTINATION_CHANNEL, ERASURE_CHANNEL, SOURCE_CHANNEL } from './store-notifications';
 import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 import { LATENCY_COLUMNS } from './webhook-health-columns';
@@ -406,6 +406,21 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
       await db.schema.alterTable('destination_rates').dropColumn('next_slot_ms').execute();
       await db.schema.alterTable('destination_rates').dropColumn('last_send_ms').execute();
+    },
+  },
+  // PostgreSQL only (issue 40): a source made, renamed or deleted NOTIFYs once per statement, with
+  // no payload, so every API reads its write-key directory again (write-key-directory.ts) and a
+  // deleted source's key stops working on every process at once. SQLite has no one to tell.
+  '0023_source_notifications': {
+    async up(db: Kysely<any>) {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`
+        create function switchyard_notify_source() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify(${sql.lit(SOURCE_CHANNEL)}, '');
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger sources_notify after insert or update or delete on sources for each statement execute function switchyard_notify_source()`.execute(db);
     },
   },
 };

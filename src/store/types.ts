@@ -170,6 +170,12 @@ export interface Store {
     /** Also deletes the source's destinations. Returns false when there was no such source. */
     delete(id: string): Promise<boolean>;
     findByWriteKey(writeKey: string): Promise<Source | undefined>;
+    /**
+     * The source of a write key the process knows to be valid, answered from memory with no lookup
+     * per key (write-key-directory.ts); undefined for a key it does not know, which may still be a
+     * source made a moment ago (findByWriteKey says). Absent on a transaction's store.
+     */
+    knownWriteKey?(writeKey: string): Promise<Source | undefined>;
   };
   destinations: {
     create(sourceId: string, input: NewDestination): Promise<Destination>;
