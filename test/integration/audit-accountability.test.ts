@@ -1,4 +1,5 @@
-import { ADMIN_TOKEN, startSystem, type TestSystem } from '../helpers/system';
+import { startReceiver } from '../helpers/receiver';
+import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
  * Accountability (issue 40, review findings 3 and 16), against the whole API on its SQLite store:
@@ -60,3 +61,32 @@ it('records the address the failure limiter counts, not the leftmost X-Forwarded
   expect(all.find((row) => row.outcome === 'denied')).toMatchObject({ action: 'GET /admin/sources', ip: '203.0.113.77' });
   expect(JSON.stringify(all)).not.toContain('192.0.2.66');
 });
+
+it('records reads of decrypted payloads, a row a minute per token and target: the codec decode and a delivery detail served with its message', async () => {
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const receiver = await startReceiver();
+  try {
+    const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+    await send(system.app, writeKey, 'track', { messageId: 'read-1', userId: 'u-read', event: 'Read' });
+    expect(await deliveryResult(system.client, source.id, 'read-1')).toMatchObject({ ok: true });
+    const minted = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: admin, payload: { name: 'metadata only', scopes: ['read'] } });
+    const reader = { authorization: `Bearer ${minted.json().token}` };
+
+    const before = (await rows()).length;
+    for (let i = 0; i < 20; i++) {
+      expect((await system.app.inject({ method: 'POST', url: '/codec/decode', headers: admin, payload: { payloads: [] } })).statusCode).toBe(200);
+      const detail = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/read-1`, headers: admin });
+      expect(detail.json().message).toMatchObject({ event: 'Read' });
+      // Metadata only (no payloads:read): no payload read, no row.
+      const metadata = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/read-1`, headers: reader });
+      expect(metadata.json().message).toBeUndefined();
+    }
+    const added = (await rows()).slice(0, (await rows()).length - before);
+    expect(added.map((row) => [row.action, row.target, row.actor.name]).sort()).toEqual([
+      ['payload.decode', null, 'ADMIN_TOKEN'],
+      ['payload.read', `${source.id}/read-1`, 'ADMIN_TOKEN'],
+    ]);
+  } finally {
+    await receiver.close();
+  }
+}, 60_000);

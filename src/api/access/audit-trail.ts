@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../access/scopes';
 import type { AuditEntry, AuditRecord, Store } from '../../store/types';
+import { PayloadReadsRecorded } from './payload-reads';
 import { routeAccess } from './route-access';
 
 /** Who made each authorized request (set by authorize.ts before any handler runs). */
@@ -82,5 +83,26 @@ export async function recordDenied(audit: Pick<Store['audit'], 'append'>, reques
     logged(request, await audit.append(entryOf(request, actor, { action, target, outcome: 'denied', changed: [] }, address)));
   } catch (err) {
     request.log.warn({ err: (err as Error).message }, 'could not record a denied admin request in the audit log');
+  }
+}
+
+/** One window of payload reads per audit log (per store, so per API process). */
+const PAYLOAD_READS = new WeakMap<object, PayloadReadsRecorded>();
+
+/**
+ * A read of decrypted payloads (review finding 16): `payload.read` (a delivery's detail with its
+ * message) or `payload.decode` (the codec server), recorded once per token, action and target a
+ * minute (payload-reads.ts). A row that cannot be written is logged and does not fail the read.
+ * `npm start`'s token-less codec over loopback has no actor: its rows have none.
+ */
+export async function recordPayloadRead(audit: Pick<Store['audit'], 'append'>, request: FastifyRequest, action: 'payload.read' | 'payload.decode', target: string | null, now = Date.now()): Promise<void> {
+  const actor = ACTORS.get(request);
+  let reads = PAYLOAD_READS.get(audit);
+  if (!reads) PAYLOAD_READS.set(audit, (reads = new PayloadReadsRecorded()));
+  if (!reads.due(actor?.tokenId ?? null, action, target, now)) return;
+  try {
+    logged(request, await audit.append(entryOf(request, actor, { action, target, outcome: 'success', changed: [] })));
+  } catch (err) {
+    request.log.warn({ err: (err as Error).message }, 'could not record a payload read in the audit log');
   }
 }
