@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseDuration } from './delivery/duration';
+import { AUDIT_LOG_KEPT_AT_LEAST_DAYS } from './store/audit-log';
 import { parseCron } from './personas/cron';
 import { parseAllowlist } from './delivery/egress';
 import ipaddr from 'ipaddr.js';
@@ -33,6 +34,12 @@ const positiveInteger = (raw: string) => {
   return n;
 };
 const duration = (raw: string) => parseDuration(raw);
+/** 0 (keep for ever), or at least the floor the audit log's DELETE trigger keeps (migration 0024). */
+const auditRetention = (raw: string) => {
+  const ms = parseDuration(raw);
+  if (ms !== 0 && ms < AUDIT_LOG_KEPT_AT_LEAST_DAYS * 86_400_000) throw new Error(`"${raw}" is shorter than ${AUDIT_LOG_KEPT_AT_LEAST_DAYS}d, the least the audit log keeps; use 0 to keep every row`);
+  return ms;
+};
 const autoOrDuration = (raw: string): number | 'auto' => (raw === 'auto' ? 'auto' : duration(raw));
 const boolean = (raw: string) => {
   if (raw !== 'true' && raw !== 'false') throw new Error(`"${raw}" is not true or false`);
@@ -203,6 +210,7 @@ export const SETTINGS = {
   payloadHashKey: { env: 'PAYLOAD_HASH_KEY', default: '', description: 'Id of the key whose HMAC hides user and anonymous ids in visibility, workflow ids and regulation records. Empty: the first key listed. Keep it listed and unchanged as long as old deliveries should be found by user id.', parse: text },
   codecCorsOrigins: { env: 'CODEC_CORS_ORIGINS', default: '', description: 'Temporal Web UI origins (e.g. `https://cloud.temporal.io`, `http://localhost:8233`), comma-separated, whose browsers may call the codec server at `/codec/decode` and `/codec/encode` (CORS, with credentials); `*` is refused. Empty: none (the `temporal` CLI needs no CORS). `npm start` adds its own Web UI\'s origin.', parse: exactOrigins },
   archiveRetention: { env: 'ARCHIVE_RETENTION', default: '7d', description: 'How long every accepted message is kept in the archive (issue 31), sealed under its user\'s data key, for replays (`POST /admin/replays`). PostgreSQL keeps it in one partition a day and drops a day\'s partition once the whole day is past this (rows live up to a day longer, but no replay reads them); SQLite deletes the rows every hour. `0` switches the archive off: nothing is written and replays are refused.', parse: duration },
+  auditRetention: { env: 'AUDIT_RETENTION', default: '0', description: 'How long the audit log keeps a row: every API process deletes the older rows at start and then hourly. `0` (the default) keeps every row for ever. At least `90d`: the database itself refuses to delete a younger row, whatever asks.', parse: auditRetention },
   replayMaxInFlight: { env: 'REPLAY_MAX_IN_FLIGHT', default: '50', description: 'Deliveries one replay keeps under way at once, at most (the replay workflow starts the next page only when there is room). Below it the replay is paced by live traffic (REPLAY_LIVE_LAG_LIMIT). The destination\'s `maxRequestsPerSecond` counts replayed requests with live ones.', parse: positiveInteger },
   replayLiveLagLimit: { env: 'REPLAY_LIVE_LAG_LIMIT', default: 'auto', description: 'Live traffic first: how long live messages may wait, from receipt to their first request (90th percentile over 5 s, in the worker running the replay\'s page), before a replay halves its pace; under it the pace grows by one delivery per second each 5 s. `auto`: 25 % over the unhurried lag, the median of the last 10 minutes\' windows in which the worker sent no replayed request (the replay rests 10 s every 2 minutes to measure it). A duration (`200ms`) sets it outright.', parse: autoOrDuration },
   ingestStartTimeout: { env: 'INGEST_START_TIMEOUT', default: '10s', description: 'How long an ingestion request waits for Temporal to accept its workflow starts before answering 503 (retryable; re-sending the same messageIds is safe).', parse: duration },

@@ -29,6 +29,7 @@ import { requestLogValue } from './request-log';
 import { documentRoutes } from './route-docs';
 import { signingOverlapSweep } from './signing-overlaps';
 import { archiveRetention } from './archive-retention';
+import { auditRetention } from './audit-retention';
 import { VERSION } from '../version';
 
 export interface AppOptions {
@@ -104,6 +105,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const retention = archiveRetention(options.store.archive, options.config.archiveRetention, app.log);
   app.addHook('onReady', async () => retention.start());
   app.addHook('onClose', () => retention.stop());
+  // Review finding 3: the audit log's rows past AUDIT_RETENTION (0: kept for ever).
+  const auditRows = auditRetention(options.store.audit, options.config.auditRetention, app.log);
+  app.addHook('onReady', async () => auditRows.start());
+  app.addHook('onClose', () => auditRows.stop());
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight } });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, authorize, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback, audit: options.store.audit });
   await app.register(portalRoutes, {

@@ -419,4 +419,9 @@ export interface AuditStore {
   append(entry: AuditEntry): Promise<AuditRecord>;
   /** Newest first. */
   list(query: AuditQuery): Promise<AuditRecord[]>;
+  /**
+   * AUDIT_RETENTION: deletes the rows recorded before `before` (ISO time). The database refuses to
+   * delete a row younger than AUDIT_LOG_KEPT_AT_LEAST_DAYS whatever asks (migration 0024).
+   */
+  prune(before: string): Promise<number>;
 }
