@@ -45,7 +45,7 @@ runMain(async () => {
     });
   }
 
-  const store = lifecycle.opened('store', await openStore({ ...config, keyring }), (s) => s.close());
+  const store = lifecycle.opened('store', await openStore({ ...config, keyring, writeKeyDirectory: true }), (s) => s.close());
   const quickstart = await loadQuickstart(config.dataDir, store, config.adminToken);
   config.adminToken = quickstart.adminToken;
   // The first start of the embedded dev server may build the Temporal CLI from source; allow for it.

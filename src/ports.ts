@@ -190,6 +190,10 @@ export interface Replays {
   /** Starts the replay's workflow (its store row is made first). */
   start(plan: ReplayPlan): Promise<void>;
   /** Asks the running workflow to pause, resume or cancel; resolves once it has recorded the new status. */
+  /**
+   * Rejects with ReplayChangeUnanswered when the replay's workflow has not answered within the
+   * deadline (no worker running, Temporal away): the caller answers 503, never waits for ever.
+   */
   change(id: string, change: ReplayChange): Promise<void>;
 }
 
@@ -201,4 +205,14 @@ export interface ReplayDeliveries {
   start(input: DeliveryInput): Promise<boolean>;
   /** The replayed delivery's state: under way, or how it ended ('gone': Temporal has no such workflow). */
   outcome(replayId: string, messageId: string): Promise<'running' | 'delivered' | 'failed' | 'gone'>;
+}
+
+/** A replay's pause, resume or cancel its workflow did not answer in time (review finding 13). */
+export class ReplayChangeUnanswered extends Error {
+  constructor(
+    readonly change: ReplayChange,
+    readonly waitedMs: number,
+  ) {
+    super(`the replay did not answer the ${change} within ${waitedMs} ms (no worker running, or Temporal away)`);
+  }
 }

@@ -14,7 +14,7 @@ runMain(async () => {
   const keyring = loadKeyring(config);
   const logger = createLogger(config.logLevel, 'switchyard-api', config.logFormat);
   const lifecycle = new Lifecycle(logger);
-  const store = lifecycle.opened('store', await openStore({ ...config, keyring }), (s) => s.close());
+  const store = lifecycle.opened('store', await openStore({ ...config, keyring, writeKeyDirectory: true }), (s) => s.close());
   const client = lifecycle.opened('Temporal client', await connectClient(config, keyring, logger), (c) => c.connection.close());
   await serveApi(config, store, logger, lifecycle, { client }, { keyring });
   lifecycle.stopOnSignals();

@@ -29,6 +29,7 @@ import { requestLogValue } from './request-log';
 import { documentRoutes } from './route-docs';
 import { signingOverlapSweep } from './signing-overlaps';
 import { archiveRetention } from './archive-retention';
+import { auditRetention } from './audit-retention';
 import { VERSION } from '../version';
 
 export interface AppOptions {
@@ -95,7 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   // One count of wrong admin tokens per client address, wherever the token is presented, and one
   // access check (token, scope, denied attempts into the audit log) for admin, codec and portal.
-  const authorize = authorizer({ adminToken: options.config.adminToken, failures: adminTokenFailures(options.config), tokens: options.store.tokens, audit: options.store.audit });
+  const authorize = authorizer({ adminToken: options.config.adminToken, failures: adminTokenFailures(options.config), tokens: options.store.tokens, audit: options.store.audit, trustProxy: options.config.trustProxy });
   // Rotated-out signing secrets leave the store when their overlap ends (issue 29).
   const signingOverlaps = signingOverlapSweep(options.store.destinations, app.log);
   app.addHook('onReady', async () => signingOverlaps.start());
@@ -104,8 +105,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const retention = archiveRetention(options.store.archive, options.config.archiveRetention, app.log);
   app.addHook('onReady', async () => retention.start());
   app.addHook('onClose', () => retention.stop());
+  // Review finding 3: the audit log's rows past AUDIT_RETENTION (0: kept for ever).
+  const auditRows = auditRetention(options.store.audit, options.config.auditRetention, app.log);
+  app.addHook('onReady', async () => auditRows.start());
+  app.addHook('onClose', () => auditRows.stop());
   await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight } });
-  await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, authorize, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback });
+  await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, authorize, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback, audit: options.store.audit });
   await app.register(portalRoutes, {
     authorize,
     temporalUiUrl: options.config.temporalUiUrl || `http://127.0.0.1:${options.config.temporalUiPort}`,

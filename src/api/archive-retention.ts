@@ -18,7 +18,8 @@ export const sweepIntervalMs = (retentionMs: number) => Math.min(SWEEP_AT_LEAST_
  * Issue 31: ARCHIVE_RETENTION, swept by every API process (the processes that write the archive):
  * at start and then every sweepIntervalMs, it makes the coming days' partitions (PostgreSQL) and
  * removes what is past retention (PostgreSQL drops whole day partitions; SQLite deletes rows).
- * Several processes sweeping at once remove each thing once.
+ * Several processes sweeping at once remove each thing once. ARCHIVE_RETENTION=0 sweeps too, with
+ * nothing kept: the archive is off, and what an earlier run archived goes at start.
  */
 export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'prune'>, retentionMs: number, log?: FastifyBaseLogger, clock: () => number = Date.now): ArchiveRetention {
   let timer: NodeJS.Timeout | undefined;
@@ -27,7 +28,7 @@ export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'pr
   async function sweep(): Promise<void> {
     try {
       const now = clock();
-      await archive.prepare(now);
+      if (retentionMs > 0) await archive.prepare(now);
       const { deleted, droppedPartitions } = await archive.prune(now, retentionMs);
       if (deleted > 0 || droppedPartitions.length > 0) log?.info({ deleted, droppedPartitions }, 'archived messages past ARCHIVE_RETENTION removed');
     } catch (err) {
@@ -37,9 +38,11 @@ export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'pr
 
   return {
     start() {
-      if (retentionMs <= 0 || timer) return;
+      if (timer) return;
       sweeping = sweep();
-      timer = setInterval(() => void (sweeping = sweeping.then(sweep)), sweepIntervalMs(retentionMs));
+      // 0 keeps nothing (review finding 5): the archive written before is removed at start, and the
+      // hourly sweep removes what a process still archiving wrote meanwhile (a rolling restart).
+      timer = setInterval(() => void (sweeping = sweeping.then(sweep)), retentionMs <= 0 ? SWEEP_AT_LEAST_EVERY_MS : sweepIntervalMs(retentionMs));
       timer.unref();
     },
     async stop() {

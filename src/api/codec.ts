@@ -8,6 +8,7 @@ import { SealedBodyError } from '../privacy/sealed-body';
 import { openSealedIn } from '../privacy/open-sealed';
 import type { Store } from '../store/types';
 import type { Authorize } from './access/authorize';
+import { recordPayloadRead } from './access/audit-trail';
 import { ApiError } from './errors';
 
 /**
@@ -36,6 +37,8 @@ export interface CodecOptions {
   corsOrigins: string[];
   /** Only `npm start`: answer tokenless requests from this machine (see above). */
   openToLoopback?: boolean;
+  /** Where a decode is recorded (review finding 16: reads of payloads are audited, a row a minute per token). */
+  audit?: Pick<Store['audit'], 'append'>;
 }
 
 const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/_-]*={0,2}$', maxLength: 16 * 1024 * 1024 });
@@ -91,7 +94,7 @@ const isLoopback = (address: string | undefined) => {
 const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
 const isForwarded = (request: FastifyRequest) => PROXY_HEADERS.some((name) => request.headers[name] !== undefined);
 
-export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyring, dataKeys, authorize, corsOrigins, openToLoopback }) => {
+export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyring, dataKeys, authorize, corsOrigins, openToLoopback, audit }) => {
   const codec = keyring ? new EncryptionCodec(keyring) : passThrough;
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const origin = request.headers.origin;
@@ -118,7 +121,10 @@ export const codecRoutes: FastifyPluginAsync<CodecOptions> = async (app, { keyri
       if (action !== 'decode' && action !== 'encode') throw new ApiError(404, 'not_found', 'codec: the path must end in /decode or /encode');
       try {
         const payloads = await codec[action](fromJson(request.body));
-        return toJson(action === 'decode' ? await Promise.all(payloads.map((p) => openSealedBodies(dataKeys, p))) : payloads);
+        if (action === 'encode') return toJson(payloads);
+        const opened = await Promise.all(payloads.map((p) => openSealedBodies(dataKeys, p)));
+        if (audit) await recordPayloadRead(audit, request, 'payload.decode', null);
+        return toJson(opened);
       } catch (err) {
         // Names the key id only; the payload itself is never echoed or logged.
         if (err instanceof PayloadDecryptionError || err instanceof SealedBodyError) throw new ApiError(400, 'undecodable_payload', err.message);

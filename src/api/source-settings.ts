@@ -97,8 +97,10 @@ export const sourceSettingsRoutes: FastifyPluginAsync<{ store: Store; config: Pi
       const { writeKey } = request.params;
       const address = limitedAddress(request, config.trustProxy);
       void reply.header('cache-control', 'no-store');
-      await perAddress.refuseIfSpent(address);
-      const source = await store.sources.findByWriteKey(writeKey);
+      // A known key first, from memory: an address's guesses never refuse a valid key (issue 40).
+      const known = store.sources.knownWriteKey ? await store.sources.knownWriteKey(writeKey) : undefined;
+      if (!known) await perAddress.refuseIfSpent(address);
+      const source = known ?? (await store.sources.findByWriteKey(writeKey));
       if (!source) {
         await perAddress.count(address);
         throw new ApiError(404, 'unknown_write_key', 'writeKey: no source has this write key; settings are served only for the write key of an existing source');

@@ -3,6 +3,9 @@ import { newId } from './ids';
 import type { AuditRow, Tables } from './tables';
 import type { AuditRecord, AuditStore } from './types';
 
+/** No row younger than this may be deleted, by the API or by hand: the database's own floor (migration 0024). */
+export const AUDIT_LOG_KEPT_AT_LEAST_DAYS = 90;
+
 function toRecord(row: Selectable<AuditRow>): AuditRecord {
   return {
     id: row.id,
@@ -17,7 +20,10 @@ function toRecord(row: Selectable<AuditRow>): AuditRecord {
   };
 }
 
-/** The audit log: append and read, nothing else (the migration's triggers refuse UPDATE and DELETE). */
+/**
+ * The audit log: append, read and, past AUDIT_RETENTION, prune (the migrations' triggers refuse
+ * UPDATE always, and DELETE of a row younger than AUDIT_LOG_KEPT_AT_LEAST_DAYS).
+ */
 export function auditLogStore(db: Kysely<Tables>): AuditStore {
   return {
     async append(entry) {
@@ -35,6 +41,11 @@ export function auditLogStore(db: Kysely<Tables>): AuditStore {
       };
       await db.insertInto('audit_log').values(row).execute();
       return toRecord(row);
+    },
+
+    async prune(before) {
+      const result = await db.deleteFrom('audit_log').where('at', '<', before).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     async list({ since, until, actor, action, target, after, limit }) {

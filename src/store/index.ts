@@ -14,7 +14,8 @@ import type { Suppression } from '../delivery/suppression';
 import { hashPlaintextSubjectIds, regulationStore } from './regulations';
 import type { Keyring } from '../privacy/keyring';
 import { sourceUserStore } from './source-users';
-import { sourceStore } from './sources';
+import { sourcesByWriteKeyHash, sourceStore } from './sources';
+import { WriteKeyDirectory, writeKeyDirectoryReads } from './write-key-directory';
 import { webhookHealthStore } from './webhook-health';
 import { messageCountsStore } from './message-counts';
 import { flowControlStore } from './flow-control';
@@ -48,6 +49,12 @@ export interface StoreOptions {
   keyring?: Keyring;
   /** Apply missing migrations at open (default); false: only check, and refuse naming `npm run migrate`. Config: DATABASE_MIGRATE. */
   databaseMigrate?: boolean;
+  /**
+   * An API process (issue 40): write keys answered from memory (write-key-directory.ts), and on
+   * PostgreSQL a LISTEN connection that hears sources made and deleted. Without it (a worker, a
+   * script) `knownWriteKey` is absent.
+   */
+  writeKeyDirectory?: boolean;
 }
 
 /** Opens the settings store and brings its schema up to date (or checks it is); every process calls this at start-up. */
@@ -65,26 +72,45 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   const hashes = erasedIdHashes(options.keyring);
   const plain = plainStores(db, options.keyring);
-  let { destinations, erasures, dataKeys, suppressions } = plain;
+  let { destinations, erasures, dataKeys, suppressions, sources, transaction } = plain;
   let listener: StoreListener | undefined;
-  if (options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0) {
-    // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
-    const caches = {
-      destinations: new NotifiedCache<Destination | undefined>(options.destinationCacheTtlMs!),
-      erasures: new NotifiedCache<string | undefined>(options.destinationCacheTtlMs!),
-      dataKeys: new NotifiedCache<Buffer | null>(options.destinationCacheTtlMs!),
-      suppressions: new NotifiedCache<Suppression | undefined>(options.destinationCacheTtlMs!),
+  const workerCaches = options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0;
+  const directory = options.writeKeyDirectory ? new WriteKeyDirectory() : undefined;
+  if (directory) {
+    sources = writeKeyDirectoryReads(sources, () => sourcesByWriteKeyHash(db), directory);
+    // A source made or deleted through this process is heard at once, whatever the dialect.
+    transaction = async (work) => {
+      try {
+        return await plain.transaction(work);
+      } finally {
+        directory.changedAll();
+      }
     };
-    listener = await listenForStoreChanges(options.databaseUrl, caches, {
+  }
+  if (options.databaseUrl && (workerCaches || directory)) {
+    // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
+    const caches = workerCaches
+      ? {
+          destinations: new NotifiedCache<Destination | undefined>(options.destinationCacheTtlMs!),
+          erasures: new NotifiedCache<string | undefined>(options.destinationCacheTtlMs!),
+          dataKeys: new NotifiedCache<Buffer | null>(options.destinationCacheTtlMs!),
+          suppressions: new NotifiedCache<Suppression | undefined>(options.destinationCacheTtlMs!),
+        }
+      : undefined;
+    listener = await listenForStoreChanges(options.databaseUrl, { ...caches, sources: directory }, {
       notify: async (channel, payload) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(db)),
     });
-    destinations = cachedDestinationReads(destinations, caches.destinations);
-    erasures = cachedErasureReads(db, erasures, caches.erasures, hashes);
-    dataKeys = cachedDataKeyReads(dataKeys, caches.dataKeys);
-    suppressions = cachedSuppressionReads(db, suppressions, caches.suppressions, hashes);
+    if (caches) {
+      destinations = cachedDestinationReads(destinations, caches.destinations);
+      erasures = cachedErasureReads(db, erasures, caches.erasures, hashes);
+      dataKeys = cachedDataKeyReads(dataKeys, caches.dataKeys);
+      suppressions = cachedSuppressionReads(db, suppressions, caches.suppressions, hashes);
+    }
   }
   return {
     ...plain,
+    sources,
+    transaction,
     destinations,
     erasures,
     // Cached like the erasure checks (PostgreSQL, the worker): a key destroyed or made NOTIFYs its

@@ -98,6 +98,13 @@ export function messageArchiveStore(db: Kysely<Tables>): Store['archive'] {
 
     async prune(nowMs, retentionMs) {
       const cutoffMs = nowMs - retentionMs;
+      if (retentionMs <= 0) {
+        // ARCHIVE_RETENTION=0 keeps nothing (review finding 5): past days' partitions go whole, and
+        // the rows of today's (and of any day ahead a process still archiving made) row by row.
+        const droppedPartitions = postgres ? await dropArchivePartitions(db, archiveDay(nowMs)) : [];
+        const result = await db.deleteFrom(ARCHIVE_TABLE).executeTakeFirst();
+        return { deleted: Number(result.numDeletedRows), droppedPartitions };
+      }
       if (postgres) {
         // A partition goes once its whole day is past retention: rows live up to a day longer, but
         // replays read none of them (ARCHIVE_RETENTION bounds what they read), and nothing is vacuumed.

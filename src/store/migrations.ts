@@ -1,6 +1,7 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { personasMigration } from './personas-migration';
-import { DATA_KEY_CHANNEL, DESTINATION_CHANNEL, ERASURE_CHANNEL } from './store-notifications';
+import { DATA_KEY_CHANNEL, DESTINATION_CHANNEL, ERASURE_CHANNEL, SOURCE_CHANNEL } from './store-notifications';
+import { AUDIT_LOG_KEPT_AT_LEAST_DAYS } from './audit-log';
 import { dialectOf } from './dialect';
 import type { Tables } from './tables';
 import { LATENCY_COLUMNS } from './webhook-health-columns';
@@ -406,6 +407,43 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
       await db.schema.alterTable('destination_rates').dropColumn('next_slot_ms').execute();
       await db.schema.alterTable('destination_rates').dropColumn('last_send_ms').execute();
+    },
+  },
+  // PostgreSQL only (issue 40): a source made, renamed or deleted NOTIFYs once per statement, with
+  // no payload, so every API reads its write-key directory again (write-key-directory.ts) and a
+  // deleted source's key stops working on every process at once. SQLite has no one to tell.
+  '0023_source_notifications': {
+    async up(db: Kysely<any>) {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`
+        create function switchyard_notify_source() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify(${sql.lit(SOURCE_CHANNEL)}, '');
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger sources_notify after insert or update or delete on sources for each statement execute function switchyard_notify_source()`.execute(db);
+    },
+  },
+  // Review finding 3: a retention path for the append-only audit log. An UPDATE is still refused
+  // always; a DELETE only of a row younger than AUDIT_LOG_KEPT_AT_LEAST_DAYS, so AUDIT_RETENTION can
+  // prune old rows but nothing (a bug, a stolen database login) can erase recent history. `at` is
+  // ISO-8601 UTC with milliseconds, so a text comparison orders it.
+  '0024_audit_retention_floor': {
+    async up(db: Kysely<any>) {
+      const days = sql.lit(AUDIT_LOG_KEPT_AT_LEAST_DAYS);
+      if (dialectOf(db) === 'postgres') {
+        await sql`
+          create or replace function switchyard_audit_append_only() returns trigger language plpgsql as $$
+          begin
+            if tg_op = 'DELETE' and old.at < to_char((now() at time zone 'utc') - make_interval(days => ${days}), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') then
+              return old;
+            end if;
+            raise exception 'audit_log is append-only';
+          end $$`.execute(db);
+      } else {
+        await sql`drop trigger audit_log_no_delete`.execute(db);
+        await sql`create trigger audit_log_no_delete before delete on audit_log when old.at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${sql.lit(`-${AUDIT_LOG_KEPT_AT_LEAST_DAYS} days`)}) begin select raise(abort, 'audit_log is append-only'); end`.execute(db);
+      }
     },
   },
 };

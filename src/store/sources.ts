@@ -49,3 +49,9 @@ export function sourceStore(db: Kysely<Tables>): Store['sources'] {
     },
   };
 }
+
+/** Every source by its write key's hash: the whole table, a few rows (write-key-directory.ts). */
+export async function sourcesByWriteKeyHash(db: Kysely<Tables>): Promise<Map<string, Source>> {
+  const rows = await db.selectFrom('sources').selectAll().execute();
+  return new Map(rows.map((row) => [row.write_key_hash, toSource(row)]));
+}

@@ -19,6 +19,12 @@ export const ERASURE_CHANNEL = 'switchyard_erasures';
  */
 export const DATA_KEY_CHANNEL = 'switchyard_data_keys';
 
+/**
+ * The channel a source made, renamed or deleted NOTIFYs on, once per statement, with an empty
+ * payload (never a write key or its hash): every API reads its directory of write keys again.
+ */
+export const SOURCE_CHANNEL = 'switchyard_sources';
+
 /** Where a listener sends itself a probe (a random token) through another connection, to prove notifications reach it. */
 export const PROBE_CHANNEL = 'switchyard_listener_probe';
 
@@ -38,9 +44,19 @@ export interface StoreListener {
   close(): Promise<void>;
 }
 
+/** What a change notification tells a cache kept whole (the write-key directory). */
+export interface NotifiedWhole {
+  changedAll(): void;
+  listenerUp(): void;
+  listenerDown(): void;
+}
+
 export interface NotifiedCaches {
-  destinations: NotifiedCache<unknown>;
-  erasures: NotifiedCache<unknown>;
+  /** A worker's (DESTINATION_CACHE_TTL); absent in an API process, which reads destinations uncached. */
+  destinations?: NotifiedCache<unknown>;
+  erasures?: NotifiedCache<unknown>;
+  /** Told by the source channel: an API's write keys (write-key-directory.ts, issue 40). */
+  sources?: NotifiedWhole;
   /** Told by the data-key channel: that subject's key destroyed, made or re-wrapped (migration 0013). */
   dataKeys?: NotifiedCache<unknown>;
   /** Told by the erasure channel too: an id suppressed or its suppression lifted (issue 30). */
@@ -64,7 +80,7 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
   const reconnectMs = options.reconnectMs ?? 1_000;
   // Suppressions change on the erasure channel (a regulation); data keys on their own, per subject.
   const alsoErasures = [caches.suppressions].filter((cache) => cache !== undefined);
-  const all = [caches.destinations, caches.erasures, ...alsoErasures, ...(caches.dataKeys ? [caches.dataKeys] : [])];
+  const all: NotifiedWhole[] = [caches.destinations, caches.erasures, ...alsoErasures, caches.dataKeys, caches.sources].filter((cache) => cache !== undefined);
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -112,16 +128,17 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
     client.on('error', onLost);
     client.on('end', onLost);
     client.on('notification', (message) => {
-      if (message.channel === DESTINATION_CHANNEL && message.payload) caches.destinations.changed(message.payload);
+      if (message.channel === DESTINATION_CHANNEL && message.payload) caches.destinations?.changed(message.payload);
+      else if (message.channel === SOURCE_CHANNEL) caches.sources?.changedAll();
       else if (message.channel === ERASURE_CHANNEL) {
-        caches.erasures.changedAll();
+        caches.erasures?.changedAll();
         for (const cache of alsoErasures) cache.changedAll();
       } else if (message.channel === DATA_KEY_CHANNEL && message.payload) caches.dataKeys?.changed(message.payload);
       else if (message.channel === PROBE_CHANNEL && message.payload) awaited.get(message.payload)?.();
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${DESTINATION_CHANNEL}; LISTEN ${ERASURE_CHANNEL}; LISTEN ${DATA_KEY_CHANNEL}; LISTEN ${PROBE_CHANNEL}`);
+      await client.query(`LISTEN ${DESTINATION_CHANNEL}; LISTEN ${ERASURE_CHANNEL}; LISTEN ${DATA_KEY_CHANNEL}; LISTEN ${SOURCE_CHANNEL}; LISTEN ${PROBE_CHANNEL}`);
     } catch {
       onLost();
       return;

@@ -170,6 +170,12 @@ export interface Store {
     /** Also deletes the source's destinations. Returns false when there was no such source. */
     delete(id: string): Promise<boolean>;
     findByWriteKey(writeKey: string): Promise<Source | undefined>;
+    /**
+     * The source of a write key the process knows to be valid, answered from memory with no lookup
+     * per key (write-key-directory.ts); undefined for a key it does not know, which may still be a
+     * source made a moment ago (findByWriteKey says). Absent on a transaction's store.
+     */
+    knownWriteKey?(writeKey: string): Promise<Source | undefined>;
   };
   destinations: {
     create(sourceId: string, input: NewDestination): Promise<Destination>;
@@ -413,4 +419,9 @@ export interface AuditStore {
   append(entry: AuditEntry): Promise<AuditRecord>;
   /** Newest first. */
   list(query: AuditQuery): Promise<AuditRecord[]>;
+  /**
+   * AUDIT_RETENTION: deletes the rows recorded before `before` (ISO time). The database refuses to
+   * delete a row younger than AUDIT_LOG_KEPT_AT_LEAST_DAYS whatever asks (migration 0024).
+   */
+  prune(before: string): Promise<number>;
 }

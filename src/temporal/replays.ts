@@ -1,6 +1,6 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { isGrpcDeadlineError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
 import { REPLAY_PRIORITY, replayDeliveryWorkflowId, replayWorkflowId } from '../delivery/replay';
-import type { ReplayChange, ReplayDeliveries, Replays } from '../ports';
+import { ReplayChangeUnanswered, type ReplayChange, type ReplayDeliveries, type Replays } from '../ports';
 import type { Keyring } from '../privacy/keyring';
 import type { replayArchive } from '../workflows/replay-archive';
 import { STATUS } from '../workflows/search-attributes';
@@ -12,7 +12,14 @@ import { startReplayDeliveryWorkflow } from './start-delivery';
 /** workflows/replay-archive.ts's Updates, by name: the API never loads workflow code. */
 const UPDATES: Record<ReplayChange, string> = { pause: 'pauseReplay', resume: 'resumeReplay', cancel: 'cancelReplay' };
 
-export function temporalReplays(client: Client, taskQueue: string): Replays {
+/**
+ * How long a pause, resume or cancel waits for the workflow's answer. A paced page under way holds
+ * the answer for about a second; past this the API answers 503 instead of holding the request (and
+ * the portal's button) until a worker comes back.
+ */
+export const REPLAY_CHANGE_DEADLINE_MS = 15_000;
+
+export function temporalReplays(client: Client, taskQueue: string, changeDeadlineMs = REPLAY_CHANGE_DEADLINE_MS): Replays {
   return {
     async start(plan) {
       await client.workflow.start<typeof replayArchive>('replayArchive', {
@@ -25,7 +32,12 @@ export function temporalReplays(client: Client, taskQueue: string): Replays {
       });
     },
     async change(id, change) {
-      await client.workflow.getHandle(replayWorkflowId(id)).executeUpdate(UPDATES[change]);
+      try {
+        await client.withDeadline(Date.now() + changeDeadlineMs, () => client.workflow.getHandle(replayWorkflowId(id)).executeUpdate(UPDATES[change]));
+      } catch (err) {
+        if (isGrpcDeadlineError(err) || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) throw new ReplayChangeUnanswered(change, changeDeadlineMs);
+        throw err;
+      }
     },
   };
 }

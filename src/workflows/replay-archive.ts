@@ -1,4 +1,4 @@
-import { ActivityFailure, allHandlersFinished, condition, continueAsNew, defineUpdate, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, continueAsNew, defineUpdate, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { PAGE_ACTIVITY, PAGED_JOB_RETRY } from './paged-job';
 import { addCounts, NO_COUNTS, type ReplayCounts, type ReplayPlan, type ReplayStatus } from '../delivery/replay';
@@ -64,6 +64,14 @@ const LONGEST_WAIT_MS = 10_000;
 export const REPLAY_PACED_PATCH = 'replay-paced-by-live-lag';
 const CHECK_EVERY_MS = 1_000;
 
+/**
+ * Review finding 13: each status write runs after the one before whether or not that one failed (out
+ * of retries: the store away for minutes), so one failed write no longer fails every later pause,
+ * resume and the replay's end. The change whose write failed still answers with the failure, and it
+ * is logged. Runs from before it replay as they ran.
+ */
+export const REPLAY_STATUS_WRITES_PATCH = 'replay-status-writes-independent';
+
 const { replayPage, replayOutcomes } = proxyActivities<Activities>(PAGE_ACTIVITY);
 const { saveReplayCounts, setReplayStatus } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: PAGED_JOB_RETRY });
 
@@ -78,7 +86,14 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
   let failed = false;
   // Status writes one after another, in the order asked: a pause and a resume never land swapped.
   let statusWrites: Promise<unknown> = Promise.resolve();
-  const writeStatus = (status: ReplayStatus) => (statusWrites = statusWrites.then(() => setReplayStatus({ id: replay.id, status })));
+  const independentWrites = patched(REPLAY_STATUS_WRITES_PATCH);
+  const writeStatus = (status: ReplayStatus): Promise<unknown> => {
+    const write = statusWrites.then(() => setReplayStatus({ id: replay.id, status }));
+    statusWrites = independentWrites
+      ? write.catch((err: unknown) => log.warn('a replay status write failed; later writes still run', { replayId: replay.id, status, error: (err as Error).message }))
+      : write;
+    return write;
+  };
   const change = async (paused: boolean | 'cancel'): Promise<ReplayStatus> => {
     if (cancelled) return 'cancelled';
     if (paced) {

@@ -45,7 +45,7 @@ export interface TestSystem {
 export async function startSystem(overrides: Partial<Config> = {}, temporalInterceptors: Interceptor[] = []): Promise<TestSystem> {
   const config = loadConfig(process.env, { adminToken: ADMIN_TOKEN, ...FAST_DELIVERY, ...overrides });
   const keyring = loadKeyring(config);
-  const store = await openStore({ ...config, keyring });
+  const store = await openStore({ ...config, keyring, writeKeyDirectory: true });
   const client = await connectClient(config, keyring, undefined, undefined, temporalInterceptors);
   const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), replays: temporalReplays(client, config.temporalTaskQueue), keyring });
   await app.ready();

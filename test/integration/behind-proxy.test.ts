@@ -79,7 +79,7 @@ describe('the unauthenticated limit behind a proxy', () => {
     expect((await track(system, `random-${randomUUID()}`, '203.0.113.21')).statusCode).toBe(401);
   });
 
-  it('refuses an address past its limit before looking its write key up (a real key from it waits out the window too)', async () => {
+  it('refuses an address past its limit before looking its write key up, and still answers a valid key from it without a lookup', async () => {
     const system = await start({ trustProxy: 1 });
     const real = await sourceWithDestination(system.store, { webhooks: [{ url: 'https://receiver.example.com/hook', headers: {} }] });
     const lookups = jest.spyOn(system.store.sources, 'findByWriteKey');
@@ -87,15 +87,18 @@ describe('the unauthenticated limit behind a proxy', () => {
       for (let i = 0; i < LIMIT; i++) expect((await track(system, `random-${randomUUID()}`, '203.0.113.30')).statusCode).toBe(401);
       expect(lookups).toHaveBeenCalledTimes(LIMIT);
       for (let i = 0; i < 5; i++) expect((await track(system, `random-${randomUUID()}`, '203.0.113.30')).statusCode).toBe(429);
-      const limited = await track(system, real.writeKey, '203.0.113.30');
+      const limited = await track(system, `random-${randomUUID()}`, '203.0.113.30');
       expect(limited.statusCode).toBe(429);
       expect(limited.headers['retry-after']).toMatch(/^\d+$/);
+      // Issue 40: a valid key from the same address is never refused for its neighbours' guesses.
+      expect((await track(system, real.writeKey, '203.0.113.30')).statusCode).toBe(200);
       expect(lookups).toHaveBeenCalledTimes(LIMIT);
 
       // The settings route spends the same way: once an address has guessed its share, guesses cost no lookup.
       lookups.mockClear();
       for (let i = 0; i < LIMIT; i++) expect((await settings(system, `guess-${randomUUID()}`, { 'x-forwarded-for': '203.0.113.31' })).statusCode).toBe(404);
       for (let i = 0; i < 5; i++) expect((await settings(system, `guess-${randomUUID()}`, { 'x-forwarded-for': '203.0.113.31' })).statusCode).toBe(429);
+      expect((await settings(system, real.writeKey, { 'x-forwarded-for': '203.0.113.31' })).statusCode).toBe(200);
       expect(lookups).toHaveBeenCalledTimes(LIMIT);
     } finally {
       lookups.mockRestore();

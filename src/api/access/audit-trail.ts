@@ -1,12 +1,18 @@
 import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../access/scopes';
 import type { AuditEntry, AuditRecord, Store } from '../../store/types';
+import { PayloadReadsRecorded } from './payload-reads';
 import { routeAccess } from './route-access';
 
 /** Who made each authorized request (set by authorize.ts before any handler runs). */
 const ACTORS = new WeakMap<FastifyRequest, Actor>();
+/** From where: the address the failure limiter counts (client-address.ts), not the client-chosen request.ip. */
+const ADDRESSES = new WeakMap<FastifyRequest, string>();
 
-export const rememberActor = (request: FastifyRequest, actor: Actor) => ACTORS.set(request, actor);
+export function rememberActor(request: FastifyRequest, actor: Actor, address?: string): void {
+  ACTORS.set(request, actor);
+  if (address !== undefined) ADDRESSES.set(request, address);
+}
 
 export function actorOf(request: FastifyRequest): Actor {
   const actor = ACTORS.get(request);
@@ -17,8 +23,9 @@ export function actorOf(request: FastifyRequest): Actor {
 /** The names of the fields a request body sets, never their values (a secret's name is fine, its value never). */
 export const changedFields = (body: unknown): string[] => (body && typeof body === 'object' ? Object.keys(body).sort() : []);
 
-function entryOf(request: FastifyRequest, actor: Pick<Actor, 'tokenId' | 'name'> | undefined, fields: Pick<AuditEntry, 'action' | 'target' | 'outcome' | 'changed'>): AuditEntry {
-  return { at: new Date().toISOString(), actor: { tokenId: actor?.tokenId ?? null, name: actor?.name ?? null }, requestId: String(request.id), ip: request.ip, ...fields };
+function entryOf(request: FastifyRequest, actor: Pick<Actor, 'tokenId' | 'name'> | undefined, fields: Pick<AuditEntry, 'action' | 'target' | 'outcome' | 'changed'>, address?: string): AuditEntry {
+  const ip = address ?? ADDRESSES.get(request) ?? request.ip;
+  return { at: new Date().toISOString(), actor: { tokenId: actor?.tokenId ?? null, name: actor?.name ?? null }, requestId: String(request.id), ip, ...fields };
 }
 
 /** The row as one JSON log line, beside the table, for log pipelines (it holds no value, so it may be logged). */
@@ -67,14 +74,35 @@ export async function recordChange(store: Store, request: FastifyRequest, target
 }
 
 /** A refused request (401, 403): recorded under the route's action, or its method and URL when it changes nothing. */
-export async function recordDenied(audit: Pick<Store['audit'], 'append'>, request: FastifyRequest, actor: Pick<Actor, 'tokenId' | 'name'> | undefined): Promise<void> {
+export async function recordDenied(audit: Pick<Store['audit'], 'append'>, request: FastifyRequest, actor: Pick<Actor, 'tokenId' | 'name'> | undefined, address?: string): Promise<void> {
   const url = request.routeOptions.url ?? request.url.split('?')[0];
   const action = routeAccess(request.method, url)?.action ?? `${request.method} ${url}`;
   const params = (request.params ?? {}) as Record<string, string | undefined>;
   const target = params.id ?? params.sourceId ?? null;
   try {
-    logged(request, await audit.append(entryOf(request, actor, { action, target, outcome: 'denied', changed: [] })));
+    logged(request, await audit.append(entryOf(request, actor, { action, target, outcome: 'denied', changed: [] }, address)));
   } catch (err) {
     request.log.warn({ err: (err as Error).message }, 'could not record a denied admin request in the audit log');
+  }
+}
+
+/** One window of payload reads per audit log (per store, so per API process). */
+const PAYLOAD_READS = new WeakMap<object, PayloadReadsRecorded>();
+
+/**
+ * A read of decrypted payloads (review finding 16): `payload.read` (a delivery's detail with its
+ * message) or `payload.decode` (the codec server), recorded once per token, action and target a
+ * minute (payload-reads.ts). A row that cannot be written is logged and does not fail the read.
+ * `npm start`'s token-less codec over loopback has no actor: its rows have none.
+ */
+export async function recordPayloadRead(audit: Pick<Store['audit'], 'append'>, request: FastifyRequest, action: 'payload.read' | 'payload.decode', target: string | null, now = Date.now()): Promise<void> {
+  const actor = ACTORS.get(request);
+  let reads = PAYLOAD_READS.get(audit);
+  if (!reads) PAYLOAD_READS.set(audit, (reads = new PayloadReadsRecorded()));
+  if (!reads.due(actor?.tokenId ?? null, action, target, now)) return;
+  try {
+    logged(request, await audit.append(entryOf(request, actor, { action, target, outcome: 'success', changed: [] })));
+  } catch (err) {
+    request.log.warn({ err: (err as Error).message }, 'could not record a payload read in the audit log');
   }
 }

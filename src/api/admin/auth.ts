@@ -13,6 +13,17 @@ const CHALLENGE = { 'www-authenticate': 'Bearer realm="switchyard-admin"' };
 const denied = (message: string) => new ApiError(401, 'unauthorized', message, CHALLENGE);
 
 /**
+ * A request that presented no credentials at all: no guess, nobody to hold to account. Told apart
+ * from a wrong token so that it writes no audit row (review finding 3): anyone on the internet can
+ * send it at any rate, and an append-only table must not be theirs to fill.
+ */
+export class NoCredentials extends ApiError {
+  constructor() {
+    super(401, 'unauthorized', 'Authorization: a "Bearer <admin token>" header is required', CHALLENGE);
+  }
+}
+
+/**
  * Comparing digests rather than the strings keeps the comparison constant-time whatever the
  * length of what was presented (timingSafeEqual needs equal lengths, and a length check would leak).
  */
@@ -56,17 +67,18 @@ export interface AuthenticateOptions {
  * Who presented `Authorization: Bearer <token>`: the bootstrap ADMIN_TOKEN, or an unrevoked,
  * unexpired `swy_` token (issue 32), looked up by its hash on every request, so a revocation holds
  * on every API process from its commit on. Messages never repeat what was presented. An address
- * past its share of wrong tokens gets 429 before its token is compared, right or wrong; a request
- * presenting no token is no guess and is not counted.
+ * past its share of wrong tokens gets 429 before its token is compared, right or wrong, or looked
+ * at; a request presenting no token is no guess and is not counted (NoCredentials).
  */
 export function adminAuthentication({ adminToken, tokens, failures = uncounted, clock = Date.now }: AuthenticateOptions) {
   const expected = digest(adminToken);
   /** When this process last wrote each token's lastUsedAt: at most once a minute, not once a request. */
   const lastWritten = new Map<string, number>();
   return async function authenticate(request: FastifyRequest): Promise<Actor> {
-    const presented = bearerToken(request.headers.authorization);
-    if (presented === undefined) throw denied('Authorization: a "Bearer <admin token>" header is required');
+    // An address past its share is refused first, credentials or none: nothing it sends is recorded.
     await failures.refuseIfSpent(request);
+    const presented = bearerToken(request.headers.authorization);
+    if (presented === undefined) throw new NoCredentials();
     const token = presented.startsWith(TOKEN_PREFIX) ? await tokens.findBySecret(presented) : undefined;
     if (token) {
       const now = clock();

@@ -9,7 +9,7 @@ import type { Deliveries, DeliveryHistory, DeliveryStatusName } from '../../port
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
 import { ErrorReply, errorReplies, IdParams } from './schemas';
-import { actorOf, recordChange } from '../access/audit-trail';
+import { actorOf, recordChange, recordPayloadRead } from '../access/audit-trail';
 
 /** What the store's newId makes (store/ids.ts); a filter value of another shape matches nothing and is refused. */
 const SourceId = Type.String({ pattern: '^src_[0-9a-f]{32}$', description: 'A source id (`src_` and 32 hex digits).' });
@@ -148,7 +148,10 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       const found = await deliveries.history(sourceId, messageId);
       if (!found) throw notFound(`delivery of message ${messageId} from source ${sourceId}`);
       // Issue 32: event bodies are their own right; `read` sees what happened to a delivery, not what it carried.
-      return detailView(store.dataKeys, found, actorOf(request).scopes.includes('payloads:read'));
+      const payloadsRead = actorOf(request).scopes.includes('payloads:read');
+      const detail = await detailView(store.dataKeys, found, payloadsRead);
+      if ('message' in detail && detail.message !== undefined) await recordPayloadRead(store.audit, request, 'payload.read', `${sourceId}/${messageId}`);
+      return detail;
     },
   );
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { isReplayOpen, NO_COUNTS, REPLAY_ID_PATTERN, REPLAY_STATUSES, type Replay, type ReplayStatus } from '../../delivery/replay';
-import type { ReplayChange, Replays } from '../../ports';
+import { ReplayChangeUnanswered, type ReplayChange, type Replays } from '../../ports';
 import { parseFql } from '../../rules/fql';
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -153,6 +153,9 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
           await replays.change(replay.id, change);
           await recordChange(store, request, replay.id);
         } catch (err) {
+          if (err instanceof ReplayChangeUnanswered) {
+            throw new ApiError(503, 'replay_unanswered', `id: replay ${replay.id} did not answer the ${change} within ${err.waitedMs / 1000} s (no worker running, or Temporal away); nothing changed that it confirmed, retry later`, { 'retry-after': '5' });
+          }
           // It ended between the read and the ask: say so, as if it had ended before.
           const now = await find(replay.id);
           if (!isReplayOpen(now.status)) throw conflict(`id: replay ${replay.id} is ${now.status}; only a running or paused replay can ${change}`);

@@ -1,0 +1,108 @@
+import type { Source, Store } from './types';
+import { hashWriteKey } from './write-keys';
+
+/**
+ * How old the directory may be when no notification can tell it of a change: on SQLite (other
+ * processes' writes cannot be heard) and on PostgreSQL while the LISTEN connection is down. A
+ * source deleted by another process keeps its key working at most this long; reading the whole
+ * sources table again (a few rows) at most once per this window costs the store next to nothing.
+ */
+export const WRITE_KEYS_UNNOTIFIED_FOR_MS = 1_000;
+
+/**
+ * Every source's write key (as its hash) in memory, so that ingestion answers a valid key without a
+ * lookup, and before the per-address limit on unknown keys (issue 40 item 2): a valid key is never
+ * refused for what others from its address sent. The whole table is read at once and read again
+ * after a change: on PostgreSQL a NOTIFY on SOURCE_CHANNEL (store-notifications.ts), in this
+ * process a committed admin change (openStore), and otherwise after WRITE_KEYS_UNNOTIFIED_FOR_MS.
+ *
+ * This class decides; it does no I/O and reads no clock (callers pass `now`), so its decisions are a
+ * table test (test/unit/write-key-directory.test.ts).
+ */
+export class WriteKeyDirectory {
+  private keys = new Map<string, Source>();
+  private listening = false;
+  /** Bumped by every change; a reading is current only if none came since it began. */
+  private generation = 1;
+  private readGeneration = 0;
+  private readAt = Number.NEGATIVE_INFINITY;
+
+  constructor(readonly unnotifiedForMs = WRITE_KEYS_UNNOTIFIED_FOR_MS) {}
+
+  /** Whether the table must be read again before the directory answers. */
+  needsReading(now: number): boolean {
+    if (this.readGeneration !== this.generation) return true;
+    return !this.listening && now - this.readAt >= this.unnotifiedForMs;
+  }
+
+  /** The generation to hand to `read` once a reading of the table, begun now, comes back. */
+  get readingGeneration(): number {
+    return this.generation;
+  }
+
+  /** A reading of the whole table (write-key hash → source), begun at `generation`. */
+  read(keys: Map<string, Source>, generation: number, now: number): void {
+    this.keys = keys;
+    this.readGeneration = generation;
+    this.readAt = now;
+  }
+
+  /** The source of a write-key hash, as of the last reading. */
+  find(writeKeyHash: string): Source | undefined {
+    return this.keys.get(writeKeyHash);
+  }
+
+  /** A source was created or deleted (a NOTIFY, or a change this process committed). */
+  changedAll(): void {
+    this.generation++;
+  }
+
+  /** LISTEN is in place: from now on every change is heard; what was read before may be stale. */
+  listenerUp(): void {
+    this.changedAll();
+    this.listening = true;
+  }
+
+  /** The LISTEN connection is gone: changes may go unheard, so readings age out again. */
+  listenerDown(): void {
+    this.changedAll();
+    this.listening = false;
+  }
+}
+
+/**
+ * The sources store with write keys answered from `directory`: `knownWriteKey` from memory only
+ * (the table read again, whole and once for all callers, when the directory says so), and
+ * `findByWriteKey` a lookup as before that also notices a key the directory has not heard of yet
+ * (a source made a moment ago by another process) and has the table read again.
+ */
+export function writeKeyDirectoryReads(sources: Store['sources'], readAll: () => Promise<Map<string, Source>>, directory: WriteKeyDirectory, clock: () => number = Date.now): Store['sources'] {
+  let reading: Promise<void> | undefined;
+  const current = async (): Promise<void> => {
+    while (directory.needsReading(clock())) {
+      reading ??= (async () => {
+        const generation = directory.readingGeneration;
+        try {
+          directory.read(await readAll(), generation, clock());
+        } finally {
+          reading = undefined;
+        }
+      })();
+      await reading;
+    }
+  };
+  return {
+    ...sources,
+    create: (name) => sources.create(name).finally(() => directory.changedAll()),
+    delete: (id) => sources.delete(id).finally(() => directory.changedAll()),
+    async knownWriteKey(writeKey) {
+      await current();
+      return directory.find(hashWriteKey(writeKey));
+    },
+    async findByWriteKey(writeKey) {
+      const source = await sources.findByWriteKey(writeKey);
+      if (source && !directory.find(hashWriteKey(writeKey))) directory.changedAll();
+      return source;
+    },
+  };
+}
