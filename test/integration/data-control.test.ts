@@ -158,6 +158,21 @@ describe('consent per destination, as Segment decides it', () => {
     for (const { hook } of destinations) expect(hook.requests).toHaveLength(0);
   });
 
+  it('delivers "Segment Consent Preference Updated" to a destination whose category it revokes; any other event with that denial still stops', async () => {
+    const { source, writeKey, destinations } = await sourceWith([advertising]);
+    const revoked = { consent: { categoryPreferences: { advertising: false } } };
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Segment Consent Preference Updated', messageId: 'revocation', context: revoked });
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Order Completed', messageId: 'after-revocation', context: revoked });
+    expect(await deliveryResult(system.client, source.id, 'revocation')).toMatchObject({ ok: true });
+    expect(receivedIds(destinations[0].hook)).toEqual(['revocation']);
+    expect(await hasWorkflow(source.id, 'after-revocation')).toBe(false);
+    const view = await eventually(
+      () => overview(destinations[0].id),
+      (v) => v.filtered.consent === 1,
+    );
+    expect(view.filtered.consent).toBe(1);
+  });
+
   it('refuses a Segment Consent Preference Updated track without categoryPreferences with a 400 naming the field', async () => {
     const { writeKey } = await sourceWith([none]);
     const reply = await system.app.inject({
