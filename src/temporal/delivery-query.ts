@@ -115,10 +115,11 @@ export function statusClause(status: DeliveryStatusName): string {
 
 /**
  * Finding 6: the deliveries whose outcome at one destination is `outcome`, from SwitchyardOutcomes.
- * An entry still `retrying` is read by how Temporal ended the run, as deliveryStatus reads
+ * An entry still `retrying` (a single destination's always is: its outcome is the run's, and its
+ * history has no upsert for it) is read by how Temporal ended the run, as deliveryStatus reads
  * SwitchyardStatus: running is retrying; terminated (a regulation, an operator) or cancelled is
- * stopped; timed out (the hard retry window) or failed is failed; completed (a worker from before
- * the entries were upserted) is delivered. Each run is counted under exactly one outcome.
+ * stopped, and so is a completed run whose last status is stopped; timed out (the hard retry window)
+ * or failed is failed; any other completed run is delivered. Each run counts under one outcome.
  */
 export function outcomeClause(destinationId: string, outcome: DestinationOutcome, replay: boolean): string {
   const entry = (name: DestinationOutcome) => `${OUTCOMES.name} = ${visibilityLiteral(outcomeEntry(name, destinationId, replay))}`;
@@ -127,11 +128,11 @@ export function outcomeClause(destinationId: string, outcome: DestinationOutcome
     case 'retrying':
       return `(${entry('retrying')} AND ExecutionStatus = "Running")`;
     case 'delivered':
-      return `(${entry('delivered')} OR ${endedStill(['Completed'])})`;
+      return `(${entry('delivered')} OR (${entry('retrying')} AND ExecutionStatus = "Completed" AND ${STATUS.name} != "stopped"))`;
     case 'failed':
       return `(${entry('failed')} OR ${endedStill(['Failed', 'TimedOut'])})`;
     case 'stopped':
-      return `(${entry('stopped')} OR ${endedStill(['Terminated', 'Canceled'])})`;
+      return `(${entry('stopped')} OR ${endedStill(['Terminated', 'Canceled'])} OR (${entry('retrying')} AND ExecutionStatus = "Completed" AND ${STATUS.name} = "stopped"))`;
     default:
       throw new UnsafeFilterError('outcome is not a destination outcome');
   }

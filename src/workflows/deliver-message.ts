@@ -45,8 +45,9 @@ const ACTIVITY_GRACE_MS = 5_000;
  *   (issue 29: a new rate limit, a cleared backpressure), as a paused one does on resume;
  * - so does the wait between two rounds when an answer of the round paused its URL (issue 29).
  * The hard retry window is the policy's `hardWindow` instead, since it applies to every delivery.
- * - (finding 6) each destination's own outcome is upserted in SwitchyardOutcomes when it finishes,
- *   so the overview counts it per destination; this one is in every new delivery's history.
+ * - (finding 6) with several destinations, each one's own outcome is upserted in SwitchyardOutcomes
+ *   when it finishes, so the overview counts it per destination. A single destination's outcome is
+ *   the run's (SwitchyardStatus and how the run ended): its history stays as it was, no upsert.
  */
 const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
 const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
@@ -370,11 +371,11 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   // One destination (the usual case) without Promise.all's promises; several in parallel.
   // Issue 33: a destination the input names mappings for is an actions destination (inputs from
   // before it name none, so they replay the same commands).
-  // Finding 6: each destination's outcome, recorded as it finishes (in the workflow task that saw it
-  // finish, so a single destination's adds no task); the others stay `retrying` until theirs.
+  // Finding 6: with several destinations, each one's outcome, recorded as it finishes (in the
+  // workflow task that saw it finish: no task of its own); the others stay `retrying` until theirs.
   const finished = new Map<string, DestinationReport['status']>();
   const recordOutcome = (report: DestinationReport) => {
-    if (!patched(DESTINATION_OUTCOMES_PATCH)) return report;
+    if (input.destinationIds.length < 2 || !patched(DESTINATION_OUTCOMES_PATCH)) return report;
     finished.set(report.destinationId, report.status);
     upsertSearchAttributes([{ key: OUTCOMES, value: outcomeEntries(input.destinationIds, finished, input.replay !== undefined) }]);
     return report;

@@ -19,15 +19,18 @@ describe("each destination's own outcome of a delivery (finding 6)", () => {
 
   it.each<[Parameters<typeof outcomeClause>[1], string]>([
     ['retrying', `(SwitchyardOutcomes = "retrying:${A}" AND ExecutionStatus = "Running")`],
-    ['delivered', `(SwitchyardOutcomes = "delivered:${A}" OR (SwitchyardOutcomes = "retrying:${A}" AND ExecutionStatus IN ("Completed")))`],
+    ['delivered', `(SwitchyardOutcomes = "delivered:${A}" OR (SwitchyardOutcomes = "retrying:${A}" AND ExecutionStatus = "Completed" AND SwitchyardStatus != "stopped"))`],
     ['failed', `(SwitchyardOutcomes = "failed:${A}" OR (SwitchyardOutcomes = "retrying:${A}" AND ExecutionStatus IN ("Failed", "TimedOut")))`],
-    ['stopped', `(SwitchyardOutcomes = "stopped:${A}" OR (SwitchyardOutcomes = "retrying:${A}" AND ExecutionStatus IN ("Terminated", "Canceled")))`],
+    [
+      'stopped',
+      `(SwitchyardOutcomes = "stopped:${A}" OR (SwitchyardOutcomes = "retrying:${A}" AND ExecutionStatus IN ("Terminated", "Canceled")) OR (SwitchyardOutcomes = "retrying:${A}" AND ExecutionStatus = "Completed" AND SwitchyardStatus = "stopped"))`,
+    ],
   ])('counts a run %s at one destination by its own entry, or by how Temporal ended it while the entry said retrying', (outcome, clause) => {
     expect(outcomeClause(A, outcome, false)).toBe(clause);
   });
 
   it('asks a replay\'s entries for replayed outcomes', () => {
-    expect(outcomeClause(A, 'delivered', true)).toBe(`(SwitchyardOutcomes = "replay:delivered:${A}" OR (SwitchyardOutcomes = "replay:retrying:${A}" AND ExecutionStatus IN ("Completed")))`);
+    expect(outcomeClause(A, 'failed', true)).toBe(`(SwitchyardOutcomes = "replay:failed:${A}" OR (SwitchyardOutcomes = "replay:retrying:${A}" AND ExecutionStatus IN ("Failed", "TimedOut")))`);
   });
 
   it('queries the outcome at the destination in place of the message-wide status', () => {
