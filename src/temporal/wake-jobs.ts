@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * Finding 12: waking a destination's held deliveries (a resume, a new rate limit, a cleared
  * backpressure) is one job per destination. A new change supersedes the job under way: that one
@@ -17,6 +19,8 @@ export class WakeJobs {
   run<T>(destinationId: string, job: (signal: AbortSignal) => Promise<T>): Promise<T> {
     this.running.get(destinationId)?.abort.abort();
     const abort = new AbortController();
+    // Every signal and page read of the job listens on it (the SDK's), a few at a time but many in all.
+    setMaxListeners(0, abort.signal);
     const done = job(abort.signal).finally(() => {
       if (this.running.get(destinationId)?.abort === abort) this.running.delete(destinationId);
     });
