@@ -38,6 +38,7 @@ exec "$cli" server start-dev \
   --search-attribute SwitchyardUserId=Keyword \
   --search-attribute SwitchyardStatus=Keyword \
   --search-attribute SwitchyardAnonymousId=Keyword \
+  --search-attribute SwitchyardOutcomes=KeywordList \
   --sqlite-pragma journal_mode=wal \
   --sqlite-pragma synchronous=full \
   "$@"

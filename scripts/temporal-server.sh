@@ -299,6 +299,7 @@ search_attributes=(
   SwitchyardUserId=Keyword
   SwitchyardStatus=Keyword
   SwitchyardAnonymousId=Keyword
+  SwitchyardOutcomes=KeywordList
 )
 
 # A secured frontend (TLS, client certificates, JWT) is for clients; the server's own system worker

@@ -1,3 +1,4 @@
+import type { DestinationOutcome } from './delivery/destination-outcomes';
 import type { LatestRun, RedeliveryFilter, RedeliveryJob, RedeliveryProgress } from './delivery/redelivery-job';
 import type { DeliveryInput, MessageType } from './delivery/types';
 import type { ComputationRef } from './personas/types';
@@ -93,6 +94,11 @@ export type DeliveryStatusName = 'delivering' | 'retrying' | 'delivered' | 'fail
 export interface DeliveryFilter {
   sourceId?: string;
   destinationId?: string;
+  /**
+   * Finding 6: with destinationId, the deliveries whose outcome at that destination is this one
+   * (SwitchyardOutcomes), live or replayed; `status` is then the message's and is not asked.
+   */
+  outcome?: { outcome: DestinationOutcome; replay: boolean };
   status?: DeliveryStatusName;
   type?: MessageType;
   userId?: string;

@@ -61,7 +61,6 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
   app.addHook('onClose', () => recorder.close());
   const decisions: PlanDecisions = {
     rulesOf: destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message)),
-    recorder,
   };
   const dependencies: IngestDependencies = {
     store,

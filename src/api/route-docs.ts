@@ -227,6 +227,9 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': {
     summary: "End a webhook URL's backpressure pause (a 429/503 with Retry-After) now; the messages held for it are woken and send at once (204 whether or not it was paused)",
   },
+  'DELETE /admin/destinations/:id/mappings/:name/backpressure': {
+    summary: "End an actions mapping URL's backpressure pause (a 429/503 with Retry-After) now; the messages held for it are woken and send at once (204 whether or not it was paused)",
+  },
 
   'POST /admin/regulations': {
     summary: 'Erase a user (stop their deliveries, forward a delete notification, shred their stored data), suppress them, or lift a suppression',

@@ -1,14 +1,14 @@
 import { isIsoDateTime } from '../delivery/timestamps';
+import { CONSENT_PREFERENCE_EVENT } from '../rules/consent';
 import type { Call } from './call';
+
+export { CONSENT_PREFERENCE_EVENT };
 
 /** Seed, Limits: 32 KB per call, 500 KB per batch request. */
 export const MAX_CALL_BYTES = 32 * 1024;
 export const MAX_BATCH_BYTES = 500 * 1024;
 
 export const isPresent = (value: unknown) => value !== undefined && value !== null && value !== '';
-
-/** The track Segment's consent wrappers send when a visitor changes their consent (issue 30). */
-export const CONSENT_PREFERENCE_EVENT = 'Segment Consent Preference Updated';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

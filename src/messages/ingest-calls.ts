@@ -6,6 +6,7 @@ import { acceptCalls } from './accept-calls';
 import type { ArchiveCalls } from './archive-calls';
 import type { Call } from './call';
 import type { DecisionRecorder } from './message-count-recorder';
+import { PendingCounts } from './pending-counts';
 import { outgoing, type PlanDeliveries } from './plan-deliveries';
 import { requestDataKeys } from './request-data-keys';
 import { seenUsers } from './seen-users';
@@ -21,7 +22,8 @@ export interface IngestDependencies {
   /** INGEST_START_TIMEOUT: how long the workflow starts of one request may take before the sender hears "unavailable". */
   startTimeoutMs: number;
   /** Counts each source's received messages for the overview (issue 30); the planner counts what each destination did not get. */
-  recorder?: Pick<DecisionRecorder, 'received'>;
+  /** The overview's counts: what the source received and each destination's stops, recorded once the starts succeed. */
+  recorder?: DecisionRecorder;
   /** Counts accepted messages by call type (the API process's metrics). */
   metrics?: Pick<Metrics, 'messagesIngested'>;
   /** Issue 31: writes the accepted calls to the archive (absent: ARCHIVE_RETENTION=0). */
@@ -85,7 +87,8 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   // go nowhere: no profile row, and the decision stops them for every destination (counted there).
   const suppressed = await suppressedUsers(deps.store.suppressions, acceptance.accepted.map((a) => a.message));
   const isSuppressed = acceptance.accepted.map((a) => isAboutSuppressed(a.message, suppressed));
-  deps.recorder?.received(request.sourceId, request.receivedAtMs, acceptance.accepted.length);
+  const counts = new PendingCounts();
+  counts.received(request.sourceId, request.receivedAtMs, acceptance.accepted.length);
 
   // The archive and the sealing need the same users' data keys: one read for both.
   const dataKeys = requestDataKeys(deps.store.dataKeys);
@@ -101,6 +104,7 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
     request.sourceId,
     acceptance.accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, suppressed: isSuppressed[i] })),
     dataKeys,
+    counts,
   );
   const inputs = plan.status === 'planned' ? plan.inputs : [];
   await archived;
@@ -114,6 +118,7 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   } catch (err) {
     return { status: 'unavailable', reason: (err as Error).message };
   }
+  counts.commitTo(deps.recorder);
   if (deps.metrics) for (const { message } of acceptance.accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });
   return { status: 'accepted', deliveries: inputs.length };
 }

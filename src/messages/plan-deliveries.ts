@@ -49,7 +49,8 @@ export type SealBodies = (messages: Outgoing[], dataKeys?: DataKeyReads) => Prom
 export type DeliveryPlan = { status: 'no_destinations' } | { status: 'planned'; inputs: DeliveryInput[] };
 
 /** `dataKeys`: where the sealing reads keys (an ingest request's own reads: request-data-keys.ts); the store's otherwise. */
-export type PlanDeliveries = (sourceId: string, messages: Outgoing[], dataKeys?: DataKeyReads) => Promise<DeliveryPlan>;
+/** `recorder`: where this plan's stops are counted, in place of the planner's (ingest holds them until its starts succeed). */
+export type PlanDeliveries = (sourceId: string, messages: Outgoing[], dataKeys?: DataKeyReads, recorder?: DecisionRecorder) => Promise<DeliveryPlan>;
 
 /** A destination's consent and filters, as the decision reads them. */
 export type DestinationRules = DeliveryDecisionInput['destination'];
@@ -105,7 +106,7 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
  * (new data, with payload keys), bodies with a subject are sealed first (crypto-shredding).
  */
 export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listEnabled'>, policy: DeliveryPolicy, seal?: SealBodies, decisions?: PlanDecisions): PlanDeliveries {
-  return async (sourceId, messages, dataKeys) => {
+  return async (sourceId, messages, dataKeys, recorder) => {
     const enabled = await destinations.listEnabled(sourceId);
     if (enabled.length === 0) return { status: 'no_destinations' };
     const enabledIds = enabled.map((destination) => destination.id);
@@ -113,7 +114,7 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
     const triggers = triggersOf(enabled);
     const decided =
       decisions && messages.some((message) => message.rules)
-        ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, decisions, triggers)))
+        ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, recorder ? { ...decisions, recorder } : decisions, triggers)))
         : messages.map((message) => triggers.decideUnruled(message, enabledIds));
     const going = decided.filter((message) => message.destinationIds.length > 0);
     const ready = seal ? await seal(going, dataKeys) : going;

@@ -9,6 +9,17 @@ export interface ConsentSettings {
   whenAbsent: 'deliver' | 'drop';
 }
 
+/** The track Segment's consent wrappers send when a visitor changes their consent (issue 30). */
+export const CONSENT_PREFERENCE_EVENT = 'Segment Consent Preference Updated';
+
+/**
+ * Whether the message is the consent change itself. Segment sends it "regardless of an end-user's
+ * consent preferences" (Consent in Unify, "Sharing consent with Actions destinations"): a
+ * destination whose category it revokes must hear of the revocation to stop processing, or to
+ * delete what it holds. Only the consent rule lets it by; integrations, suppression and filters apply.
+ */
+export const isConsentChange = (message: Record<string, unknown>) => message.type === 'track' && message.event === CONSENT_PREFERENCE_EVENT;
+
 export const DEFAULT_CONSENT: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
 export const MAX_CONSENT_CATEGORIES = 20;
 export const MAX_CONSENT_CATEGORY_LENGTH = 100;

@@ -1,7 +1,7 @@
 import { INTEGRATION_NAME, isIntegrationEnabled } from '../delivery/integrations';
 import type { StopReason } from '../delivery/stop-reasons';
 import type { MessageBody } from '../delivery/types';
-import { consentAllows, type ConsentSettings } from './consent';
+import { consentAllows, isConsentChange, type ConsentSettings } from './consent';
 import { applyFilters, type CompiledFilter } from './destination-filters';
 import { matchedMappings, type CompiledTrigger } from './mapping-triggers';
 
@@ -38,10 +38,14 @@ type DeliveryRule = (input: DeliveryDecisionInput, body: MessageBody) => RuleRes
 /**
  * The one decision per (message, destination), as an ordered list of named rules. Consent comes
  * before the `integrations` object: in Segment's reconciliation table a denied category cannot be
- * overridden by an `integrations` key.
+ * overridden by an `integrations` key. The consent change itself passes the consent rule (see
+ * isConsentChange): a revocation stopped by the consent it revokes would never reach anyone.
  */
 export const DELIVERY_RULES: ReadonlyArray<{ name: string; rule: DeliveryRule }> = [
-  { name: 'consent', rule: ({ destination }, body) => (consentAllows(body, destination.consent) ? { send: body } : { stop: 'consent' }) },
+  {
+    name: 'consent',
+    rule: ({ destination }, body) => (isConsentChange(body) || consentAllows(body, destination.consent) ? { send: body } : { stop: 'consent' }),
+  },
   {
     name: 'integrations',
     rule: ({ integrations, destination }, body) =>

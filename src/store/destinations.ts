@@ -61,6 +61,9 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     const backpressure = pressed?.get(webhook.url);
     return { ...webhook, ...(disablement && { disabled: disablement }), ...(backpressure && { backpressure }) };
   });
+  const mappings = row.mappings ? (JSON.parse(row.mappings) as ActionsMapping[]) : [];
+  // Finding 7: a mapping URL's pause is in the same per-URL table as a webhook's.
+  const mappingBackpressure = Object.fromEntries(mappings.flatMap((mapping) => (pressed?.has(mapping.settings.url) ? [[mapping.name, pressed.get(mapping.settings.url)!]] : [])));
   return {
     id: row.id,
     sourceId: row.source_id,
@@ -79,7 +82,8 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     ...(row.paused === 1 && row.paused_at && { pausedAt: row.paused_at }),
     consent: toConsent(row.consent),
     type: row.type === 'actions' ? 'actions' : 'webhooks',
-    mappings: row.mappings ? (JSON.parse(row.mappings) as ActionsMapping[]) : [],
+    mappings,
+    ...(Object.keys(mappingBackpressure).length > 0 && { mappingBackpressure }),
     auth: row.auth ? (JSON.parse(row.auth) as OutboundAuth) : null,
     tls: row.tls ? (JSON.parse(row.tls) as TlsSettings) : null,
     createdAt: row.created_at,

@@ -1,8 +1,9 @@
+import { outcomeEntry, type DestinationOutcome } from '../delivery/destination-outcomes';
 import type { RedeliveryJob } from '../delivery/redelivery-job';
 import type { DeliveryFilter, DeliveryStatusName } from '../ports';
 import type { Keyring } from '../privacy/keyring';
 import { visibleId } from '../privacy/visible-ids';
-import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, OUTCOMES, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 
 /**
  * Delivery filters as a Temporal visibility query. The API validates every value first (ids by
@@ -112,6 +113,31 @@ export function statusClause(status: DeliveryStatusName): string {
   }
 }
 
+/**
+ * Finding 6: the deliveries whose outcome at one destination is `outcome`, from SwitchyardOutcomes.
+ * An entry still `retrying` (a single destination's always is: its outcome is the run's, and its
+ * history has no upsert for it) is read by how Temporal ended the run, as deliveryStatus reads
+ * SwitchyardStatus: running is retrying; terminated (a regulation, an operator) or cancelled is
+ * stopped, and so is a completed run whose last status is stopped; timed out (the hard retry window)
+ * or failed is failed; any other completed run is delivered. Each run counts under one outcome.
+ */
+export function outcomeClause(destinationId: string, outcome: DestinationOutcome, replay: boolean): string {
+  const entry = (name: DestinationOutcome) => `${OUTCOMES.name} = ${visibilityLiteral(outcomeEntry(name, destinationId, replay))}`;
+  const endedStill = (executions: string[]) => `(${entry('retrying')} AND ExecutionStatus IN (${executions.map((e) => `"${e}"`).join(', ')}))`;
+  switch (outcome) {
+    case 'retrying':
+      return `(${entry('retrying')} AND ExecutionStatus = "Running")`;
+    case 'delivered':
+      return `(${entry('delivered')} OR (${entry('retrying')} AND ExecutionStatus = "Completed" AND ${STATUS.name} != "stopped"))`;
+    case 'failed':
+      return `(${entry('failed')} OR ${endedStill(['Failed', 'TimedOut'])})`;
+    case 'stopped':
+      return `(${entry('stopped')} OR ${endedStill(['Terminated', 'Canceled'])} OR (${entry('retrying')} AND ExecutionStatus = "Completed" AND ${STATUS.name} = "stopped"))`;
+    default:
+      throw new UnsafeFilterError('outcome is not a destination outcome');
+  }
+}
+
 const TYPES = new Set(['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete']);
 
 /**
@@ -122,8 +148,11 @@ const TYPES = new Set(['identify', 'track', 'page', 'screen', 'group', 'alias', 
 export function deliveryQuery(filter: Omit<DeliveryFilter, 'limit' | 'cursor'>, keyring: Keyring | undefined): string {
   const clauses = ['WorkflowType = "deliverMessage"'];
   if (filter.sourceId !== undefined) clauses.push(`${SOURCE.name} = ${matching(filter.sourceId, SOURCE_ID_PATTERN, 'sourceId')}`);
-  if (filter.destinationId !== undefined) clauses.push(`${DESTINATIONS.name} = ${matching(filter.destinationId, DESTINATION_ID_PATTERN, 'destinationId')}`);
-  if (filter.status !== undefined) clauses.push(statusClause(filter.status));
+  if (filter.destinationId !== undefined) {
+    const destinationId = matching(filter.destinationId, DESTINATION_ID_PATTERN, 'destinationId');
+    clauses.push(filter.outcome ? outcomeClause(filter.destinationId, filter.outcome.outcome, filter.outcome.replay) : `${DESTINATIONS.name} = ${destinationId}`);
+  } else if (filter.outcome) throw new UnsafeFilterError('outcome needs a destinationId');
+  if (filter.status !== undefined && !filter.outcome) clauses.push(statusClause(filter.status));
   if (filter.type !== undefined) {
     if (!TYPES.has(filter.type)) throw new UnsafeFilterError('type is not a message type');
     clauses.push(`${MESSAGE_TYPE.name} = "${filter.type}"`);

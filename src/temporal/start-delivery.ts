@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { outcomeEntries } from '../delivery/destination-outcomes';
 import { deliveryWorkflowId } from '../delivery/ids';
 import { REPLAY_PRIORITY, replayDeliveryWorkflowId } from '../delivery/replay';
 import type { RedeliveryMemo } from '../delivery/redelivery-job';
@@ -9,7 +10,7 @@ import type { DeliveryInput } from '../delivery/types';
 import type { Keyring } from '../privacy/keyring';
 import { visibleId } from '../privacy/visible-ids';
 import type { deliverMessage } from '../workflows';
-import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
+import { ANONYMOUS_ID, DESTINATIONS, MESSAGE_TYPE, OUTCOMES, SOURCE, STATUS, USER_ID } from '../workflows/search-attributes';
 
 /**
  * Starts one message's delivery workflow. Resolves false when Temporal already has it: a re-sent
@@ -79,6 +80,8 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
         ...(userIdAttribute ? [{ key: USER_ID, value: userIdAttribute }] : []),
         ...(anonymousIdAttribute ? [{ key: ANONYMOUS_ID, value: anonymousIdAttribute }] : []),
         { key: STATUS, value: 'delivering' },
+        // Finding 6: every destination `retrying` until the workflow records its own outcome.
+        { key: OUTCOMES, value: outcomeEntries(input.destinationIds, new Map(), input.replay !== undefined) },
       ],
     });
     return handle.firstExecutionRunId;

@@ -17,6 +17,7 @@ import { historyItems, startedInput } from './history-events';
 import { readRedeliveryJob, startRedeliveryJob } from './redelivery-jobs';
 import { startDeliveryWorkflow, startRedeliveryWorkflow } from './start-delivery';
 import { searchAttributeRefusal } from './connection';
+import { oldestFirstPages, WakeJobs } from './wake-jobs';
 import { taskQueueHealth } from './worker-health';
 
 const HEALTH_DEADLINE_MS = 3_000;
@@ -72,6 +73,8 @@ export function deliveriesOptions(config: Pick<Config, 'temporalTaskQueue' | 'pe
 
 /** Signals in flight at once when a destination's flow control changes (a resume sends one at a time). */
 const FLOW_CHANGE_SIGNALS_AT_ONCE = 8;
+/** Held deliveries read from visibility at a time when waking them (finding 12): a page, not the backlog. */
+const WAKE_PAGE_SIZE = 1_000;
 
 export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health, keyring }: DeliveriesOptions): Deliveries {
   const startOne = async (input: DeliveryInput, startDelayMs?: number) => void (await startDeliveryWorkflow(client, taskQueue, keyring, input, eagerStart, startDelayMs));
@@ -116,6 +119,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
   // Calls the API stopped waiting for (a start past its deadline, between the client's retries) are
   // awaited before the connection closes: a retry timer firing on a closed channel throws.
   const underWay = new Set<Promise<unknown>>();
+  const wakeJobs = new WakeJobs();
   function tracked<T>(call: Promise<T>): Promise<T> {
     underWay.add(call);
     void call.finally(() => underWay.delete(call)).catch(() => undefined);
@@ -131,31 +135,41 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
       return tracked(options?.signal ? client.withAbortSignal(options.signal, withinDeadline) : withinDeadline());
     },
     async drain() {
+      // Finding 12: a wake job is not a call anyone awaits an answer to; it is stopped, not waited out.
+      await wakeJobs.stopAll();
       while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
-    // Oldest first: visibility lists newest first, so the page is sorted by start time before signalling,
-    // one at a time, so the held deliveries ask again (and take rate-limit slots) in that order.
+    // Finding 12: one job per destination (a new change supersedes the one under way), reading the
+    // running deliveries a page at a time, each page oldest first (visibility lists newest first),
+    // so the held deliveries ask again (and take rate-limit slots) in that order.
     wakeHeld: (destinationId, why) =>
-      tracked(
-        (async () => {
-          const running: { workflowId: string; runId: string; startTime: Date }[] = [];
-          for await (const execution of client.workflow.list({ query: `${DESTINATIONS.name} = ${JSON.stringify(destinationId)} AND ExecutionStatus = "Running"` })) running.push(execution);
-          running.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
+      wakeJobs.run(destinationId, (signal) =>
+        client.withAbortSignal(signal, async () => {
           let woken = 0;
-          // A resume goes out one at a time, strictly oldest first. A flow change (issue 29) goes out
-          // a few at once, still oldest first by the batch: its held deliveries ask again under the
-          // new limit (or none) at once, and one signal at a time made a backlog wait seconds for them.
-          await inParallel(running, why === 'resumed' ? 1 : FLOW_CHANGE_SIGNALS_AT_ONCE, async (execution) => {
-            try {
-              await client.workflow.getHandle(execution.workflowId, execution.runId).signal(why === 'resumed' ? DESTINATION_RESUMED : FLOW_CHANGED, destinationId);
-              woken++;
-            } catch (err) {
-              // Closed since the list was read (visibility lags): nothing left to wake.
-              if (!(err instanceof WorkflowNotFoundError)) throw err;
+          const running = client.workflow.list({ query: `${DESTINATIONS.name} = ${JSON.stringify(destinationId)} AND ExecutionStatus = "Running"`, pageSize: WAKE_PAGE_SIZE });
+          try {
+            for await (const page of oldestFirstPages(running, WAKE_PAGE_SIZE)) {
+              // A resume goes out one at a time, strictly oldest first. A flow change (issue 29) goes
+              // out a few at once, still oldest first by the batch: its held deliveries ask again
+              // under the new limit (or none) at once, and one signal at a time made a backlog wait.
+              await inParallel(page, why === 'resumed' ? 1 : FLOW_CHANGE_SIGNALS_AT_ONCE, async (execution) => {
+                if (signal.aborted) return;
+                try {
+                  await client.workflow.getHandle(execution.workflowId, execution.runId).signal(why === 'resumed' ? DESTINATION_RESUMED : FLOW_CHANGED, destinationId);
+                  woken++;
+                } catch (err) {
+                  // Closed since the list was read (visibility lags): nothing left to wake.
+                  if (!(err instanceof WorkflowNotFoundError)) throw err;
+                }
+              });
+              if (signal.aborted) break;
             }
-          });
+          } catch (err) {
+            // Superseded by a newer change (or shut down): its job wakes the rest.
+            if (!signal.aborted) throw err;
+          }
           return woken;
-        })(),
+        }),
       ),
     stopUsers: (ids, reason) => sumOver(userDeliveryQueries(ids, keyring), (query) => stopMatching(query, reason)),
     forgetUsers: (ids) => sumOver(userDeliveryQueries(ids, keyring), deleteMatching),

@@ -24,7 +24,8 @@ import { slowLaneAttemptTimeoutMs, slowLaneTaskQueue } from '../delivery/slow-la
 import { attemptSummary } from '../delivery/summary';
 import { laneKey, mappingAttemptSummary, mappingsReport, whereInLane, type Lane } from '../delivery/mapping-lanes';
 import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, DeliveryReport, DestinationReport, DestinationStatus, HoldReason, MessageBody, Pressure, SealedBody } from '../delivery/types';
-import { STATUS, type DeliveryStatus } from './search-attributes';
+import { outcomeEntries } from '../delivery/destination-outcomes';
+import { OUTCOMES, STATUS, type DeliveryStatus } from './search-attributes';
 import { DESTINATION_RESUMED, FLOW_CHANGED } from './signals';
 
 /** Time Temporal gives one attempt beyond the webhook's own deadline, to notice a lost worker. */
@@ -44,6 +45,9 @@ const ACTIVITY_GRACE_MS = 5_000;
  *   (issue 29: a new rate limit, a cleared backpressure), as a paused one does on resume;
  * - so does the wait between two rounds when an answer of the round paused its URL (issue 29).
  * The hard retry window is the policy's `hardWindow` instead, since it applies to every delivery.
+ * - (finding 6) with several destinations, each one's own outcome is upserted in SwitchyardOutcomes
+ *   when it finishes, so the overview counts it per destination. A single destination's outcome is
+ *   the run's (SwitchyardStatus and how the run ended): its history stays as it was, no upsert.
  */
 const BUSY_WAITS_PATCH = 'busy-webhook-waits-its-turn';
 const LOST_ATTEMPT_PATCH = 'lost-attempt-keeps-failover';
@@ -51,6 +55,7 @@ const SLOW_LANE_PATCH = 'busy-webhook-waits-in-slow-lane';
 const SLOW_LANE_FIRST_PATCH = 'failing-slow-lane-webhook-starts-there';
 const WAKE_HOLDS_PATCH = 'flow-change-wakes-every-hold';
 const CLEARED_PRESSURE_PATCH = 'cleared-backpressure-ends-round-wait';
+const DESTINATION_OUTCOMES_PATCH = 'destination-outcomes-in-visibility';
 
 /**
  * `heldTooLong`: the destination's holds used up policy.maxHoldMs; its delivery fails with this reason.
@@ -366,9 +371,18 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   // One destination (the usual case) without Promise.all's promises; several in parallel.
   // Issue 33: a destination the input names mappings for is an actions destination (inputs from
   // before it name none, so they replay the same commands).
-  const deliverDestination = (destinationId: string) => {
+  // Finding 6: with several destinations, each one's outcome, recorded as it finishes (in the
+  // workflow task that saw it finish: no task of its own); the others stay `retrying` until theirs.
+  const finished = new Map<string, DestinationReport['status']>();
+  const recordOutcome = (report: DestinationReport) => {
+    if (input.destinationIds.length < 2 || !patched(DESTINATION_OUTCOMES_PATCH)) return report;
+    finished.set(report.destinationId, report.status);
+    upsertSearchAttributes([{ key: OUTCOMES, value: outcomeEntries(input.destinationIds, finished, input.replay !== undefined) }]);
+    return report;
+  };
+  const deliverDestination = async (destinationId: string) => {
     const mappings = input.mappings?.[destinationId];
-    return mappings ? deliverMappings(destinationId, mappings) : deliverTo(destinationId);
+    return recordOutcome(await (mappings ? deliverMappings(destinationId, mappings) : deliverTo(destinationId)));
   };
   const destinations = input.destinationIds.length === 1 ? [await deliverDestination(input.destinationIds[0])] : await Promise.all(input.destinationIds.map(deliverDestination));
   const report: DeliveryReport = { messageId: input.messageId, destinations };

@@ -12,8 +12,13 @@ export const USER_ID = defineSearchAttributeKey('SwitchyardUserId', SearchAttrib
 export const STATUS = defineSearchAttributeKey('SwitchyardStatus', SearchAttributeType.KEYWORD);
 /** Set at start only (client side) when the message has one: a regulation finds anonymous-only deliveries of a user's linked ids. */
 export const ANONYMOUS_ID = defineSearchAttributeKey('SwitchyardAnonymousId', SearchAttributeType.KEYWORD);
+/**
+ * Finding 6: each destination's own outcome, `<outcome>:<destinationId>` (delivery/destination-outcomes.ts):
+ * `retrying` from the start, then delivered / failed / stopped as each destination finishes.
+ */
+export const OUTCOMES = defineSearchAttributeKey('SwitchyardOutcomes', SearchAttributeType.KEYWORD_LIST);
 
-export const ALL_SEARCH_ATTRIBUTES = [SOURCE, DESTINATIONS, MESSAGE_TYPE, USER_ID, STATUS, ANONYMOUS_ID];
+export const ALL_SEARCH_ATTRIBUTES = [SOURCE, DESTINATIONS, MESSAGE_TYPE, USER_ID, STATUS, ANONYMOUS_ID, OUTCOMES];
 
 /**
  * Lifecycle of one message's delivery, as shown in SwitchyardStatus. A delivery that succeeds writes

@@ -127,3 +127,46 @@ it('stops retrying one message that got webhook-delivery: abort-message, a perma
   expect(await deliveryResult(system.client, source.id, 'abort-2')).toMatchObject({ ok: true });
   expect((await system.store.destinations.get(destination.id))?.webhooks[0].disabled).toBeUndefined();
 }, 60_000);
+
+it("ends an actions mapping URL's backpressure on DELETE …/mappings/:name/backpressure: a 503 Retry-After: 14400 pauses it, shown in the destination and health views, and the held message is delivered", async () => {
+  const long = await startSystem({ deliveryRetryWindow: 5 * 3_600_000 });
+  try {
+    const pressed = await receiver((_request, n) => (n === 0 ? { status: 503, headers: { 'retry-after': '14400' } } : { status: 200 }));
+    const { source, writeKey } = await long.store.sources.create('mapping backpressure');
+    const created = await long.app.inject({
+      method: 'POST',
+      url: `/admin/sources/${source.id}/destinations`,
+      headers: auth,
+      payload: { type: 'actions', enabled: true, mappings: [{ name: 'Orders sync', enabled: true, trigger: 'all', settings: { url: `${pressed.url}/orders`, method: 'POST' } }] },
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json<{ id: string }>().id;
+    const sendTo = (messageId: string) => send(long.app, writeKey, 'track', { userId: 'u', event: 'Backpressure', messageId });
+    await sendTo('mapped-0');
+    await pressed.waitForRequests(1);
+    const view = async () => (await long.app.inject({ method: 'GET', url: `/admin/destinations/${id}`, headers: auth })).json();
+    await waitFor(async () => {
+      if (!(await view()).mappings[0].backpressure) throw new Error('no backpressure shown yet');
+    }, 4_000);
+    expect((await view()).mappings[0].backpressure).toEqual({ until: expect.any(String), reason: 'HTTP 503 with Retry-After' });
+    const health = (await long.app.inject({ method: 'GET', url: `/admin/destinations/${id}/health`, headers: auth })).json();
+    expect(health.mappings).toEqual([expect.objectContaining({ name: 'Orders sync', backpressure: { until: expect.any(String), reason: 'HTTP 503 with Retry-After' } })]);
+
+    await sendTo('mapped-1');
+    // It asks, is held for the pause, and sleeps: nothing more reaches the URL.
+    await sleep(1_500);
+    expect(pressed.requests).toHaveLength(1);
+
+    const cleared = await long.app.inject({ method: 'DELETE', url: `/admin/destinations/${id}/mappings/${encodeURIComponent('Orders sync')}/backpressure`, headers: auth });
+    expect(cleared.statusCode).toBe(204);
+    await pressed.waitForRequests(3, 5_000);
+    for (const messageId of ['mapped-0', 'mapped-1']) expect(await deliveryResult(long.client, source.id, messageId)).toMatchObject({ ok: true });
+    expect((await view()).mappings[0]).not.toHaveProperty('backpressure');
+
+    const missing = await long.app.inject({ method: 'DELETE', url: `/admin/destinations/${id}/mappings/Nope/backpressure`, headers: auth });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().message).toContain(`mapping "Nope" of destination ${id}`);
+  } finally {
+    await long.close();
+  }
+}, 90_000);

@@ -130,7 +130,7 @@ it("registers the namespace and Switchyard's search attributes with the temporal
       expect(await startCarryingEverySearchAttribute(new Client({ connection }), `compose-readiness-${i}`)).toBeTruthy();
     }
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
-    expect(Object.keys(customAttributes ?? {}).filter((name) => name.startsWith('Switchyard')).sort()).toEqual(['SwitchyardAnonymousId', 'SwitchyardDestinations', 'SwitchyardSource', 'SwitchyardStatus', 'SwitchyardType', 'SwitchyardUserId']);
+    expect(Object.keys(customAttributes ?? {}).filter((name) => name.startsWith('Switchyard')).sort()).toEqual(['SwitchyardAnonymousId', 'SwitchyardDestinations', 'SwitchyardOutcomes', 'SwitchyardSource', 'SwitchyardStatus', 'SwitchyardType', 'SwitchyardUserId']);
   } finally {
     await connection.close();
   }

@@ -158,6 +158,21 @@ describe('consent per destination, as Segment decides it', () => {
     for (const { hook } of destinations) expect(hook.requests).toHaveLength(0);
   });
 
+  it('delivers "Segment Consent Preference Updated" to a destination whose category it revokes; any other event with that denial still stops', async () => {
+    const { source, writeKey, destinations } = await sourceWith([advertising]);
+    const revoked = { consent: { categoryPreferences: { advertising: false } } };
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Segment Consent Preference Updated', messageId: 'revocation', context: revoked });
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Order Completed', messageId: 'after-revocation', context: revoked });
+    expect(await deliveryResult(system.client, source.id, 'revocation')).toMatchObject({ ok: true });
+    expect(receivedIds(destinations[0].hook)).toEqual(['revocation']);
+    expect(await hasWorkflow(source.id, 'after-revocation')).toBe(false);
+    const view = await eventually(
+      () => overview(destinations[0].id),
+      (v) => v.filtered.consent === 1,
+    );
+    expect(view.filtered.consent).toBe(1);
+  });
+
   it('refuses a Segment Consent Preference Updated track without categoryPreferences with a 400 naming the field', async () => {
     const { writeKey } = await sourceWith([none]);
     const reply = await system.app.inject({
@@ -168,6 +183,38 @@ describe('consent per destination, as Segment decides it', () => {
     });
     expect(reply.statusCode).toBe(400);
     expect(reply.json().message).toContain('context.consent.categoryPreferences');
+  });
+});
+
+describe("each destination's overview shows its own outcome (finding 6)", () => {
+  it('with one healthy, one failing and one retrying destination, each overview shows its own outcome, and received = delivered + filtered + retrying + failed', async () => {
+    const none: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
+    const { source, writeKey, destinations } = await sourceWith([none, none, none]);
+    const [healthy, failing, retrying] = destinations;
+    failing.hook.respond(() => ({ status: 400 }));
+    retrying.hook.respond(() => ({ status: 500 }));
+    const messageIds = ['own-1', 'own-2', 'own-3'];
+    for (const messageId of messageIds) await send(system.app, writeKey, 'track', { userId: 'u', event: 'E', messageId });
+    await eventually(
+      async () => failing.hook.requests.length,
+      (n) => n >= messageIds.length,
+    );
+    const expected = [
+      [healthy, { received: 3, delivered: 3, retrying: 0, failed: 0 }],
+      [failing, { received: 3, delivered: 0, retrying: 0, failed: 3 }],
+      [retrying, { received: 3, delivered: 0, retrying: 3, failed: 0 }],
+    ] as const;
+    for (const [destination, counts] of expected) {
+      const view = await eventually(
+        () => overview(destination.id),
+        (v) => v.received === counts.received && v.delivered === counts.delivered && v.failed === counts.failed && v.retrying === counts.retrying,
+      );
+      expect({ destination: destination.id, ...view }).toMatchObject({ destination: destination.id, ...counts, replayed: { delivered: 0, retrying: 0, failed: 0, stopped: 0 } });
+      const filtered = Object.values(view.filtered as Record<string, number>).reduce((sum, n) => sum + n, 0);
+      expect(view.received).toBe(view.delivered + filtered + view.retrying + view.failed);
+    }
+    expect(receivedIds(healthy.hook)).toEqual(messageIds);
+    expect(source.id).toBeDefined();
   });
 });
 

@@ -41,14 +41,14 @@ async function closeSystem(): Promise<void> {
   await open?.close();
 }
 
-async function openSystem(): Promise<{ api: TestSystem; writeKey: string; sourceId: string }> {
+async function openSystem(): Promise<{ api: TestSystem; writeKey: string; sourceId: string; destinationId: string }> {
   system = await startSystem({ temporalAddress: temporal.address, temporalTaskQueue: `temporal-down-${process.pid}`, ingestStartTimeout: START_TIMEOUT_MS, ingestRateLimit: 0 });
-  const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] });
-  return { api: system, writeKey, sourceId: source.id };
+  const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] });
+  return { api: system, writeKey, sourceId: source.id, destinationId: destination.id };
 }
 
-it('answers 503 at the start deadline and starts none of those messages once Temporal is back', async () => {
-  const { api, writeKey, sourceId } = await openSystem();
+it('answers 503 at the start deadline and starts none of those messages once Temporal is back; the overview counts them received once, with the request accepted', async () => {
+  const { api, writeKey, sourceId, destinationId } = await openSystem();
   await stopProcess(temporal.process, 'SIGTERM', 30_000);
 
   const ids = Array.from({ length: 20 }, (_, i) => `down-${i}`);
@@ -71,6 +71,14 @@ it('answers 503 at the start deadline and starts none of those messages once Tem
     return res;
   }, 120_000);
   expect(retry.statusCode).toBe(200);
+  // Finding 6: `received` is recorded once Temporal holds the deliveries, so the tries answered 503
+  // count nothing; two flush intervals after the count appears it is whole.
+  const received = async () => (await api.app.inject({ method: 'GET', url: `/admin/destinations/${destinationId}/overview`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json<{ received: number }>().received;
+  await waitFor(async () => {
+    if ((await received()) === 0) throw new Error('no count flushed yet');
+  }, 10_000);
+  await sleep(1_000);
+  expect(await received()).toBe(ids.length);
   await closeSystem();
 }, 300_000);
 

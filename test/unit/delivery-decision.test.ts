@@ -75,6 +75,26 @@ describe('decideDelivery: one decision per (message, destination), the first rul
     expect(decideDelivery(decisionInput)).toEqual(decision);
   });
 
+  describe('"Segment Consent Preference Updated" is sent regardless of the consent it reports (Segment, Consent in Unify)', () => {
+    const change = (preferences: unknown): MessageBody => ({ ...body(preferences), event: 'Segment Consent Preference Updated' });
+    const dropAll = filter('df_all', { if: 'all', actions: [{ type: 'DROP' }] });
+    it.each<[string, DeliveryDecisionInput, unknown]>([
+      ['reaches a destination whose category it revokes', input({ body: change({ Advertising: false }), destination: { consent: ads } }), { send: change({ Advertising: false }) }],
+      ['reaches a destination that drops messages without preferences', input({ body: change({}), destination: { consent: { categories: ['Advertising'], whenAbsent: 'drop' } } }), { send: change({}) }],
+      ['any other event with the same denial still stops at consent', input({ body: body({ Advertising: false }), destination: { consent: ads } }), { stop: 'consent' }],
+      [
+        'a page named like it is not the consent change',
+        input({ body: { ...change({ Advertising: false }), type: 'page' }, destination: { consent: ads } }),
+        { stop: 'consent' },
+      ],
+      ['integrations still apply', input({ body: change({ Advertising: false }), integrations: { Webhooks: false }, destination: { consent: ads } }), { stop: 'integrations' }],
+      ['suppression still applies', input({ body: change({ Advertising: false }), suppressed: true, destination: { consent: ads } }), { stop: 'suppressed' }],
+      ['filters still apply', input({ body: change({ Advertising: false }), destination: { consent: ads, filters: [dropAll] } }), { stop: 'filters', filterId: 'df_all' }],
+    ])('%s', (_, decisionInput, decision) => {
+      expect(decideDelivery(decisionInput)).toEqual(decision);
+    });
+  });
+
   it('never changes the body it is given', () => {
     const given = input({ destination: { filters: [stripEmail] } });
     decideDelivery(given);

@@ -1,6 +1,6 @@
 import { searchAttributeProblemMessage, searchAttributeProblems } from '../../src/temporal/search-attribute-check';
 
-const ALL = { SwitchyardSource: 2, SwitchyardDestinations: 7, SwitchyardType: 2, SwitchyardUserId: 2, SwitchyardStatus: 2, SwitchyardAnonymousId: 2 };
+const ALL = { SwitchyardSource: 2, SwitchyardDestinations: 7, SwitchyardType: 2, SwitchyardUserId: 2, SwitchyardStatus: 2, SwitchyardAnonymousId: 2, SwitchyardOutcomes: 7 };
 
 describe("searchAttributeProblems: the namespace has every one of Switchyard's search attributes, typed as it needs", () => {
   it.each([
@@ -10,7 +10,7 @@ describe("searchAttributeProblems: the namespace has every one of Switchyard's s
     ['one missing', { ...ALL, SwitchyardAnonymousId: undefined }, [{ name: 'SwitchyardAnonymousId', type: 'Keyword' }]],
     ['a list registered as a keyword', { ...ALL, SwitchyardDestinations: 2 }, [{ name: 'SwitchyardDestinations', type: 'KeywordList', registered: 'KEYWORD' }]],
     ['a keyword registered as text', { ...ALL, SwitchyardUserId: 1 }, [{ name: 'SwitchyardUserId', type: 'Keyword', registered: 'TEXT' }]],
-    ['none', {}, ['SwitchyardSource', 'SwitchyardDestinations', 'SwitchyardType', 'SwitchyardUserId', 'SwitchyardStatus', 'SwitchyardAnonymousId'].map((name) => ({ name, type: name === 'SwitchyardDestinations' ? 'KeywordList' : 'Keyword' }))],
+    ['none', {}, ['SwitchyardSource', 'SwitchyardDestinations', 'SwitchyardType', 'SwitchyardUserId', 'SwitchyardStatus', 'SwitchyardAnonymousId', 'SwitchyardOutcomes'].map((name) => ({ name, type: name === 'SwitchyardDestinations' || name === 'SwitchyardOutcomes' ? 'KeywordList' : 'Keyword' }))],
   ])('%s', (_name, registered, problems) => {
     expect(searchAttributeProblems(registered as Record<string, number | string | undefined>)).toEqual(problems);
   });

@@ -45,6 +45,7 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'GET /admin/destinations/:id/overview': read,
   'POST /admin/destinations/:id/webhooks/:index/enable': { scope: 'destinations:write', action: 'webhook.enable' },
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': { scope: 'operate', action: 'webhook.backpressure.clear' },
+  'DELETE /admin/destinations/:id/mappings/:name/backpressure': { scope: 'operate', action: 'mapping.backpressure.clear' },
   'GET /admin/destinations/:id/filters': read,
   'POST /admin/destinations/:id/filters': { scope: 'destinations:write', action: 'filter.create' },
   'GET /admin/destinations/:id/filters/:filterId': read,

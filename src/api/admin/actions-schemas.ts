@@ -37,6 +37,12 @@ export const MappingView = Type.Object({
   enabled: Type.Boolean(),
   trigger: Type.String(),
   settings: Type.Object({ url: Type.String(), method: Type.String(), headers: Type.Record(Type.String(), Type.String()), data: Type.Record(Type.String(), Type.Unknown()) }),
+  backpressure: Type.Optional(
+    Type.Object(
+      { until: Type.String({ format: 'date-time' }), reason: Type.String() },
+      { description: 'Present while the mapping\'s URL is paused for every message: it answered 429 or 503 with Retry-After. DELETE /admin/destinations/:id/mappings/:name/backpressure ends it.' },
+    ),
+  ),
 });
 
 export const AuthBody = Type.Union(

@@ -51,11 +51,22 @@ export function acceptedActionsSettings(input: ActionsInput, current: Destinatio
 }
 
 /** What the API shows of a destination's type, mappings (header values masked), auth (no secrets) and TLS (whether set). */
-export function actionsView(destination: Destination) {
+export function actionsView(destination: Destination, nowMs = Date.now()) {
   return {
     type: destination.type,
-    ...(destination.type === 'actions' && { mappings: maskedMappings(destination.mappings) }),
+    ...(destination.type === 'actions' && {
+      mappings: maskedMappings(destination.mappings).map((mapping) => {
+        const backpressure = mappingBackpressure(destination, mapping.name, nowMs);
+        return { ...mapping, ...(backpressure && { backpressure }) };
+      }),
+    }),
     ...(destination.auth && { auth: authView(destination.auth) }),
     tlsSet: destination.tls !== null,
   };
+}
+
+/** Finding 7: a mapping URL's pause as the API shows it, while it lasts; undefined otherwise. */
+export function mappingBackpressure(destination: Destination, name: string, nowMs: number): { until: string; reason: string } | undefined {
+  const pressure = destination.mappingBackpressure && Object.hasOwn(destination.mappingBackpressure, name) ? destination.mappingBackpressure[name] : undefined;
+  return pressure && pressure.untilMs > nowMs ? { until: new Date(pressure.untilMs).toISOString(), reason: pressure.reason } : undefined;
 }

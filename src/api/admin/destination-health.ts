@@ -6,6 +6,7 @@ import type { Deliveries } from '../../ports';
 import type { Store } from '../../store/types';
 import { notFound } from '../errors';
 import { audited } from '../access/audit-trail';
+import { mappingBackpressure } from './actions-settings';
 import { errorReplies, IdParams } from './schemas';
 import { wakeHeldDeliveries } from './wake-held';
 
@@ -57,6 +58,21 @@ const WebhookHealthView = Type.Object({
   series: Type.Array(Point, { description: `The last day in ${SERIES_STEP_MINUTES}-minute steps, oldest first; the last step is the current one, partial.` }),
 });
 
+const MappingHealthView = Type.Object({
+  name: Type.String({ description: "The mapping's name, as in the clear route." }),
+  url: Type.String({ description: 'Scheme, host and path: no user info, query or token-like segment.' }),
+  backpressure: Type.Optional(
+    Type.Object(
+      { until: Type.String({ format: 'date-time' }), reason: Type.String() },
+      { description: "Present while the mapping's URL is paused for every message: it answered 429 or 503 with Retry-After. DELETE …/mappings/:name/backpressure ends it." },
+    ),
+  ),
+  lastHour: Totals,
+  lastDay: Totals,
+  lastError: Type.Optional(Type.Object({ reason: Type.String(), at: Type.String({ format: 'date-time' }) }, { description: 'The latest failed attempt of the last day.' })),
+  series: Type.Array(Point, { description: `The last day in ${SERIES_STEP_MINUTES}-minute steps, oldest first; the last step is the current one, partial.` }),
+});
+
 const HealthView = Type.Object({
   destinationId: Type.String(),
   at: Type.String({ format: 'date-time', description: 'The time the figures end at.' }),
@@ -72,9 +88,11 @@ const HealthView = Type.Object({
     { description: 'Flow control now (paused, rate limit) and the time messages waited without sending, all URLs together (ms).' },
   ),
   webhooks: Type.Array(WebhookHealthView),
+  mappings: Type.Optional(Type.Array(MappingHealthView, { description: "An actions destination's mappings, each with its URL's health and backpressure (finding 7)." })),
 });
 
 const WebhookParams = Type.Object({ id: IdParams.properties.id, index: Type.String({ pattern: '^[0-9]{1,2}$', description: 'Position in the webhook list (0-based).' }) });
+const MappingParams = Type.Object({ id: IdParams.properties.id, name: Type.String({ minLength: 1, maxLength: 200, description: "The mapping's name (URL-encoded)." }) });
 
 const EnabledView = Type.Object({
   index: Type.Integer(),
@@ -109,6 +127,15 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
       ...(webhook.backpressure && webhook.backpressure.untilMs > now && { backpressure: { until: new Date(webhook.backpressure.untilMs).toISOString(), reason: webhook.backpressure.reason } }),
       ...summarizeUrlHealth(byUrl.get(webhook.url) ?? [], now),
     }));
+    // Finding 7: a mapping's URL is attempted, recorded and paused like a webhook's; shown beside them.
+    const mappings =
+      destination.type === 'actions'
+        ? destination.mappings.map((mapping) => {
+            const backpressure = mappingBackpressure(destination, mapping.name, now);
+            return { name: mapping.name, url: webhookLabel(mapping.settings.url), ...(backpressure && { backpressure }), ...summarizeUrlHealth(byUrl.get(mapping.settings.url) ?? [], now) };
+          })
+        : undefined;
+    const lanes = [...webhooks, ...(mappings ?? [])];
     return {
       destinationId: destination.id,
       at: new Date(now).toISOString(),
@@ -117,10 +144,11 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
         paused: destination.paused,
         ...(destination.pausedAt && { pausedAt: destination.pausedAt }),
         maxRequestsPerSecond: destination.maxRequestsPerSecond,
-        lastHour: sumWaited(webhooks.map((w) => w.lastHour.waited)),
-        lastDay: sumWaited(webhooks.map((w) => w.lastDay.waited)),
+        lastHour: sumWaited(lanes.map((w) => w.lastHour.waited)),
+        lastDay: sumWaited(lanes.map((w) => w.lastDay.waited)),
       },
       webhooks,
+      ...(mappings && { mappings }),
     };
   });
 
@@ -150,6 +178,21 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
     const { destination, index, webhook } = await webhookOf(request.params);
     const cleared = (await audited(store, request, async (tx) => ({ was: await tx.flowControl.clearBackpressure(destination.id, webhook.url) }), { target: destination.id, changed: [`webhooks[${index}].backpressure`] })).was;
     request.log.info({ destinationId: destination.id, webhookIndex: index, cleared }, 'webhook backpressure cleared by an operator');
+    wakeHeldDeliveries(deliveries, destination.id, 'flow-changed', request.log);
+    return reply.code(204).send(null);
+  });
+
+  // Finding 7: the same for an actions destination's mapping URL (issue 29's clear, for issue 33's
+  // type): by mapping name, switched off or not, since its held deliveries wait on the URL all the same.
+  app.delete('/destinations/:id/mappings/:name/backpressure', { schema: { params: MappingParams, response: { 204: Type.Null(), ...errorReplies } } }, async (request, reply) => {
+    const destination = await store.destinations.get(request.params.id);
+    if (!destination) throw notFound(`destination ${request.params.id}`);
+    const { name } = request.params;
+    const index = destination.type === 'actions' ? destination.mappings.findIndex((m) => m.name === name) : -1;
+    const mapping = index >= 0 ? destination.mappings[index] : undefined;
+    if (!mapping) throw notFound(`mapping ${JSON.stringify(name)} of destination ${destination.id}`);
+    const cleared = (await audited(store, request, async (tx) => ({ was: await tx.flowControl.clearBackpressure(destination.id, mapping.settings.url) }), { target: destination.id, changed: [`mappings[${index}].backpressure`] })).was;
+    request.log.info({ destinationId: destination.id, mapping: name, cleared }, 'mapping backpressure cleared by an operator');
     wakeHeldDeliveries(deliveries, destination.id, 'flow-changed', request.log);
     return reply.code(204).send(null);
   });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { DESTINATION_OUTCOMES, type DestinationOutcome } from '../../delivery/destination-outcomes';
 import { FILTERED_REASONS, summarizeFiltered } from '../../delivery/message-counts';
 import { minuteOf, MINUTE_MS } from '../../delivery/webhook-health';
 import { MESSAGE_COUNT_RETENTION_MINUTES } from '../../messages/message-count-recorder';
@@ -19,13 +20,19 @@ export const Overview = Type.Object({
   since: Type.String({ format: 'date-time' }),
   until: Type.String({ format: 'date-time' }),
   received: Type.Integer({ minimum: 0, description: "Messages of the destination's source accepted in the window." }),
-  filtered: Type.Object(Object.fromEntries(FILTERED_REASONS.map((reason) => [reason, Count])) as Record<(typeof FILTERED_REASONS)[number], typeof Count>, {
-    description:
-      "Messages this destination did not get, decided at ingest, each under the first rule that stopped it: integrations (the call's integrations object), consent (its consent categories), suppressed (a SUPPRESS regulation), filters (a DROP filter, or one that left nothing), sampled (a SAMPLE filter).",
+  filtered: Type.Object(
+    { ...(Object.fromEntries(FILTERED_REASONS.map((reason) => [reason, Count])) as Record<(typeof FILTERED_REASONS)[number], typeof Count>), stopped: Count },
+    {
+      description:
+        "Messages this destination did not get, each under the first rule that stopped it. Decided at ingest: integrations (the call's integrations object), consent (its consent categories), suppressed (a SUPPRESS regulation), filters (a DROP filter, or one that left nothing), sampled (a SAMPLE filter), trigger (no mapping's trigger matched). At send time: stopped (the destination was switched off or lost its URLs or mapping, or a regulation stopped the delivery, after it started).",
+    },
+  ),
+  delivered: Type.Integer({ minimum: 0, description: "Deliveries to this destination started in the window that succeeded at this destination (another destination's outcome is not counted here)." }),
+  retrying: Type.Integer({ minimum: 0, description: 'Deliveries to this destination started in the window still under way there (first attempt or retrying).' }),
+  failed: Type.Integer({ minimum: 0, description: 'Deliveries to this destination started in the window that gave up there.' }),
+  replayed: Type.Object(Object.fromEntries(DESTINATION_OUTCOMES.map((outcome) => [outcome, Count])) as Record<DestinationOutcome, typeof Count>, {
+    description: "Replayed deliveries to this destination started in the window, by outcome: apart from the counts above, since a replay's messages were received before.",
   }),
-  delivered: Type.Integer({ minimum: 0, description: 'Deliveries to this destination started in the window that succeeded.' }),
-  retrying: Type.Integer({ minimum: 0, description: 'Deliveries started in the window still under way (first attempt or retrying).' }),
-  failed: Type.Integer({ minimum: 0, description: 'Deliveries started in the window that gave up.' }),
   byFilter: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), dropped: Count }), { description: 'Messages each filter dropped or sampled out in the window (a deleted filter shows its id as title).' }),
 });
 
@@ -34,8 +41,11 @@ export type FilterTitles = (destinationId: string) => Promise<Map<string, string
 
 /**
  * Where every message went (issue 30), Segment's Delivery Overview: received and filtered come from
- * the API processes' per-minute counts (message-count-recorder.ts), delivered / retrying / failed
- * from Temporal visibility (deliveries to this destination started in the window).
+ * the API processes' per-minute counts (message-count-recorder.ts), recorded once Temporal holds the
+ * request's deliveries; delivered / retrying / failed / stopped from Temporal visibility, each
+ * delivery under this destination's own outcome (finding 6: SwitchyardOutcomes), replays apart.
+ * For a window whose deliveries all started on this version: received = delivered + filtered
+ * (every reason, stopped included) + retrying + failed.
  */
 export const destinationOverviewRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; filterTitles?: FilterTitles; clock?: () => number }> = async (
   app,
@@ -51,14 +61,15 @@ export const destinationOverviewRoutes: FastifyPluginAsyncTypebox<{ store: Store
     const since = new Date(sinceMs).toISOString();
     const until = new Date(untilMs).toISOString();
     const [sinceMinute, untilMinute] = [minuteOf(sinceMs), minuteOf(untilMs) + 1];
-    const window = { destinationId: destination.id, since, until };
-    const [received, filteredRows, delivered, delivering, retrying, failed, titles] = await Promise.all([
+    const outcomes = (replay: boolean) =>
+      Promise.all(DESTINATION_OUTCOMES.map((outcome) => deliveries.count({ destinationId: destination.id, since, until, outcome: { outcome, replay } }))).then(
+        (counts) => Object.fromEntries(DESTINATION_OUTCOMES.map((outcome, i) => [outcome, counts[i]])) as Record<DestinationOutcome, number>,
+      );
+    const [received, filteredRows, live, replayed, titles] = await Promise.all([
       store.messageCounts.received(destination.sourceId, sinceMinute, untilMinute),
       store.messageCounts.filtered(destination.id, sinceMinute, untilMinute),
-      deliveries.count({ ...window, status: 'delivered' }),
-      deliveries.count({ ...window, status: 'delivering' }),
-      deliveries.count({ ...window, status: 'retrying' }),
-      deliveries.count({ ...window, status: 'failed' }),
+      outcomes(false),
+      outcomes(true),
       filterTitles ? filterTitles(destination.id) : Promise.resolve(new Map<string, string>()),
     ]);
     const { filtered, byFilter } = summarizeFiltered(filteredRows);
@@ -66,10 +77,11 @@ export const destinationOverviewRoutes: FastifyPluginAsyncTypebox<{ store: Store
       since,
       until,
       received,
-      filtered,
-      delivered,
-      retrying: delivering + retrying,
-      failed,
+      filtered: { ...filtered, stopped: live.stopped },
+      delivered: live.delivered,
+      retrying: live.retrying,
+      failed: live.failed,
+      replayed,
       byFilter: byFilter.map(({ id, dropped }) => ({ id, title: titles.get(id) ?? id, dropped })),
     };
   });

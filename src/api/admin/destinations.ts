@@ -174,7 +174,7 @@ function toDestinationView(destination: Destination, nowMs = Date.now()): Static
     paused: destination.paused,
     ...(destination.pausedAt && { pausedAt: destination.pausedAt }),
     consent: destination.consent,
-    ...actionsView(destination),
+    ...actionsView(destination, nowMs),
     createdAt: destination.createdAt,
     updatedAt: destination.updatedAt,
   };
