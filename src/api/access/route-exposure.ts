@@ -59,6 +59,7 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'GET /admin/destinations/:id/overview': metadata,
   'POST /admin/destinations/:id/webhooks/:index/enable': none,
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': none,
+  'DELETE /admin/destinations/:id/mappings/:name/backpressure': none,
   'GET /admin/destinations/:id/filters': none,
   'POST /admin/destinations/:id/filters': none,
   'GET /admin/destinations/:id/filters/:filterId': none,
