@@ -10,19 +10,28 @@ import {
   type FilterError,
   type FilterSettings,
 } from '../../rules/destination-filters';
+import { FORBIDDEN_SEGMENTS } from '../../rules/safe-path';
 import type { Store } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import { audited } from '../access/audit-trail';
 import { errorReplies, IdParams } from './schemas';
 
+/** A path with none of the segments that lead into a prototype (rules/safe-path.ts, review finding 1). */
+const SAFE_PATH_PATTERN = `^(?!(?:.*\\.)?(?:${FORBIDDEN_SEGMENTS.join('|')})(?:\\.|$))`;
+
 const PropertyFields = Type.Object({}, {
   additionalProperties: Type.Array(Type.String()),
-  description: 'A top-level object ("" for the message itself) → the keys in it, e.g. {"properties": ["email"], "context": ["ip"]}.',
+  propertyNames: Type.String({ pattern: SAFE_PATH_PATTERN }),
+  description: 'A top-level object ("" for the message itself) → the keys in it, e.g. {"properties": ["email"], "context": ["ip"]}. No key has a __proto__, constructor or prototype segment.',
 });
 
 /** The actions as the Public API writes them; checked by rules/destination-filters.ts so a 400 names the action's field. */
 const ActionBody = Type.Object(
-  { type: Type.String({ description: 'DROP, SAMPLE, DROP_PROPERTIES or ALLOW_PROPERTIES' }) },
+  {
+    type: Type.String({ description: 'DROP, SAMPLE, DROP_PROPERTIES or ALLOW_PROPERTIES' }),
+    // Only the key names are checked here (as well as in compileFilter): a path into a prototype never gets past the schema.
+    fields: Type.Optional(Type.Unsafe<Record<string, string[]>>({ type: 'object', propertyNames: { type: 'string', pattern: SAFE_PATH_PATTERN } })),
+  },
   { additionalProperties: true, description: '{type: "DROP"}, {type: "SAMPLE", percent: 0–1, path?}, {type: "DROP_PROPERTIES", fields}, {type: "ALLOW_PROPERTIES", fields}' },
 );
 
