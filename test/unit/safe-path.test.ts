@@ -165,3 +165,20 @@ describe('mapping paths checked before the mapping kit sees them', () => {
     expect(findMappingsViolation([mapping({ who: { '@path': '$.userId' }, t: { '@template': '{{properties.total}}' }, items: { '@arrayPath': ['$.properties.products', { sku: { '@path': '$.sku' } }] } })])).toBeUndefined();
   });
 });
+
+describe('mapping directives nest within a bound the mapping kit renders quickly', () => {
+  const mapping = (data: unknown): ActionsMapping => ({ name: 'A', enabled: true, trigger: 'all', settings: { url: 'https://example.com/hook', method: 'POST', headers: {}, data: data as Record<string, unknown> } });
+  const ifs = (n: number) => {
+    let data: unknown = { '@path': '$.userId' };
+    for (let i = 0; i < n; i++) data = { '@if': { exists: { '@path': '$.userId' }, then: data, else: null } };
+    return { v: data };
+  };
+
+  it('accepts @if nested 7 deep (8 directives with the innermost @path)', () => {
+    expect(findMappingsViolation([mapping(ifs(7))])).toBeUndefined();
+  });
+
+  it('answers 400 naming the mapping when directives nest past the limit, before the kit spends minutes on 25 nested @if', () => {
+    expect(findMappingsViolation([mapping(ifs(25))])).toMatchObject({ field: 'mappings[0].settings.data', rule: expect.stringContaining('nests directives more than 8 deep') });
+  });
+});
