@@ -85,12 +85,12 @@ const PreviewView = Type.Object({
   matched: Type.Array(Type.String(), { description: 'Titles of the enabled filters whose condition the event meets.' }),
 });
 
-/** A filter error as the API's 400: the field and the rule, and for FQL the column. */
-const filterRejected = (error: FilterError) => badRequest(`${error.field}: ${error.message}`);
+/** A filter error as the API's 400: the field (as the request spells it, under `at`) and the rule, and for FQL the column. */
+const filterRejected = (error: FilterError, at = '') => badRequest(`${at}${error.field}: ${error.message}`);
 
-function compiled(id: string, settings: FilterSettings): CompiledFilter {
+function compiled(id: string, settings: FilterSettings, at = ''): CompiledFilter {
   const result = compileFilter(id, settings);
-  if (!result.ok) throw filterRejected(result.error);
+  if (!result.ok) throw filterRejected(result.error, at);
   return result.filter;
 }
 
@@ -160,7 +160,7 @@ export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }
       await destinationOf(request.params.id);
       const { event, filter } = request.body;
       const filters = filter
-        ? [compiled('preview', { ...settingsOf(filter), enabled: true })]
+        ? [compiled('preview', { ...settingsOf(filter), enabled: true }, 'filter.')]
         : (await store.destinationFilters.list(request.params.id)).map((saved) => compiled(saved.id, saved));
       const outcome = applyFilters(event, filters);
       return { delivered: 'send' in outcome, body: 'send' in outcome ? outcome.send : null, matched: outcome.matched.map((matched) => matched.title) };
