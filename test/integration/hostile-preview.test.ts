@@ -14,6 +14,7 @@ let api: OwnApi;
 let readToken: string;
 let destinationId: string;
 let writeKey: string;
+let sourceId: string;
 
 async function call(method: string, url: string, token: string, payload?: unknown): Promise<{ status: number; json: any }> {
   const response = await fetch(`${api.url}${url}`, {
@@ -33,6 +34,7 @@ beforeAll(async () => {
   const source = await call('POST', '/admin/sources', asAdmin, { name: 'Shop' });
   expect(source.status).toBe(201);
   writeKey = source.json.writeKey;
+  sourceId = source.json.id;
   // Switched off: ingestion is what must keep working here, not a delivery.
   const destination = await call('POST', `/admin/sources/${source.json.id}/destinations`, asAdmin, { name: 'Ads', enabled: false, webhooks: [{ url: 'https://hooks.example.com/a', headers: {} }] });
   expect(destination.status).toBe(201);
@@ -78,6 +80,17 @@ describe("a read token's preview with a hostile path", () => {
     expect((await call('GET', `/admin/destinations/${destinationId}`, readToken)).status).toBe(200);
     const honest = await call('POST', `/admin/destinations/${destinationId}/filters/preview`, readToken, { event, filter: filter({ actions: [{ type: 'DROP_PROPERTIES', fields: { '': ['userId'] } }] }) });
     expect(honest).toEqual({ status: 200, json: { delivered: true, body: { type: 'track', event: 'x', properties: { items: [] } }, matched: ['t'] } });
+    expect(api.process.exitCode).toBeNull();
+  });
+
+  it.each<[string, string, RegExp]>([
+    ['a field through __proto__', "properties.__proto__.x = 'y'", /^trigger: field "properties\.__proto__\.x" has a forbidden segment "__proto__"/],
+    ['negations 2,000 deep (within its 2,048 characters)', `${'!'.repeat(2_000)}(event = 'x')`, /^trigger: "\(" and "!" nest at most 64 deep/],
+  ])('answers 400 naming the rule for a replay trigger with %s, starting nothing', async (_, trigger, message) => {
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const replay = await call('POST', '/admin/replays', asAdmin, { sourceId, destinationId, since, until: new Date().toISOString(), trigger, dryRun: true });
+    expect(replay.status).toBe(400);
+    expect(replay.json.message).toMatch(message);
     expect(api.process.exitCode).toBeNull();
   });
 
