@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
+import { pathRule } from '../rules/safe-path';
 import { isStoreUnavailable } from '../store/unavailable';
 
 /** What a sender hears to wait while the store is away: PostgreSQL restarts in seconds. */
@@ -43,7 +44,10 @@ export function installErrorHandler(app: FastifyInstance): void {
       const extra = (first.params as { additionalProperty?: string }).additionalProperty;
       const field = fieldPath(first.instancePath, missing ?? extra) || error.validationContext || 'request';
       const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
-      const rule = missing ? 'is required' : extra ? 'is not a known field' : allowed ? `${first.message}: ${allowed.join(', ')}` : first.message;
+      // A key a schema refuses by name (propertyNames): say which key, and for a path into a prototype why.
+      const key = (first as { propertyName?: string }).propertyName;
+      const keyRule = key === undefined ? undefined : (pathRule(key) ?? `key ${JSON.stringify(key)} ${first.message}`);
+      const rule = keyRule ?? (missing ? 'is required' : extra ? 'is not a known field' : allowed ? `${first.message}: ${allowed.join(', ')}` : first.message);
       return reply.code(400).send({ code: 'invalid_request', message: `${field}: ${rule}` });
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -1,4 +1,5 @@
 import { transformMapping } from './mapping-kit';
+import { mappingPathViolation } from './mapping-paths';
 import type { ActionsMapping } from './types';
 
 /**
@@ -10,6 +11,9 @@ import type { ActionsMapping } from './types';
 export type Rendered = { ok: true; body: string } | { ok: false; reason: string };
 
 export function renderMappingBody(mapping: Pick<ActionsMapping, 'name' | 'settings'>, event: Record<string, unknown>): Rendered {
+  // A mapping saved before paths were checked never hands the kit a path into a prototype.
+  const unsafe = mappingPathViolation(mapping.settings.data);
+  if (unsafe) return { ok: false, reason: `mapping ${JSON.stringify(mapping.name)} cannot render: ${unsafe.at} ${unsafe.rule}` };
   try {
     const data = transformMapping(mapping.settings.data, event);
     return { ok: true, body: JSON.stringify(data) };

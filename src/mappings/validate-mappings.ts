@@ -1,4 +1,5 @@
 import { validateMapping } from './mapping-kit';
+import { mappingPathViolation } from './mapping-paths';
 import { parseFql } from '../rules/fql';
 import { headerNameRule, headerValueRule, webhookUrlRule, type RuleViolation } from '../delivery/webhook-rules';
 import { MASKED_VALUE } from './masked-headers';
@@ -22,6 +23,9 @@ function validationMessages(err: unknown): string[] {
 
 /** Why this `data` mapping cannot be saved (Segment's words: `/who has an invalid directive: @nonsense.`), if it cannot. */
 export function mappingDataRule(data: unknown): string | undefined {
+  // Paths and nesting first: the kit's validator recurses and its `get` walks inherited properties.
+  const unsafe = mappingPathViolation(data);
+  if (unsafe) return `${unsafe.at} ${unsafe.rule}`;
   try {
     validateMapping(data);
     return undefined;

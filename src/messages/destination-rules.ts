@@ -9,7 +9,9 @@ const MAX_COMPILED = 10_000;
  * The rules ingest decides by (issue 30): each enabled destination's consent as listed, and its
  * switched-on filters as saved now, read in one query per request. A filter's condition is parsed
  * once per saved version (id and updatedAt), not per message; one that no longer compiles (saved
- * by a later version's grammar) is left out and logged, never guessed at.
+ * by a later version's grammar, or one past a limit added since) is left out and logged, never
+ * guessed at; a compile that throws counts as one that does not compile, cached the same way, so
+ * one saved filter can never fail ingestion of its source (review finding 11).
  */
 export function destinationRulesReader(filters: Pick<Store['destinationFilters'], 'listEnabledFor'>, warn: (message: string, filterId: string) => void): PlanDecisions['rulesOf'] {
   const compiled = new Map<string, CompiledFilter | undefined>();
@@ -17,9 +19,7 @@ export function destinationRulesReader(filters: Pick<Store['destinationFilters']
     const key = `${record.id}@${record.updatedAt}`;
     if (!compiled.has(key)) {
       if (compiled.size >= MAX_COMPILED) compiled.clear();
-      const result = compileFilter(record.id, record);
-      if (!result.ok) warn(`a saved filter does not compile and is skipped: ${result.error.message}`, record.id);
-      compiled.set(key, result.ok ? result.filter : undefined);
+      compiled.set(key, compiledOrSkipped(record, warn));
     }
     return compiled.get(key);
   };
@@ -34,4 +34,15 @@ export function destinationRulesReader(filters: Pick<Store['destinationFilters']
     }
     return new Map(enabled.map((destination) => [destination.id, { consent: destination.consent, filters: byDestination.get(destination.id) ?? [] }]));
   };
+}
+
+function compiledOrSkipped(record: DestinationFilterRecord, warn: (message: string, filterId: string) => void): CompiledFilter | undefined {
+  try {
+    const result = compileFilter(record.id, record);
+    if (!result.ok) warn(`a saved filter does not compile and is skipped: ${result.error.field}: ${result.error.message}`, record.id);
+    return result.ok ? result.filter : undefined;
+  } catch (error) {
+    warn(`a saved filter does not compile and is skipped: ${(error as Error).message}`, record.id);
+    return undefined;
+  }
 }

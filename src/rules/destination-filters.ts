@@ -1,7 +1,6 @@
-import { transform } from '@segment/tsub';
-import type { Transformer } from '@segment/tsub/dist/store';
 import { parseFql, type FqlCondition, type FqlErrorRule } from './fql';
-import { conditionMatches, valueAt } from './fql-match';
+import { conditionMatches } from './fql-match';
+import { allowOwnProperties, dropOwnProperties, ownValueAt, pathRule } from './safe-path';
 import { sampleKeeps } from './sampling';
 
 /** Segment's Public API filter actions, exactly as it takes them (so a team pastes its filters across). */
@@ -96,6 +95,8 @@ function actionError(action: Record<string, unknown>, field: string): FilterErro
       if (action.path !== undefined && typeof action.path !== 'string') {
         return { field: `${field}.path`, rule: 'invalid-fields', message: 'is a field path such as "userId"' };
       }
+      const forbidden = typeof action.path === 'string' ? pathRule(action.path, 'path') : undefined;
+      if (forbidden) return { field: `${field}.path`, rule: 'forbidden-segment', message: forbidden };
       return undefined;
     }
     case 'DROP_PROPERTIES':
@@ -114,7 +115,7 @@ function actionError(action: Record<string, unknown>, field: string): FilterErro
           message: 'maps an object ("" for the top level) to the keys in it, e.g. {"properties": ["email"]}',
         };
       }
-      return undefined;
+      return fieldsPathError(fields as PropertyFields, `${field}.fields`);
     }
     default:
       return {
@@ -125,6 +126,19 @@ function actionError(action: Record<string, unknown>, field: string): FilterErro
   }
 }
 
+/** A `fields` key, or a name listed under it, that would step out of the message into a prototype (review finding 1). */
+function fieldsPathError(fields: PropertyFields, field: string): FilterError | undefined {
+  for (const [key, names] of Object.entries(fields)) {
+    const keyRule = key === '' ? undefined : pathRule(key);
+    if (keyRule) return { field, rule: 'forbidden-segment', message: keyRule };
+    for (const name of names) {
+      const nameRule = pathRule([...(key === '' ? [] : key.split('.')), name], 'path');
+      if (nameRule) return { field: `${field}[${JSON.stringify(key)}]`, rule: 'forbidden-segment', message: nameRule };
+    }
+  }
+  return undefined;
+}
+
 /** What a destination's filters make of one message: the body to send, or the first filter that stopped it. */
 export type FilterOutcome =
   | { send: Record<string, unknown>; matched: CompiledFilter[] }
@@ -132,8 +146,9 @@ export type FilterOutcome =
 
 /**
  * Every enabled filter whose condition the message (as received, before any filter changed it)
- * meets, its actions applied in Segment's order across all of them. tsub's transform mutates what
- * it is given, so it works on a copy.
+ * meets, its actions applied in Segment's order across all of them, on a copy. Drop and allow
+ * properties walk own properties only (safe-path.ts), not tsub's `dlv`, which follows a
+ * `"constructor.prototype"` key into Object.prototype (review finding 1).
  */
 export function applyFilters(message: Record<string, unknown>, filters: readonly CompiledFilter[]): FilterOutcome {
   const matched = filters.filter((filter) => filter.enabled && conditionMatches(filter.condition, message));
@@ -143,7 +158,7 @@ export function applyFilters(message: Record<string, unknown>, filters: readonly
     for (const filter of matched) {
       for (const action of filter.actions) {
         if (action.type !== type) continue;
-        const kept = action.type === 'SAMPLE' ? sampleKeeps(valueAt(message, action.path || DEFAULT_SAMPLE_PATH), action.percent) : transform(body, [transformerOf(action)]) !== null;
+        const kept = applyAction(action, message, body);
         if (!kept) {
           return { stop: type === 'SAMPLE' ? 'sampled' : 'filters', filterId: filter.id, matched };
         }
@@ -153,14 +168,18 @@ export function applyFilters(message: Record<string, unknown>, filters: readonly
   return { send: body, matched };
 }
 
-/** The tsub transformer of each action but SAMPLE, whose tsub sampler keeps every message (sampling.ts). */
-function transformerOf(action: Exclude<FilterAction, { type: 'SAMPLE' }>): Transformer {
+/** Whether the message is kept by one action; DROP_PROPERTIES and ALLOW_PROPERTIES change `body` (the copy). */
+function applyAction(action: FilterAction, message: Record<string, unknown>, body: Record<string, unknown>): boolean {
   switch (action.type) {
+    case 'SAMPLE':
+      return sampleKeeps(ownValueAt(message, action.path || DEFAULT_SAMPLE_PATH), action.percent);
     case 'DROP':
-      return { type: 'drop' };
+      return false;
     case 'DROP_PROPERTIES':
-      return { type: 'drop_properties', config: { drop: action.fields } };
+      dropOwnProperties(body, action.fields);
+      return true;
     case 'ALLOW_PROPERTIES':
-      return { type: 'allow_properties', config: { allow: action.fields } };
+      allowOwnProperties(body, action.fields);
+      return true;
   }
 }

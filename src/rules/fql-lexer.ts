@@ -28,7 +28,9 @@ export type FqlErrorRule =
   | 'unknown-function'
   | 'wrong-argument-count'
   | 'unsupported-argument'
-  | 'empty';
+  | 'empty'
+  | 'forbidden-segment'
+  | 'too-deep';
 
 export type LexResult = { ok: true; tokens: FqlToken[] } | { ok: false; error: FqlError };
 

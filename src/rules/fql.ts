@@ -1,4 +1,5 @@
 import { lexFql, type FqlError, type FqlErrorRule, type FqlToken } from './fql-lexer';
+import { pathRule } from './safe-path';
 
 export type { FqlError, FqlErrorRule } from './fql-lexer';
 
@@ -47,6 +48,14 @@ const SEGMENT_ONLY_FUNCTIONS = new Set(['uppercase', 'snakecase', 'kebabcase', '
 const KEYWORDS = new Set(['and', 'or', 'in', 'true', 'false', 'null']);
 const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
 
+/**
+ * How deep `(` and `!` may nest (review finding 11). The parser recurses about six frames per
+ * level, so without a limit the depth that parses depended on the stack and on JIT warmth: a
+ * condition a warm process saved failed every cold one. 64 is far beyond any hand-written
+ * condition and far below any stack; the same text answers the same on every process.
+ */
+export const MAX_FQL_NESTING = 64;
+
 /** What a parsed operand is, so the rules tsub imposes (functions take fields or literals) can be checked. */
 type Operand =
   | { kind: 'field'; ir: string }
@@ -72,12 +81,17 @@ export function parseFql(source: string): FqlParseResult {
     return { ok: true, condition: { kind: 'fql', ir, fields: parser.fields, irJson: JSON.stringify(ir) } };
   } catch (error) {
     if (error instanceof FqlSyntaxError) return { ok: false, error: error.detail };
+    // The nesting limit keeps the parser far from the stack's end; should a stack still run out
+    // (a caller already deep), the condition is refused, never a 500 or a crash of ingestion.
+    if (error instanceof RangeError) return { ok: false, error: { column: 1, rule: 'too-deep', message: 'the condition is nested too deeply to parse' } };
     throw error;
   }
 }
 
 class Parser {
   private at = 0;
+  /** `(` and `!` levels open around the token being read. */
+  private depth = 0;
   readonly fields: FqlField[] = [];
 
   constructor(private readonly tokens: FqlToken[]) {}
@@ -111,9 +125,20 @@ class Parser {
     const next = this.peek();
     if (next.kind === 'operator' && next.text === '!') {
       this.at++;
-      return ['!', this.parseUnary()];
+      return this.nested(next, () => ['!', this.parseUnary()]);
     }
     return this.parseComparison();
+  }
+
+  /** Parses one more level of `(` or `!` under the nesting limit. */
+  private nested<T>(token: FqlToken, parse: () => T): T {
+    if (this.depth >= MAX_FQL_NESTING) this.fail(token, 'too-deep', `"(" and "!" nest at most ${MAX_FQL_NESTING} deep`);
+    this.depth++;
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
   }
 
   private parseComparison(): FqlIr {
@@ -166,13 +191,15 @@ class Parser {
   private parseOperand(): Operand {
     const token = this.next();
     if (token.kind === 'punct' && token.text === '(') {
-      const ir = this.parseOr();
-      this.expect(')');
-      return { kind: 'boolean', ir };
+      return this.nested(token, () => {
+        const ir = this.parseOr();
+        this.expect(')');
+        return { kind: 'boolean', ir };
+      });
     }
     if (token.kind === 'punct' && token.text === '[') return this.parseList();
     if (token.kind === 'string' || token.kind === 'number') return { kind: 'literal', value: token.value };
-    if (token.kind === 'operator' && token.text === '!') return { kind: 'boolean', ir: ['!', irOf(this.parseOperand())] };
+    if (token.kind === 'operator' && token.text === '!') return this.nested(token, () => ({ kind: 'boolean', ir: ['!', irOf(this.parseOperand())] }));
     if (token.kind !== 'ident') return this.fail(token, 'unexpected-token', `expected a field, a value or a function, got ${describe(token)}`);
     if (token.text === 'true' || token.text === 'false') return { kind: 'literal', value: token.text === 'true' };
     if (token.text === 'null') return { kind: 'literal', value: null };
@@ -218,7 +245,10 @@ class Parser {
       if (segment.kind !== 'ident') this.fail(segment, 'unexpected-token', `expected a field name after ".", got ${describe(segment)}`);
       segments.push(segment);
     }
-    return segments.map((segment) => segment.text);
+    const path = segments.map((segment) => segment.text);
+    const forbidden = pathRule(path, 'field');
+    if (forbidden) this.fail(first, 'forbidden-segment', forbidden);
+    return path;
   }
 
   private placeholder(field: FqlField): string {

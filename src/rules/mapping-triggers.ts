@@ -7,10 +7,18 @@ export interface CompiledTrigger {
   condition: FqlCondition;
 }
 
-/** A saved trigger that no longer parses (saved by a later grammar) matches nothing: never guessed at. */
+/**
+ * A saved trigger that no longer parses (saved by a later grammar, or past a limit added since)
+ * matches nothing: never guessed at. A parse that throws is one that does not parse, so a saved
+ * trigger can never fail ingestion (review finding 11).
+ */
 export function compileTrigger(mapping: { name: string; trigger: string }): CompiledTrigger | undefined {
-  const parsed = parseFql(mapping.trigger);
-  return parsed.ok ? { name: mapping.name, condition: parsed.condition } : undefined;
+  try {
+    const parsed = parseFql(mapping.trigger);
+    return parsed.ok ? { name: mapping.name, condition: parsed.condition } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The names of the mappings whose trigger this message meets, in saved order. */

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { adminRoutes } from '../../src/api/admin';
 import { installErrorHandler } from '../../src/api/errors';
+import { installJsonBodyParser } from '../../src/api/json-body';
 import type { DeliveryPolicy } from '../../src/delivery/types';
 import type { Deliveries } from '../../src/ports';
 import type { Store } from '../../src/store';
@@ -51,13 +52,17 @@ export const noDeliveries: Deliveries = {
 
 export const policy: DeliveryPolicy = { retryWindowMs: 60_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 10_000 };
 
-/** The admin plugin alone, with the same Ajv options and error handler as buildApp. */
-export async function buildAdminApp(store: Store): Promise<FastifyInstance> {
+/**
+ * The admin plugin alone, with the same Ajv options and error handler as buildApp; with
+ * `strictJson`, also its JSON body parser (UTF-8 only, nesting bounded), as the fuzzers need.
+ */
+export async function buildAdminApp(store: Store, options: { strictJson?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
   });
   installErrorHandler(app);
+  if (options.strictJson) installJsonBodyParser(app);
   await app.register(adminRoutes, { prefix: '/admin', store, deliveries: noDeliveries, adminToken: ADMIN_TOKEN, policy, keyring: undefined });
   await app.ready();
   return app;

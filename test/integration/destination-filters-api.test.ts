@@ -131,7 +131,7 @@ describe.each(dialects)('destination filters API on %s', (_name, open) => {
     expect(res.json()).toEqual({ delivered: false, body: null, matched: ['Only sign-ups'] });
     const bad = await request('POST', '/filters/preview', { event: order, filter: { ...onlySignups, if: '!(' } });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json<{ message: string }>().message).toMatch(/^if: at column 3: /);
+    expect(bad.json<{ message: string }>().message).toMatch(/^filter\.if: at column 3: /);
     expect((await request('GET', '/filters')).json()).toEqual({ filters: [] });
   });
 

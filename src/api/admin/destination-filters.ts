@@ -10,19 +10,28 @@ import {
   type FilterError,
   type FilterSettings,
 } from '../../rules/destination-filters';
+import { FORBIDDEN_SEGMENTS } from '../../rules/safe-path';
 import type { Store } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import { audited } from '../access/audit-trail';
 import { errorReplies, IdParams } from './schemas';
 
+/** A path with none of the segments that lead into a prototype (rules/safe-path.ts, review finding 1). */
+const SAFE_PATH_PATTERN = `^(?!(?:.*\\.)?(?:${FORBIDDEN_SEGMENTS.join('|')})(?:\\.|$))`;
+
 const PropertyFields = Type.Object({}, {
   additionalProperties: Type.Array(Type.String()),
-  description: 'A top-level object ("" for the message itself) → the keys in it, e.g. {"properties": ["email"], "context": ["ip"]}.',
+  propertyNames: Type.String({ pattern: SAFE_PATH_PATTERN }),
+  description: 'A top-level object ("" for the message itself) → the keys in it, e.g. {"properties": ["email"], "context": ["ip"]}. No key has a __proto__, constructor or prototype segment.',
 });
 
 /** The actions as the Public API writes them; checked by rules/destination-filters.ts so a 400 names the action's field. */
 const ActionBody = Type.Object(
-  { type: Type.String({ description: 'DROP, SAMPLE, DROP_PROPERTIES or ALLOW_PROPERTIES' }) },
+  {
+    type: Type.String({ description: 'DROP, SAMPLE, DROP_PROPERTIES or ALLOW_PROPERTIES' }),
+    // Only the key names are checked here (as well as in compileFilter): a path into a prototype never gets past the schema.
+    fields: Type.Optional(Type.Unsafe<Record<string, string[]>>({ type: 'object', propertyNames: { type: 'string', pattern: SAFE_PATH_PATTERN } })),
+  },
   { additionalProperties: true, description: '{type: "DROP"}, {type: "SAMPLE", percent: 0–1, path?}, {type: "DROP_PROPERTIES", fields}, {type: "ALLOW_PROPERTIES", fields}' },
 );
 
@@ -76,12 +85,12 @@ const PreviewView = Type.Object({
   matched: Type.Array(Type.String(), { description: 'Titles of the enabled filters whose condition the event meets.' }),
 });
 
-/** A filter error as the API's 400: the field and the rule, and for FQL the column. */
-const filterRejected = (error: FilterError) => badRequest(`${error.field}: ${error.message}`);
+/** A filter error as the API's 400: the field (as the request spells it, under `at`) and the rule, and for FQL the column. */
+const filterRejected = (error: FilterError, at = '') => badRequest(`${at}${error.field}: ${error.message}`);
 
-function compiled(id: string, settings: FilterSettings): CompiledFilter {
+function compiled(id: string, settings: FilterSettings, at = ''): CompiledFilter {
   const result = compileFilter(id, settings);
-  if (!result.ok) throw filterRejected(result.error);
+  if (!result.ok) throw filterRejected(result.error, at);
   return result.filter;
 }
 
@@ -151,7 +160,7 @@ export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }
       await destinationOf(request.params.id);
       const { event, filter } = request.body;
       const filters = filter
-        ? [compiled('preview', { ...settingsOf(filter), enabled: true })]
+        ? [compiled('preview', { ...settingsOf(filter), enabled: true }, 'filter.')]
         : (await store.destinationFilters.list(request.params.id)).map((saved) => compiled(saved.id, saved));
       const outcome = applyFilters(event, filters);
       return { delivered: 'send' in outcome, body: 'send' in outcome ? outcome.send : null, matched: outcome.matched.map((matched) => matched.title) };
