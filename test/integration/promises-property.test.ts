@@ -31,7 +31,7 @@ const FILTERS = {
   none: undefined,
   dropIds: { if: 'all', actions: [{ type: 'DROP_PROPERTIES', fields: { '': ['userId', 'anonymousId'] } }] },
   allowPlan: { if: 'all', actions: [{ type: 'ALLOW_PROPERTIES', fields: { properties: ['plan'] } }] },
-  dropSecret: { if: 'event = "Secret Event"', actions: [{ type: 'DROP_EVENT' }] },
+  dropSecret: { if: 'event = "Secret Event"', actions: [{ type: 'DROP' }] },
 } as const;
 
 const destinationCase = fc.record({
@@ -101,7 +101,7 @@ describe('the promises hold across random destinations × filters × consent × 
           ids.push(id);
         }
         if (suppressed !== undefined) {
-          await must('POST', '/admin/regulations', { regulationType: 'SUPPRESS', subjectType: 'USER_ID', subjectIds: [users[suppressed]] });
+          await must('POST', '/admin/regulations', { regulationType: 'SUPPRESS_ONLY', subjectType: 'USER_ID', subjectIds: [users[suppressed]] });
         }
         const since = new Date(Date.now() - 60_000).toISOString();
         const messageIds = calls.map((_, i) => `${tag}-m${i}`);
