@@ -1,5 +1,4 @@
 import { erasableIds, type AcceptanceTimes, type MessageIds } from './erasure';
-import type { MessageBody } from './types';
 
 /**
  * One id's suppression as the store keeps it (issue 30): from when a SUPPRESS_ONLY or

@@ -32,7 +32,7 @@ async function attempt(req: AttemptRequest, records: { erasedAt?: string; suppre
     sent.push(open.message);
     return { destinationEnabled: true, webhookCount: 1, outcome: { kind: 'success', status: 200 } };
   });
-  const result = (await new MockActivityEnvironment().run(send, req)) as AttemptResult;
+  const result = await new MockActivityEnvironment().run<[AttemptRequest], AttemptResult, typeof send>(send, req);
   return { result, sent };
 }
 
@@ -43,13 +43,13 @@ describe('send-time checks read the call\'s ids, not what a filter left in the b
     ['erased after the call was accepted', { erasedAt: '2026-05-01T12:00:05.000Z' }, ERASED_REASON],
     ['suppressed now', { suppressions: [{ suppressedAt: '2026-05-01T12:00:05.000Z' }] }, SUPPRESSED_REASON],
   ])('stops a body stripped of its ids when its user was %s', async (_, records, reason) => {
-    const { result, sent } = await attempt(attemptOf(key, filtered as MessageBody, true), records, key);
+    const { result, sent } = await attempt(attemptOf(key, filtered, true), records, key);
     expect(sent).toEqual([]);
     expect(result.outcome).toEqual({ kind: 'permanent', reason });
   });
 
   it('sends it when its user was erased before the call (a new call after the regulation)', async () => {
-    const { sent } = await attempt(attemptOf(key, filtered as MessageBody, true), { erasedAt: '2026-05-01T11:00:00.000Z' }, key);
+    const { sent } = await attempt(attemptOf(key, filtered, true), { erasedAt: '2026-05-01T11:00:00.000Z' }, key);
     expect(sent).toEqual([filtered]);
   });
 
