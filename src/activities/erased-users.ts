@@ -1,8 +1,8 @@
 import { log } from '@temporalio/activity';
-import { erasableIds, erasedBeforeSend, ERASED_REASON } from '../delivery/erasure';
+import { erasableIds, erasedBeforeSend, ERASED_REASON, type CallIds } from '../delivery/erasure';
 import type { AttemptRequest, AttemptResult, MessageBody } from '../delivery/types';
 import { suppressedBeforeSend, SUPPRESSED_REASON } from '../delivery/suppression';
-import { openBody } from '../privacy/sealed-body';
+import { openBody, openCallIds, ReplacedKeyError } from '../privacy/sealed-body';
 import type { Store } from '../store/types';
 
 /** An attempt whose body is readable: what the send step works with (never written to history). */
@@ -28,19 +28,30 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys' |
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
     const { message: plain, sealedMessage, ...rest } = req;
     let message = plain;
+    // Issue 40 item 4: the call's ids, sealed beside the body, whatever this destination's filters
+    // left in it; a body sealed before them (or in the clear) has only its own.
+    let call: CallIds | undefined;
     if (sealedMessage) {
       const key = await store.dataKeys.get(sealedMessage.subject);
       if (!key) return erased(req);
-      message = openBody(key, req.messageId, sealedMessage);
+      try {
+        message = openBody(key, req.messageId, sealedMessage);
+      } catch (err) {
+        // Sealed under a key a regulation destroyed since (the user came back with a new one): erased.
+        if (err instanceof ReplacedKeyError) return erased(req);
+        throw err;
+      }
+      call = openCallIds(key, req.messageId, sealedMessage);
     }
     if (!message) throw new Error(`attempt of message ${req.messageId} carries no body`);
+    const about = call ?? message;
     // Also for an opened body: a call accepted just before a regulation but planned just after it
     // was sealed under the user's new key, and only its acceptance time tells it from a new call.
-    const ids = erasableIds(message);
-    if (ids.length > 0 && erasedBeforeSend(message, await store.erasures.erasedAt(ids))) return erased(req);
+    const ids = erasableIds(about);
+    if (ids.length > 0 && erasedBeforeSend(about, await store.erasures.erasedAt(ids))) return erased(req);
     // Issue 30: a suppressed user's running deliveries stop like an erased one's, and stay stopped
     // after an UNSUPPRESS (it lifts the suppression for new calls only).
-    if (ids.length > 0 && suppressedBeforeSend(message, await store.suppressions.of(ids))) return stopped(req, SUPPRESSED_REASON);
+    if (ids.length > 0 && suppressedBeforeSend(about, await store.suppressions.of(ids))) return stopped(req, SUPPRESSED_REASON);
     return attempt({ ...rest, message });
   };
 }

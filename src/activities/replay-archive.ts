@@ -11,7 +11,7 @@ import { deliveryPlanner, type Outgoing } from '../messages/plan-deliveries';
 import { bodySealer } from '../messages/seal-bodies';
 import type { ReplayDeliveries } from '../ports';
 import type { Keyring } from '../privacy/keyring';
-import { ARCHIVED_CALL, isSealedBody, openBody } from '../privacy/sealed-body';
+import { ARCHIVED_CALL, isSealedBody, openBody, ReplacedKeyError, SealedBodyError } from '../privacy/sealed-body';
 import { conditionMatches } from '../rules/fql-match';
 import { parseFql } from '../rules/fql';
 import type { ArchivedMessage, EnabledDestination, Store } from '../store/types';
@@ -63,7 +63,17 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     return messages.map(({ messageId, call }) => {
       if (!isSealedBody(call)) return call;
       const key = keys.get(call.subject);
-      return key ? (openBody(key, messageId, call, ARCHIVED_CALL) as ArchivedCall) : 'erased';
+      if (!key) return 'erased';
+      try {
+        return openBody(key, messageId, call, ARCHIVED_CALL) as ArchivedCall;
+      } catch (err) {
+        if (!(err instanceof SealedBodyError)) throw err;
+        // Issue 40 (finding 4): a user erased by DELETE_ONLY who came back has a new key, which does
+        // not open what the destroyed one sealed: erased, as redelivery counts it. A row that names
+        // the current key and still does not open was altered: never sent either, and said.
+        if (!(err instanceof ReplacedKeyError)) log.warn('archived call skipped as erased: it does not open under its subject\'s key (sealed under a destroyed key, or altered)', { messageId, keyNamed: call.keyCheck !== undefined });
+        return 'erased';
+      }
     });
   }
 

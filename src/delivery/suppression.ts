@@ -1,5 +1,4 @@
-import { erasableIds, type MessageIds } from './erasure';
-import type { MessageBody } from './types';
+import { erasableIds, type AcceptanceTimes, type MessageIds } from './erasure';
 
 /**
  * One id's suppression as the store keeps it (issue 30): from when a SUPPRESS_ONLY or
@@ -20,7 +19,7 @@ export function isSuppressed(suppressions: Suppression[]): boolean {
  * suppressed after the message was accepted. UNSUPPRESS lifts a suppression for new calls only,
  * so a delivery stopped by it stays stopped; one with no readable acceptance time is held back.
  */
-export function suppressedBeforeSend(message: MessageBody, suppressions: Suppression[]): boolean {
+export function suppressedBeforeSend(message: AcceptanceTimes, suppressions: Suppression[]): boolean {
   if (suppressions.length === 0) return false;
   if (isSuppressed(suppressions)) return true;
   const acceptedAt = message.receivedAt ?? message.timestamp;

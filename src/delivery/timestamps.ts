@@ -15,3 +15,14 @@ export function correctTimestamp(receivedAtMs: number, timestamp?: string, sentA
 export function isIsoDateTime(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
 }
+
+/**
+ * Issue 40 (finding 17): when a call's consent preferences take effect, to order them against
+ * others: the call's timestamp, but never later than when Switchyard received it. Without `sentAt`
+ * the timestamp is the client's own clock, and a future one (a wrong clock, or anyone holding the
+ * public browser write key) would otherwise outrank every later revocation of that user.
+ */
+export function consentTime(timestamp: string, receivedAt: string): string {
+  const at = Date.parse(timestamp);
+  return !Number.isNaN(at) && at <= Date.parse(receivedAt) ? timestamp : receivedAt;
+}

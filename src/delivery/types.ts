@@ -17,6 +17,18 @@ export interface SealedBody {
   subject: string;
   iv: string;
   data: string;
+  /**
+   * Issue 40 (finding 4): a check value of the data key it was sealed under (privacy/sealed-body.ts
+   * keyCheck), so a body sealed under a key since destroyed and replaced (the user erased, then
+   * back) reads as erased, apart from one altered. Absent in bodies sealed before it.
+   */
+  keyCheck?: string;
+  /**
+   * Issue 40 item 4: the ids of the call the body came from, sealed under the same key (nonce ‖
+   * ciphertext ‖ tag, base64): what the send-time erasure and suppression checks read, whatever a
+   * destination's filters left in the body. Absent in bodies sealed before it.
+   */
+  ids?: string;
 }
 
 /** Timing knobs, fixed per message when it is accepted so a config change never alters a running delivery. */

@@ -1,24 +1,23 @@
 import { messageBody, type Message } from '../delivery/payload';
 import { webhookLabel } from '../delivery/summary';
-import type { DeliveryInput, DeliveryPolicy, MessageBody, MessageType, SealedBody } from '../delivery/types';
+import type { DeliveryInput, DeliveryPolicy, MessageBody, MessageType } from '../delivery/types';
 import { decideDelivery, type DeliveryDecision, type DeliveryDecisionInput } from '../rules/delivery-decision';
 import type { EnabledDestination, Store } from '../store/types';
 import type { DecisionRecorder } from './message-count-recorder';
 import { triggersOf, type DestinationTriggers } from './mapping-plan';
 import type { DataKeyReads } from './request-data-keys';
+import { inputBodies, OPEN, type ChooseSeals } from './seal-bodies';
 
 /**
- * A message on its way out: its id, the type and user its workflow is searched by, and the body
- * POSTed: in the clear (`body`) or sealed under its subject's data key (`sealedBody`, with the
- * keyed hashes its workflow is searched by in place of the ids: see DeliveryInput.visibleIds).
+ * A message on its way out: its id, the type and user its workflow is searched by, and the body as
+ * the call gave it (the decision makes each destination's from it; seal-bodies.ts seals them all
+ * under the call's seal, chosen from this body before any destination's rules).
  */
 export interface Outgoing {
   messageId: string;
   type: MessageType;
   userId?: string;
-  visibleIds?: DeliveryInput['visibleIds'];
   body?: MessageBody;
-  sealedBody?: SealedBody;
   /**
    * Present for what the rules decide per destination (ingested calls, Personas syncs,
    * redeliveries): the call's `integrations` object and whether its user is suppressed. Absent
@@ -26,11 +25,10 @@ export interface Outgoing {
    */
   rules?: { integrations?: Record<string, unknown>; suppressed: boolean };
   /**
-   * Per destination whose filters changed the body, the body it gets (sealed like `body`): set by
-   * the plan; for a redelivery, the bodies recorded, which today's rules start from.
+   * Per destination whose filters changed the body, the body it gets: set by the plan; for a
+   * redelivery, the bodies recorded, which today's rules start from.
    */
   destinationBodies?: Record<string, MessageBody>;
-  sealedDestinationBodies?: Record<string, SealedBody>;
   /** Issue 33: per actions destination, the mappings that send it (set by the plan; carried over by a redelivery). */
   mappings?: Record<string, string[]>;
 }
@@ -42,9 +40,6 @@ export const outgoing = (message: Message, rules?: Outgoing['rules']): Outgoing 
   body: messageBody(message),
   ...(rules && { rules }),
 });
-
-/** A step that seals bodies before their inputs are made (seal-bodies.ts), reading keys through `dataKeys` when given. */
-export type SealBodies = (messages: Outgoing[], dataKeys?: DataKeyReads) => Promise<Outgoing[]>;
 
 export type DeliveryPlan = { status: 'no_destinations' } | { status: 'planned'; inputs: DeliveryInput[] };
 
@@ -103,40 +98,38 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
  * redeliveries and Personas syncs alike: the source's destinations enabled now (each attempt checks
  * again at send time), less those the rules stop for this message, and the delivery policy fixed
  * for the message's whole life. A message no destination gets starts no workflow. With `seal`
- * (new data, with payload keys), bodies with a subject are sealed first (crypto-shredding).
+ * (payload keys), each call's seal is chosen from the call first, before any destination's rules,
+ * and every body of its input is sealed under it (crypto-shredding; issue 40 item 4).
  */
-export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listEnabled'>, policy: DeliveryPolicy, seal?: SealBodies, decisions?: PlanDecisions): PlanDeliveries {
+export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listEnabled'>, policy: DeliveryPolicy, seal?: ChooseSeals, decisions?: PlanDecisions): PlanDeliveries {
   return async (sourceId, messages, dataKeys, recorder) => {
     const enabled = await destinations.listEnabled(sourceId);
     if (enabled.length === 0) return { status: 'no_destinations' };
     const enabledIds = enabled.map((destination) => destination.id);
     const webhookLabels = Object.fromEntries(enabled.map((destination) => [destination.id, destination.webhookUrls.map(webhookLabel)]));
     const triggers = triggersOf(enabled);
+    // Before any decision: what a destination's filters leave of a body never chooses the seal.
+    const seals = seal ? await seal(messages, dataKeys) : messages.map(() => OPEN);
     const decided =
       decisions && messages.some((message) => message.rules)
         ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, recorder ? { ...decisions, recorder } : decisions, triggers)))
         : messages.map((message) => triggers.decideUnruled(message, enabledIds));
-    const going = decided.filter((message) => message.destinationIds.length > 0);
-    const ready = seal ? await seal(going, dataKeys) : going;
-    const inputs = ready.map((message, i): DeliveryInput => {
-      const { messageId, type, userId, visibleIds, body, sealedBody, destinationBodies, sealedDestinationBodies, mappings } = message;
-      const destinationIds = going[i].destinationIds;
-      const bodies = sealedDestinationBodies
-        ? Object.fromEntries(Object.entries(sealedDestinationBodies).map(([id, sealed]) => [id, { sealedMessage: sealed }]))
-        : destinationBodies && Object.fromEntries(Object.entries(destinationBodies).map(([id, own]) => [id, { message: own }]));
-      return {
-        sourceId,
-        messageId,
-        type,
-        userId,
-        ...(visibleIds !== undefined && { visibleIds }),
-        destinationIds,
-        ...(sealedBody ? { sealedMessage: sealedBody } : { message: body }),
-        ...(bodies && { destinationBodies: bodies }),
-        ...(mappings && Object.keys(mappings).length > 0 && { mappings }),
-        policy,
-        webhookLabels: destinationIds.length === enabledIds.length ? webhookLabels : Object.fromEntries(destinationIds.map((id) => [id, webhookLabels[id]])),
-      };
+    const inputs = decided.flatMap((message, i): DeliveryInput[] => {
+      const { messageId, type, userId, body, destinationBodies, mappings, destinationIds } = message;
+      if (destinationIds.length === 0) return [];
+      if (!body) throw new Error(`message ${messageId} has no body to deliver`);
+      return [
+        {
+          sourceId,
+          messageId,
+          type,
+          ...inputBodies(messageId, seals[i], { userId, body, destinationBodies }),
+          destinationIds,
+          ...(mappings && Object.keys(mappings).length > 0 && { mappings }),
+          policy,
+          webhookLabels: destinationIds.length === enabledIds.length ? webhookLabels : Object.fromEntries(destinationIds.map((id) => [id, webhookLabels[id]])),
+        },
+      ];
     });
     // Possibly none: the rules let no message of these through to any destination.
     return { status: 'planned', inputs };

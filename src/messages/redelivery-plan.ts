@@ -1,9 +1,10 @@
+import { callIds } from '../delivery/erasure';
 import { isAboutSuppressed } from '../delivery/suppression';
 import type { DeliveryInput, DeliveryPolicy, MessageBody, SealedBody } from '../delivery/types';
-import { openBody, SealedBodyError } from '../privacy/sealed-body';
+import { openBody, openCallIds, SealedBodyError } from '../privacy/sealed-body';
 import type { Store } from '../store/types';
-import { deliveryPlanner, type Outgoing, type PlanDecisions, type SealBodies } from './plan-deliveries';
-import { sealOutgoing } from './seal-bodies';
+import { deliveryPlanner, type Outgoing, type PlanDecisions } from './plan-deliveries';
+import type { ChooseSeals } from './seal-bodies';
 import { suppressedUsers } from './suppressed-users';
 
 /**
@@ -15,7 +16,7 @@ export type Redelivery = { status: 'planned'; input: DeliveryInput } | { status:
 
 export type PlanRedelivery = (sourceId: string, input: DeliveryInput) => Promise<Redelivery>;
 
-type RecordedBodies = { body: MessageBody; destinationBodies?: Record<string, MessageBody>; seal?: SealBodies };
+type RecordedBodies = { body: MessageBody; destinationBodies?: Record<string, MessageBody>; seal?: ChooseSeals };
 
 /**
  * The bodies a recorded input sent, opened. A sealed input is sealed again under the very key it
@@ -35,8 +36,11 @@ async function openRecorded(dataKeys: Pick<Store['dataKeys'], 'get'>, input: Del
   try {
     const open = (sealed: SealedBody) => openBody(key, input.messageId, sealed);
     const destinationBodies = Object.fromEntries(recorded.flatMap(([id, own]) => (own.sealedMessage ? [[id, open(own.sealedMessage)]] : [])));
-    const seal: SealBodies = async (messages) => messages.map((m) => (m.body ? sealOutgoing(key, subject, { ...m, body: m.body }, input.visibleIds) : m));
-    return { body: open(input.sealedMessage), ...(recorded.length > 0 && { destinationBodies }), seal };
+    const body = open(input.sealedMessage);
+    // The call's ids as sealed beside the body; an input sealed before them has only its body's.
+    const ids = openCallIds(key, input.messageId, input.sealedMessage) ?? callIds(input.type, body);
+    const seal: ChooseSeals = async (messages) => messages.map(() => ({ sealed: true, subject, key, visibleIds: input.visibleIds ?? {}, ids }));
+    return { body, ...(recorded.length > 0 && { destinationBodies }), seal };
   } catch (err) {
     // A body that does not authenticate under its key is never sent again.
     if (err instanceof SealedBodyError) return 'erased';
@@ -61,7 +65,6 @@ export function redeliveryPlanner(store: Pick<Store, 'destinations' | 'dataKeys'
       messageId: input.messageId,
       type: input.type,
       userId: input.userId,
-      ...(input.visibleIds !== undefined && { visibleIds: input.visibleIds }),
       body,
       ...(destinationBodies && { destinationBodies }),
       ...(rules && { rules }),

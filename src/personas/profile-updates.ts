@@ -1,4 +1,5 @@
 import type { Message } from '../delivery/payload';
+import { consentTime } from '../delivery/timestamps';
 import { categoryPreferences } from '../rules/consent';
 
 /**
@@ -13,7 +14,7 @@ export type ProfileUpdate =
   | { type: 'track'; userId?: string; anonymousId?: string; messageId: string; event: string; properties: Record<string, unknown>; timestamp: string }
   | { type: 'alias'; userId: string; previousId: string }
   /** Any call carrying `context.consent.categoryPreferences` (issue 30): the profile keeps the newest. */
-  | { type: 'consent'; userId?: string; anonymousId?: string; preferences: Record<string, unknown>; timestamp: string };
+  | { type: 'consent'; userId?: string; anonymousId?: string; preferences: Record<string, unknown>; timestamp: string; receivedAt: string };
 
 const asObject = (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
@@ -33,7 +34,8 @@ export function profileUpdates(messages: Message[]): ProfileUpdate[] {
     }
     // Personas syncs send a profile's audience changes only where its latest preferences allow.
     const preferences = categoryPreferences(message);
-    if (preferences && (userId || anonymousId)) updates.push({ type: 'consent', userId, anonymousId, preferences, timestamp: message.timestamp });
+    // Ordered by when they took effect, never later than their receipt (timestamps.ts consentTime).
+    if (preferences && (userId || anonymousId)) updates.push({ type: 'consent', userId, anonymousId, preferences, timestamp: consentTime(message.timestamp, message.receivedAt), receivedAt: message.receivedAt });
   }
   return updates;
 }

@@ -20,24 +20,28 @@ export async function openForReader(dataKeys: Pick<Store['dataKeys'], 'get'>, me
 
 /**
  * A decoded payload's value with every sealed body in it opened for the reader (or `[erased]`):
- * a DeliveryInput or AttemptRequest has its `sealedMessage` beside the `messageId` it is bound to.
+ * a DeliveryInput or AttemptRequest has its `sealedMessage` beside the `messageId` it is bound to,
+ * and its destinations' own bodies under it.
  * Anything else comes back as it was; `changed` says whether anything was sealed.
  */
 export async function openSealedIn(dataKeys: Pick<Store['dataKeys'], 'get'>, value: unknown): Promise<{ value: unknown; changed: boolean }> {
   let changed = false;
-  const walk = async (v: unknown): Promise<unknown> => {
-    if (Array.isArray(v)) return Promise.all(v.map(walk));
+  // A body sealed deeper down (a destination's own body, issue 30) is bound to the messageId of the
+  // nearest object above it that names one.
+  const walk = async (v: unknown, messageId: string | undefined): Promise<unknown> => {
+    if (Array.isArray(v)) return Promise.all(v.map((item) => walk(item, messageId)));
     if (typeof v !== 'object' || v === null) return v;
     const record = v as Record<string, unknown>;
+    const bound = typeof record.messageId === 'string' ? record.messageId : messageId;
     const out: Record<string, unknown> = {};
     for (const [k, item] of Object.entries(record)) {
-      if (isSealedBody(item) && typeof record.messageId === 'string') {
+      if (isSealedBody(item) && bound !== undefined) {
         changed = true;
-        out[k] = await openForReader(dataKeys, record.messageId, item);
-      } else out[k] = await walk(item);
+        out[k] = await openForReader(dataKeys, bound, item);
+      } else out[k] = await walk(item, bound);
     }
     return out;
   };
-  const opened = await walk(value);
+  const opened = await walk(value, undefined);
   return { value: opened, changed };
 }

@@ -1,5 +1,7 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import type { CallIds } from '../delivery/erasure';
 import type { MessageBody, SealedBody } from '../delivery/types';
+import { openWithKey, sealWithKey } from './aes-gcm';
 
 /**
  * A message body sealed under its subject's data key (crypto-shredding, issue 19): destroying the
@@ -29,12 +31,36 @@ export const ARCHIVED_CALL: SealPurpose = 'switchyard-archived-call-v1';
 
 const aad = (subject: string, messageId: string, purpose: SealPurpose) => Buffer.from(`${purpose}\0${subject}\0${messageId}`, 'utf8');
 
-export function sealBody(dataKey: Buffer, subject: string, messageId: string, body: MessageBody, purpose: SealPurpose = 'switchyard-sealed-body-v1'): SealedBody {
+/** The call's ids beside a delivery body are bound apart from any body: they never open in a body's place. */
+const idsAad = (subject: string, messageId: string) => Buffer.from(`switchyard-call-ids-v1\0${subject}\0${messageId}`, 'utf8');
+
+/**
+ * Issue 40 (finding 4): which data key a value was sealed under, without saying anything of the key
+ * (a truncated HMAC under the key itself). A subject's key is made anew after a regulation
+ * destroyed it (a DELETE_ONLY user who came back): a body whose check value is not the current
+ * key's was sealed under the destroyed one, so it is erased, not altered.
+ */
+export function keyCheck(dataKey: Buffer): string {
+  return createHmac('sha256', dataKey).update('switchyard-key-check-v1').digest().subarray(0, 8).toString('base64url');
+}
+
+/**
+ * `ids`: the call's ids (issue 40 item 4), sealed beside the body under the same key, for the
+ * send-time checks of a body a destination's filters stripped of them.
+ */
+export function sealBody(dataKey: Buffer, subject: string, messageId: string, body: MessageBody, purpose: SealPurpose = 'switchyard-sealed-body-v1', ids?: CallIds): SealedBody {
   const iv = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', dataKey, iv);
   cipher.setAAD(aad(subject, messageId, purpose));
   const data = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final(), cipher.getAuthTag()]);
-  return { sealed: 1, subject, iv: iv.toString('base64'), data: data.toString('base64') };
+  return {
+    sealed: 1,
+    subject,
+    iv: iv.toString('base64'),
+    data: data.toString('base64'),
+    keyCheck: keyCheck(dataKey),
+    ...(ids && { ids: sealWithKey(dataKey, idsAad(subject, messageId), Buffer.from(JSON.stringify(ids), 'utf8')).toString('base64') }),
+  };
 }
 
 /** A sealed body that does not open under the key given (altered, or moved onto another subject or message). */
@@ -42,7 +68,28 @@ export class SealedBodyError extends Error {
   override name = 'SealedBodyError';
 }
 
+/**
+ * A sealed body whose key check names another key than the subject's current one: sealed under a
+ * key a regulation destroyed, the subject having a new one since. Erased, not altered.
+ */
+export class ReplacedKeyError extends SealedBodyError {
+  override name = 'ReplacedKeyError';
+}
+
+/** The call's ids sealed beside a body (sealBody `ids`), or undefined for a body sealed without them. */
+export function openCallIds(dataKey: Buffer, messageId: string, sealed: SealedBody): CallIds | undefined {
+  if (sealed.ids === undefined) return undefined;
+  try {
+    return JSON.parse(openWithKey(dataKey, idsAad(sealed.subject, messageId), Buffer.from(sealed.ids, 'base64')).toString('utf8')) as CallIds;
+  } catch {
+    throw new SealedBodyError(`the call ids sealed with message ${messageId} do not authenticate under its subject's key`);
+  }
+}
+
 export function openBody(dataKey: Buffer, messageId: string, sealed: SealedBody, purpose: SealPurpose = 'switchyard-sealed-body-v1'): MessageBody {
+  if (sealed.keyCheck !== undefined && sealed.keyCheck !== keyCheck(dataKey)) {
+    throw new ReplacedKeyError(`sealed body of message ${messageId} was sealed under a data key a regulation destroyed (its subject has a new one)`);
+  }
   const data = Buffer.from(sealed.data, 'base64');
   if (data.length < TAG_BYTES) throw new SealedBodyError(`sealed body of message ${messageId} is truncated`);
   try {

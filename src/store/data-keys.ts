@@ -10,7 +10,7 @@ import type { Store } from './types';
 const PER_QUERY = 500;
 
 /** Unwrapped data keys kept per store (32 bytes each and their wrapped text): about the users active in a few minutes. */
-const OPENED_KEYS = 10_000;
+export const OPENED_KEYS = 10_000;
 
 /**
  * Crypto-shredding's keys (issue 19): one random data key per subject (the keyed hash of a userId,
@@ -18,7 +18,7 @@ const OPENED_KEYS = 10_000;
  * makes every body sealed under it unreadable wherever its copies are. Without a keyring
  * (PAYLOAD_ENCRYPTION=off) there is nothing to wrap with: every call fails, and callers seal nothing.
  */
-export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined): Store['dataKeys'] {
+export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined, opened = new OpenedValues<Buffer>(OPENED_KEYS)): Store['dataKeys'] {
   const ring = () => {
     if (!keyring) throw new Error('data keys need payload keys (PAYLOAD_KEYS); PAYLOAD_ENCRYPTION=off seals nothing');
     return keyring;
@@ -26,7 +26,7 @@ export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined): 
 
   // Every read still asks the table (a destroyed key is gone at once); only the unwrap of a row
   // read unchanged before is skipped: every attempt and every request reads its users' keys again.
-  const opened = new OpenedValues<Buffer>(OPENED_KEYS);
+  // `opened` is the store's (openStore): a destroy NOTIFYd by another process forgets there too.
   async function read(subjectHashes: string[]): Promise<Map<string, Buffer>> {
     const keys = new Map<string, Buffer>();
     for (const part of chunks([...new Set(subjectHashes)], PER_QUERY)) {

@@ -30,7 +30,7 @@ function storedConsent(current: ConsentSettings, given: Partial<ConsentSettings>
 }
 
 /** Destinations whose opened credentials a store keeps (a worker's attempts go to a few hundred at most). */
-const OPENED_DESTINATIONS = 1_000;
+export const OPENED_DESTINATIONS = 1_000;
 
 /** Everything a row's credentials are opened from: any change to one of them (or to the key that sealed them) opens them again. */
 const sealedText = (row: Selectable<DestinationRow>): string =>
@@ -199,9 +199,9 @@ function signingChanges(current: Pick<DestinationRow, 'signing_secret' | 'previo
  * `keyring` seals the receiver credentials of every row written and opens those read (issue 29);
  * undefined with PAYLOAD_ENCRYPTION=off: written as given, and a sealed row does not open.
  */
-export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefined): Store['destinations'] {
-  // Every attempt reads its destination; its credentials are opened again only when the row's sealed text changed.
-  const credentials = new OpenedValues<PlainCredentials>(OPENED_DESTINATIONS);
+export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefined, credentials = new OpenedValues<PlainCredentials>(OPENED_DESTINATIONS)): Store['destinations'] {
+  // Every attempt reads its destination; its credentials are opened again only when the row's sealed
+  // text changed. `credentials` is the store's (openStore): a delete NOTIFYd by another process forgets there too.
   // Every attempt runs this read: built and compiled once (on first use), then run with each id.
   // Building it with Kysely was about 19 µs of the read's 45 µs (CPU, measured on SQLite).
   let byId: CompiledQuery<DestinationWithWebhookRows> | undefined;

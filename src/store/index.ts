@@ -2,13 +2,15 @@ import { sql, type Kysely } from 'kysely';
 import { connectPostgres, connectSqlite, postgresPool, redactDatabaseUrl, truncateWriteAheadLog } from './connection';
 import { cachedDataKeyReads, cachedDestinationReads, cachedErasureReads, cachedSuppressionReads, NotifiedCache } from './notified-cache';
 import { listenForStoreChanges, type StoreListener } from './store-notifications';
-import { destinationStore } from './destinations';
+import { destinationStore, OPENED_DESTINATIONS } from './destinations';
+import type { PlainCredentials } from './destination-credentials';
+import { OpenedValues } from '../privacy/opened-values';
 import { sealPlaintextCredentials } from './credentials-at-rest';
 import { destinationFilterStore } from './destination-filters';
 import { ensureSchema } from './migrations';
 import { personasStore } from './personas';
 import { erasedIdHashes, erasureStore } from './erasures';
-import { dataKeyStore } from './data-keys';
+import { dataKeyStore, OPENED_KEYS } from './data-keys';
 import { suppressionStore } from './suppressions';
 import type { Suppression } from '../delivery/suppression';
 import { hashPlaintextSubjectIds, regulationStore } from './regulations';
@@ -71,7 +73,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw err;
   }
   const hashes = erasedIdHashes(options.keyring);
-  const plain = plainStores(db, options.keyring);
+  // Issue 40 (finding 14): what this process opened, forgotten on another process's change too.
+  const opened = { destinations: new OpenedValues<PlainCredentials>(OPENED_DESTINATIONS), dataKeys: new OpenedValues<Buffer>(OPENED_KEYS) };
+  const plain = plainStores(db, options.keyring, opened);
   let { destinations, erasures, dataKeys, suppressions, sources, transaction } = plain;
   let listener: StoreListener | undefined;
   const workerCaches = options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0;
@@ -97,7 +101,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           suppressions: new NotifiedCache<Suppression | undefined>(options.destinationCacheTtlMs!),
         }
       : undefined;
-    listener = await listenForStoreChanges(options.databaseUrl, { ...caches, sources: directory }, {
+    listener = await listenForStoreChanges(options.databaseUrl, { ...caches, sources: directory, opened }, {
       notify: async (channel, payload) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(db)),
     });
     if (caches) {
@@ -132,20 +136,23 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 type PlainStores = Omit<Store, 'purgeDeletedRows' | 'ping' | 'close'>;
 
+/** The plaintext one store opened (credentials, data keys), shared by its transactions and told by its listener. */
+type OpenedByStore = { destinations: OpenedValues<PlainCredentials>; dataKeys: OpenedValues<Buffer> };
+
 /**
  * Every table family over one handle, uncached: the store's own, or a write transaction's (its
  * NOTIFYs go out at commit, so the caches of other processes learn of its changes then).
  */
-function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined): PlainStores {
+function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: OpenedByStore): PlainStores {
   const hashes = erasedIdHashes(keyring);
   return {
     sources: sourceStore(db),
-    destinations: destinationStore(db, keyring),
+    destinations: destinationStore(db, keyring, opened?.destinations),
     regulations: regulationStore(db, keyring),
     destinationFilters: destinationFilterStore(db),
     sourceUsers: sourceUserStore(db),
     erasures: erasureStore(db, hashes),
-    dataKeys: dataKeyStore(db, keyring),
+    dataKeys: dataKeyStore(db, keyring, opened?.dataKeys),
     suppressions: suppressionStore(db, hashes),
     webhookHealth: webhookHealthStore(db),
     messageCounts: messageCountsStore(db),
@@ -155,16 +162,16 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined): PlainSto
     replays: replayStore(db),
     tokens: adminTokenStore(db),
     audit: auditLogStore(db),
-    transaction: (work) => writeTransaction(db, (trx) => work(inTransaction(trx, keyring))),
+    transaction: (work) => writeTransaction(db, (trx) => work(inTransaction(trx, keyring, opened))),
   };
 }
 
 /** A Store whose every call runs in the write transaction `trx` (closing the store is its owner's business). */
-function inTransaction(trx: Kysely<Tables>, keyring: Keyring | undefined): Store {
+function inTransaction(trx: Kysely<Tables>, keyring: Keyring | undefined, opened?: OpenedByStore): Store {
   const refuse = async (): Promise<never> => {
     throw new Error('a transaction store cannot be pinged, purged or closed');
   };
-  return { ...plainStores(trx, keyring), purgeDeletedRows: refuse, ping: refuse, close: refuse };
+  return { ...plainStores(trx, keyring, opened), purgeDeletedRows: refuse, ping: refuse, close: refuse };
 }
 
 /** Fails at start-up, naming the server (never the password), when PostgreSQL cannot be reached. */

@@ -112,10 +112,15 @@ type StoredConsent = { consent: string | null; consent_at: string | null };
 /**
  * The preferences a profile keeps: those of the newest event that carried any (by the event's
  * timestamp, so a late-arriving older event does not undo a newer choice; a tie goes to the later call).
+ * Issue 40 (finding 17): the incoming time is never past its receipt (profile-updates.ts), and a kept
+ * time later than this call's receipt was written from a future timestamp before that rule: it
+ * pins nothing, the incoming choice wins.
  */
-function newestConsent(existing: StoredConsent | undefined, incoming: { preferences: Record<string, unknown>; timestamp: string } | undefined): StoredConsent {
+function newestConsent(existing: StoredConsent | undefined, incoming: { preferences: Record<string, unknown>; timestamp: string; receivedAt: string } | undefined): StoredConsent {
   const kept = { consent: existing?.consent ?? null, consent_at: existing?.consent_at ?? null };
-  if (!incoming || (kept.consent_at !== null && kept.consent_at > incoming.timestamp)) return kept;
+  if (!incoming) return kept;
+  const keptIsNewer = kept.consent_at !== null && kept.consent_at > incoming.timestamp && Date.parse(kept.consent_at) <= Date.parse(incoming.receivedAt);
+  if (keptIsNewer) return kept;
   return { consent: JSON.stringify(incoming.preferences), consent_at: incoming.timestamp };
 }
 
@@ -153,7 +158,7 @@ export function profileStore(base: Kysely<Tables>, erasedIdHashes: ErasedIdHashe
         // fold in call order onto what is stored (read under the write lock), then one upsert.
         const incoming = new Map<string, { userId: string | null; traits: Record<string, unknown> }[]>();
         // Each profile's newest consent preferences of the request (a later call wins a tie).
-        const consents = new Map<string, { preferences: Record<string, unknown>; timestamp: string }>();
+        const consents = new Map<string, { preferences: Record<string, unknown>; timestamp: string; receivedAt: string }>();
         for (const u of updates) {
           if (u.type === 'alias') continue;
           const profileId = profileOf(u);

@@ -61,6 +61,17 @@ export interface NotifiedCaches {
   dataKeys?: NotifiedCache<unknown>;
   /** Told by the erasure channel too: an id suppressed or its suppression lifted (issue 30). */
   suppressions?: NotifiedCache<unknown>;
+  /**
+   * Issue 40 (finding 14): the plaintext this process opened, forgotten when the row it came from
+   * changes or goes in any process: a destination's credentials, a subject's data key.
+   */
+  opened?: { destinations?: Forgets; dataKeys?: Forgets };
+}
+
+/** What holds opened plaintext by row id (privacy/opened-values.ts). */
+export interface Forgets {
+  forget(ids: Iterable<string>): void;
+  forgetAll(): void;
 }
 
 /**
@@ -96,6 +107,9 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
       clearTimeout(heartbeat);
       if (current === client) current = undefined;
       for (const cache of all) cache.listenerDown();
+      // Changes may go unseen until a new connection listens: nothing opened is kept meanwhile.
+      caches.opened?.destinations?.forgetAll();
+      caches.opened?.dataKeys?.forgetAll();
       client.end().catch(() => undefined);
       if (!closed) retry = setTimeout(() => void connect(), reconnectMs);
     };
@@ -128,12 +142,17 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
     client.on('error', onLost);
     client.on('end', onLost);
     client.on('notification', (message) => {
-      if (message.channel === DESTINATION_CHANNEL && message.payload) caches.destinations?.changed(message.payload);
-      else if (message.channel === SOURCE_CHANNEL) caches.sources?.changedAll();
+      if (message.channel === DESTINATION_CHANNEL && message.payload) {
+        caches.destinations?.changed(message.payload);
+        caches.opened?.destinations?.forget([message.payload]);
+      } else if (message.channel === SOURCE_CHANNEL) caches.sources?.changedAll();
       else if (message.channel === ERASURE_CHANNEL) {
         caches.erasures?.changedAll();
         for (const cache of alsoErasures) cache.changedAll();
-      } else if (message.channel === DATA_KEY_CHANNEL && message.payload) caches.dataKeys?.changed(message.payload);
+      } else if (message.channel === DATA_KEY_CHANNEL && message.payload) {
+        caches.dataKeys?.changed(message.payload);
+        caches.opened?.dataKeys?.forget([message.payload]);
+      }
       else if (message.channel === PROBE_CHANNEL && message.payload) awaited.get(message.payload)?.();
     });
     try {
@@ -162,6 +181,9 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
       closed = true;
       clearTimeout(retry);
       for (const cache of all) cache.listenerDown();
+      // Changes may go unseen until a new connection listens: nothing opened is kept meanwhile.
+      caches.opened?.destinations?.forgetAll();
+      caches.opened?.dataKeys?.forgetAll();
       await current?.end().catch(() => undefined);
     },
   };

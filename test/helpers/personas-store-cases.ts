@@ -182,6 +182,25 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       expect((await store.personas.profiles.get(sourceId, 'c'))?.consent).toEqual({ categoryPreferences: { ads: false }, timestamp: '2026-03-01T09:20:00.000Z' });
     });
 
+    it('a future timestamp (no sentAt) does not pin a profile\'s consent: a later revocation wins (review finding 17)', async () => {
+      const sourceId = await newSource();
+      const consent = (categoryPreferences: Record<string, boolean>) => ({ consent: { categoryPreferences } });
+      await record(sourceId, [{ type: 'identify', raw: { userId: 'pinned', traits: {}, timestamp: '2099-01-01T00:00:00Z', context: consent({ ads: true }) } }]);
+      expect((await store.personas.profiles.get(sourceId, 'pinned'))?.consent).toEqual({ categoryPreferences: { ads: true }, timestamp: new Date(now).toISOString() });
+      const revokedAt = new Date(now).toISOString();
+      await store.personas.profiles.record(sourceId, profileUpdates([{ type: 'identify', raw: { userId: 'pinned', traits: {}, timestamp: revokedAt, context: consent({ ads: false }) } }], now + 1_000));
+      expect((await store.personas.profiles.get(sourceId, 'pinned'))?.consent).toMatchObject({ categoryPreferences: { ads: false } });
+    });
+
+    it('a consent time stored from a future timestamp before the fix pins nothing either (review finding 17)', async () => {
+      const sourceId = await newSource();
+      const consent = (categoryPreferences: Record<string, boolean>) => ({ consent: { categoryPreferences } });
+      // What a row written before the rule holds: the client's future timestamp as its consent time.
+      await store.personas.profiles.record(sourceId, [{ type: 'identify', userId: 'pinned-old', traits: {} }, { type: 'consent', userId: 'pinned-old', preferences: { ads: true }, timestamp: '2099-01-01T00:00:00.000Z', receivedAt: '2099-01-01T00:00:00.000Z' }]);
+      await record(sourceId, [{ type: 'identify', raw: { userId: 'pinned-old', traits: {}, context: consent({ ads: false }) } }]);
+      expect((await store.personas.profiles.get(sourceId, 'pinned-old'))?.consent).toMatchObject({ categoryPreferences: { ads: false } });
+    });
+
     it('a re-sent track call (same messageId) is recorded once', async () => {
       const sourceId = await newSource();
       const call = { type: 'track' as const, raw: { userId: 'r', event: 'Paid', messageId: 'same-id' } };

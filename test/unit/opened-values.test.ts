@@ -64,3 +64,38 @@ describe('sealed values already opened', () => {
     expect(opened).toEqual(['a', 'b', 'c', 'a']);
   });
 });
+
+describe('opened plaintext does not outlive its row in other processes (review finding 14)', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('forgets every value its maxAge after it was opened, with no read to notice (SQLite: no notifications)', () => {
+    jest.useFakeTimers();
+    const values = new OpenedValues<string>(10, 60_000);
+    const { opened, open } = counting();
+    values.open('h1_subject', 'wrapped', open('wrapped'));
+    jest.advanceTimersByTime(59_000);
+    expect(values.size).toBe(1);
+    jest.advanceTimersByTime(31_000);
+    expect(values.size).toBe(0);
+    values.open('h1_subject', 'wrapped', open('wrapped'));
+    expect(opened).toEqual(['wrapped', 'wrapped']);
+  });
+
+  it('opens a value used all the time anew once its maxAge is up', () => {
+    let now = 0;
+    const values = new OpenedValues<string>(10, 1_000, () => now);
+    const { opened, open } = counting();
+    for (now = 0; now <= 2_500; now += 100) values.open('dst_1', 'v1', open('v1'));
+    expect(opened).toEqual(['v1', 'v1', 'v1']);
+    values.forgetAll();
+  });
+
+  it('forgets everything when told changes may have gone unseen', () => {
+    const values = new OpenedValues<string>(10);
+    const { open } = counting();
+    values.open('a', 'a', open('a'));
+    values.open('b', 'b', open('b'));
+    values.forgetAll();
+    expect(values.size).toBe(0);
+  });
+});

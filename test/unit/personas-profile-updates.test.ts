@@ -53,9 +53,14 @@ describe('what an accepted call changes in the profiles', () => {
       received,
     );
     expect(updates.filter((u) => u.type === 'consent')).toEqual([
-      { type: 'consent', userId: 'u1', anonymousId: undefined, preferences, timestamp: '2026-03-01T09:00:00.000Z' },
-      { type: 'consent', userId: undefined, anonymousId: 'a1', preferences: {}, timestamp: '2026-03-01T09:01:00.000Z' },
+      { type: 'consent', userId: 'u1', anonymousId: undefined, preferences, timestamp: '2026-03-01T09:00:00.000Z', receivedAt: '2026-03-01T10:00:10.000Z' },
+      { type: 'consent', userId: undefined, anonymousId: 'a1', preferences: {}, timestamp: '2026-03-01T09:01:00.000Z', receivedAt: '2026-03-01T10:00:10.000Z' },
     ]);
+  });
+
+  it('orders consent preferences dated in the future (no sentAt) at their receipt, never later (review finding 17)', () => {
+    const [consent] = profileUpdates([{ type: 'identify', raw: { userId: 'victim', traits: {}, timestamp: '2099-01-01T00:00:00Z', context: { consent: { categoryPreferences: { ads: true } } } } }], received).filter((u) => u.type === 'consent');
+    expect(consent).toMatchObject({ timestamp: '2026-03-01T10:00:10.000Z' });
   });
 
   it('reads missing or non-object traits and properties as empty', () => {

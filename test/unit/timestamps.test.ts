@@ -1,4 +1,4 @@
-import { correctTimestamp, isIsoDateTime } from '../../src/delivery/timestamps';
+import { consentTime, correctTimestamp, isIsoDateTime } from '../../src/delivery/timestamps';
 
 const received = Date.parse('2026-05-01T12:00:00.000Z');
 
@@ -23,5 +23,17 @@ describe('isIsoDateTime', () => {
     ['2026-01-01', false], ['yesterday', false], ['2026-13-01T00:00:00Z', false], ['2026-01-01T00:00:00', false], ['', false],
   ])('%s → %s', (value, valid) => {
     expect(isIsoDateTime(value)).toBe(valid);
+  });
+});
+
+describe('consentTime (review finding 17)', () => {
+  it.each([
+    ['a past timestamp: the timestamp (a late-arriving older event does not undo a newer choice)', '2026-05-01T11:00:00.000Z', '2026-05-01T11:00:00.000Z'],
+    ['the receipt itself: the same', '2026-05-01T12:00:00.000Z', '2026-05-01T12:00:00.000Z'],
+    ['a future timestamp (a wrong clock, or a forged call): its receipt, never later', '2099-01-01T00:00:00.000Z', '2026-05-01T12:00:00.000Z'],
+    ['a millisecond ahead: its receipt', '2026-05-01T12:00:00.001Z', '2026-05-01T12:00:00.000Z'],
+    ['an unreadable timestamp: its receipt', 'not a time', '2026-05-01T12:00:00.000Z'],
+  ])('orders consent preferences with %s', (_, timestamp, expected) => {
+    expect(consentTime(timestamp, '2026-05-01T12:00:00.000Z')).toBe(expected);
   });
 });
