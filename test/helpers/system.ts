@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Interceptor } from '@grpc/grpc-js';
+import type { Payload } from '@temporalio/common';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app';
@@ -15,6 +16,7 @@ import { connectClient } from '../../src/temporal/connection';
 import { deliveriesOptions, temporalDeliveries } from '../../src/temporal/temporal-deliveries';
 import { temporalSyncSchedules } from '../../src/temporal/temporal-sync-schedules';
 import { temporalReplays } from '../../src/temporal/replays';
+import type { History } from './histories';
 import { ROOT } from './processes';
 import { startReceiver, type Receiver } from './receiver';
 
@@ -162,4 +164,18 @@ export async function workflowListText(query: string, address = process.env.TEMP
   const { stdout: cli } = await run('bash', [`${ROOT}/scripts/temporal-dev.sh`, 'ensure']);
   const { stdout } = await run(cli.trim(), ['workflow', 'list', '--query', query, '--address', address, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
   return stdout;
+}
+
+/** A workflow's start input payloads, decoded by the system's codec server as the Web UI or the CLI asks for them (sealed bodies opened with the user's data key, or `[erased]`). */
+export async function codecDecodedStartInput(system: TestSystem, history: History): Promise<unknown[]> {
+  const payloads = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads! as Payload[];
+  const body = {
+    payloads: payloads.map(({ metadata, data }) => ({
+      metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+      data: Buffer.from(data ?? []).toString('base64'),
+    })),
+  };
+  const reply = await system.app.inject({ method: 'POST', url: '/codec/decode', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: body });
+  if (reply.statusCode !== 200) throw new Error(`/codec/decode answered ${reply.statusCode}: ${reply.body}`);
+  return reply.json<{ payloads: { data: string }[] }>().payloads.map((p) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')) as unknown);
 }

@@ -5,7 +5,7 @@ import { identifierHash } from '../../src/privacy/keyring';
 import { testLoadedDataConverter } from '../helpers/payload-keys';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { replayFinished, startReplay } from '../helpers/replay-api';
-import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, codecDecodedStartInput, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
 
 /**
  * Issue 40 item 4 (review finding 2): sealing is the call's, never a destination's rules'. A
@@ -38,20 +38,6 @@ async function masterKeyDecodedInput(history: History): Promise<string> {
   return decoded.map((payload) => Buffer.from(payload.data ?? []).toString('utf8')).join('\n');
 }
 
-/** The same input through the codec server, which opens sealed bodies with the user's data key (or answers `[erased]`). */
-async function codecServerDecodedInput(history: History): Promise<Record<string, unknown>> {
-  const payloads = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads! as Payload[];
-  const body = {
-    payloads: payloads.map(({ metadata, data }) => ({
-      metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
-      data: Buffer.from(data ?? []).toString('base64'),
-    })),
-  };
-  const reply = await system.app.inject({ method: 'POST', url: '/codec/decode', headers: admin, payload: body });
-  expect(reply.statusCode).toBe(200);
-  return JSON.parse(Buffer.from(reply.json<{ payloads: { data: string }[] }>().payloads[0].data, 'base64').toString('utf8')) as Record<string, unknown>;
-}
-
 describe('sealing is decided by the call, never by a destination\'s rules', () => {
   it('two destinations, the first dropping userId: an exported history no longer decodes to the user after a DELETE regulation', async () => {
     const userId = unique('sealed-by-call-user');
@@ -81,7 +67,7 @@ describe('sealing is decided by the call, never by a destination\'s rules', () =
     expect(underMasterKey).not.toContain(userId);
     expect(underMasterKey).not.toContain(CANARY_EMAIL);
     // The operator's codec server opens both bodies while the user's key exists.
-    const before = JSON.stringify(await codecServerDecodedInput(exported));
+    const before = JSON.stringify((await codecDecodedStartInput(system, exported))[0]);
     expect(before).toContain(CANARY_EMAIL);
     expect(before).toContain(userId);
 
@@ -90,7 +76,7 @@ describe('sealing is decided by the call, never by a destination\'s rules', () =
     expect(await system.store.dataKeys.get(identifierHash(system.keyring!, 'userId', userId))).toBeUndefined();
 
     // After it, neither the message's body nor the second destination's own decodes: both [erased].
-    const after = await codecServerDecodedInput(exported);
+    const after = (await codecDecodedStartInput(system, exported))[0] as Record<string, unknown>;
     expect(after).toMatchObject({ sealedMessage: '[erased]' });
     for (const own of Object.values((after.destinationBodies ?? {}) as Record<string, unknown>)) expect(own).toEqual({ sealedMessage: '[erased]' });
     expect(JSON.stringify(after)).not.toContain(userId);

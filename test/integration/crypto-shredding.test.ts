@@ -1,5 +1,4 @@
 import { Worker } from '@temporalio/worker';
-import type { Payload } from '@temporalio/common';
 import { deliveryPolicy } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { messageBody } from '../../src/delivery/payload';
@@ -12,7 +11,7 @@ import type { History } from '../helpers/histories';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { testDataConverter } from '../helpers/payload-keys';
-import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, useSystem, workflowHistoryText, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, codecDecodedStartInput, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, useSystem, workflowHistoryText, type TestSystem } from '../helpers/system';
 
 /**
  * Crypto-shredding (issue 19 part 4): a DELETE regulation destroys the user's data key, and with it
@@ -30,20 +29,6 @@ const CANARY_EMAIL = 'shred-canary-5d1e@example.com';
 const CANARY_EVENT = 'Shred Canary Ordered';
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const requestsFor = (r: Receiver, messageId: string) => r.requests.filter((request) => (JSON.parse(request.body) as { messageId?: string }).messageId === messageId);
-
-/** A workflow's input payloads, decoded by the codec server as the Web UI or the CLI asks for them. */
-async function decodedStartInput(history: History): Promise<unknown[]> {
-  const payloads = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads! as Payload[];
-  const body = {
-    payloads: payloads.map(({ metadata, data }) => ({
-      metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
-      data: Buffer.from(data ?? []).toString('base64'),
-    })),
-  };
-  const reply = await system.app.inject({ method: 'POST', url: '/codec/decode', headers: admin, payload: body });
-  expect(reply.statusCode).toBe(200);
-  return (reply.json<{ payloads: { data: string }[] }>()).payloads.map((p) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')));
-}
 
 const replay = (history: History, name: string) =>
   Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows'), dataConverter: testDataConverter(), replayName: name }, history).then(() => 'replayed', (err: Error) => err);
@@ -84,7 +69,7 @@ describe('a DELETE regulation shreds every copy of the user\'s events', () => {
     const rawHistory = await workflowHistoryText(hiddenWorkflow);
     expect(rawHistory).not.toContain(CANARY_EMAIL);
     // Before the regulation the operator reads the body: the codec server opens the sealed layer too.
-    expect(JSON.stringify(await decodedStartInput(await system.client.workflow.getHandle(hiddenWorkflow).fetchHistory()))).toContain(CANARY_EMAIL);
+    expect(JSON.stringify(await codecDecodedStartInput(system, await system.client.workflow.getHandle(hiddenWorkflow).fetchHistory()))).toContain(CANARY_EMAIL);
     expect((await detail(source.id, hiddenId)).json()).toMatchObject({ message: { event: CANARY_EVENT, properties: { email: CANARY_EMAIL } } });
 
     // The retrying delivery's history as exported before the regulation deletes it (a backup).
@@ -111,7 +96,7 @@ describe('a DELETE regulation shreds every copy of the user\'s events', () => {
     // exported history and for the one still in Temporal, through the CLI's --codec-endpoint too.
     const hiddenHistory = await system.client.workflow.getHandle(hiddenWorkflow).fetchHistory();
     for (const history of [exported, hiddenHistory]) {
-      const [input] = await decodedStartInput(history);
+      const [input] = await codecDecodedStartInput(system, history);
       expect(input).toMatchObject({ sealedMessage: '[erased]' });
       expect(JSON.stringify(input)).not.toContain(CANARY_EMAIL);
       expect(JSON.stringify(input)).not.toContain(CANARY_EVENT);

@@ -19,7 +19,7 @@ async function funnelText(card: ReturnType<Page['locator']>): Promise<Record<str
   return steps;
 }
 
-it('shows received → filtered by reason → delivered / retrying / failed for the last 24 h on the destination\'s card', async () => {
+it('shows received → filtered by reason (stopped at send time too) → delivered / retrying / failed for the last 24 h on the destination\'s card', async () => {
   const { system, receiver, page, origin } = run;
   // A destination that needs the advertising category, with the receiver refusing one message for good.
   const { source, writeKey } = await system.store.sources.create('Portal overview');
@@ -47,7 +47,7 @@ it('shows received → filtered by reason → delivered / retrying / failed for 
 
   await openDestinations(page, origin, source.id);
   const card = page.locator(`section[data-destination-id="${destinationId}"]`);
-  const expected = { received: 8, filtered: 4, integrations: 1, consent: 3, suppressed: 0, filters: 0, sampled: 0, delivered: 3, retrying: 0, failed: 1 };
+  const expected = { received: 8, filtered: 4, integrations: 1, consent: 3, suppressed: 0, filters: 0, sampled: 0, stopped: 0, delivered: 3, retrying: 0, failed: 1 };
   let shown: Record<string, number> = {};
   await waitFor(async () => {
     await page.reload();
@@ -58,7 +58,7 @@ it('shows received → filtered by reason → delivered / retrying / failed for 
 
   // Text a screen reader reads in order, each reason under the API's word; the bars are decoration.
   expect(await card.locator('table.funnel caption').textContent()).toBe('Last 24 h: where the messages went');
-  expect(await card.locator('table.funnel td.bar-cell[aria-hidden="true"]').count()).toBe(10);
+  expect(await card.locator('table.funnel td.bar-cell[aria-hidden="true"]').count()).toBe(11);
   expect(await card.locator('tr[data-step="consent"]').getAttribute('title')).toContain('consent category');
   // No filter has dropped anything: no per-filter table.
   expect(await card.locator('table.by-filter').count()).toBe(0);

@@ -77,7 +77,6 @@ let run = 0;
 
 describe('the promises hold across random destinations × filters × consent × suppressions', () => {
   it(`keeps every message sealed, the built-ins intact, and each destination's count whole (seed ${SEED})`, async () => {
-    // eslint-disable-next-line no-console
     console.log(`promises-property: seed ${SEED} (FC_SEED=${SEED} replays it)`);
     const before = builtIns();
     await fc.assert(

@@ -9,10 +9,13 @@ export interface DestinationOverview {
   since: string;
   until: string;
   received: number;
-  filtered: Record<FilteredReason, number>;
+  /** Each reason decided at ingest, and `stopped`: stopped at send time, after the delivery started. */
+  filtered: Record<FilteredReason | 'stopped', number>;
   delivered: number;
   retrying: number;
   failed: number;
+  /** Replayed deliveries, apart: their messages were received before the window (issue 40, finding 6). */
+  replayed: { delivered: number; retrying: number; failed: number; stopped: number };
   byFilter: { id: string; title: string; dropped: number }[];
 }
 
@@ -25,6 +28,7 @@ const REASON_HELP: Record<FilteredReason, string> = {
   sampled: 'a SAMPLE filter left it out',
   trigger: 'no enabled mapping of this actions destination has a trigger it meets',
 };
+const STOPPED_HELP = 'stopped at send time: the destination was switched off or lost its URL or mapping, or a regulation stopped the delivery';
 
 /**
  * One funnel step: its name, its count as text (what a screen reader reads and the test checks) and
@@ -56,7 +60,9 @@ export async function overviewPanel(destination: Destination, into: HTMLElement,
   const { received } = overview;
   // Issue 33: only an actions destination has triggers; the others never stop a message there.
   const reasons = FILTERED_REASONS.filter((reason) => reason !== 'trigger' || destination.type === 'actions');
-  const filteredTotal = reasons.reduce((sum, reason) => sum + overview.filtered[reason], 0);
+  const filteredTotal = reasons.reduce((sum, reason) => sum + overview.filtered[reason], overview.filtered.stopped);
+  const { replayed } = overview;
+  const replayedTotal = replayed.delivered + replayed.retrying + replayed.failed + replayed.stopped;
   replace(
     into,
     h(
@@ -64,7 +70,12 @@ export async function overviewPanel(destination: Destination, into: HTMLElement,
       { class: 'funnel' },
       h('caption', {}, 'Last 24 h: where the messages went'),
       h('tbody', {}, step('received', received, received, 'received'), step('filtered', filteredTotal, received, 'filtered')),
-      h('tbody', { class: 'reasons' }, ...reasons.map((reason) => step(reason, overview.filtered[reason], received, 'filtered', REASON_HELP[reason]))),
+      h(
+        'tbody',
+        { class: 'reasons' },
+        ...reasons.map((reason) => step(reason, overview.filtered[reason], received, 'filtered', REASON_HELP[reason])),
+        step('stopped', overview.filtered.stopped, received, 'filtered', STOPPED_HELP),
+      ),
       h('tbody', {}, step('delivered', overview.delivered, received, 'delivered'), step('retrying', overview.retrying, received, 'retrying'), step('failed', overview.failed, received, 'failed')),
     ),
     overview.byFilter.length > 0 &&
@@ -75,6 +86,16 @@ export async function overviewPanel(destination: Destination, into: HTMLElement,
         h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Filter'), h('th', { scope: 'col' }, 'Dropped'))),
         h('tbody', {}, ...overview.byFilter.map((f) => h('tr', { 'data-filter-id': f.id }, h('td', {}, f.title), h('td', { class: 'count' }, String(f.dropped))))),
       ),
-    h('p', { class: 'muted' }, 'Filtered is decided at ingest; delivered, retrying and failed count the deliveries started in the window, from Temporal visibility.'),
+    replayedTotal > 0 &&
+      h(
+        'p',
+        { class: 'replayed' },
+        `Replayed in the window, counted apart: ${replayed.delivered} delivered, ${replayed.retrying} retrying, ${replayed.failed} failed, ${replayed.stopped} stopped.`,
+      ),
+    h(
+      'p',
+      { class: 'muted' },
+      "Filtered is decided at ingest (stopped: at send time); delivered, retrying and failed are this destination's own outcome of the deliveries started in the window, from Temporal visibility.",
+    ),
   );
 }
