@@ -1,8 +1,13 @@
 /**
  * Tests by cost (issue 11). `unit`: pure modules, no Temporal, no network, seconds in all
- * (`npm run test:unit`). `integration`: one real Temporal dev server and one real worker process
- * for the whole run, started in globalSetup, which only this project has, so a unit-only run never
- * builds or starts Temporal. `npm test` runs both, in band (Temporal's native runtime is per process).
+ * (`npm run test:unit`). `integration`: one real Temporal dev server and PostgreSQL for the whole
+ * run, and one real worker process per Jest worker (a slot: test/helpers/slots.ts), started in
+ * globalSetup, which only this project has, so a unit-only run never builds or starts Temporal.
+ *
+ * Issue 41: files run side by side on JEST_WORKERS workers (default 3). Integration files mostly
+ * wait on processes and sockets, so 3 fill 2 cores; each slot has its own store, data dir, task
+ * queue and worker, so files in different slots cannot see each other's data. The slowest files
+ * start first (test/jest/sequencer.js), and every run writes its timings (`npm run test:timings`).
  */
 const shared = {
   testEnvironment: 'node',
@@ -10,6 +15,9 @@ const shared = {
 };
 
 module.exports = {
+  maxWorkers: Number(process.env.JEST_WORKERS ?? 3),
+  testSequencer: '<rootDir>/test/jest/sequencer.js',
+  reporters: ['default', '<rootDir>/test/jest/timings-reporter.js'],
   projects: [
     {
       ...shared,
@@ -22,6 +30,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/helpers/slot-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/helpers/integration-timeout.ts'],
     },
   ],

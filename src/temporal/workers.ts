@@ -85,7 +85,7 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
 
 /** The workers of one process run the same workflow code: bundle it once (or load `npm run build`'s bundle). */
 let bundle: Promise<WorkflowBundleOption> | undefined;
-const workflowBundle = (logger: Logger) => (bundle ??= loadWorkflowBundle(temporalLogger(logger)));
+const workflowBundle = (logger: Logger, configured: string) => (bundle ??= loadWorkflowBundle(temporalLogger(logger), configured));
 
 /**
  * A worker's connection, made once Temporal answers (the same rule as the API's client: a worker
@@ -130,7 +130,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     replays: temporalReplayDeliveries(client, config.temporalTaskQueue, keyring),
     keyring,
   }, metrics, health);
-  const workflows = await workflowBundle(logger);
+  const workflows = await workflowBundle(logger, config.workflowBundle);
   const workers = await Promise.all(
     [config.temporalTaskQueue, config.personasDeliveryTaskQueue].map((taskQueue) =>
       Worker.create({

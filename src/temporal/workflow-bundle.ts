@@ -19,10 +19,14 @@ export function bundleWorkflows(logger?: Logger) {
 }
 
 /**
- * The prebuilt bundle when there is one (a compiled image: no webpack run at start, which took
- * seconds of CPU per worker process), else one bundled now.
+ * WORKFLOW_BUNDLE's file when set, else the prebuilt bundle when there is one (a compiled image: no
+ * webpack run at start, which took seconds of CPU per worker process), else one bundled now.
  */
-export async function loadWorkflowBundle(logger?: Logger): Promise<WorkflowBundleOption> {
+export async function loadWorkflowBundle(logger?: Logger, configured = ''): Promise<WorkflowBundleOption> {
+  if (configured !== '') {
+    if (!existsSync(configured)) throw new Error(`WORKFLOW_BUNDLE: no file at ${configured}`);
+    return { codePath: configured };
+  }
   if (existsSync(PREBUILT_WORKFLOW_BUNDLE)) return { codePath: PREBUILT_WORKFLOW_BUNDLE };
   return bundleWorkflows(logger);
 }

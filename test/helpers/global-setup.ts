@@ -1,10 +1,14 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Config } from '@jest/types';
+import type { Logger } from '@temporalio/worker';
+import { bundleWorkflows } from '../../src/temporal/workflow-bundle';
 import { freePort } from './ports';
 import { startPostgres } from './postgres';
 import { TEST_PAYLOAD_KEYS_FILE } from './payload-keys';
 import { ensureRealTemporal } from './real-temporal';
 import { ROOT, spawnWorker, startTemporal, waitForPoller } from './processes';
+import { SLOTS_ENV, slotEnv } from './slots';
 
 /**
  * One real Temporal dev server and one real worker process for the whole run (Temporal's native
@@ -23,40 +27,50 @@ import { ROOT, spawnWorker, startTemporal, waitForPoller } from './processes';
  */
 const DEV_SERVER_SETTINGS = ['history.transferProcessorUpdateAckInterval', 'history.visibilityProcessorUpdateAckInterval'].flatMap((key) => ['--dynamic-config-value', `${key}="1s"`]);
 
-export default async function globalSetup(): Promise<void> {
+/** Webpack's statistics and Temporal's bundle notes are noise in a test run; warnings and errors still show. */
+const QUIET: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
+
+/** Jest workers of the run: one slot each (1 in band). */
+const slotCount = (globalConfig?: Pick<Config.GlobalConfig, 'maxWorkers'>) => Math.max(1, globalConfig?.maxWorkers ?? 1);
+
+export default async function globalSetup(globalConfig?: Pick<Config.GlobalConfig, 'maxWorkers'>): Promise<void> {
   const dir = path.join(ROOT, '.test-data', `run-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
+  // Bundled once for every worker process of the run, instead of a webpack run (seconds of CPU) in each.
+  const bundle = path.join(dir, 'workflow-bundle.js');
   const env = {
     TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
     TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_TASK_QUEUE: 'switchyard-test',
-    DATABASE_PATH: path.join(dir, 'switchyard.db'),
-    DATA_DIR: dir,
     EGRESS_ALLOWLIST: '127.0.0.0/8,::1/128',
     LOG_LEVEL: 'info',
-    SWITCHYARD_TEST_DIR: dir,
     // The worker adds its webhook health to the store this often: tests read it back within a second.
     HEALTH_FLUSH_INTERVAL: '200ms',
     // Every process of the run encrypts payloads with the committed test key (issue 19).
     PAYLOAD_KEYS_FILE: TEST_PAYLOAD_KEYS_FILE,
+    WORKFLOW_BUNDLE: bundle,
   };
-  Object.assign(process.env, env);
+  const slots = Object.fromEntries(Array.from({ length: slotCount(globalConfig) }, (_, i) => [String(i + 1), slotEnv(dir, i + 1)]));
+  for (const slot of Object.values(slots)) mkdirSync(slot.DATA_DIR, { recursive: true });
+  // Slot 1's store and queue are also the defaults of anything that runs outside a slot.
+  Object.assign(process.env, env, slots['1'], { [SLOTS_ENV]: JSON.stringify(slots) });
 
-  // Temporal's own server (production-shape and secured-Temporal tests): built once per machine
-  // from the Go module proxy, here rather than inside a test's timeout; no Go fails loudly here.
-  await ensureRealTemporal();
-
-  // A real PostgreSQL for the store tests of that dialect and the production-shape tests; each
-  // test file creates its own database on it (test/helpers/postgres.ts createTestDatabase).
-  const postgres = await startPostgres(path.join(dir, 'postgres'));
+  // Independent starts, side by side. Temporal's own server (production-shape and secured-Temporal
+  // tests) is built once per machine from the Go module proxy, here rather than inside a test's
+  // timeout; no Go fails loudly here. A real PostgreSQL serves the store tests of that dialect and
+  // the production-shape tests; each test file creates its own database on it
+  // (test/helpers/postgres.ts createTestDatabase).
+  const [postgres, temporal] = await Promise.all([
+    startPostgres(path.join(dir, 'postgres')),
+    startTemporal(port, path.join(dir, 'temporal.db'), path.join(dir, 'temporal.log'), DEV_SERVER_SETTINGS),
+    ensureRealTemporal(),
+    bundleWorkflows(QUIET).then(({ code }) => writeFileSync(bundle, code)),
+  ]);
   process.env.SWITCHYARD_TEST_POSTGRES = postgres.url;
   (globalThis as Record<string, unknown>).__SWITCHYARD_POSTGRES__ = postgres;
-
-  const temporal = await startTemporal(port, path.join(dir, 'temporal.db'), path.join(dir, 'temporal.log'), DEV_SERVER_SETTINGS);
   (globalThis as Record<string, unknown>).__SWITCHYARD_TEMPORAL__ = temporal;
-  const worker = spawnWorker(env, path.join(dir, 'worker.log'));
-  (globalThis as Record<string, unknown>).__SWITCHYARD_WORKER__ = worker;
-  await waitForPoller(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, env.TEMPORAL_TASK_QUEUE, worker);
+  const workers = Object.values(slots).map((slot) => ({ slot, worker: spawnWorker({ ...env, ...slot }, path.join(slot.DATA_DIR, 'worker.log')) }));
+  (globalThis as Record<string, unknown>).__SWITCHYARD_WORKERS__ = workers.map(({ worker }) => worker);
+  await Promise.all(workers.map(({ slot, worker }) => waitForPoller(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, slot.TEMPORAL_TASK_QUEUE, worker)));
 }

@@ -3,8 +3,8 @@ import type { PostgresServer } from './postgres';
 import { stopProcess } from './processes';
 
 export default async function globalTeardown(): Promise<void> {
-  const g = globalThis as unknown as Record<string, ChildProcess | undefined>;
-  await stopProcess(g.__SWITCHYARD_WORKER__);
+  const g = globalThis as unknown as { __SWITCHYARD_WORKERS__?: ChildProcess[]; __SWITCHYARD_TEMPORAL__?: ChildProcess };
+  await Promise.all((g.__SWITCHYARD_WORKERS__ ?? []).map((worker) => stopProcess(worker)));
   await stopProcess(g.__SWITCHYARD_TEMPORAL__);
   await (globalThis as unknown as { __SWITCHYARD_POSTGRES__?: PostgresServer }).__SWITCHYARD_POSTGRES__?.stop();
 }

@@ -26,7 +26,7 @@ interface Started {
 async function npmStart(dataDir: string, ports: { api: number; temporal: number; ui: number }): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(ports.api), TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`, TEMPORAL_UI_PORT: String(ports.ui), LOG_LEVEL: 'warn' };
   // What a fresh shell has: nothing from the test run's own setup.
-  for (const name of ['DATABASE_PATH', 'TEMPORAL_TASK_QUEUE', 'ADMIN_TOKEN', 'EGRESS_ALLOWLIST', 'PAYLOAD_KEYS_FILE']) delete env[name];
+  for (const name of ['DATABASE_PATH', 'TEMPORAL_TASK_QUEUE', 'ADMIN_TOKEN', 'EGRESS_ALLOWLIST', 'PAYLOAD_KEYS_FILE', 'WORKFLOW_BUNDLE']) delete env[name];
   // Its own process group, so a failed test can take the embedded dev server down with it.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';

@@ -1,0 +1,25 @@
+// @ts-check
+/**
+ * Issue 41: every run writes each test file's wall time (Jest's own, from the file's start to its
+ * end) to .test-data/timings.json; `npm run test:timings` prints the slowest of the last run.
+ */
+const { mkdirSync, writeFileSync } = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '../..');
+const OUT = path.join(ROOT, '.test-data', 'timings.json');
+
+class TimingsReporter {
+  /** @param {import('@jest/test-result').AggregatedResult} results */
+  onRunComplete(_contexts, results) {
+    const files = Object.fromEntries(
+      results.testResults
+        .map((file) => [path.relative(ROOT, file.testFilePath).split(path.sep).join('/'), { ms: file.perfStats.end - file.perfStats.start, tests: file.numPassingTests + file.numFailingTests + file.numPendingTests, failed: file.numFailingTests > 0 || file.testExecError !== undefined }])
+        .sort(([, a], [, b]) => b.ms - a.ms),
+    );
+    mkdirSync(path.dirname(OUT), { recursive: true });
+    writeFileSync(OUT, `${JSON.stringify({ startedAt: new Date(results.startTime).toISOString(), wallMs: Date.now() - results.startTime, suites: results.numTotalTestSuites, tests: results.numTotalTests, files }, null, 1)}\n`);
+  }
+}
+
+module.exports = TimingsReporter;
