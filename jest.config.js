@@ -27,6 +27,8 @@ module.exports = {
     {
       ...shared,
       displayName: 'integration',
+      // Prints the tail of the run's logs when a file fails (issue 41).
+      testEnvironment: '<rootDir>/test/jest/integration-environment.js',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',

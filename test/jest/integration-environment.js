@@ -1,0 +1,71 @@
+// @ts-check
+/**
+ * Issue 41: a failing integration file prints what it takes to diagnose it without a rerun: the
+ * tail of every log the products of the run wrote while the file ran (its slot's worker, and the
+ * processes the file started itself, which log under the slot's dir). Property tests print their
+ * seed themselves (FC_SEED).
+ */
+const { readdirSync, readFileSync, statSync } = require('node:fs');
+const path = require('node:path');
+const { TestEnvironment } = require('jest-environment-node');
+
+const TAIL_LINES = 40;
+const MAX_LINE = 400;
+const MAX_LOGS = 6;
+
+/** @param {string} dir @returns {string[]} */
+function logsUnder(dir) {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.log'))
+      .map((name) => path.join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+/** @param {string} file */
+function tail(file) {
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n').slice(-TAIL_LINES);
+  return lines.map((line) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)} …` : line)).join('\n');
+}
+
+class IntegrationEnvironment extends TestEnvironment {
+  /**
+   * @param {import('@jest/environment').JestEnvironmentConfig} config
+   * @param {import('@jest/environment').EnvironmentContext} context
+   */
+  constructor(config, context) {
+    super(config, context);
+    this.testPath = context.testPath;
+    this.startedAt = Date.now();
+    /** @type {string[]} */
+    this.failures = [];
+  }
+
+  /** @param {import('@jest/types').Circus.Event} event */
+  async handleTestEvent(event) {
+    if (event.name === 'test_done' && event.test.errors.length > 0) this.failures.push(event.test.name);
+    if (event.name === 'hook_failure') this.failures.push(`${event.hook.type} hook`);
+  }
+
+  async teardown() {
+    if (this.failures.length > 0) this.printLogTails();
+    await super.teardown();
+  }
+
+  printLogTails() {
+    const slots = JSON.parse(process.env.SWITCHYARD_TEST_SLOTS ?? '{}');
+    const slot = slots[process.env.JEST_WORKER_ID ?? '1'];
+    if (slot === undefined) return;
+    const logs = logsUnder(slot.SWITCHYARD_TEST_DIR)
+      .map((file) => ({ file, modified: statSync(file).mtimeMs }))
+      .filter(({ modified }) => modified >= this.startedAt)
+      .sort((a, b) => b.modified - a.modified)
+      .slice(0, MAX_LOGS);
+    const parts = logs.map(({ file }) => `--- ${path.relative(process.cwd(), file)} (last ${TAIL_LINES} lines) ---\n${tail(file)}`);
+    process.stderr.write(`\n=== ${path.relative(process.cwd(), this.testPath)} failed (${this.failures.join('; ')}): logs written while it ran, slot ${process.env.JEST_WORKER_ID ?? '1'} ===\n${parts.join('\n') || '(no log written)'}\n=== end of logs ===\n`);
+  }
+}
+
+module.exports = IntegrationEnvironment;
