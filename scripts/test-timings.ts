@@ -1,6 +1,7 @@
 /**
  * `npm run test:timings`: the slowest test files of the last run (.test-data/timings.json, written
- * by test/jest/timings-reporter.js on every Jest run). `-- --top 40` shows more; `-- --save` writes
+ * by test/jest/timings-reporter.js on every Jest run). `-- --top 40` shows more, `-- --tests` each
+ * file's slowest tests; `-- --save` writes
  * the run's durations to test/durations.json, the order test/jest/sequencer.js starts files in on a
  * machine without Jest's cache (a fresh clone, CI).
  */
@@ -13,12 +14,12 @@ interface Timings {
   wallMs: number;
   suites: number;
   tests: number;
-  files: Record<string, { ms: number; tests: number; failed: boolean }>;
+  files: Record<string, { ms: number; tests: number; failed: boolean; slowest?: { ms: number; test: string }[] }>;
 }
 
 const ROOT = path.resolve(__dirname, '..');
 const LAST_RUN = path.join(ROOT, '.test-data', 'timings.json');
-const { values } = parseArgs({ options: { top: { type: 'string', default: '20' }, save: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { top: { type: 'string', default: '20' }, save: { type: 'boolean', default: false }, tests: { type: 'boolean', default: false } } });
 
 if (!existsSync(LAST_RUN)) {
   console.error('No timings yet: run `npm test` (or any jest run) first; it writes .test-data/timings.json.');
@@ -29,7 +30,11 @@ const files = Object.entries(run.files).sort(([, a], [, b]) => b.ms - a.ms);
 const total = files.reduce((sum, [, file]) => sum + file.ms, 0);
 console.log(`Run of ${run.startedAt}: ${run.suites} files, ${run.tests} tests, ${(run.wallMs / 1000).toFixed(0)} s wall, ${(total / 1000).toFixed(0)} s summed over files.`);
 console.log(`\n${'s'.padStart(8)}  tests  file`);
-for (const [file, { ms, tests, failed }] of files.slice(0, Number(values.top))) console.log(`${(ms / 1000).toFixed(1).padStart(8)}  ${String(tests).padStart(5)}  ${file}${failed ? '  (failed)' : ''}`);
+for (const [file, { ms, tests, failed, slowest }] of files.slice(0, Number(values.top))) {
+  console.log(`${(ms / 1000).toFixed(1).padStart(8)}  ${String(tests).padStart(5)}  ${file}${failed ? '  (failed)' : ''}`);
+  // `--tests`: each file's slowest tests under it; what is left of the file's time is its set-up and tear-down.
+  if (values.tests) for (const test of slowest ?? []) console.log(`${''.padStart(10)}${(test.ms / 1000).toFixed(1).padStart(8)}  ${test.test}`);
+}
 if (values.save) {
   const durations = Object.fromEntries(files.map(([file, { ms }]) => [file, Math.round(ms)]));
   writeFileSync(path.join(ROOT, 'test/durations.json'), `${JSON.stringify(durations, null, 1)}\n`);

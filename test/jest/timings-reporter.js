@@ -14,7 +14,17 @@ class TimingsReporter {
   onRunComplete(_contexts, results) {
     const files = Object.fromEntries(
       results.testResults
-        .map((file) => [path.relative(ROOT, file.testFilePath).split(path.sep).join('/'), { ms: file.perfStats.end - file.perfStats.start, tests: file.numPassingTests + file.numFailingTests + file.numPendingTests, failed: file.numFailingTests > 0 || file.testExecError !== undefined }])
+        .map((file) => [path.relative(ROOT, file.testFilePath).split(path.sep).join('/'), {
+          ms: file.perfStats.end - file.perfStats.start,
+          tests: file.numPassingTests + file.numFailingTests + file.numPendingTests,
+          failed: file.numFailingTests > 0 || file.testExecError !== undefined,
+          // Where a slow file's time goes: its slowest tests (the rest is its beforeAll/afterAll and module loading).
+          slowest: file.testResults
+            .filter((test) => (test.duration ?? 0) >= 1_000)
+            .sort((a, b) => (b.duration ?? 0) - (a.duration ?? 0))
+            .slice(0, 3)
+            .map((test) => ({ ms: test.duration, test: test.fullName.slice(0, 160) })),
+        }])
         .sort(([, a], [, b]) => b.ms - a.ms),
     );
     mkdirSync(path.dirname(OUT), { recursive: true });
