@@ -83,6 +83,17 @@ const PreviewView = Type.Object({
   delivered: Type.Boolean(),
   body: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'The body as it would be sent; null when a filter dropped or sampled it out.' }),
   matched: Type.Array(Type.String(), { description: 'Titles of the enabled filters whose condition the event meets.' }),
+  filter: Type.Union(
+    [
+      Type.Object({
+        id: Type.Union([Type.String(), Type.Null()], { description: 'The saved filter\'s id; null for a draft.' }),
+        title: Type.String(),
+        reason: Type.Union([Type.Literal('filters'), Type.Literal('sampled')], { description: 'filters: a DROP stopped it; sampled: a SAMPLE kept it out. The overview counts it under the same word.' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The filter that dropped or sampled the event out; null when it is delivered.' },
+  ),
 });
 
 /** A filter error as the API's 400: the field (as the request spells it, under `at`) and the rule, and for FQL the column. */
@@ -163,7 +174,10 @@ export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }
         ? [compiled('preview', { ...settingsOf(filter), enabled: true }, 'filter.')]
         : (await store.destinationFilters.list(request.params.id)).map((saved) => compiled(saved.id, saved));
       const outcome = applyFilters(event, filters);
-      return { delivered: 'send' in outcome, body: 'send' in outcome ? outcome.send : null, matched: outcome.matched.map((matched) => matched.title) };
+      const matched = outcome.matched.map((each) => each.title);
+      if ('send' in outcome) return { delivered: true, body: outcome.send, matched, filter: null };
+      const stoppedBy = filters.find((each) => each.id === outcome.filterId);
+      return { delivered: false, body: null, matched, filter: { id: filter ? null : outcome.filterId, title: stoppedBy?.title ?? '', reason: outcome.stop } };
     },
   );
 };
