@@ -5,6 +5,7 @@ import type { Store } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import { acceptedActionsSettings } from './actions-settings';
 import { MappingList } from './actions-schemas';
+import { readTerraformSettings } from './terraform-settings';
 import { errorReplies, IdParams } from './schemas';
 
 const PreviewBody = Type.Object(
@@ -41,7 +42,7 @@ const PreviewView = Type.Object({
 export const mappingPreviewRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   app.post(
     '/destinations/:id/mappings/preview',
-    { schema: { params: IdParams, body: PreviewBody, response: { 200: PreviewView, ...errorReplies } } },
+    { preValidation: readTerraformSettings, schema: { params: IdParams, body: PreviewBody, response: { 200: PreviewView, ...errorReplies } } },
     async (request) => {
       const destination = await store.destinations.get(request.params.id);
       if (!destination) throw notFound(`destination ${request.params.id}`);
