@@ -15,13 +15,14 @@ export const FORMAT_EXAMPLES: Record<string, string> = {
 };
 
 /**
- * The known field an unknown one most likely meant: within two edits (or a third of its length,
- * for long names), or the one it is a prefix or plural of; none when two are equally near.
+ * The known field an unknown one most likely meant, case aside: within a few edits (more for
+ * longer names); none when two are equally near, so a hint is never a guess between two.
  */
 export function nearestField(unknown: string, known: readonly string[]): string | undefined {
   const lower = unknown.toLowerCase();
   const scored = known.map((name) => ({ name, distance: leven(lower, name.toLowerCase()) }));
-  const allowed = Math.max(2, Math.floor(unknown.length / 3));
+  // One edit for short names, where two would reach almost anything; three for long ones (`category` → `categories`).
+  const allowed = unknown.length <= 4 ? 1 : unknown.length <= 7 ? 2 : 3;
   const near = scored.filter(({ distance }) => distance <= allowed).sort((a, b) => a.distance - b.distance);
   if (near.length === 0) return undefined;
   if (near.length > 1 && near[0].distance === near[1].distance) return undefined;
