@@ -1,3 +1,5 @@
+import { formatDuration } from './duration';
+
 /**
  * Issue 44: what a replay's range can read of the archive, decided once when the replay is asked
  * for. ARCHIVE_RETENTION bounds what a replay reads (activities/replay-archive.ts reads from
@@ -15,7 +17,7 @@ export function replayRange(since: string, until: string, nowMs: number, retenti
   const archiveFromMs = nowMs - retentionMs;
   const archiveFrom = new Date(archiveFromMs).toISOString();
   if (untilMs <= archiveFromMs) {
-    return { ok: false, field: 'until', rule: `is before the oldest message still archived (received at ${archiveFrom}; ARCHIVE_RETENTION keeps ${retentionMs / 3_600_000} h): the whole range is past retention, nothing in it can be replayed` };
+    return { ok: false, field: 'until', rule: `is before the oldest message still archived (received at ${archiveFrom}; ARCHIVE_RETENTION is ${formatDuration(retentionMs)}): the whole range is past retention, nothing in it can be replayed` };
   }
   return sinceMs < archiveFromMs ? { ok: true, archiveFrom } : { ok: true };
 }

@@ -64,7 +64,7 @@ it('refuses a range wholly past retention, or in the future, saying so', async (
   const ids = await ownDestination();
   const past = await post({ ...ids, since: ago(5 * RETENTION_MS), until: ago(2 * RETENTION_MS) });
   expect(past.statusCode).toBe(400);
-  expect(past.json<{ message: string }>().message).toMatch(/^until: is before the oldest message still archived \(received at \S+; ARCHIVE_RETENTION keeps 1 h\): the whole range is past retention, nothing in it can be replayed$/);
+  expect(past.json<{ message: string }>().message).toMatch(/^until: is before the oldest message still archived \(received at \S+; ARCHIVE_RETENTION is 1h\): the whole range is past retention, nothing in it can be replayed$/);
   const future = await post({ ...ids, since: ago(-RETENTION_MS), until: ago(-2 * RETENTION_MS) });
   expect(future.statusCode).toBe(400);
   expect(future.json<{ message: string }>().message).toMatch(/^since: is in the future \(now is \S+\): nothing received in this range is archived yet$/);

@@ -16,7 +16,7 @@ describe('replayRange', () => {
       'wholly before the archive',
       '2026-10-01T00:00:00Z',
       '2026-11-21T12:00:00.000Z',
-      { ok: false, field: 'until', rule: 'is before the oldest message still archived (received at 2026-11-21T12:00:00.000Z; ARCHIVE_RETENTION keeps 168 h): the whole range is past retention, nothing in it can be replayed' },
+      { ok: false, field: 'until', rule: 'is before the oldest message still archived (received at 2026-11-21T12:00:00.000Z; ARCHIVE_RETENTION is 7d): the whole range is past retention, nothing in it can be replayed' },
     ],
   ])('%s', (_name, since, until, expected) => {
     expect(replayRange(since, until, NOW, RETENTION)).toEqual(expected);
