@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { FORMAT_EXAMPLES, knownProperties, nearestField } from './field-hints';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
 import { pathRule } from '../rules/safe-path';
 import { isStoreUnavailable } from '../store/unavailable';
@@ -32,6 +33,20 @@ function fieldPath(instancePath: string, missing?: string): string {
   return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }
 
+/** Issue 44: an unknown field, with the known one nearest to it when there is one. */
+function unknownFieldRule(extra: string, request: FastifyRequest, context: string | undefined, schemaPath: string): string {
+  const schema = context ? (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context] : undefined;
+  const nearest = nearestField(extra, knownProperties(schema, schemaPath));
+  return nearest ? `is not a known field; did you mean ${nearest}?` : 'is not a known field';
+}
+
+/** Issue 44: a format error with an example of the format (`since: must match format "date-time", e.g. 2026-11-28T10:00:00Z`). */
+function withExample(error: { keyword: string; params: Record<string, unknown>; message?: string }): string | undefined {
+  const format = error.keyword === 'format' ? error.params.format : undefined;
+  const example = typeof format === 'string' && Object.hasOwn(FORMAT_EXAMPLES, format) ? FORMAT_EXAMPLES[format] : undefined;
+  return example ? `${error.message}, e.g. ${example}` : error.message;
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
@@ -47,7 +62,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       // A key a schema refuses by name (propertyNames): say which key, and for a path into a prototype why.
       const key = (first as { propertyName?: string }).propertyName;
       const keyRule = key === undefined ? undefined : (pathRule(key) ?? `key ${JSON.stringify(key)} ${first.message}`);
-      const rule = keyRule ?? (missing ? 'is required' : extra ? 'is not a known field' : allowed ? `${first.message}: ${allowed.join(', ')}` : first.message);
+      const rule = keyRule ?? (missing ? 'is required' : extra ? unknownFieldRule(extra, request, error.validationContext, first.schemaPath) : allowed ? `${first.message}: ${allowed.join(', ')}` : withExample(first));
       return reply.code(400).send({ code: 'invalid_request', message: `${field}: ${rule}` });
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -71,6 +71,7 @@ const replay = {
   delivered: 112,
   failed: 0,
   skipped: { erased: 3, suppressed: 1, filtered: 4 },
+  dryRun: false,
   createdAt: AT,
   finishedAt: LATER,
 };
@@ -197,7 +198,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     },
   },
   'POST /admin/destinations/:id/mappings/preview': {
-    summary: "What an actions destination's mappings would send for an event: per mapping whether its trigger matches and the request (secrets masked), or its render error",
+    summary: "What an actions destination's mappings (its saved ones, or a draft given as `mappings`) would send for an event: per mapping whether its trigger matches and the request (secrets masked), or its render error; nothing saved or sent",
     request: { event: { type: 'identify', userId: 'user-42', traits: { email: 'ada@example.com' } } },
     response: {
       mappings: [
@@ -222,7 +223,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'POST /admin/destinations/:id/filters/preview': {
     summary: 'What the destination would be sent for an event: under its saved filters, or under one draft filter',
     request: { event: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro', email: 'ada@example.com' }, context: { ip: '203.0.113.7' } }, filter: filterBody },
-    response: { delivered: true, body: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro' }, context: {} }, matched: ['No PII to the ads team'] },
+    response: { delivered: true, body: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro' }, context: {} }, matched: ['No PII to the ads team'], filter: null },
   },
   'POST /admin/destinations/:id/webhooks/:index/enable': { summary: 'Switch a webhook URL back on after a 410 Gone switched it off', response: { index: 0, url: webhook.url, enabled: true, wasDisabled: true } },
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': {

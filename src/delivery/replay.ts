@@ -74,8 +74,8 @@ export interface ReplayPlan {
   stepsPerRun?: number;
 }
 
-/** A replay as the admin API shows it (`GET /admin/replays/:id`): the issue's fields, no more. */
-export type ReplayView = Omit<Replay, 'dryRun'>;
+/** A replay as the admin API shows it (`GET /admin/replays/:id`): with `archiveFrom` when its range started before the archive (issue 44). */
+export type ReplayView = Replay & { archiveFrom?: string };
 
 export const REPLAY_ID_PATTERN = '^rpl_[0-9a-f]{32}$';
 

@@ -3,6 +3,7 @@ import { mappingPathViolation } from './mapping-paths';
 import { parseFql } from '../rules/fql';
 import { headerNameRule, headerValueRule, webhookUrlRule, type RuleViolation } from '../delivery/webhook-rules';
 import { MASKED_VALUE } from './masked-headers';
+import { renderFailure } from './render-check';
 import { MAX_MAPPING_HEADERS, MAX_MAPPINGS, type ActionsMapping, type OutboundAuth, type TlsSettings } from './types';
 
 /**
@@ -49,7 +50,7 @@ function mappingViolation(mapping: ActionsMapping, index: number): RuleViolation
     const rule = headerNameRule(name) ?? headerValueRule(value);
     if (rule) return { field: `${at}.settings.headers.${name}`, rule: `${named}: ${rule}` };
   }
-  const dataRule = mappingDataRule(mapping.settings.data);
+  const dataRule = mappingDataRule(mapping.settings.data) ?? renderFailure(mapping.settings.data, trigger.condition);
   if (dataRule) return { field: `${at}.settings.data`, rule: `${named}: ${dataRule}` };
   return undefined;
 }

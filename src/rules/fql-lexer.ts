@@ -30,7 +30,8 @@ export type FqlErrorRule =
   | 'unsupported-argument'
   | 'empty'
   | 'forbidden-segment'
-  | 'too-deep';
+  | 'too-deep'
+  | 'not-fql';
 
 export type LexResult = { ok: true; tokens: FqlToken[] } | { ok: false; error: FqlError };
 
@@ -64,6 +65,8 @@ export function lexFql(source: string): LexResult {
       i++;
       continue;
     }
+    const mistake = commonMistake(source, i);
+    if (mistake) return fail(i, 'not-fql', mistake);
     if (char === '=') {
       tokens.push({ kind: 'operator', text: '=', column });
       i++;
@@ -128,4 +131,24 @@ export function lexFql(source: string): LexResult {
   }
   tokens.push({ kind: 'end', column: source.length + 1 });
   return { ok: true, tokens };
+}
+
+/**
+ * Issue 44: the spellings other languages taught (`&&`, `||`, `==`, `!==`, `<>`) are not FQL; the
+ * error names the FQL word for each, so a person fixes the condition without reading the docs.
+ */
+const MISTAKES: [written: string, fql: string, example: string][] = [
+  ['&&', 'and', 'event = "A" and type = "track"'],
+  ['||', 'or', 'event = "A" or event = "B"'],
+  ['!==', '!=', 'event != "A"'],
+  ['===', '=', 'event = "A"'],
+  ['==', '=', 'event = "A"'],
+  ['<>', '!=', 'event != "A"'],
+  ['&', 'and', 'event = "A" and type = "track"'],
+  ['|', 'or', 'event = "A" or event = "B"'],
+];
+
+function commonMistake(source: string, at: number): string | undefined {
+  const found = MISTAKES.find(([written]) => source.startsWith(written, at));
+  return found && `"${found[0]}" cannot appear here: FQL writes it "${found[1]}", e.g. ${found[2]}`;
 }

@@ -11,6 +11,7 @@ import { temporalRedeliveryRuns } from './redelivery-jobs';
 import { temporalReplayDeliveries } from './replays';
 import { startDeliveryWorkflow } from './start-delivery';
 import { temporalSyncSchedules } from './temporal-sync-schedules';
+import { bundlerLineLevel, sdkLineLevel } from './quiet-start';
 import { loadWorkflowBundle } from './workflow-bundle';
 import { slowLaneTaskQueue } from '../delivery/slow-lane';
 import type { Metrics } from '../metrics';
@@ -20,8 +21,9 @@ import { temporalConnectionOptions } from './connection-options';
 import { cancellableRetryInterceptor } from './grpc-retry';
 
 /** Temporal's logger interface over our pino logger, so its lines follow LOG_LEVEL. */
-function temporalLogger(logger: Logger): TemporalLogger {
-  const forward = (level: LogLevel, message: string, meta?: Record<string, unknown>) => {
+function temporalLogger(logger: Logger, levelOf: (level: LogLevel, message: string) => LogLevel = sdkLineLevel): TemporalLogger {
+  const forward = (given: LogLevel, message: string, meta?: Record<string, unknown>) => {
+    const level = levelOf(given, message);
     const method = level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
     logger[method](meta ?? {}, message);
   };
@@ -85,7 +87,8 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
 
 /** The workers of one process run the same workflow code: bundle it once (or load `npm run build`'s bundle). */
 let bundle: Promise<WorkflowBundleOption> | undefined;
-const workflowBundle = (logger: Logger, configured: string) => (bundle ??= loadWorkflowBundle(temporalLogger(logger), configured));
+const workflowBundle = (logger: Logger, configured: string) =>
+  (bundle ??= loadWorkflowBundle(temporalLogger(logger, (level, message) => bundlerLineLevel(level, message, process.stdout.isTTY === true)), configured));
 
 /**
  * A worker's connection, made once Temporal answers (the same rule as the API's client: a worker

@@ -119,16 +119,28 @@ describe.each(dialects)('destination filters API on %s', (_name, open) => {
     await request('POST', '/filters', { ...onlySignups, enabled: false });
     const res = await request('POST', '/filters/preview', { event: order });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ delivered: true, body: { ...order, properties: { total: 3 }, context: {} }, matched: ['No PII'] });
+    expect(res.json()).toEqual({ delivered: true, body: { ...order, properties: { total: 3 }, context: {} }, matched: ['No PII'], filter: null });
 
     const onlySignupsOn = (await request('GET', '/filters')).json<{ filters: { id: string; title: string }[] }>().filters.find((f) => f.title === onlySignups.title)!;
     await request('PATCH', `/filters/${onlySignupsOn.id}`, { enabled: true });
-    expect((await request('POST', '/filters/preview', { event: order })).json()).toEqual({ delivered: false, body: null, matched: ['No PII', 'Only sign-ups'] });
+    expect((await request('POST', '/filters/preview', { event: order })).json()).toEqual({
+      delivered: false,
+      body: null,
+      matched: ['No PII', 'Only sign-ups'],
+      filter: { id: onlySignupsOn.id, title: 'Only sign-ups', reason: 'filters' },
+    });
+  });
+
+  it('names the filter that sampled the event out, for a saved filter and a draft', async () => {
+    const saved = (await request('POST', '/filters', { title: 'Keep none', enabled: true, if: 'all', actions: [{ type: 'SAMPLE', percent: 0 }] })).json<{ id: string }>();
+    expect((await request('POST', '/filters/preview', { event: order })).json()).toMatchObject({ delivered: false, filter: { id: saved.id, title: 'Keep none', reason: 'sampled' } });
+    const draft = await request('POST', '/filters/preview', { event: order, filter: { title: 'Draft sample', enabled: true, if: 'all', actions: [{ type: 'SAMPLE', percent: 0 }] } });
+    expect(draft.json()).toMatchObject({ delivered: false, filter: { id: null, title: 'Draft sample', reason: 'sampled' } });
   });
 
   it('previews one draft filter, without saving it', async () => {
     const res = await request('POST', '/filters/preview', { event: order, filter: { ...onlySignups, enabled: false } });
-    expect(res.json()).toEqual({ delivered: false, body: null, matched: ['Only sign-ups'] });
+    expect(res.json()).toEqual({ delivered: false, body: null, matched: ['Only sign-ups'], filter: { id: null, title: 'Only sign-ups', reason: 'filters' } });
     const bad = await request('POST', '/filters/preview', { event: order, filter: { ...onlySignups, if: '!(' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json<{ message: string }>().message).toMatch(/^filter\.if: at column 3: /);

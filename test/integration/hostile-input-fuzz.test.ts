@@ -90,6 +90,19 @@ const mapping = fc.record({
   settings: fc.record({ url: fc.constant('https://hooks.example.com/m'), method: fc.constant('POST'), data: objectOf(directive) }),
 });
 
+// Issue 44: what Segment's exports carry besides, and Terraform's settings as a JSON string.
+const segmentId = fc.oneof(fc.constantFrom('dst_00000000000000000000000000000000', 'src_00000000000000000000000000000000', 'flt_0', '65f1c7d2e8a94b0012ab34cd', '', ...HOSTILE), fc.string({ maxLength: 110 }));
+const exportedFilter = fc.tuple(filter, fc.record({ id: segmentId, sourceId: segmentId, destinationId: segmentId, createdAt: fc.string({ maxLength: 70 }), updatedAt: fc.anything() }, { requiredKeys: [] })).map(([body, extra]) => ({ ...body, ...extra }));
+const settingsText = fc.oneof(
+  mapping.map((m) => JSON.stringify({ ...m.settings, enable_batching: false, batch_size: '5000', batch_keys: ['url'] })),
+  depth.map((n) => JSON.stringify({ url: 'https://hooks.example.com/m', method: 'POST', data: nested(n, 1, (inner) => ({ a: inner })) })),
+  fc.constantFrom('{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '[]', 'null', '"x"', '{'),
+  fc.string({ maxLength: 200 }),
+);
+const subscription = fc
+  .tuple(mapping, fc.record({ id: segmentId, actionId: segmentId, actionSlug: segmentId, modelId: fc.option(segmentId, { nil: null }), destinationId: segmentId, destination_id: segmentId, enable_batching: fc.boolean(), batch_size: fc.oneof(fc.integer(), fc.string({ maxLength: 8 })) }, { requiredKeys: [] }), fc.option(settingsText, { nil: undefined }))
+  .map(([m, { enable_batching, batch_size, ...ids }, text]) => ({ ...m, ...ids, settings: text ?? { ...m.settings, ...(enable_batching !== undefined && { enable_batching }), ...(batch_size !== undefined && { batch_size }) } }));
+
 // ── The system under test ────────────────────────────────────────────────────────────────────
 let dir: string;
 let store: Store;
@@ -162,6 +175,28 @@ describe('hostile input through the admin API is data: a result or a 4xx naming 
       fc.asyncProperty(mapping, event, async (body, message) => {
         expectAnswered(await send('PATCH', `/admin/destinations/${actionsId}`, { mappings: [body] }), 'mapping save');
         expectAnswered(await send('POST', `/admin/destinations/${actionsId}/mappings/preview`, { event: message }), 'mapping preview');
+      }),
+      options(),
+    );
+  }, 120_000);
+
+  it('saves, previews or refuses any filter pasted as Segment exports it (issue 44)', async () => {
+    await fc.assert(
+      fc.asyncProperty(exportedFilter, event, async (body, message) => {
+        const saved = await send('POST', `/admin/destinations/${webhooksId}/filters`, body);
+        expectAnswered(saved, 'pasted filter save');
+        if (saved.statusCode === 201) await store.destinationFilters.delete(webhooksId, saved.json<{ id: string }>().id);
+        expectAnswered(await send('POST', `/admin/destinations/${webhooksId}/filters/preview`, { event: message, filter: body }), 'pasted filter preview');
+      }),
+      options(),
+    );
+  }, 120_000);
+
+  it('saves or refuses any subscription pasted as Segment or Terraform exports it, and previews it as a draft (issue 44)', async () => {
+    await fc.assert(
+      fc.asyncProperty(subscription, event, async (body, message) => {
+        expectAnswered(await send('PATCH', `/admin/destinations/${actionsId}`, { mappings: [body] }), 'subscription save');
+        expectAnswered(await send('POST', `/admin/destinations/${actionsId}/mappings/preview`, { event: message, mappings: [body] }), 'draft preview');
       }),
       options(),
     );

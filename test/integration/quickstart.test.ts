@@ -24,7 +24,7 @@ interface Started {
 }
 
 async function npmStart(dataDir: string, ports: { api: number; temporal: number; ui: number }): Promise<Started> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(ports.api), TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`, TEMPORAL_UI_PORT: String(ports.ui), LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(ports.api), TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`, TEMPORAL_UI_PORT: String(ports.ui), LOG_LEVEL: 'info' };
   // What a fresh shell has: nothing from the test run's own setup.
   for (const name of ['DATABASE_PATH', 'TEMPORAL_TASK_QUEUE', 'ADMIN_TOKEN', 'EGRESS_ALLOWLIST', 'PAYLOAD_KEYS_FILE', 'WORKFLOW_BUNDLE']) delete env[name];
   // Its own process group, so a failed test can take the embedded dev server down with it.
@@ -82,6 +82,10 @@ describe('npm start (quick start)', () => {
     started = await npmStart(dataDir, ports);
     const { adminToken, writeKey, sourceId, api, metrics } = started.banner;
     expect(started.output()).toContain(`Temporal Web UI http://localhost:${ports.ui}/namespaces/default/workflows`);
+    // Issue 44, quiet start: stdout is a pipe here, so at the default level no webpack stats and no
+    // warning for the activity-only slow lanes; the bundle's one line stays.
+    expect(started.output()).toContain('Workflow bundle created');
+    expect(started.output()).not.toMatch(/webpack|asset workflow-bundle|No workflows registered|No Nexus services registered/);
     // The printed destination is the local receiver the banner says to start (npm run receiver).
     expect(started.output()).toContain('npm run receiver -- --port 9000 --secret change-me');
     expect(started.output()).toContain('"sharedSecret":"change-me","webhooks":[{"url":"http://127.0.0.1:9000/hook"}]');

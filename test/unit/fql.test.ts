@@ -118,7 +118,8 @@ describe('parse errors are values naming the column and the rule', () => {
     ['', 1, 'empty'],
     ["event = 'X", 9, 'unterminated-string'],
     ['event = X and', 14, 'unexpected-token'],
-    ["event == 'X'", 8, 'unexpected-token'],
+    // Issue 44: another language's operator is named as such, with FQL's spelling.
+    ["event == 'X'", 7, 'not-fql'],
     ["userId = oops\"", 14, 'unterminated-string'],
     ["event = 'X' type = 'track'", 13, 'unexpected-token'],
     ['(event = 1', 11, 'unexpected-token'],

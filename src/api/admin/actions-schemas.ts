@@ -10,6 +10,22 @@ export const DestinationTypeSchema = Type.Unsafe<DestinationType>({
   description: '`webhooks` (default): the whole event to each URL in order until one accepts it. `actions`: each enabled mapping whose trigger matches sends its own mapped request (docs/api.md, Actions destinations). Fixed at creation.',
 });
 
+const SegmentId = (description: string) => Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description }));
+
+/** Segment's ids of a subscription, in its Public API's camelCase and its Terraform provider's snake_case: read, checked, ignored. */
+const segmentSubscriptionIds = {
+  id: SegmentId('Segment\'s subscription id: ignored (a mapping is named by `name`).'),
+  actionId: SegmentId('Segment\'s action id: ignored.'),
+  actionSlug: SegmentId('Segment\'s action slug (e.g. `send`): ignored.'),
+  modelId: SegmentId('Segment\'s Reverse ETL model: ignored.'),
+  destinationId: SegmentId('Ignored when it is this destination or Segment\'s own id; a 400 when it names another Switchyard destination (`dst_…`).'),
+  reverseETLSchedule: Type.Optional(Type.Null({ description: 'Segment\'s Reverse ETL schedule: only null (none).' })),
+  action_id: SegmentId('Terraform\'s `action_id`: ignored.'),
+  model_id: SegmentId('Terraform\'s `model_id`: ignored.'),
+  destination_id: SegmentId('Terraform\'s `destination_id`: as `destinationId`.'),
+  reverse_etl_schedule: Type.Optional(Type.Null({ description: 'Terraform\'s `reverse_etl_schedule`: only null (none).' })),
+};
+
 const Method = Type.Unsafe<MappingMethod>({ type: 'string', enum: [...MAPPING_METHODS], description: 'The request method.' });
 
 export const MappingBody = Type.Object(
@@ -23,11 +39,15 @@ export const MappingBody = Type.Object(
         method: Method,
         headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 4096 }), { maxProperties: MAX_MAPPING_HEADERS, description: `Up to ${MAX_MAPPING_HEADERS} static headers. Values are write-only: shown as ******** (sent back as ******** they keep their value).` })),
         data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: `The body: a mapping in Segment's mapping language; default ${JSON.stringify(DEFAULT_MAPPING_DATA)} (the whole event).` })),
+        enable_batching: Type.Optional(Type.Boolean({ description: 'Segment\'s "Send a batch": accepted as false and ignored; true is a 400 until batching exists.' })),
+        batch_size: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 10_000 }), Type.String({ pattern: '^[0-9]{1,5}$' })], { description: 'Segment\'s batch size (its exports hold a number or a string of digits): accepted and ignored.' })),
+        batch_keys: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 10, description: 'Segment\'s batch keys: accepted and ignored.' })),
       },
-      { additionalProperties: false },
+      { additionalProperties: false, description: 'The mapping\'s settings; a JSON string holding them (Terraform\'s `settings = jsonencode({…})`) is read as that JSON, under the same rules.' },
     ),
+    ...segmentSubscriptionIds,
   },
-  { additionalProperties: false, description: 'A mapping, in the shape Segment\'s Public API returns for a Webhooks (Actions) subscription.' },
+  { additionalProperties: false, description: 'A mapping, in the shape Segment\'s Public API returns for a Webhooks (Actions) subscription (its ids accepted and ignored) or its Terraform provider writes.' },
 );
 
 export const MappingList = (description: string) => Type.Array(MappingBody, { minItems: 1, maxItems: MAX_MAPPINGS, description });

@@ -1,16 +1,19 @@
 import { violationMessage } from '../../delivery/webhook-rules';
 import { maskedMappings, unmaskedMappings } from '../../mappings/masked-headers';
 import { authView, DEFAULT_MAPPING_DATA, type ActionsMapping, type DestinationType, type MappingMethod, type OutboundAuth, type TlsSettings } from '../../mappings/types';
+import { subscriptionViolation } from '../../mappings/segment-subscription';
 import { findAuthViolation, findMappingsViolation } from '../../mappings/validate-mappings';
 import type { Destination, NewDestination } from '../../store/types';
 import { badRequest } from '../errors';
 
-/** A mapping as a request gives it: headers and data may be left out. */
+/** A mapping as a request gives it: headers and data may be left out; Segment's ids and batch settings may be there (issue 44). */
 interface MappingInput {
   name: string;
   enabled: boolean;
   trigger: string;
-  settings: { url: string; method: MappingMethod; headers?: Record<string, string>; data?: Record<string, unknown> };
+  settings: { url: string; method: MappingMethod; headers?: Record<string, string>; data?: Record<string, unknown>; enable_batching?: boolean };
+  destinationId?: string | null;
+  destination_id?: string | null;
 }
 
 interface ActionsInput {
@@ -41,6 +44,10 @@ export function acceptedActionsSettings(input: ActionsInput, current: Destinatio
   } else {
     if (input.webhooks !== undefined && input.webhooks.length > 0) throw badRequest("webhooks: an actions destination sends to its mappings' URLs; leave webhooks out");
     if (!current && input.mappings === undefined) throw badRequest('mappings: is required for an actions destination');
+  }
+  for (const [index, mapping] of (input.mappings ?? []).entries()) {
+    const pasted = subscriptionViolation(mapping, index, current?.id);
+    if (pasted) throw badRequest(violationMessage(pasted));
   }
   const unmasked = input.mappings && unmaskedMappings(input.mappings.map(withDefaults), current?.mappings ?? []);
   if (unmasked && 'violation' in unmasked) throw badRequest(violationMessage(unmasked.violation));

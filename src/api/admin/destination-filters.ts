@@ -12,6 +12,8 @@ import {
 } from '../../rules/destination-filters';
 import { FORBIDDEN_SEGMENTS } from '../../rules/safe-path';
 import type { Store } from '../../store/types';
+import { pastedFilterViolation } from '../../rules/pasted-filter';
+import { violationMessage } from '../../delivery/webhook-rules';
 import { badRequest, notFound } from '../errors';
 import { audited } from '../access/audit-trail';
 import { errorReplies, IdParams } from './schemas';
@@ -53,9 +55,21 @@ const filterFields = {
   if: Type.String({ minLength: 1, maxLength: 10_000, description: 'An FQL condition (Segment\'s Filter Query Language), or "all".' }),
 };
 
+/**
+ * Issue 44: what Segment's Public API returns beside a filter (DestinationFilterV1), so an export
+ * pastes unchanged: checked against the route (pastedFilterViolation) and never saved.
+ */
+const exportedFields = {
+  id: Type.Optional(Type.String({ maxLength: 100, description: 'Ignored; on PATCH a Switchyard id (`flt_…`) must be the one in the path.' })),
+  sourceId: Type.Optional(Type.String({ maxLength: 100, description: 'Ignored when it is the destination\'s source or Segment\'s own id; a 400 when it names another Switchyard source (`src_…`).' })),
+  destinationId: Type.Optional(Type.String({ maxLength: 100, description: 'Ignored when it is this destination or Segment\'s own id; a 400 when it names another Switchyard destination (`dst_…`).' })),
+  createdAt: Type.Optional(Type.String({ maxLength: 64, description: 'Ignored: Switchyard keeps its own.' })),
+  updatedAt: Type.Optional(Type.String({ maxLength: 64, description: 'Ignored: Switchyard keeps its own.' })),
+};
+
 const FilterBody = Type.Object(
-  { ...filterFields, actions: Type.Array(ActionBody, { minItems: 1, maxItems: 10 }) },
-  { additionalProperties: false, description: "A destination filter exactly as Segment's Public API takes it." },
+  { ...filterFields, actions: Type.Array(ActionBody, { minItems: 1, maxItems: 10 }), ...exportedFields },
+  { additionalProperties: false, description: "A destination filter exactly as Segment's Public API takes it, or returns it (DestinationFilterV1: its ids and dates accepted and ignored)." },
 );
 
 const FilterPatch = Type.Partial(FilterBody, { additionalProperties: false });
@@ -83,6 +97,17 @@ const PreviewView = Type.Object({
   delivered: Type.Boolean(),
   body: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'The body as it would be sent; null when a filter dropped or sampled it out.' }),
   matched: Type.Array(Type.String(), { description: 'Titles of the enabled filters whose condition the event meets.' }),
+  filter: Type.Union(
+    [
+      Type.Object({
+        id: Type.Union([Type.String(), Type.Null()], { description: 'The saved filter\'s id; null for a draft.' }),
+        title: Type.String(),
+        reason: Type.Union([Type.Literal('filters'), Type.Literal('sampled')], { description: 'filters: a DROP stopped it; sampled: a SAMPLE kept it out. The overview counts it under the same word.' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The filter that dropped or sampled the event out; null when it is delivered.' },
+  ),
 });
 
 /** A filter error as the API's 400: the field (as the request spells it, under `at`) and the rule, and for FQL the column. */
@@ -94,8 +119,17 @@ function compiled(id: string, settings: FilterSettings, at = ''): CompiledFilter
   return result.filter;
 }
 
-/** The request's filter with its actions typed: compileFilter has checked every one. */
-const settingsOf = (body: Static<typeof FilterBody>) => body as FilterSettings;
+/** The request's filter with its actions typed (compileFilter has checked every one), without what only Segment's export carries. */
+const settingsOf = (body: Partial<Static<typeof FilterBody>>): FilterSettings => {
+  const { id: _id, sourceId: _sourceId, destinationId: _destinationId, createdAt: _createdAt, updatedAt: _updatedAt, ...settings } = body;
+  return settings as FilterSettings;
+};
+
+/** An export's ids that name another of Switchyard's records than the route does: a 400 (pastedFilterViolation). */
+function checkPasted(body: Partial<Static<typeof FilterBody>>, route: { destinationId: string; sourceId: string; filterId?: string }, at = '') {
+  const violation = pastedFilterViolation(body, route);
+  if (violation) throw badRequest(`${at}${violationMessage(violation)}`);
+}
 
 /**
  * Issue 30: destination filters in Segment's Public API shape, at most 10 per destination. Saved
@@ -112,7 +146,8 @@ export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }
     '/destinations/:id/filters',
     { schema: { params: IdParams, body: FilterBody, response: { 201: FilterView, ...errorReplies } } },
     async (request, reply) => {
-      await destinationOf(request.params.id);
+      const destination = await destinationOf(request.params.id);
+      checkPasted(request.body, { destinationId: destination.id, sourceId: destination.sourceId });
       compiled('new', settingsOf(request.body));
       const created = await audited(store, request, (tx) => tx.destinationFilters.create(request.params.id, settingsOf(request.body), MAX_FILTERS_PER_DESTINATION), { target: ({ id }) => id });
       if (!created) throw filterRejected(filterCountError(MAX_FILTERS_PER_DESTINATION)!);
@@ -135,7 +170,9 @@ export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }
     const { id, filterId } = request.params;
     const current = await store.destinationFilters.get(id, filterId);
     if (!current) throw notFound(`filter ${filterId} of destination ${id}`);
-    const { title, description, enabled, if: condition, actions } = { ...current, ...settingsOf(request.body as Static<typeof FilterBody>) };
+    const destination = await destinationOf(id);
+    checkPasted(request.body, { destinationId: id, sourceId: destination.sourceId, filterId });
+    const { title, description, enabled, if: condition, actions } = { ...current, ...settingsOf(request.body) };
     const settings: FilterSettings = { title, ...(description === undefined ? {} : { description }), enabled, if: condition, actions };
     compiled(filterId, settings);
     const updated = await audited(store, request, (tx) => tx.destinationFilters.update(id, filterId, settings), { target: filterId });
@@ -157,13 +194,17 @@ export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }
     '/destinations/:id/filters/preview',
     { schema: { params: IdParams, body: PreviewBody, response: { 200: PreviewView, ...errorReplies } } },
     async (request) => {
-      await destinationOf(request.params.id);
+      const destination = await destinationOf(request.params.id);
       const { event, filter } = request.body;
+      if (filter) checkPasted(filter, { destinationId: destination.id, sourceId: destination.sourceId }, 'filter.');
       const filters = filter
         ? [compiled('preview', { ...settingsOf(filter), enabled: true }, 'filter.')]
         : (await store.destinationFilters.list(request.params.id)).map((saved) => compiled(saved.id, saved));
       const outcome = applyFilters(event, filters);
-      return { delivered: 'send' in outcome, body: 'send' in outcome ? outcome.send : null, matched: outcome.matched.map((matched) => matched.title) };
+      const matched = outcome.matched.map((each) => each.title);
+      if ('send' in outcome) return { delivered: true, body: outcome.send, matched, filter: null };
+      const stoppedBy = filters.find((each) => each.id === outcome.filterId);
+      return { delivered: false, body: null, matched, filter: { id: filter ? null : outcome.filterId, title: stoppedBy?.title ?? '', reason: outcome.stop } };
     },
   );
 };

@@ -9,6 +9,7 @@ import { badRequest, notFound } from '../errors';
 import { audited } from '../access/audit-trail';
 import type { SigningOverlapEnds } from '../signing-overlaps';
 import { seedLimitMessages } from './schema-errors';
+import { readTerraformSettings } from './terraform-settings';
 import { errorReplies, IdParams } from './schemas';
 import { wakeHeldDeliveries } from './wake-held';
 import { findWebhookViolation, MAX_HEADERS, MAX_WEBHOOKS, violationMessage, type WebhookInput } from '../../delivery/webhook-rules';
@@ -211,7 +212,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
 
   app.post(
     '/sources/:sourceId/destinations',
-    { schema: { params: SourceIdParams, body: CreateDestinationBody, response: { 201: DestinationView, ...errorReplies } } },
+    { preValidation: readTerraformSettings, schema: { params: SourceIdParams, body: CreateDestinationBody, response: { 201: DestinationView, ...errorReplies } } },
     async (request, reply) => {
       const { sourceId } = request.params;
       if (!(await store.sources.get(sourceId))) throw notFound(`source ${sourceId}`);
@@ -247,7 +248,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
 
   app.patch(
     '/destinations/:id',
-    { schema: { params: IdParams, body: PatchDestinationBody, response: { 200: DestinationView, ...errorReplies } } },
+    { preValidation: readTerraformSettings, schema: { params: IdParams, body: PatchDestinationBody, response: { 200: DestinationView, ...errorReplies } } },
     async (request) => {
       const { webhooks, signingSecretOverlap, mappings, auth, tls, ...rest } = request.body;
       acceptedSigningSecret(rest.signingSecret);

@@ -3,10 +3,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { previewMappings } from '../../mappings/preview';
 import type { Store } from '../../store/types';
 import { badRequest, notFound } from '../errors';
+import { acceptedActionsSettings } from './actions-settings';
+import { MappingList } from './actions-schemas';
+import { readTerraformSettings } from './terraform-settings';
 import { errorReplies, IdParams } from './schemas';
 
 const PreviewBody = Type.Object(
-  { event: Type.Record(Type.String(), Type.Unknown(), { description: 'A Segment event (track, identify, …) as a source would send it.' }) },
+  {
+    event: Type.Record(Type.String(), Type.Unknown(), { description: 'A Segment event (track, identify, …) as a source would send it.' }),
+    mappings: Type.Optional(
+      MappingList(
+        'Draft mappings to preview instead of the saved ones, checked exactly as a save would check them (a 400 names the draft\'s mapping, field and directive); nothing is saved. Header values given as ******** keep the saved value, as on PATCH.',
+      ),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -24,16 +34,22 @@ const PreviewView = Type.Object({
   ),
 });
 
-/** Issue 33: `POST /admin/destinations/:id/mappings/preview` renders each mapping for an event, sending nothing. */
+/**
+ * Issue 33: `POST /admin/destinations/:id/mappings/preview` renders each mapping for an event,
+ * sending nothing. Issue 44: with `mappings`, the draft is rendered instead of the saved list, after
+ * the same checks a save makes, so a draft can be tried without going live.
+ */
 export const mappingPreviewRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   app.post(
     '/destinations/:id/mappings/preview',
-    { schema: { params: IdParams, body: PreviewBody, response: { 200: PreviewView, ...errorReplies } } },
+    { preValidation: readTerraformSettings, schema: { params: IdParams, body: PreviewBody, response: { 200: PreviewView, ...errorReplies } } },
     async (request) => {
       const destination = await store.destinations.get(request.params.id);
       if (!destination) throw notFound(`destination ${request.params.id}`);
       if (destination.type !== 'actions') throw badRequest('id: only an actions destination (type "actions") has mappings to preview');
-      return { mappings: previewMappings(destination.mappings, request.body.event, { sharedSecret: destination.sharedSecret !== null, signing: destination.signing !== null, auth: destination.auth }) };
+      const draft = request.body.mappings && acceptedActionsSettings({ mappings: request.body.mappings }, destination).mappings;
+      const mappings = draft ?? destination.mappings;
+      return { mappings: previewMappings(mappings, request.body.event, { sharedSecret: destination.sharedSecret !== null, signing: destination.signing !== null, auth: destination.auth }) };
     },
   );
 };

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { isReplayOpen, NO_COUNTS, REPLAY_ID_PATTERN, REPLAY_STATUSES, type Replay, type ReplayStatus } from '../../delivery/replay';
 import { ReplayChangeUnanswered, type ReplayChange, type Replays } from '../../ports';
+import { replayArchiveFrom, replayRange } from '../../delivery/replay-range';
 import { parseFql } from '../../rules/fql';
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -54,6 +55,10 @@ const ReplayView = Type.Object({
     suppressed: Type.Integer({ description: 'Matched, not sent: a SUPPRESS regulation suppresses the user.' }),
     filtered: Type.Integer({ description: "Matched, not sent: the destination's consent, the call's integrations or the destination's filters stop it today." }),
   }),
+  dryRun: Type.Boolean({ description: 'A dry run: counts what would be sent, sends nothing (started stays 0).' }),
+  archiveFrom: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Present when the range starts before what the archive still held when the replay was made: the oldest moment it could read (creation time minus ARCHIVE_RETENTION); the counts cover only what is after it.' }),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
@@ -62,9 +67,13 @@ const ReplayView = Type.Object({
  * A replay as this request may see it (issue 40): a trigger names values it looked for in archived
  * bodies, and its count says whether they were there, so the trigger is for payloads:read only.
  */
-function replayView(request: FastifyRequest): (replay: Replay) => Omit<Replay, 'trigger'> & { trigger?: string | null } {
-  if (actorOf(request).scopes.includes('payloads:read')) return (replay) => replay;
-  return ({ trigger: _withheld, ...replay }) => replay;
+function replayView(request: FastifyRequest, retentionMs: number): (replay: Replay) => Omit<Replay, 'trigger'> & { trigger?: string | null; archiveFrom?: string } {
+  const withArchiveFrom = (replay: Replay) => {
+    const archiveFrom = replayArchiveFrom(replay, retentionMs);
+    return archiveFrom ? { ...replay, archiveFrom } : replay;
+  };
+  if (actorOf(request).scopes.includes('payloads:read')) return withArchiveFrom;
+  return ({ trigger: _withheld, ...replay }) => withArchiveFrom(replay as Replay);
 }
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -79,7 +88,21 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
 
   app.post(
     '/replays',
-    { schema: { security, body: NewReplay, response: { 202: Type.Object({ id: Type.String(), status: Status }), 409: ErrorReply, ...errorReplies } } },
+    {
+      schema: {
+        security,
+        body: NewReplay,
+        response: {
+          202: Type.Object({
+            id: Type.String(),
+            status: Status,
+            archiveFrom: Type.Optional(Type.String({ format: 'date-time', description: 'Present when `since` is before the oldest message still archived (now minus ARCHIVE_RETENTION): the replay reads from here.' })),
+          }),
+          409: ErrorReply,
+          ...errorReplies,
+        },
+      },
+    },
     async (request, reply) => {
       const { sourceId, destinationId, since, until, trigger, dryRun = false } = request.body;
       // Issue 40: a trigger's count (dry run or not) answers yes/no questions about archived bodies
@@ -89,7 +112,8 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
         throw new ApiError(403, 'forbidden', 'trigger: a replay with a trigger needs the scope payloads:read besides operate (its count answers questions about archived bodies)');
       }
       if (archiveRetentionMs <= 0) throw conflict('ARCHIVE_RETENTION is 0: the archive is off, there is nothing to replay');
-      if (Date.parse(since) >= Date.parse(until)) throw badRequest('until: must be later than since');
+      const range = replayRange(since, until, Date.now(), archiveRetentionMs);
+      if (!range.ok) throw badRequest(`${range.field}: ${range.rule}`);
       if (!(await store.sources.get(sourceId))) throw badRequest(`sourceId: source ${sourceId} does not exist`);
       const destination = await store.destinations.get(destinationId);
       if (destination?.sourceId !== sourceId) throw badRequest(`destinationId: is not a destination of source ${sourceId}`);
@@ -119,7 +143,7 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
         request.log.error({ err, replayId: replay.id }, 'could not start a replay');
         throw new ApiError(503, 'temporal_unavailable', 'the replay was not started: the workflow engine is unavailable; retry later', { 'retry-after': '5' });
       }
-      return reply.code(202).send({ id: replay.id, status: replay.status });
+      return reply.code(202).send({ id: replay.id, status: replay.status, ...(range.archiveFrom && { archiveFrom: range.archiveFrom }) });
     },
   );
 
@@ -135,11 +159,11 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
     async (request) => {
       const limit = request.query.limit === undefined ? DEFAULT_LIST_LIMIT : Number(request.query.limit);
       if (limit < 1 || limit > MAX_LIST_LIMIT) throw badRequest(`limit: must be from 1 to ${MAX_LIST_LIMIT}`);
-      return { replays: (await store.replays.list(limit)).map(replayView(request)) };
+      return { replays: (await store.replays.list(limit)).map(replayView(request, archiveRetentionMs)) };
     },
   );
 
-  app.get('/replays/:id', { schema: { security, params: IdParams, response: { 200: ReplayView, ...errorReplies } } }, async (request) => replayView(request)(await find(request.params.id)));
+  app.get('/replays/:id', { schema: { security, params: IdParams, response: { 200: ReplayView, ...errorReplies } } }, async (request) => replayView(request, archiveRetentionMs)(await find(request.params.id)));
 
   for (const change of ['pause', 'resume', 'cancel'] as const satisfies readonly ReplayChange[]) {
     app.post(
@@ -161,7 +185,7 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
           if (!isReplayOpen(now.status)) throw conflict(`id: replay ${replay.id} is ${now.status}; only a running or paused replay can ${change}`);
           throw err;
         }
-        return replayView(request)(await find(replay.id));
+        return replayView(request, archiveRetentionMs)(await find(replay.id));
       },
     );
   }

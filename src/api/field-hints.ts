@@ -1,0 +1,46 @@
+import leven from 'leven';
+
+/**
+ * Issue 44: errors that teach. A 400 keeps naming the field and the rule; these add the fix when it
+ * is clear: the known field nearest to an unknown one (`consent.category` → `categories`), and an
+ * example of a format (`2026-11-28T10:00:00Z` for a date-time).
+ */
+
+/** Examples of the string formats the API's schemas use, as a person would type them. */
+export const FORMAT_EXAMPLES: Record<string, string> = {
+  'date-time': '2026-11-28T10:00:00Z',
+  date: '2026-11-28',
+  uri: 'https://example.com/hook',
+  email: 'ada@example.com',
+};
+
+/**
+ * The known field an unknown one most likely meant, case aside: within a few edits (more for
+ * longer names); none when two are equally near, so a hint is never a guess between two.
+ */
+export function nearestField(unknown: string, known: readonly string[]): string | undefined {
+  const lower = unknown.toLowerCase();
+  const scored = known.map((name) => ({ name, distance: leven(lower, name.toLowerCase()) }));
+  // One edit for short names, where two would reach almost anything; three for long ones (`category` → `categories`).
+  const allowed = unknown.length <= 4 ? 1 : unknown.length <= 7 ? 2 : 3;
+  const near = scored.filter(({ distance }) => distance <= allowed).sort((a, b) => a.distance - b.distance);
+  if (near.length === 0) return undefined;
+  if (near.length > 1 && near[0].distance === near[1].distance) return undefined;
+  return near[0].name;
+}
+
+/**
+ * The properties an object schema declares, found by Ajv's `schemaPath` of an error at that object
+ * (`#/properties/consent/additionalProperties` → the schema at `#/properties/consent`).
+ */
+export function knownProperties(schema: unknown, schemaPath: string): string[] {
+  const segments = schemaPath.replace(/^#\/?/, '').split('/').filter(Boolean).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  segments.pop();
+  let at: unknown = schema;
+  for (const segment of segments) {
+    if (at === null || typeof at !== 'object' || !Object.hasOwn(at, segment)) return [];
+    at = (at as Record<string, unknown>)[segment];
+  }
+  const properties = at !== null && typeof at === 'object' ? (at as { properties?: unknown }).properties : undefined;
+  return properties !== null && typeof properties === 'object' ? Object.keys(properties) : [];
+}

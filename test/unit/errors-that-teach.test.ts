@@ -1,0 +1,58 @@
+import { parseFql } from '../../src/rules/fql';
+import { FORMAT_EXAMPLES, knownProperties, nearestField } from '../../src/api/field-hints';
+
+/** Issue 44: errors that teach — each names the field and the rule, and the fix when it is clear. */
+const fqlError = (source: string) => {
+  const parsed = parseFql(source);
+  return parsed.ok ? undefined : `at column ${parsed.error.column}: ${parsed.error.message}`;
+};
+
+describe('an FQL error names the FQL spelling of a common mistake', () => {
+  it.each([
+    ['event = "a" && properties.x = 1', 'at column 13: "&&" cannot appear here: FQL writes it "and", e.g. event = "A" and type = "track"'],
+    ['event = "a" & x = 1', 'at column 13: "&" cannot appear here: FQL writes it "and", e.g. event = "A" and type = "track"'],
+    ['event = "a" || event = "b"', 'at column 13: "||" cannot appear here: FQL writes it "or", e.g. event = "A" or event = "B"'],
+    ['event == "a"', 'at column 7: "==" cannot appear here: FQL writes it "=", e.g. event = "A"'],
+    ['event === "a"', 'at column 7: "===" cannot appear here: FQL writes it "=", e.g. event = "A"'],
+    ['event !== "a"', 'at column 7: "!==" cannot appear here: FQL writes it "!=", e.g. event != "A"'],
+    ['event <> "a"', 'at column 7: "<>" cannot appear here: FQL writes it "!=", e.g. event != "A"'],
+  ])('%s', (source, message) => {
+    expect(fqlError(source)).toBe(message);
+  });
+
+  it.each(['event != "a"', 'event = "a" and type = "track"', "event = 'a && b'", 'event = "x==y" or !(type = "page")'])('leaves FQL as it is: %s', (source) => {
+    expect(fqlError(source)).toBeUndefined();
+  });
+});
+
+describe('nearestField', () => {
+  it.each([
+    ['category', ['categories', 'whenAbsent'], 'categories'],
+    ['sharedsecret', ['sharedSecret', 'signingSecret', 'name'], 'sharedSecret'],
+    ['enable', ['enabled', 'name'], 'enabled'],
+    ['colour', ['name', 'enabled', 'webhooks'], undefined],
+    ['ab', ['id', 'if'], undefined],
+    // Two equally near: no guess.
+    ['nam', ['name', 'nap'], undefined],
+  ])('%s among %j → %s', (unknown, known, expected) => {
+    expect(nearestField(unknown, known)).toBe(expected);
+  });
+});
+
+describe('knownProperties', () => {
+  const schema = { type: 'object', properties: { consent: { type: 'object', properties: { categories: {}, whenAbsent: {} } }, 'a/b': { properties: { x: {} } } } };
+  it.each([
+    ['#/additionalProperties', ['consent', 'a/b']],
+    ['#/properties/consent/additionalProperties', ['categories', 'whenAbsent']],
+    ['#/properties/a~1b/additionalProperties', ['x']],
+    ['#/properties/missing/additionalProperties', []],
+    ['#/properties/__proto__/additionalProperties', []],
+  ])('%s → %j', (schemaPath, expected) => {
+    expect(knownProperties(schema, schemaPath)).toEqual(expected);
+  });
+});
+
+it('gives the date-time example the issue asks for', () => {
+  expect(FORMAT_EXAMPLES['date-time']).toBe('2026-11-28T10:00:00Z');
+  expect(Number.isNaN(Date.parse(FORMAT_EXAMPLES['date-time']))).toBe(false);
+});
