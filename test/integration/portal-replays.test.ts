@@ -1,4 +1,4 @@
-import { openDestination, usePortal, waitFor } from '../helpers/portal';
+import { openDestination, screenshot, usePortal, waitFor } from '../helpers/portal';
 import { basicAuth } from '../helpers/system';
 
 /**
@@ -42,6 +42,7 @@ it('starts a replay from a destination after a dry run, shows its progress, and 
   await row.locator('.replay-status', { hasText: 'completed' }).waitFor({ timeout: 60_000 });
   expect(await row.locator('.replay-progress').textContent()).toContain('delivered 6');
   expect(await row.locator('.dry-run').count()).toBe(0);
+  await screenshot(page, 'destination-replays');
 
   // A slow receiver keeps the next replay running long enough to pause it, then cancel it.
   receiver.respond(() => ({ status: 200, delayMs: 1_500 }));

@@ -31,6 +31,9 @@ export function missingScope(route: RouteKey): Scope | 'none' | undefined {
 
 export const may = (route: RouteKey): boolean => missingScope(route) === undefined;
 
+/** Whether the token holds a scope a route asks for beyond its own (a replay's trigger: payloads:read). */
+export const holds = (scope: Scope): boolean => granted.includes(scope);
+
 /** Words for a missing scope, the same on every button and page. */
 export const needsText = (scope: string) => `Needs the ${scope} scope`;
 

@@ -1,4 +1,4 @@
-import { guarded } from './access';
+import { guarded, holds, needsText } from './access';
 import { api, type Destination } from './api';
 import { announce, badge, field, h, replace, time } from './dom';
 import type { Page } from './page';
@@ -36,7 +36,9 @@ function skippedText(replay: Replay): string {
 export async function replaysPanel(destination: Destination, into: HTMLElement, page: Page): Promise<void> {
   const sinceInput = h('input', { type: 'datetime-local', name: 'since', required: true, value: localValue(Date.now() - 86_400_000) });
   const untilInput = h('input', { type: 'datetime-local', name: 'until', required: true, value: localValue(Date.now() + 60_000) });
-  const triggerInput = h('input', { name: 'trigger', size: 40, placeholder: "event = 'Order Completed'", spellcheck: 'false' });
+  // A trigger's count answers questions about archived bodies: the API asks payloads:read for one (issue 40).
+  const mayTrigger = holds('payloads:read');
+  const triggerInput = h('input', { name: 'trigger', size: 40, placeholder: "event = 'Order Completed'", spellcheck: 'false', disabled: !mayTrigger, title: mayTrigger ? undefined : needsText('payloads:read') });
   const dryRunButton = h('button', { type: 'submit', class: 'secondary' }, 'Dry run');
   const replayButton = h('button', { type: 'button', disabled: true }, 'Replay');
   const formError = h('p', { class: 'error', role: 'alert' });
