@@ -45,7 +45,7 @@ export async function waitFor(check: () => Promise<boolean>, what: string): Prom
 /** Logs this page in with a token (the admin token by default), unless it is logged in already. */
 export async function logIn(page: Page, origin: string, token = ADMIN_TOKEN): Promise<void> {
   await page.goto(`${origin}/portal/`);
-  if (await page.evaluate(() => sessionStorage.getItem('switchyard.adminToken') !== null)) return;
+  if (await page.evaluate<boolean>("sessionStorage.getItem('switchyard.adminToken') !== null")) return;
   await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.locator('#whoami').waitFor();

@@ -284,7 +284,6 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   const listed = page.locator(`table.destinations tr[data-destination-id="${destinationId}"]`);
   await listed.locator('td.failed-hour', { hasText: /\d/ }).waitFor();
   expect(await listed.locator('td').allTextContents()).toEqual(['Order hook', 'webhooks', 'on', expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+$/)]);
-  await shot('destinations');
 
   // Audiences and computed traits: definition, schedule, pause/resume, run now and its result.
   const audience = await createDefinition(system.app, sourceId, 'audiences', { name: 'Big spenders', definition: { trait: 'plan', op: 'exists' }, schedule: NEVER, paused: true });

@@ -142,7 +142,7 @@ export async function filtersPanel(destination: Destination, into: HTMLElement, 
     h('label', {}, 'Enabled', enabledInput),
     field('If (FQL)', inputs.if),
     errors.if,
-    field('Actions (JSON: DROP, SAMPLE {percent, path}, DROP_PROPERTIES / ALLOW_PROPERTIES {fields})', inputs.actions),
+    field('Actions (JSON: DROP, SAMPLE {percent from 0 to 1, path}, DROP_PROPERTIES / ALLOW_PROPERTIES {fields})', inputs.actions),
     errors.actions,
     // A token without destinations:write may still draft a filter here and preview it.
     guarded('POST /admin/destinations/:id/filters', submit),
