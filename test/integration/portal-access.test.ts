@@ -142,3 +142,22 @@ it('names in the audit log what each change touched, the id on hover', async () 
   expect(await page.locator('tr[data-audit-id] td:nth-child(2)').first().textContent()).toBe('Name reader');
   await screenshot(page, 'audit');
 });
+
+it('shows a name made of markup as text, in the audit log and on the destination list (hostile input is data)', async () => {
+  const { source } = await system.store.sources.create('Hostile names');
+  const hostile = '<img src=x onerror="window.__pwned=1"><b>Hook</b>';
+  const destination = await system.store.destinations.create(source.id, { name: hostile, enabled: true, webhooks: [{ url: 'https://example.com/hook', headers: {} }] });
+  const auditor = await mint('Hostile reader', ['read', 'admin', 'destinations:write']);
+  expect((await system.app.inject({ method: 'PATCH', url: `/admin/destinations/${destination.id}`, headers: { authorization: `Bearer ${auditor}` }, payload: { enabled: false } })).statusCode).toBe(200);
+  const page = await logIn(auditor);
+  await page.goto(`${origin}/portal/#/audit?target=${destination.id}`);
+  const target = page.locator(`td.audit-target .named[data-id="${destination.id}"]`).first();
+  await target.waitFor();
+  expect(await target.textContent()).toBe(hostile);
+  await page.goto(`${origin}/portal/#/destinations?source=${source.id}`);
+  const link = page.locator(`tr[data-destination-id="${destination.id}"] a`);
+  await link.waitFor();
+  expect(await link.textContent()).toBe(hostile);
+  expect(await page.locator('main img, main b').count()).toBe(0);
+  expect(await page.evaluate<unknown>('window.__pwned')).toBeUndefined();
+});
