@@ -1,19 +1,9 @@
 import type { Scope } from '../../access/scopes';
-// The server's own table (pure data): the portal asks it which scope a route needs, so a button
-// and its route can never disagree about who may press it.
-import { ROUTE_ACCESS } from '../../api/access/route-access';
 import type { PortalSettings } from './api';
 import { h } from './dom';
+import { missingScopeFor, type RouteKey } from './scope-check';
 
-/**
- * A route as route-access.ts keys it: `METHOD /admin/...` with its URL pattern. The table is a
- * plain record, so a typo type-checks: test/unit/portal-route-keys.test.ts reads every route the
- * portal names and fails on one the table lacks (which would disable its button for every token).
- */
-export type RouteKey = string;
-
-/** The scope a route needs; a route missing from the table needs one no token has. */
-export const scopeOf = (route: RouteKey): Scope | undefined => ROUTE_ACCESS[route]?.scope;
+export type { RouteKey };
 
 let granted: readonly string[] = [];
 
@@ -23,11 +13,7 @@ export function learnScopes(settings: PortalSettings): void {
 }
 
 /** The scope the logged-in token lacks for this route, or undefined when it may call it. */
-export function missingScope(route: RouteKey): Scope | 'none' | undefined {
-  const scope = scopeOf(route);
-  if (scope === undefined) return 'none';
-  return granted.includes(scope) ? undefined : scope;
-}
+export const missingScope = (route: RouteKey): Scope | 'none' | undefined => missingScopeFor(granted, route);
 
 export const may = (route: RouteKey): boolean => missingScope(route) === undefined;
 
