@@ -1,5 +1,8 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, listenForBrowser } from './browser';
+import { ROOT } from './processes';
 import type { Receiver } from './receiver';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from './system';
 
@@ -39,11 +42,34 @@ export async function waitFor(check: () => Promise<boolean>, what: string): Prom
   }
 }
 
-/** Logs in with the admin token and opens a source's destinations. */
-export async function openDestinations(page: Page, origin: string, sourceId: string): Promise<void> {
+/** Logs this page in with a token (the admin token by default), unless it is logged in already. */
+export async function logIn(page: Page, origin: string, token = ADMIN_TOKEN): Promise<void> {
   await page.goto(`${origin}/portal/`);
-  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  if (await page.evaluate<boolean>("sessionStorage.getItem('switchyard.adminToken') !== null")) return;
+  await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: 'Sources' }).waitFor();
+  await page.locator('#whoami').waitFor();
+}
+
+/** Logs in and opens a source's list of destinations. */
+export async function openDestinations(page: Page, origin: string, sourceId: string): Promise<void> {
+  await logIn(page, origin);
   await page.goto(`${origin}/portal/#/destinations?source=${sourceId}`);
+  await page.locator('table.destinations, main p').first().waitFor();
+}
+
+/** Logs in and opens a destination's page with these panels open (the others stay closed, as a visitor finds them). */
+export async function openDestination(page: Page, origin: string, destinationId: string, panels: string[] = []): Promise<void> {
+  await logIn(page, origin);
+  await page.goto(`${origin}/portal/#/destinations/${destinationId}${panels.length ? `?open=${panels.join(',')}` : ''}`);
+  await page.locator(`section[data-destination-id="${destinationId}"]`).waitFor();
+}
+
+/** docs/portal/: the pages as the tests saw them, for docs/portal.md. */
+export const PORTAL_SCREENSHOTS = path.join(ROOT, 'docs', 'portal');
+
+/** Photographs the whole page into docs/portal/<name>.png (each file its own names: files may run at once). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(PORTAL_SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(PORTAL_SCREENSHOTS, `${name}.png`), fullPage: true });
 }

@@ -1,10 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
+import { screenshot } from '../helpers/portal';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
 
 /**
  * Issue 32 in the portal, in a real headless Chromium on the real API: any token logs in, the page
  * says which one and what it may do, and the audit log is a page for a token with the admin scope.
+ * Issue 44: a read-only token sees what it may not change disabled, the scope named; a page it
+ * cannot read says which scope it needs; the audit log names what each change touched.
  */
 let system: TestSystem;
 let origin: string;
@@ -29,7 +32,7 @@ async function mint(name: string, scopes: string[]): Promise<string> {
 }
 
 async function logIn(token: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await page.goto(`${origin}/portal/`);
   await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Log in' }).click();
@@ -64,4 +67,97 @@ it('shows an admin the audit log, newest first, filtered by action', async () =>
   const actions = await page.locator('tr[data-audit-id] td:nth-child(3)').allTextContents();
   expect(new Set(actions)).toEqual(new Set(['token.create']));
   await expect(page.locator('tr[data-audit-id]').first().textContent()).resolves.toContain('ADMIN_TOKEN');
+});
+
+it("shows a read-only token each change it may not make, disabled or replaced, naming the scope it needs", async () => {
+  const { source } = await system.store.sources.create('Read-only shop');
+  const destination = await system.store.destinations.create(source.id, { name: 'Read-only hook', enabled: true, webhooks: [{ url: 'https://example.com/hook', headers: {} }] });
+  await system.store.destinationFilters.create(destination.id, { title: 'No tests', enabled: true, if: "event = 'Test'", actions: [{ type: 'DROP' }] }, 10);
+  const page = await logIn(await mint('Read-only viewer', ['read']));
+
+  // The list: its destinations, and instead of the forms that create them, the scope they need.
+  await page.goto(`${origin}/portal/#/destinations?source=${source.id}`);
+  await page.locator(`table.destinations tr[data-destination-id="${destination.id}"]`).waitFor();
+  expect(await page.locator('p.needs-scope').textContent()).toBe('Creating destinations: needs the destinations:write scope, which this token lacks.');
+  expect(await page.getByRole('button', { name: 'Create destination' }).count()).toBe(0);
+
+  // The destination's page: every switch disabled, its tooltip and small type naming the scope.
+  await page.getByRole('link', { name: 'Read-only hook' }).click();
+  const card = page.locator(`section[data-destination-id="${destination.id}"]`);
+  const switchOff = card.locator('.switches').getByRole('button', { name: 'Switch off' });
+  await switchOff.waitFor();
+  expect(await switchOff.isDisabled()).toBe(true);
+  expect(await switchOff.getAttribute('title')).toBe('Needs the destinations:write scope');
+  expect(await card.locator('.switches .needs-scope').allTextContents()).toEqual(['needs destinations:write', 'needs destinations:write']);
+
+  // Filters: the list to read and a draft to preview (read may), changes disabled.
+  await card.locator('details[data-panel="filters"] > summary').click();
+  const row = card.locator('table.filters tbody tr');
+  await row.waitFor();
+  for (const name of ['Switch off', 'Delete']) expect(await row.getByRole('button', { name }).isDisabled()).toBe(true);
+  expect(await card.getByRole('button', { name: 'Add filter' }).isDisabled()).toBe(true);
+  await card.getByRole('button', { name: 'Preview' }).click();
+  await card.locator('.preview-verdict').waitFor();
+
+  // Replays need operate; the rate limit's form is replaced by the scope it needs.
+  await card.locator('details[data-panel="replays"] > summary').click();
+  const dryRun = card.getByRole('button', { name: 'Dry run' });
+  await dryRun.waitFor();
+  expect(await dryRun.isDisabled()).toBe(true);
+  expect(await dryRun.getAttribute('title')).toBe('Needs the operate scope');
+  await card.locator('details[data-panel="rate-limit"] > summary').click();
+  await card.locator('.rate-limit p.needs-scope', { hasText: 'Changing the rate limit: needs the destinations:write scope' }).waitFor();
+  expect(await card.getByRole('button', { name: 'Save rate limit' }).count()).toBe(0);
+  await screenshot(page, 'read-only-destination');
+
+  // Deliveries: no bulk redelivery form, the scope it needs instead.
+  await page.getByRole('link', { name: 'Deliveries', exact: true }).click();
+  await page.locator('p.needs-scope', { hasText: 'Redelivering what failed: needs the operate scope' }).waitFor();
+});
+
+it('tells a token which scope a page needs instead of "Something went wrong"', async () => {
+  const page = await logIn(await mint('No audit', ['read']));
+  await page.goto(`${origin}/portal/#/audit`);
+  const alert = page.locator('.forbidden');
+  await alert.waitFor();
+  expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Audit log');
+  expect(await alert.textContent()).toBe('This page needs a token with the admin scope. This token has: read.');
+  expect(await page.getByText('Something went wrong').count()).toBe(0);
+  await screenshot(page, 'read-only-audit');
+});
+
+it('names in the audit log what each change touched, the id on hover', async () => {
+  const { source } = await system.store.sources.create('Audited shop');
+  const destination = await system.store.destinations.create(source.id, { name: 'Audited hook', enabled: true, webhooks: [{ url: 'https://example.com/hook', headers: {} }] });
+  const auditor = await mint('Name reader', ['read', 'admin', 'destinations:write']);
+  const patched = await system.app.inject({ method: 'PATCH', url: `/admin/destinations/${destination.id}`, headers: { authorization: `Bearer ${auditor}` }, payload: { enabled: false } });
+  expect(patched.statusCode).toBe(200);
+  const page = await logIn(auditor);
+  await page.goto(`${origin}/portal/#/audit?target=${destination.id}`);
+  const target = page.locator(`tr[data-audit-id] td.audit-target .named[data-id="${destination.id}"]`);
+  await target.first().waitFor();
+  expect(await target.first().textContent()).toBe('Audited hook');
+  expect(await target.first().getAttribute('title')).toBe(destination.id);
+  // The actor by its token's name, its id on hover.
+  expect(await page.locator('tr[data-audit-id] td:nth-child(2)').first().textContent()).toBe('Name reader');
+  await screenshot(page, 'audit');
+});
+
+it('shows a name made of markup as text, in the audit log and on the destination list (hostile input is data)', async () => {
+  const { source } = await system.store.sources.create('Hostile names');
+  const hostile = '<img src=x onerror="window.__pwned=1"><b>Hook</b>';
+  const destination = await system.store.destinations.create(source.id, { name: hostile, enabled: true, webhooks: [{ url: 'https://example.com/hook', headers: {} }] });
+  const auditor = await mint('Hostile reader', ['read', 'admin', 'destinations:write']);
+  expect((await system.app.inject({ method: 'PATCH', url: `/admin/destinations/${destination.id}`, headers: { authorization: `Bearer ${auditor}` }, payload: { enabled: false } })).statusCode).toBe(200);
+  const page = await logIn(auditor);
+  await page.goto(`${origin}/portal/#/audit?target=${destination.id}`);
+  const target = page.locator(`td.audit-target .named[data-id="${destination.id}"]`).first();
+  await target.waitFor();
+  expect(await target.textContent()).toBe(hostile);
+  await page.goto(`${origin}/portal/#/destinations?source=${source.id}`);
+  const link = page.locator(`tr[data-destination-id="${destination.id}"] a`);
+  await link.waitFor();
+  expect(await link.textContent()).toBe(hostile);
+  expect(await page.locator('main img, main b').count()).toBe(0);
+  expect(await page.evaluate<unknown>('window.__pwned')).toBeUndefined();
 });

@@ -1,10 +1,11 @@
-import { openDestinations, usePortal } from '../helpers/portal';
+import { openDestination, screenshot, usePortal } from '../helpers/portal';
 import { deliveryResult, send } from '../helpers/system';
 
 /**
  * Issue 30's destination filters in the operators' portal, in a real headless Chromium on the real
  * API, Temporal and worker: an operator adds a filter, previews an event under it, and the next
- * message through ingestion reaches the real receiver as the preview said.
+ * message through ingestion reaches the real receiver as the preview said. The preview runs what
+ * is in the form (issue 44): a draft, before it is saved, named when it drops the event.
  */
 
 const run = usePortal();
@@ -19,7 +20,7 @@ it('adds a DROP_PROPERTIES filter, previews the event without the property, and 
   const { source, writeKey } = await system.store.sources.create('Portal filters');
   const destination = await system.store.destinations.create(source.id, { name: 'Ads hook', enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
 
-  await openDestinations(page, origin, source.id);
+  await openDestination(page, origin, destination.id, ['filters', 'overview']);
   const card = page.locator(`section[data-destination-id="${destination.id}"]`);
   const form = card.getByRole('form', { name: 'Filter' });
   await form.waitFor();
@@ -36,7 +37,21 @@ it('adds a DROP_PROPERTIES filter, previews the event without the property, and 
   expect(await form.getByLabel('If (FQL)').getAttribute('aria-invalid')).toBe('true');
   expect(await system.store.destinationFilters.list(destination.id)).toEqual([]);
 
+  // Issue 44: a draft previews as it is in the form, before it is saved, named when it stops the event.
+  await form.getByLabel('Title').fill('Drop orders (draft)');
+  await form.getByLabel('If (FQL)').fill("event = 'Order Completed'");
+  await form.getByLabel(/^Actions/).fill(JSON.stringify([{ type: 'DROP' }]));
+  await card.getByLabel('Event (JSON), as a source would send it').fill(JSON.stringify({ type: 'track', event: 'Order Completed', userId: 'u-1' }));
+  await card.getByRole('button', { name: 'Preview' }).click();
+  await card.locator('.preview-verdict').waitFor();
+  expect(await card.locator('.preview-of').textContent()).toContain('The filter in the form (Drop orders (draft)), as edited, not saved');
+  expect(await card.locator('.preview-verdict').textContent()).toBe('not delivered Matched: Drop orders (draft) Dropped by Drop orders (draft).');
+  await screenshot(page, 'destination-filters');
+  expect(await system.store.destinationFilters.list(destination.id)).toEqual([]);
+
   // Fixed, it is saved and listed.
+  await form.getByLabel('Title').fill('No emails to ads');
+  await form.getByLabel(/^Actions/).fill(JSON.stringify([{ type: 'DROP_PROPERTIES', fields: { properties: ['email'] } }]));
   await form.getByLabel('If (FQL)').fill("event = 'Order Completed'");
   await form.getByRole('button', { name: 'Add filter' }).click();
   const row = card.locator('table.filters tbody tr');
@@ -51,6 +66,7 @@ it('adds a DROP_PROPERTIES filter, previews the event without the property, and 
   await card.getByLabel('Event (JSON), as a source would send it').fill(JSON.stringify(event));
   await card.getByRole('button', { name: 'Preview' }).click();
   await card.locator('.preview-verdict').waitFor();
+  expect(await card.locator('.preview-of').textContent()).toBe('The saved filters:');
   expect(await card.locator('.preview-verdict').textContent()).toBe('delivered Matched: No emails to ads');
   const previewed = JSON.parse((await card.locator('.preview-body').textContent())!) as { properties: Record<string, unknown> };
   expect(previewed.properties).toEqual({ total: 42 });

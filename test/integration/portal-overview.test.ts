@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { openDestinations, usePortal, waitFor } from '../helpers/portal';
+import { openDestination, usePortal, waitFor } from '../helpers/portal';
 import { ADMIN_TOKEN, deliveryResult, send } from '../helpers/system';
 
 /**
@@ -19,7 +19,7 @@ async function funnelText(card: ReturnType<Page['locator']>): Promise<Record<str
   return steps;
 }
 
-it('shows received → filtered by reason (stopped at send time too) → delivered / retrying / failed for the last 24 h on the destination\'s card', async () => {
+it('shows received → filtered by reason (stopped at send time too) → delivered / retrying / failed for the last 24 h in the destination\'s overview panel', async () => {
   const { system, receiver, page, origin } = run;
   // A destination that needs the advertising category, with the receiver refusing one message for good.
   const { source, writeKey } = await system.store.sources.create('Portal overview');
@@ -45,7 +45,7 @@ it('shows received → filtered by reason (stopped at send time too) → deliver
   for (const body of sent) await send(system.app, writeKey, 'track', { userId: 'overview-user', event: 'Ad Clicked', ...body });
   for (const messageId of ['granted-1', 'granted-2', 'no-preferences', 'refused-by-receiver']) await deliveryResult(system.client, source.id, messageId);
 
-  await openDestinations(page, origin, source.id);
+  await openDestination(page, origin, destinationId, ['overview']);
   const card = page.locator(`section[data-destination-id="${destinationId}"]`);
   const expected = { received: 8, filtered: 4, integrations: 1, consent: 3, suppressed: 0, filters: 0, sampled: 0, stopped: 0, delivered: 3, retrying: 0, failed: 1 };
   let shown: Record<string, number> = {};

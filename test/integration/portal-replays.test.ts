@@ -1,4 +1,4 @@
-import { openDestinations, usePortal, waitFor } from '../helpers/portal';
+import { openDestination, screenshot, usePortal, waitFor } from '../helpers/portal';
 import { basicAuth } from '../helpers/system';
 
 /**
@@ -19,7 +19,7 @@ it('starts a replay from a destination after a dry run, shows its progress, and 
   // The destination comes after the messages: a backfill.
   const destination = await system.store.destinations.create(source.id, { name: 'Warehouse', enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
 
-  await openDestinations(page, origin, source.id);
+  await openDestination(page, origin, destination.id, ['replays']);
   const card = page.locator(`section[data-destination-id="${destination.id}"]`);
   const form = card.getByRole('form', { name: 'Replay' });
   await form.waitFor();
@@ -30,6 +30,9 @@ it('starts a replay from a destination after a dry run, shows its progress, and 
   await card.locator('.dry-run-result', { hasText: '6 would be sent' }).waitFor({ timeout: 60_000 });
   expect(receiver.requests.filter((r) => r.headers['x-switchyard-replay'])).toHaveLength(0);
   expect(await replayButton.isDisabled()).toBe(false);
+  // Issue 44: the dry run's row says it is one.
+  const dryRun = (await system.store.replays.list(10)).find((r) => r.destinationId === destination.id && r.dryRun)!;
+  await card.locator(`tr[data-replay-id="${dryRun.id}"] .dry-run`, { hasText: 'dry run' }).waitFor();
 
   await replayButton.click();
   await waitFor(async () => receiver.requests.filter((r) => r.headers['x-switchyard-replay']).length === ids.length, 'the replay to arrive');
@@ -38,6 +41,8 @@ it('starts a replay from a destination after a dry run, shows its progress, and 
   const row = card.locator(`tr[data-replay-id="${real.id}"]`);
   await row.locator('.replay-status', { hasText: 'completed' }).waitFor({ timeout: 60_000 });
   expect(await row.locator('.replay-progress').textContent()).toContain('delivered 6');
+  expect(await row.locator('.dry-run').count()).toBe(0);
+  await screenshot(page, 'destination-replays');
 
   // A slow receiver keeps the next replay running long enough to pause it, then cancel it.
   receiver.respond(() => ({ status: 200, delayMs: 1_500 }));

@@ -1,12 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Analytics } from '../../src/client';
 import { PORTAL_CSP } from '../../src/portal/routes';
 import { NEVER, createDefinition } from '../helpers/personas';
-import { ROOT } from '../helpers/processes';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
-import { waitFor } from '../helpers/portal';
+import { screenshot, waitFor } from '../helpers/portal';
 import type { Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
 
@@ -14,9 +11,8 @@ import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
  * The operators' portal in a real headless Chromium, on the real API (listening on a port) and the
  * run's real Temporal and worker: log in, make a source and a destination whose receiver refuses,
  * send an event with the client library, find the failed delivery, fix the receiver, redeliver it
- * and watch it arrive. Each page is photographed into docs/portal-screenshots/ for docs/portal.md.
+ * and watch it arrive. Each page is photographed into docs/portal/ for docs/portal.md.
  */
-const SCREENSHOTS = path.join(ROOT, 'docs', 'portal-screenshots');
 
 let system: TestSystem;
 let receiver: Receiver;
@@ -35,7 +31,6 @@ useSystem((s, r) => {
 
 beforeAll(async () => {
   origin = await listenForBrowser(system);
-  mkdirSync(SCREENSHOTS, { recursive: true });
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
@@ -48,7 +43,14 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+const shot = (name: string) => screenshot(page, name);
+
+/** Opens a panel of the destination's page (they start closed); the URL remembers it across reloads. */
+async function openPanel(key: string): Promise<void> {
+  const panel = page.locator(`details[data-panel="${key}"]`);
+  if ((await panel.getAttribute('open')) === null) await panel.locator('summary').click();
+  await panel.locator('.panel-body > :not(p.muted:only-child)').first().waitFor();
+}
 
 /** Re-applies the deliveries filter until the row of this message shows this status (visibility is eventually consistent). */
 async function waitForListedStatus(messageId: string, status: string): Promise<void> {
@@ -69,6 +71,11 @@ it('serves /portal with a strict Content-Security-Policy and asks for the admin 
   expect(response?.url()).toBe(`${origin}/portal/`);
   expect(response?.headers()['content-security-policy']).toBe(PORTAL_CSP);
   expect(PORTAL_CSP).toContain("default-src 'self'");
+  // Issue 44: the login page is the login only: no navigation, no Log out.
+  await page.getByLabel('Admin token').waitFor();
+  expect(await page.locator('#nav').isVisible()).toBe(false);
+  expect(await page.getByRole('button', { name: 'Log out' }).count()).toBe(0);
+  expect(await page.getByRole('link').count()).toBe(0);
   await page.getByLabel('Admin token').fill('not-the-token');
   await page.getByRole('button', { name: 'Log in' }).click();
   await expect(page.getByRole('alert').textContent()).resolves.toContain('not valid');
@@ -95,18 +102,23 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
 
   // A destination pointing at the receiver, with a static header: the page shows its name only.
   await page.getByRole('link', { name: 'Add a destination to this source →' }).click();
+  await page.locator('details[data-panel="new-destination"] > summary').click();
   // The classic (webhooks) destination's form; the actions destination's has a Name of its own.
   await page.getByRole('form', { name: 'Create a destination' }).getByLabel('Name', { exact: true }).fill('Order hook');
   await page.getByLabel('Webhook URLs, one per line, tried in order').fill(receiver.url);
   await page.getByLabel('Static headers (Name: value), for every URL').fill('X-Api-Key: hunter2-secret-value');
   await page.getByLabel('Shared secret (X-Signature)').fill('portal-shared-secret');
   await page.getByRole('button', { name: 'Create destination' }).click();
+  // The new destination's own page opens, its panels closed until asked for.
   const card = page.locator('section[data-destination-id]');
   await card.waitFor();
   const destinationId = (await card.getAttribute('data-destination-id'))!;
+  expect(await card.locator('details[open]').count()).toBe(0);
+  await openPanel('webhooks');
+  await openPanel('signing');
   await expect(card.locator('table.webhooks').textContent()).resolves.toContain('X-Api-Key');
   expect(await page.content()).not.toContain('hunter2-secret-value');
-  expect(await card.textContent()).toContain('Set: every request carries X-Signature.');
+  expect(await card.locator('.shared-secret-state').textContent()).toBe('Set: every request carries X-Signature.');
 
   // Two events from the client library; the receiver answers 400, a permanent failure.
   const analytics = new Analytics({ writeKey, endpoint: origin });
@@ -128,7 +140,10 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   await shot('deliveries-failed');
 
   // The URL's health: every attempt of the day failed, the last error is the 400, the chart's bar says 0 %.
+  // From the list of the source's destinations to this one's page.
   await page.getByRole('link', { name: 'Destinations', exact: true }).click();
+  await page.getByRole('link', { name: 'Order hook' }).click();
+  await openPanel('webhooks');
   const webhookRow = card.locator('table.webhooks tr[data-webhook-index="0"]');
   await waitFor(async () => {
     await page.reload();
@@ -147,6 +162,9 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   expect(await attempts.count()).toBe(1);
   expect(await attempts.first().textContent()).toMatch(/webhook 1, round 1 .*HTTP 400 permanent/);
   expect(await page.locator('#delivery-status').textContent()).toBe('failed');
+  // Issue 44: the destination and source by name, their ids in small type.
+  expect(await page.locator(`section[data-destination-id="${destinationId}"] h2`).textContent()).toContain(`Destination Order hook ${destinationId}`);
+  expect(await page.locator('table.facts').textContent()).toContain(`Portal shop ${sourceId}`);
   const workflowId = `message:${sourceId}:${messageId}`;
   const { runId } = await system.client.workflow.getHandle(workflowId).describe();
   expect(await page.locator('#temporal-link').getAttribute('href')).toBe(
@@ -170,7 +188,7 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   await page.getByRole('link', { name: 'Deliveries', exact: true }).click();
   const bulk = page.getByRole('form', { name: 'Redeliver failed deliveries' });
   await bulk.getByLabel('Source').selectOption(sourceId);
-  await bulk.getByLabel('Destination id (optional)').fill(destinationId);
+  await bulk.getByLabel('Destination (optional)').selectOption(destinationId);
   await bulk.getByRole('button', { name: 'Redeliver failed deliveries' }).click();
   await page.locator('.bulk-progress[data-job-status="completed"]').waitFor({ timeout: 30_000 });
   expect(await page.locator('.bulk-progress').textContent()).toContain('2 matched · 1 redelivered · 1 finished · 1 skipped');
@@ -179,22 +197,26 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   await waitForListedStatus(laterId, 'delivered');
   await shot('deliveries-bulk-redelivered');
 
-  // The destinations page: the URL's health after the two redeliveries, on/off and the secrets round-trip through the API.
-  await page.getByRole('link', { name: 'Destinations', exact: true }).click();
+  // The destination's page: the URL's health after the two redeliveries, on/off and the secrets round-trip through the API.
+  await page.goto(`${origin}/portal/#/destinations/${destinationId}?open=webhooks`);
   await waitFor(async () => {
     await page.reload();
     await webhookRow.waitFor();
     return (await webhookRow.locator('.success-rate').textContent())!.includes('2/4');
   }, 'the two redeliveries in the URL\'s health');
   expect(await webhookRow.locator('.success-rate').textContent()).toMatch(/^50 %/);
-  await shot('destinations');
-  await card.getByRole('button', { name: 'Switch off' }).click();
-  await card.getByRole('button', { name: 'Switch on' }).waitFor();
+  await shot('destination-health');
+  const switches = card.locator('.switches');
+  await switches.getByRole('button', { name: 'Switch off' }).click();
+  await switches.getByRole('button', { name: 'Switch on' }).waitFor();
   expect((await system.store.destinations.get(destinationId))!.enabled).toBe(false);
-  await card.getByRole('button', { name: 'Switch on' }).click();
-  await card.getByRole('button', { name: 'Switch off' }).waitFor();
+  await switches.getByRole('button', { name: 'Switch on' }).click();
+  await switches.getByRole('button', { name: 'Switch off' }).waitFor();
   expect((await system.store.destinations.get(destinationId))!.enabled).toBe(true);
-  // Issue 20: hold and resume, and a rate limit, from the card; the card says which holds.
+  // Issue 20: hold and resume, and a rate limit, from the page; the page says which holds.
+  await openPanel('rate-limit');
+  await openPanel('consent');
+  await openPanel('signing');
   await card.getByRole('button', { name: 'Pause' }).click();
   await card.getByRole('button', { name: 'Resume' }).waitFor();
   expect((await system.store.destinations.get(destinationId))!.paused).toBe(true);
@@ -207,6 +229,7 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   await waitFor(async () => (await system.store.destinations.get(destinationId))!.maxRequestsPerSecond === 25, 'the rate limit saved');
   await card.locator('.flow-state', { hasText: 'Rate limit: 25 requests per second.' }).waitFor();
   expect(await card.locator('.flow').textContent()).toContain('Waited without sending');
+  expect(page.url()).toContain('open=webhooks,rate-limit,consent,signing');
   await card.getByLabel('Rate limit (requests per second, empty for none)').fill('');
   await card.getByRole('button', { name: 'Save rate limit' }).click();
   await waitFor(async () => (await system.store.destinations.get(destinationId))!.maxRequestsPerSecond === null, 'the rate limit cleared');
@@ -255,6 +278,12 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   await webhookRow.getByRole('button', { name: 'Re-enable' }).click();
   await waitFor(async () => !(await system.store.destinations.get(destinationId))!.webhooks[0].disabled, 'the URL switched back on');
   await webhookRow.locator('.status-ok').waitFor();
+
+  // The source's destinations as a list: name, type, state and the last hour's outcomes.
+  await page.getByRole('link', { name: 'Destinations', exact: true }).click();
+  const listed = page.locator(`table.destinations tr[data-destination-id="${destinationId}"]`);
+  await listed.locator('td.failed-hour', { hasText: /\d/ }).waitFor();
+  expect(await listed.locator('td').allTextContents()).toEqual(['Order hook', 'webhooks', 'on', expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+$/)]);
 
   // Audiences and computed traits: definition, schedule, pause/resume, run now and its result.
   const audience = await createDefinition(system.app, sourceId, 'audiences', { name: 'Big spenders', definition: { trait: 'plan', op: 'exists' }, schedule: NEVER, paused: true });

@@ -1,4 +1,7 @@
 /** The admin API as the portal calls it: same Bearer token, JSON both ways. */
+import type { Mapping } from './mapping-fields';
+
+export type { Mapping };
 
 const TOKEN_KEY = 'switchyard.adminToken';
 
@@ -64,13 +67,6 @@ export interface Destination {
   auth?: { type: string } & Record<string, string>;
   tlsSet?: boolean;
   createdAt: string;
-}
-/** A mapping in Segment's Webhooks (Actions) shape, as the admin API shows it. */
-export interface Mapping {
-  name: string;
-  enabled: boolean;
-  trigger: string;
-  settings: { url: string; method: string; headers: Record<string, string>; data: Record<string, unknown> };
 }
 export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';
 export interface DeliveryRow {

@@ -1,5 +1,6 @@
 import { api, type AuditEntry } from './api';
 import { badge, field, formValues, h, replace, time } from './dom';
+import { loadNames, named } from './names';
 import type { Page } from './page';
 
 interface AuditPageReply {
@@ -17,6 +18,8 @@ export async function auditPage(page: Page): Promise<void> {
   const body = h('tbody', {});
   const more = h('button', { type: 'button', id: 'audit-more', hidden: true }, 'Older entries');
   let cursor: string | undefined;
+  // Targets and actors by name, the id on hover (a deleted one, or a kind without a name, shows its id).
+  const names = await loadNames();
   const load = async () => {
     const params = new URLSearchParams(filter);
     if (cursor) params.set('cursor', cursor);
@@ -27,9 +30,9 @@ export async function auditPage(page: Page): Promise<void> {
           'tr',
           { 'data-audit-id': entry.id },
           h('td', {}, time(entry.at)),
-          h('td', {}, entry.actor.name ?? '(no valid token)', entry.actor.tokenId ? h('code', {}, ` ${entry.actor.tokenId}`) : ''),
+          h('td', {}, entry.actor.tokenId ? h('span', { class: 'named', title: entry.actor.tokenId }, entry.actor.name ?? entry.actor.tokenId) : entry.actor.name ?? '(no valid token)'),
           h('td', {}, h('code', {}, entry.action)),
-          h('td', {}, entry.target ? h('code', {}, entry.target) : '–'),
+          h('td', { class: 'audit-target' }, entry.target ? named(names, entry.target) : '–'),
           h('td', {}, badge(entry.outcome, entry.outcome === 'success' ? 'delivered' : 'failed')),
           h('td', {}, entry.changed.join(', ') || '–'),
           h('td', {}, entry.ip),

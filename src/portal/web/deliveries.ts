@@ -1,6 +1,8 @@
-import { api, ApiFailure, type Attempt, type DeliveryDetail, type DeliveryRow, type PortalSettings } from './api';
+import { formFor, guarded } from './access';
+import { api, ApiFailure, type Attempt, type DeliveryDetail, type Destination, type DeliveryRow, type PortalSettings, type Source } from './api';
 import { announce, append, badge, field, formValues, h, replace, time } from './dom';
 import type { Page } from './page';
+import { destinationsBySource, loadNames, namedWithId } from './names';
 import { listSources } from './sources';
 // Types only (erased in the bundle): the progress the API answers with, as the server defines it.
 import type { RedeliveryProgress as RedeliveryJob } from '../../delivery/redelivery-job';
@@ -25,9 +27,22 @@ export function temporalUiLink(settings: PortalSettings, workflowId: string, run
 
 const deliveryHref = (row: Pick<DeliveryRow, 'sourceId' | 'messageId'>) => `#/deliveries/${encodeURIComponent(row.sourceId)}/${encodeURIComponent(row.messageId)}`;
 
+/** A select of destinations by name, grouped by source (their ids are the values the API filters by). */
+function destinationSelect(name: string, sources: Source[], bySource: Map<string, Destination[]>, selected: string | null, anyLabel: string): HTMLSelectElement {
+  return h(
+    'select',
+    { name },
+    h('option', { value: '' }, anyLabel),
+    ...sources.map((s) =>
+      h('optgroup', { label: s.name }, ...(bySource.get(s.id) ?? []).map((d) => h('option', { value: d.id, selected: selected === d.id, title: d.id }, d.name))),
+    ),
+  );
+}
+
 export async function deliveriesPage(page: Page): Promise<void> {
   const { main, query } = page;
   const sources = await listSources();
+  const bySource = await destinationsBySource(sources);
   const select = (name: string, options: string[], labels: string[] = options) =>
     h('select', { name }, h('option', { value: '' }, 'any'), ...options.map((value, i) => h('option', { value, selected: query.get(name) === value }, labels[i])));
   const filterForm = h(
@@ -48,7 +63,7 @@ export async function deliveriesPage(page: Page): Promise<void> {
       },
     },
     field('Source', select('sourceId', sources.map((s) => s.id), sources.map((s) => s.name))),
-    field('Destination id', h('input', { name: 'destinationId', value: query.get('destinationId') ?? '', size: 38, placeholder: 'dst_…' })),
+    field('Destination', destinationSelect('destinationId', sources, bySource, query.get('destinationId'), 'any')),
     field('Status', select('status', STATUSES)),
     field('Type', select('type', TYPES)),
     field('User id', h('input', { name: 'userId', value: query.get('userId') ?? '' })),
@@ -76,7 +91,7 @@ export async function deliveriesPage(page: Page): Promise<void> {
           h('td', {}, row.type),
           h('td', {}, row.userId ?? '–'),
           h('td', {}, h('a', { href: deliveryHref(row) }, row.messageId)),
-          h('td', {}, sourceName.get(row.sourceId) ?? row.sourceId),
+          h('td', {}, h('span', { class: 'named', title: row.sourceId }, sourceName.get(row.sourceId) ?? row.sourceId)),
           h('td', {}, time(row.startedAt)),
           h('td', {}, time(row.closedAt)),
         ),
@@ -93,12 +108,12 @@ export async function deliveriesPage(page: Page): Promise<void> {
     h('p', { class: 'muted' }, 'Newest first, from Temporal visibility: a delivery that just started or ended may take a moment to show its status.'),
     h('table', { class: 'deliveries' }, h('thead', {}, h('tr', {}, ...['Status', 'Type', 'User', 'Message id', 'Source', 'Started', 'Closed'].map((t) => h('th', { scope: 'col' }, t)))), tbody),
     more,
-    bulkRedeliverForm(page, sources),
+    formFor('POST /admin/sources/:sourceId/redeliver', 'Redelivering what failed', () => bulkRedeliverForm(page, sources, bySource)),
   );
 }
 
 /** Redeliver every failed delivery of a source (optionally one destination) started in a time range, with progress. */
-function bulkRedeliverForm(page: Page, sources: { id: string; name: string }[]): HTMLElement {
+function bulkRedeliverForm(page: Page, sources: Source[], bySource: Map<string, Destination[]>): HTMLElement {
   const { query } = page;
   const progress = h('div', { 'aria-live': 'polite' });
   const form = h(
@@ -131,7 +146,7 @@ function bulkRedeliverForm(page: Page, sources: { id: string; name: string }[]):
       },
     },
     field('Source', h('select', { name: 'sourceId', required: true }, ...sources.map((s) => h('option', { value: s.id, selected: query.get('sourceId') === s.id }, s.name)))),
-    field('Destination id (optional)', h('input', { name: 'destinationId', value: query.get('destinationId') ?? '', size: 38, placeholder: 'dst_…' })),
+    field('Destination (optional)', destinationSelect('destinationId', sources, bySource, query.get('destinationId'), 'every destination')),
     field('Failed since', h('input', { type: 'datetime-local', name: 'since', required: true, value: toLocal(query.get('since') ?? new Date(Date.now() - 3600_000).toISOString()) })),
     field('until', h('input', { type: 'datetime-local', name: 'until', required: true, value: toLocal(query.get('until') ?? new Date(Date.now() + 60_000).toISOString()) })),
     h('button', { type: 'submit' }, 'Redeliver failed deliveries'),
@@ -188,6 +203,7 @@ export async function deliveryPage(page: Page, sourceId: string, messageId: stri
   const { main, settings } = page;
   const path = `/admin/sources/${encodeURIComponent(sourceId)}/deliveries/${encodeURIComponent(messageId)}`;
   let detail = await api<DeliveryDetail>('GET', path);
+  const names = await loadNames();
   const show = () => {
     const start = Date.parse(detail.startedAt);
     replace(
@@ -205,7 +221,7 @@ export async function deliveryPage(page: Page, sourceId: string, messageId: stri
               ['Status', h('span', { id: 'delivery-status' }, badge(detail.status))],
               ['Type', detail.type],
               ['User', detail.userId ?? '–'],
-              ['Source', h('code', {}, detail.sourceId)],
+              ['Source', namedWithId(names, detail.sourceId)],
               ['Started', time(detail.startedAt)],
               ['Closed', time(detail.closedAt) || '–'],
               ['Workflow', h('span', {}, h('code', {}, detail.workflowId), ' run ', h('code', {}, detail.runId))],
@@ -219,13 +235,13 @@ export async function deliveryPage(page: Page, sourceId: string, messageId: stri
         {},
         h('a', { href: temporalUiLink(settings, detail.workflowId, detail.runId), target: '_blank', rel: 'noopener noreferrer', id: 'temporal-link' }, 'Open this workflow in the Temporal Web UI ↗'),
         ' ',
-        h('button', { type: 'button', id: 'redeliver', disabled: UNDER_WAY.includes(detail.status), onclick: () => redeliver() }, 'Redeliver'),
+        guarded('POST /admin/sources/:sourceId/deliveries/:messageId/redeliver', h('button', { type: 'button', id: 'redeliver', disabled: UNDER_WAY.includes(detail.status), onclick: () => redeliver() }, 'Redeliver')),
       ),
       ...detail.destinations.map((d) =>
         h(
           'section',
-          { class: 'card', 'data-destination-id': d.destinationId, 'aria-label': `Attempts to ${d.destinationId}` },
-          h('h2', {}, 'Destination ', h('code', {}, d.destinationId), ' ', d.status ? badge(d.status) : badge('under way', 'delivering')),
+          { class: 'card', 'data-destination-id': d.destinationId, 'aria-label': `Attempts to ${names.get(d.destinationId)?.name ?? d.destinationId}` },
+          h('h2', {}, 'Destination ', namedWithId(names, d.destinationId), ' ', d.status ? badge(d.status) : badge('under way', 'delivering')),
           d.reason && h('p', { class: 'reason' }, d.reason),
           attemptStrip(d.attempts, start),
           h('ol', { class: 'timeline' }, ...d.attempts.map((a) => attemptItem(a, start))),

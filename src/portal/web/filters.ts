@@ -1,3 +1,4 @@
+import { guarded, may } from './access';
 import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, field, h, replace } from './dom';
 import type { Page } from './page';
@@ -20,6 +21,14 @@ interface Preview {
   delivered: boolean;
   body: Record<string, unknown> | null;
   matched: string[];
+  /** Issue 44: the filter that dropped (`filters`) or sampled out (`sampled`) the event; null when delivered (absent from an API before it). */
+  filter?: { id: string | null; title: string; reason: 'filters' | 'sampled' } | null;
+}
+
+/** The filter the preview names as having stopped the event, in words. */
+function stoppedByText(stopped: Preview['filter']): string | undefined {
+  if (!stopped) return undefined;
+  return `${stopped.reason === 'sampled' ? 'Sampled out' : 'Dropped'} by ${stopped.title}.`;
 }
 
 const FORM_FIELDS = ['title', 'description', 'if', 'actions'] as const;
@@ -133,12 +142,23 @@ export async function filtersPanel(destination: Destination, into: HTMLElement, 
     h('label', {}, 'Enabled', enabledInput),
     field('If (FQL)', inputs.if),
     errors.if,
-    field('Actions (JSON: DROP, SAMPLE {percent, path}, DROP_PROPERTIES / ALLOW_PROPERTIES {fields})', inputs.actions),
+    field('Actions (JSON: DROP, SAMPLE {percent from 0 to 1, path}, DROP_PROPERTIES / ALLOW_PROPERTIES {fields})', inputs.actions),
     errors.actions,
-    submit,
+    // A token without destinations:write may still draft a filter here and preview it.
+    guarded('POST /admin/destinations/:id/filters', submit),
     cancel,
   );
 
+  /** The form's filter as the preview takes it; undefined when the form holds none (no condition typed), an Error when its actions are not JSON. */
+  const draftFilter = (): { title: string; if: string; actions: FilterAction[]; enabled: boolean } | undefined | Error => {
+    const condition = inputs.if.value.trim();
+    if (!condition) return undefined;
+    try {
+      return { title: inputs.title.value.trim() || 'Draft', if: condition, actions: JSON.parse(inputs.actions.value) as FilterAction[], enabled: true };
+    } catch (err) {
+      return new Error(`actions: not JSON (${err instanceof Error ? err.message : String(err)})`);
+    }
+  };
   const eventInput = h('textarea', { name: 'event', rows: 6, cols: 60, spellcheck: 'false' });
   eventInput.value = sampleEvent;
   const previewOut = h('div', { class: 'preview', 'aria-live': 'polite' });
@@ -154,11 +174,22 @@ export async function filtersPanel(destination: Destination, into: HTMLElement, 
         } catch (err) {
           return replace(previewOut, h('p', { class: 'error', role: 'alert' }, `event: not JSON (${err instanceof Error ? err.message : String(err)})`));
         }
+        // What is in the editor, when it holds a filter (a draft, saved or not); else the saved filters.
+        const draft = draftFilter();
+        if (draft instanceof Error) return replace(previewOut, h('p', { class: 'error', role: 'alert' }, draft.message));
         try {
-          const result = await api<Preview>('POST', `${path}/preview`, { event: parsed });
+          const result = await api<Preview>('POST', `${path}/preview`, { event: parsed, ...(draft && { filter: draft }) });
           replace(
             previewOut,
-            h('p', { class: 'preview-verdict' }, result.delivered ? badge('delivered') : badge('not delivered', 'failed'), ' ', result.matched.length ? `Matched: ${result.matched.join(', ')}` : 'No filter matched.'),
+            h('p', { class: 'preview-of muted' }, draft ? `The filter in the form (${draft.title || 'untitled'}), as edited, not saved:` : 'The saved filters:'),
+            h(
+              'p',
+              { class: 'preview-verdict' },
+              result.delivered ? badge('delivered') : badge('not delivered', 'failed'),
+              ' ',
+              result.matched.length ? `Matched: ${result.matched.join(', ')}` : 'No filter matched.',
+              stoppedByText(result.filter) && h('span', { class: 'stopped-by' }, ` ${stoppedByText(result.filter)}`),
+            ),
             result.body && h('pre', { class: 'preview-body' }, JSON.stringify(result.body, null, 2)),
           );
         } catch (err) {
@@ -181,28 +212,34 @@ export async function filtersPanel(destination: Destination, into: HTMLElement, 
       h(
         'td',
         {},
-        h('button', { type: 'button', class: 'secondary', onclick: () => edit(filter) }, 'Edit'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => edit(filter) }, may('PATCH /admin/destinations/:id/filters/:filterId') ? 'Edit' : 'Try in the form'),
         ' ',
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'secondary',
-            onclick: () => change('PATCH', `${path}/${encodeURIComponent(filter.id)}`, { enabled: !filter.enabled }, filter.enabled ? `Filter ${filter.title} switched off` : `Filter ${filter.title} switched on`),
-          },
-          filter.enabled ? 'Switch off' : 'Switch on',
+        guarded(
+          'PATCH /admin/destinations/:id/filters/:filterId',
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary',
+              onclick: () => change('PATCH', `${path}/${encodeURIComponent(filter.id)}`, { enabled: !filter.enabled }, filter.enabled ? `Filter ${filter.title} switched off` : `Filter ${filter.title} switched on`),
+            },
+            filter.enabled ? 'Switch off' : 'Switch on',
+          ),
         ),
         ' ',
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'secondary',
-            onclick: async () => {
-              if (confirm(`Delete the filter ${filter.title}?`)) await change('DELETE', `${path}/${encodeURIComponent(filter.id)}`, undefined, `Filter ${filter.title} deleted`);
+        guarded(
+          'DELETE /admin/destinations/:id/filters/:filterId',
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary',
+              onclick: async () => {
+                if (confirm(`Delete the filter ${filter.title}?`)) await change('DELETE', `${path}/${encodeURIComponent(filter.id)}`, undefined, `Filter ${filter.title} deleted`);
+              },
             },
-          },
-          'Delete',
+            'Delete',
+          ),
         ),
       ),
     ),

@@ -1,3 +1,4 @@
+import { guarded, type RouteKey } from './access';
 import { api, ApiFailure, type Destination } from './api';
 import { announce, badge, h, replace, time } from './dom';
 import type { Page } from './page';
@@ -112,8 +113,8 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
   }
   if (page.left()) return;
   // One operator action on a URL: the request, then the page as it is now (or why it failed).
-  const action = (label: string, method: string, route: string, done: string) =>
-    h(
+  const action = (label: string, method: string, route: string, done: string, needs: RouteKey) =>
+    guarded(needs, h(
       'button',
       {
         type: 'button',
@@ -128,7 +129,7 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
         },
       },
       label,
-    );
+    ));
   const rows = destination.webhooks.map((webhook, index) => {
     const stats = health?.webhooks.find((w) => w.index === index);
     const disabled = stats?.disabled ?? webhook.disabled;
@@ -148,8 +149,8 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
         pressure && badge('backpressure'),
         pressure && h('div', { class: 'muted backpressure' }, `${pressure.reason}: nothing is sent to it until `, time(pressure.until)),
         // Issue 29: the operator ends the pause; the messages held for it send at once.
-        pressure && action('Clear backpressure', 'DELETE', `${index}/backpressure`, 'Backpressure cleared; held messages are sent now'),
-        disabled && action('Re-enable', 'POST', `${index}/enable`, 'URL switched back on'),
+        pressure && action('Clear backpressure', 'DELETE', `${index}/backpressure`, 'Backpressure cleared; held messages are sent now', 'DELETE /admin/destinations/:id/webhooks/:index/backpressure'),
+        disabled && action('Re-enable', 'POST', `${index}/enable`, 'URL switched back on', 'POST /admin/destinations/:id/webhooks/:index/enable'),
       ),
       h('td', { class: 'success-rate' }, stats ? percent(stats.lastDay.successRate) : '–', stats && h('div', { class: 'muted' }, `${stats.lastDay.successes}/${stats.lastDay.attempts} · last hour ${percent(stats.lastHour.successRate)}`)),
       h('td', {}, stats ? `${ms(stats.lastDay.p50Ms)} / ${ms(stats.lastDay.p95Ms)}` : '–'),

@@ -1,19 +1,26 @@
+import { forbiddenPage, learnScopes, missingScope } from './access';
 import { api, ApiFailure, token, type PortalSettings } from './api';
-import { auditPage } from './audit';
-import { deliveriesPage, deliveryPage } from './deliveries';
-import { destinationsPage } from './destinations';
 import { field, h, replace } from './dom';
+import { showNav } from './nav';
 import type { Page } from './page';
-import { personasPage } from './personas';
-import { sourcesPage } from './sources';
+import { DEFAULT_SECTION, SECTIONS } from './sections';
 
 const main = document.getElementById('main')!;
 const nav = document.getElementById('nav')!;
 let settings: PortalSettings | undefined;
 let visit = 0;
 
+function logOut(): void {
+  token.clear();
+  settings = undefined;
+  location.hash = '#/login';
+  loginPage();
+}
+
+/** The login alone: no navigation, no Log out, nothing a token would be needed for. */
 function loginPage(problem?: string): void {
-  nav.hidden = true;
+  settings = undefined;
+  showNav(nav, SECTIONS, undefined, undefined, logOut);
   const input = h('input', { type: 'password', name: 'token', id: 'token', autocomplete: 'current-password', required: true });
   const form = h(
     'form',
@@ -25,7 +32,7 @@ function loginPage(problem?: string): void {
         try {
           settings = await api<PortalSettings>('GET', '/portal/settings.json', undefined, value);
           token.set(value);
-          if (!location.hash || location.hash === '#/login') location.hash = '#/sources';
+          if (!location.hash || location.hash === '#/login') location.hash = `#/${DEFAULT_SECTION.path}`;
           else void render();
         } catch (err) {
           loginPage(err instanceof ApiFailure && err.status === 401 ? 'That admin token is not valid.' : err instanceof ApiFailure && err.status === 403 ? 'That token lacks the read scope the portal needs.' : String(err));
@@ -39,12 +46,6 @@ function loginPage(problem?: string): void {
   input.focus();
 }
 
-/** Which token is logged in and what it may do (issue 32); the audit log's link only for the admin scope. */
-function showWhoIsLoggedIn({ token: who }: PortalSettings): void {
-  document.getElementById('whoami')!.textContent = `${who.name} (${who.scopes.join(', ')})`;
-  document.getElementById('audit-link')!.hidden = !who.scopes.includes('admin');
-}
-
 async function render(): Promise<void> {
   const thisVisit = ++visit;
   if (!token.get()) return loginPage();
@@ -54,36 +55,32 @@ async function render(): Promise<void> {
     token.clear();
     return loginPage(err instanceof ApiFailure && err.status === 401 ? 'Log in again.' : String(err));
   }
-  nav.hidden = false;
-  showWhoIsLoggedIn(settings);
-  const [path, queryText] = (location.hash.slice(1) || '/sources').split('?');
+  learnScopes(settings);
+  const [path, queryText] = (location.hash.slice(1) || `/${DEFAULT_SECTION.path}`).split('?');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-  for (const link of nav.querySelectorAll('a')) link.toggleAttribute('aria-current', link.getAttribute('href') === `#/${parts[0]}`);
-  nav.querySelectorAll('a[aria-current]').forEach((link) => link.setAttribute('aria-current', 'page'));
+  const section = SECTIONS.find((s) => s.path === parts[0]) ?? DEFAULT_SECTION;
+  showNav(nav, SECTIONS, settings, section.path, logOut);
   const page: Page = { main, settings, query: new URLSearchParams(queryText ?? ''), left: () => visit !== thisVisit };
+  const missing = missingScope(section.reads);
+  if (missing !== undefined) {
+    replace(main, ...forbiddenPage(section.title, missing));
+    return;
+  }
   replace(main, h('p', {}, 'Loading…'));
   try {
-    if (parts[0] === 'destinations') await destinationsPage(page);
-    else if (parts[0] === 'deliveries' && parts.length === 3) await deliveryPage(page, parts[1], parts[2]);
-    else if (parts[0] === 'deliveries') await deliveriesPage(page);
-    else if (parts[0] === 'personas') await personasPage(page);
-    else if (parts[0] === 'audit') await auditPage(page);
-    else await sourcesPage(page);
+    await section.render(page, parts.slice(1));
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 401) {
       token.clear();
       return loginPage('Log in again.');
     }
-    if (visit === thisVisit) replace(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
+    if (visit !== thisVisit) return;
+    // A route the page reads beyond its own (a 403 names the scope in the API's words).
+    if (err instanceof ApiFailure && err.status === 403) replace(main, h('h1', {}, section.title), h('p', { class: 'error forbidden', role: 'alert' }, err.message));
+    else replace(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
   }
   main.focus();
 }
 
-document.getElementById('logout')!.addEventListener('click', () => {
-  token.clear();
-  settings = undefined;
-  location.hash = '#/login';
-  loginPage();
-});
 window.addEventListener('hashchange', () => void render());
 void render();

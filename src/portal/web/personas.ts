@@ -1,3 +1,4 @@
+import { guarded } from './access';
 import { api, type Computation } from './api';
 import { announce, badge, h, replace } from './dom';
 import type { Page } from './page';
@@ -56,9 +57,12 @@ export async function personasPage(page: Page): Promise<void> {
                     h(
                       'td',
                       {},
-                      h('button', { type: 'button', class: 'secondary', onclick: () => act(c, 'PATCH', '', { paused: !c.paused }, c.paused ? 'Schedule resumed' : 'Schedule paused') }, c.paused ? 'Resume' : 'Pause'),
+                      guarded(
+                        `PATCH /admin/${kind.segment}/:id`,
+                        h('button', { type: 'button', class: 'secondary', onclick: () => act(c, 'PATCH', '', { paused: !c.paused }, c.paused ? 'Schedule resumed' : 'Schedule paused') }, c.paused ? 'Resume' : 'Pause'),
+                      ),
                       ' ',
-                      h('button', { type: 'button', onclick: () => act(c, 'POST', '/sync', undefined, 'Sync started') }, 'Run now'),
+                      guarded(`POST /admin/${kind.segment}/:id/sync`, h('button', { type: 'button', onclick: () => act(c, 'POST', '/sync', undefined, 'Sync started') }, 'Run now')),
                     ),
                   ),
                 ),

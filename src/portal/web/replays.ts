@@ -1,7 +1,14 @@
+import { guarded, holds, needsText } from './access';
 import { api, type Destination } from './api';
 import { announce, badge, field, h, replace, time } from './dom';
 import type { Page } from './page';
-import type { ReplayView as Replay } from '../../delivery/replay';
+import type { ReplayView } from '../../delivery/replay';
+
+/**
+ * A replay as the API shows it; issue 44 adds whether it is a dry run and, for a range reaching
+ * back past the archive's retention, the oldest moment still archived (absent from an API before it).
+ */
+type Replay = ReplayView & { dryRun?: boolean; archiveFrom?: string };
 
 /** How often an open replay's progress is read again. */
 const POLL_MS = 1_000;
@@ -29,7 +36,9 @@ function skippedText(replay: Replay): string {
 export async function replaysPanel(destination: Destination, into: HTMLElement, page: Page): Promise<void> {
   const sinceInput = h('input', { type: 'datetime-local', name: 'since', required: true, value: localValue(Date.now() - 86_400_000) });
   const untilInput = h('input', { type: 'datetime-local', name: 'until', required: true, value: localValue(Date.now() + 60_000) });
-  const triggerInput = h('input', { name: 'trigger', size: 40, placeholder: "event = 'Order Completed'", spellcheck: 'false' });
+  // A trigger's count answers questions about archived bodies: the API asks payloads:read for one (issue 40).
+  const mayTrigger = holds('payloads:read');
+  const triggerInput = h('input', { name: 'trigger', size: 40, placeholder: "event = 'Order Completed'", spellcheck: 'false', disabled: !mayTrigger, title: mayTrigger ? undefined : needsText('payloads:read') });
   const dryRunButton = h('button', { type: 'submit', class: 'secondary' }, 'Dry run');
   const replayButton = h('button', { type: 'button', disabled: true }, 'Replay');
   const formError = h('p', { class: 'error', role: 'alert' });
@@ -77,7 +86,11 @@ export async function replaysPanel(destination: Destination, into: HTMLElement, 
           const replay = await api<Replay>('GET', `/admin/replays/${encodeURIComponent(id)}`);
           if (!isOpen(replay)) {
             if (replay.status !== 'completed') return void replace(dryRunOut, `Dry run ${replay.status}.`);
-            replace(dryRunOut, `Dry run: ${replay.matched - skippedTotal(replay)} would be sent — matched ${replay.matched}, ${skippedText(replay)}.`);
+            replace(
+              dryRunOut,
+              `Dry run: ${replay.matched - skippedTotal(replay)} would be sent — matched ${replay.matched}, ${skippedText(replay)}.`,
+              replay.archiveFrom && h('span', { class: 'archive-from' }, ` The archive keeps messages from ${new Date(replay.archiveFrom).toLocaleString()} on: older ones in the range are gone.`),
+            );
             if (JSON.stringify(request()) === asked) {
               checked = asked;
               replayButton.disabled = false;
@@ -91,8 +104,8 @@ export async function replaysPanel(destination: Destination, into: HTMLElement, 
     field('Received since', sinceInput),
     field('Received until', untilInput),
     field('Trigger (FQL, optional)', triggerInput),
-    dryRunButton,
-    replayButton,
+    guarded('POST /admin/replays', dryRunButton),
+    guarded('POST /admin/replays', replayButton),
   );
   replayButton.addEventListener('click', () => {
     void (async () => {
@@ -117,7 +130,7 @@ export async function replaysPanel(destination: Destination, into: HTMLElement, 
       { 'data-replay-id': replay.id },
       h('td', {}, time(replay.createdAt), h('div', { class: 'muted' }, h('code', {}, replay.id))),
       h('td', {}, time(replay.since), ' – ', time(replay.until), replay.trigger && h('div', {}, h('code', {}, replay.trigger))),
-      h('td', { class: 'replay-status' }, badge(replay.status)),
+      h('td', { class: 'replay-status' }, badge(replay.status), replay.dryRun && ' ', replay.dryRun && h('span', { class: 'dry-run' }, badge('dry run', 'off'))),
       h(
         'td',
         { class: 'replay-progress' },
@@ -127,10 +140,10 @@ export async function replaysPanel(destination: Destination, into: HTMLElement, 
       h(
         'td',
         {},
-        replay.status === 'running' && h('button', { type: 'button', class: 'secondary', onclick: () => change(replay, 'pause', 'Replay paused') }, 'Pause'),
-        replay.status === 'paused' && h('button', { type: 'button', class: 'secondary', onclick: () => change(replay, 'resume', 'Replay resumed') }, 'Resume'),
+        replay.status === 'running' && guarded('POST /admin/replays/:id/pause', h('button', { type: 'button', class: 'secondary', onclick: () => change(replay, 'pause', 'Replay paused') }, 'Pause')),
+        replay.status === 'paused' && guarded('POST /admin/replays/:id/resume', h('button', { type: 'button', class: 'secondary', onclick: () => change(replay, 'resume', 'Replay resumed') }, 'Resume')),
         isOpen(replay) && ' ',
-        isOpen(replay) && h('button', { type: 'button', class: 'secondary', onclick: () => change(replay, 'cancel', 'Replay cancelled') }, 'Cancel'),
+        isOpen(replay) && guarded('POST /admin/replays/:id/cancel', h('button', { type: 'button', class: 'secondary', onclick: () => change(replay, 'cancel', 'Replay cancelled') }, 'Cancel')),
       ),
     );
 

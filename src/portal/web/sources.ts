@@ -1,3 +1,4 @@
+import { formFor } from './access';
 import { api, type Source } from './api';
 import { append, copy, field, formValues, h, replace, time } from './dom';
 import type { Page } from './page';
@@ -19,7 +20,7 @@ export function chosenSource(sources: Source[], fromUrl: string | null): string 
 }
 
 export function sourcePicker(sources: Source[], selected: string | undefined, onChange: (sourceId: string) => void, label = 'Source'): HTMLLabelElement {
-  const select: HTMLSelectElement = h('select', { name: 'source', onchange: () => onChange(select.value) }, ...sources.map((s) => h('option', { value: s.id, selected: s.id === selected }, `${s.name} (${s.id})`)));
+  const select: HTMLSelectElement = h('select', { name: 'source', onchange: () => onChange(select.value) }, ...sources.map((s) => h('option', { value: s.id, selected: s.id === selected, title: s.id }, s.name)));
   return field(label, select);
 }
 
@@ -73,8 +74,7 @@ export async function sourcesPage({ main, settings }: Page): Promise<void> {
     h(
       'tr',
       { 'data-source-id': s.id },
-      h('td', {}, s.name),
-      h('td', {}, h('code', {}, s.id)),
+      h('td', {}, s.name, ' ', h('small', { class: 'id' }, s.id)),
       h('td', {}, `…${s.writeKeyHint}`),
       h('td', {}, time(s.createdAt)),
       h('td', {}, h('a', { href: `#/destinations?source=${s.id}` }, 'Destinations'), ' · ', h('a', { href: `#/deliveries?sourceId=${s.id}` }, 'Deliveries'), ' · ', h('a', { href: `#/personas?source=${s.id}` }, 'Audiences & traits')),
@@ -83,8 +83,8 @@ export async function sourcesPage({ main, settings }: Page): Promise<void> {
   replace(
     main,
     h('h1', {}, 'Sources'),
-    form,
+    formFor('POST /admin/sources', 'Creating sources', () => form),
     created,
-    h('table', {}, h('caption', { class: 'muted' }, `${sources.length} source(s)`), h('thead', {}, h('tr', {}, ...['Name', 'Id', 'Write key', 'Created', ''].map((t) => h('th', { scope: 'col' }, t)))), tbody),
+    h('table', {}, h('caption', { class: 'muted' }, `${sources.length} source(s)`), h('thead', {}, h('tr', {}, ...['Name', 'Write key', 'Created', ''].map((t) => h('th', { scope: 'col' }, t)))), tbody),
   );
 }

@@ -1,0 +1,45 @@
+import type { RouteKey } from './access';
+import { auditPage } from './audit';
+import { deliveriesPage, deliveryPage } from './deliveries';
+import { destinationPage } from './destination';
+import { destinationsPage } from './destinations';
+import type { Page } from './page';
+import { personasPage } from './personas';
+import { sourcesPage } from './sources';
+
+/**
+ * The portal's pages, in the navigation's order: one entry per page, so a new page (tracking plans,
+ * …) is one line here. `path` is the hash's first segment; `reads` is the route a page cannot show
+ * without (a token lacking its scope gets a page naming the scope, and no link to it when `hideWhenForbidden`).
+ */
+export interface Section {
+  path: string;
+  label: string;
+  title: string;
+  reads: RouteKey;
+  /** Renders the page; `rest` is the hash path after the section's own segment (an id, …). */
+  render: (page: Page, rest: string[]) => Promise<void>;
+  hideWhenForbidden?: boolean;
+}
+
+export const SECTIONS: Section[] = [
+  { path: 'sources', label: 'Sources', title: 'Sources', reads: 'GET /admin/sources', render: (page) => sourcesPage(page) },
+  {
+    path: 'destinations',
+    label: 'Destinations',
+    title: 'Destinations',
+    reads: 'GET /admin/sources/:sourceId/destinations',
+    render: (page, rest) => (rest.length === 1 ? destinationPage(page, rest[0]) : destinationsPage(page)),
+  },
+  {
+    path: 'deliveries',
+    label: 'Deliveries',
+    title: 'Deliveries',
+    reads: 'GET /admin/deliveries',
+    render: (page, rest) => (rest.length === 2 ? deliveryPage(page, rest[0], rest[1]) : deliveriesPage(page)),
+  },
+  { path: 'personas', label: 'Audiences & traits', title: 'Audiences & computed traits', reads: 'GET /admin/sources/:sourceId/audiences', render: (page) => personasPage(page) },
+  { path: 'audit', label: 'Audit log', title: 'Audit log', reads: 'GET /admin/audit', render: (page) => auditPage(page), hideWhenForbidden: true },
+];
+
+export const DEFAULT_SECTION = SECTIONS[0];

@@ -1,0 +1,92 @@
+import { openDestinations, screenshot, usePortal, waitFor } from '../helpers/portal';
+import { deliveryResult, send } from '../helpers/system';
+
+/**
+ * Issue 44 in the operators' portal, in a real headless Chromium on the real API, Temporal, worker
+ * and receiver: a source's destinations as a list (name, type, state, the last hour's delivered and
+ * failed), each name opening the destination's page, whose panels read nothing until opened; and
+ * destinations by name where deliveries show them.
+ */
+
+const run = usePortal();
+
+it("lists a source's destinations with their last hour, opens one's page with its panels closed until asked for, and names destinations in deliveries", async () => {
+  const { system, receiver, page, origin } = run;
+  const { source, writeKey } = await system.store.sources.create('Portal destinations');
+  // One receiver, two behaviours: a path with "refuses" answers 400 (a permanent failure).
+  receiver.respond((request) => ({ status: request.path.includes('refuses') ? 400 : 200 }));
+  const warehouse = await system.store.destinations.create(source.id, { name: 'Warehouse', enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
+  const crm = await system.store.destinations.create(source.id, { name: 'Refusing CRM', enabled: true, webhooks: [{ url: `${receiver.url}/refuses`, headers: {} }] });
+  const off = await system.store.destinations.create(source.id, { name: 'Switched off', enabled: false, webhooks: [{ url: receiver.url, headers: {} }] });
+  const slack = await system.store.destinations.create(source.id, {
+    name: 'Slack',
+    enabled: true,
+    type: 'actions',
+    webhooks: [],
+    mappings: [{ name: 'Signups', enabled: true, trigger: 'event = "Never Sent"', settings: { url: receiver.url, method: 'POST', headers: {}, data: { text: { '@path': '$.event' } } } }],
+  });
+  const ids = ['portal-list-1', 'portal-list-2'];
+  for (const messageId of ids) await send(system.app, writeKey, 'track', { messageId, userId: 'portal-list-user', event: 'Signed Up' });
+  for (const messageId of ids) await deliveryResult(system.client, source.id, messageId);
+
+  // The list: one row per destination, the last hour's outcomes as numbers (Temporal visibility catches up).
+  await openDestinations(page, origin, source.id);
+  const rowOf = (id: string) => page.locator(`table.destinations tr[data-destination-id="${id}"]`);
+  const cells = async (id: string) => rowOf(id).locator('td').allTextContents();
+  const expected = {
+    [warehouse.id]: ['Warehouse', 'webhooks', 'on', '2', '0'],
+    [crm.id]: ['Refusing CRM', 'webhooks', 'on', '0', '2'],
+    [off.id]: ['Switched off', 'webhooks', 'off', '0', '0'],
+    [slack.id]: ['Slack', 'actions', 'on', '0', '0'],
+  };
+  let shown: Record<string, string[]> = {};
+  await waitFor(async () => {
+    await page.reload();
+    await rowOf(slack.id).locator('td.failed-hour', { hasText: /\d/ }).waitFor();
+    await page.locator('td.count', { hasText: '…' }).waitFor({ state: 'detached' });
+    shown = Object.fromEntries(await Promise.all(Object.keys(expected).map(async (id) => [id, await cells(id)] as const)));
+    return JSON.stringify(shown) === JSON.stringify(expected);
+  }, `the list to show ${JSON.stringify(expected)} (last shown ${JSON.stringify(shown)})`);
+  expect(await page.locator('table.destinations tbody tr').count()).toBe(4);
+  expect(await rowOf(crm.id).locator('td.failed-hour').getAttribute('class')).toContain('error');
+  await screenshot(page, 'destinations');
+
+  // A name opens the destination's page; its panels are closed and have read nothing yet.
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+  await rowOf(crm.id).getByRole('link', { name: 'Refusing CRM' }).click();
+  const card = page.locator(`section[data-destination-id="${crm.id}"]`);
+  await card.waitFor();
+  expect(await card.getByRole('heading', { level: 1 }).textContent()).toContain('Refusing CRM');
+  expect(await card.locator('details.panel').evaluateAll((panels) => panels.map((p) => [p.getAttribute('data-panel'), p.hasAttribute('open')]))).toEqual(
+    ['overview', 'webhooks', 'filters', 'replays', 'rate-limit', 'consent', 'signing'].map((key) => [key, false]),
+  );
+  const panelReads = () => requested.filter((path) => /\/(overview|health|filters|replays)$/.test(path));
+  expect(panelReads()).toEqual([]);
+
+  // Opened, a panel reads what it shows, once; the URL keeps it open across a reload.
+  await card.locator('details[data-panel="overview"] > summary').click();
+  await card.locator('table.funnel').waitFor();
+  expect(panelReads()).toEqual([`/admin/destinations/${crm.id}/overview`]);
+  expect(await card.locator('tr[data-step="failed"] td.count').textContent()).toBe('2');
+  expect(page.url()).toMatch(/\?open=overview$/);
+  await screenshot(page, 'destination');
+  await page.reload();
+  await page.locator(`section[data-destination-id="${crm.id}"] table.funnel`).waitFor();
+  expect(await page.locator('details[open]').count()).toBe(1);
+
+  // Deliveries: the destination filter by name; a delivery's page names each destination, its id in small type.
+  await page.getByRole('link', { name: 'Deliveries', exact: true }).click();
+  const filter = page.getByRole('form', { name: 'Filter deliveries' });
+  // (Playwright's label match reads a select's options too, so "Source" would also find this one.)
+  const destinationSelect = filter.locator('select[name="destinationId"]');
+  await destinationSelect.selectOption({ label: 'Refusing CRM' });
+  expect(await destinationSelect.inputValue()).toBe(crm.id);
+  await page.goto(`${origin}/portal/#/deliveries/${source.id}/${ids[0]}`);
+  const crmAttempts = page.locator(`section[data-destination-id="${crm.id}"]`);
+  await crmAttempts.waitFor();
+  expect(await crmAttempts.locator('h2 .named a').textContent()).toBe('Refusing CRM');
+  expect(await crmAttempts.locator('h2 small.id').textContent()).toBe(crm.id);
+  expect(await page.locator(`section[data-destination-id="${warehouse.id}"] h2 .named a`).textContent()).toBe('Warehouse');
+  expect(run.pageErrors).toEqual([]);
+}, 120_000);
