@@ -88,6 +88,27 @@ describe('an actions destination', () => {
     expect(user.headers['x-team']).toBeUndefined();
   }, 60_000);
 
+  it("delivers Segment's exported subscriptions pasted unchanged (Public API JSON and Terraform's settings string) as Segment would (issue 44)", async () => {
+    const r = await receiver();
+    const exports = JSON.parse(readFileSync(path.join(__dirname, '..', 'fixtures', 'segment-exports', 'webhooks-subscriptions.json'), 'utf8')) as {
+      publicApi: { settings: Record<string, unknown> }[];
+      terraform: { settings: string }[];
+      event: Record<string, unknown>;
+      rendered: Record<string, unknown>;
+    };
+    // The exports as they are, each URL pointed at the receiver (the one edit a team makes).
+    const publicApi = { ...exports.publicApi[0], settings: { ...exports.publicApi[0].settings, url: `${r.url}/fulfilment` } };
+    const terraform = { ...exports.terraform[0], settings: exports.terraform[0].settings.replace('https://hooks.example.com/app', `${r.url}/app`) };
+    const { source, writeKey } = await actionsDestination({ mappings: [publicApi, terraform] });
+    const { type: _type, ...event } = exports.event;
+    await send(system.app, writeKey, 'track', { ...event, messageId: 'pasted-1' });
+    expect(await deliveryResult(system.client, source.id, 'pasted-1')).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }] } });
+    expect(JSON.parse(r.requests.find((q) => q.path === '/hook/fulfilment')!.body)).toEqual(exports.rendered['Order Completed to fulfilment']);
+    expect(r.requests.find((q) => q.path === '/hook/fulfilment')!.headers['x-team']).toBe('fulfilment');
+    expect(JSON.parse(r.requests.find((q) => q.path === '/hook/app')!.body)).toEqual(exports.rendered['Webhook send subscription']);
+    expect(r.requests).toHaveLength(2);
+  }, 60_000);
+
   it('renders @arrayPath as Segment\'s mapping kit does, and a render error fails only that request, with its reason', async () => {
     const r = await receiver();
     const { source, writeKey } = await actionsDestination({

@@ -205,6 +205,23 @@ describe('draft mappings preview', () => {
     expect(saved.mappings.map((m) => m.name)).toEqual(['Saved']);
   });
 
+  it('keeps a saved header value behind the mask: a draft sending ******** previews it masked, and no answer holds it', async () => {
+    const secret = 'draft-preview-header-secret';
+    const { destination } = await actionsDestination('draft secret', [{ ...mapping('Saved', { a: { '@path': '$.event' } }), settings: { url: 'https://hooks.example.com/m', method: 'POST', headers: { 'X-Key': secret } } }]);
+    const draft = await call('POST', `/destinations/${destination.id}/mappings/preview`, {
+      event: { type: 'track', event: 'Viewed' },
+      mappings: [{ ...mapping('Saved', { header: { '@path': '$.headers' }, all: { '@path': '$.' } }), settings: { url: 'https://hooks.example.com/m', method: 'POST', headers: { 'X-Key': '********' }, data: { all: { '@path': '$.' } } } }],
+    });
+    expect(draft.statusCode).toBe(200);
+    expect(draft.json<{ mappings: { request: { headers: Record<string, string> } }[] }>().mappings[0].request.headers['x-key']).toBe('********');
+    expect(draft.body).not.toContain(secret);
+    // Moved to another URL, the mask no longer stands for the saved value: a 400 naming the header, as on PATCH.
+    const moved = await call('POST', `/destinations/${destination.id}/mappings/preview`, { event: { type: 'track' }, mappings: [{ ...mapping('Saved', {}), settings: { url: 'https://elsewhere.example.com/m', method: 'POST', headers: { 'X-Key': '********' } } }] });
+    expect(moved.statusCode).toBe(400);
+    expect(moved.json<{ message: string }>().message).toMatch(/^mappings\[0\]\.settings\.headers\.X-Key: /);
+    expect(moved.body).not.toContain(secret);
+  });
+
   it('checks a draft as a save would, naming the draft\'s mapping', async () => {
     const { destination } = await actionsDestination('draft refused', [mapping('Saved', {})]);
     const refused = await call('POST', `/destinations/${destination.id}/mappings/preview`, { event: { type: 'identify' }, mappings: [mapping('Typo', { plan: { '@if': { exist: { '@path': '$.traits.plan' }, then: 1 } } })] });
