@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { OPERATIONAL_EVENT_TYPES, OPERATIONAL_FORMATS, type OperationalEventType } from '../../delivery/operational-events';
+import { OPERATIONAL_EVENT_TYPES, OPERATIONAL_FORMATS } from '../../delivery/operational-events';
 import { signingSecretRule } from '../../delivery/standard-webhooks';
 import { webhookUrlRule } from '../../delivery/webhook-rules';
 import type { OperationalEndpointSettings, Store } from '../../store/types';
@@ -56,7 +56,7 @@ export const operationalEndpointRoutes: FastifyPluginAsyncTypebox<{ store: Store
     const body = request.body;
     checked(body);
     const secret = body.secret ?? generatedSecret();
-    const settings: OperationalEndpointSettings = { url: body.url, eventTypes: body.eventTypes as OperationalEventType[], format: body.format ?? 'standard', enabled: body.enabled ?? true };
+    const settings: OperationalEndpointSettings = { url: body.url, eventTypes: body.eventTypes, format: body.format ?? 'standard', enabled: body.enabled ?? true };
     const created = await audited(store, request, (tx) => tx.operationalEndpoints.create(settings, secret), { target: ({ id }) => id });
     return reply.code(201).send({ ...created, ...(body.secret === undefined && { secret }) });
   });
@@ -72,7 +72,7 @@ export const operationalEndpointRoutes: FastifyPluginAsyncTypebox<{ store: Store
   });
 
   app.patch('/operational-endpoints/:id', { schema: { params: IdParams, body: EndpointPatch, response: { 200: EndpointView, ...errorReplies } } }, async (request) => {
-    const { secret, ...patch } = request.body as Static<typeof EndpointPatch>;
+    const { secret, ...patch } = request.body;
     checked({ ...patch, ...(secret !== undefined && { secret }) });
     const updated = await audited(store, request, (tx) => tx.operationalEndpoints.update(request.params.id, patch as Partial<OperationalEndpointSettings>, secret), { target: request.params.id });
     if (!updated) throw notFound(`operational endpoint ${request.params.id}`);
