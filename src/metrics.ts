@@ -8,8 +8,9 @@ import { MESSAGE_TYPES, type AttemptOutcome, type CallType, type DestinationStat
  * the same one to both), never into prom-client's global registry.
  *
  * Labels are closed sets (call types, route patterns, HTTP status codes, outcomes), and the
- * destination id on flow control counters: no write key, URL, secret, header or user id ever
- * becomes a label, so no scrape can leak one.
+ * destination id (issue 43: on attempts and deliveries too), bounded by the configured destinations
+ * (forgetDestinations drops a deleted one's series), and a webhook URL's index, never its URL: no
+ * write key, URL, secret, header or user id ever becomes a label, so no scrape can leak one.
  */
 export interface Metrics {
   registry: Registry;
@@ -18,11 +19,11 @@ export interface Metrics {
   /** Ingestion API requests answered, by route pattern and HTTP status. */
   ingestRequests: Counter<'route' | 'status'>;
   ingestDuration: Histogram<'route'>;
-  /** Webhook POSTs sent (or tried: a refused connection is a retry), by outcome. */
-  deliveryAttempts: Counter<'outcome'>;
+  /** Webhook POSTs sent (or tried: a refused connection is a retry), by outcome and destination id (issue 43). */
+  deliveryAttempts: Counter<'outcome' | 'destination'>;
   attemptDuration: Histogram<'outcome'>;
-  /** Deliveries of a message to one destination that ended, by how. */
-  deliveries: Counter<'status'>;
+  /** Deliveries of a message to one destination that ended, by how and destination id (issue 43). */
+  deliveries: Counter<'status' | 'destination'>;
   attemptsInFlight: Gauge;
   /**
    * Issue 20, per destination id (the one id a label may carry: chosen by the operator's store, never
@@ -33,7 +34,14 @@ export interface Metrics {
   throttledWaits: Counter<'destination'>;
   backpressuredWaits: Counter<'destination'>;
   messagesFiltered: Counter<'destination' | 'reason'>;
+  /** Issue 43: 1 for each webhook URL switched off (a 410, or an operator), by destination id and URL index; set at scrape time from the store. */
+  webhookDisabled: Gauge<'destination' | 'index'>;
+  /** Issue 43: when each of this worker's task queues last had a poll out (Unix seconds); set at scrape time. */
+  workerLastPoll: Gauge<'task_queue'>;
 }
+
+/** The counters that carry a destination id: bounded by the configured destinations (forgetDestinations). */
+const DESTINATION_LABELLED = ['deliveryAttempts', 'deliveries', 'heldMessages', 'throttledWaits', 'backpressuredWaits', 'messagesFiltered'] as const;
 
 export const DELIVERY_STATUSES: readonly DestinationStatus[] = ['delivered', 'failed', 'stopped'];
 export const ATTEMPT_OUTCOMES: readonly AttemptOutcome['kind'][] = ['success', 'retry', 'permanent'];
@@ -53,7 +61,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
-    deliveryAttempts: new Counter({ name: 'switchyard_delivery_attempts_total', help: 'Webhook POSTs this worker made, by outcome (success, retry, permanent). Busy and deferred attempts send nothing and are not counted.', labelNames: ['outcome'], registers }),
+    deliveryAttempts: new Counter({
+      name: 'switchyard_delivery_attempts_total',
+      help: 'Webhook POSTs this worker made, by outcome (success, retry, permanent) and destination id. Busy and deferred attempts send nothing and are not counted.',
+      labelNames: ['outcome', 'destination'],
+      registers,
+    }),
     attemptDuration: new Histogram({
       name: 'switchyard_delivery_attempt_duration_seconds',
       help: 'Time one webhook POST took until its answer, timeout or connection error, by outcome.',
@@ -61,22 +74,74 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
-    deliveries: new Counter({ name: 'switchyard_deliveries_total', help: 'Deliveries of a message to one destination that ended in this worker, by status (delivered, failed, stopped).', labelNames: ['status'], registers }),
+    deliveries: new Counter({
+      name: 'switchyard_deliveries_total',
+      help: 'Deliveries of a message to one destination that ended in this worker, by status (delivered, failed, stopped) and destination id.',
+      labelNames: ['status', 'destination'],
+      registers,
+    }),
     attemptsInFlight: new Gauge({ name: 'switchyard_webhook_attempts_in_flight', help: 'Webhook POSTs this worker is waiting on right now.', registers }),
-    heldMessages: new Counter({ name: 'switchyard_delivery_held_messages_total', help: 'Messages whose delivery began a hold because their destination is paused, by destination id.', labelNames: ['destination'], registers }),
-    throttledWaits: new Counter({ name: 'switchyard_delivery_throttled_waits_total', help: 'Waits a message took under its destination\'s maxRequestsPerSecond instead of sending, by destination id.', labelNames: ['destination'], registers }),
-    backpressuredWaits: new Counter({ name: 'switchyard_delivery_backpressured_waits_total', help: 'Waits a message took because its webhook URL answered 429 or 503 with Retry-After, by destination id.', labelNames: ['destination'], registers }),
+    heldMessages: new Counter({
+      name: 'switchyard_delivery_held_messages_total',
+      help: 'Messages whose delivery began a hold because their destination is paused, by destination id.',
+      labelNames: ['destination'],
+      registers,
+    }),
+    throttledWaits: new Counter({
+      name: 'switchyard_delivery_throttled_waits_total',
+      help: "Waits a message took under its destination's maxRequestsPerSecond instead of sending, by destination id.",
+      labelNames: ['destination'],
+      registers,
+    }),
+    backpressuredWaits: new Counter({
+      name: 'switchyard_delivery_backpressured_waits_total',
+      help: 'Waits a message took because its webhook URL answered 429 or 503 with Retry-After, by destination id.',
+      labelNames: ['destination'],
+      registers,
+    }),
     messagesFiltered: new Counter({
       name: 'switchyard_messages_filtered_total',
       help: 'Messages a destination did not get, decided at ingest, by destination id and the first reason that stopped them (integrations, consent, suppressed, filters, sampled).',
       labelNames: ['destination', 'reason'],
       registers,
     }),
+    webhookDisabled: new Gauge({
+      name: 'switchyard_webhook_disabled',
+      help: '1 for each webhook URL switched off (a 410 Gone, or an operator), by destination id and URL index (0-based). Read from the store at scrape time.',
+      labelNames: ['destination', 'index'],
+      registers,
+    }),
+    workerLastPoll: new Gauge({
+      name: 'switchyard_worker_last_poll_timestamp_seconds',
+      help: 'When this worker last had a poll out on each of its task queues (Unix seconds); stale means no worker is taking work from it.',
+      labelNames: ['task_queue'],
+      registers,
+    }),
   };
-  // Every label value known up front shows as 0 before its first event, so rate() and alerts see the series.
-  for (const outcome of ATTEMPT_OUTCOMES) metrics.deliveryAttempts.inc({ outcome }, 0);
-  for (const status of DELIVERY_STATUSES) metrics.deliveries.inc({ status }, 0);
   return metrics;
+}
+
+/**
+ * A destination's attempt outcomes and delivery statuses at 0, from its first attempt on, so
+ * rate() and per-destination alerts see every series of it before its first failure.
+ */
+export function countDestination(metrics: Pick<Metrics, 'deliveryAttempts'> & Partial<Pick<Metrics, 'deliveries'>>, destination: string): void {
+  for (const outcome of ATTEMPT_OUTCOMES) metrics.deliveryAttempts.inc({ outcome, destination }, 0);
+  for (const status of DELIVERY_STATUSES) metrics.deliveries?.inc({ status, destination }, 0);
+}
+
+/**
+ * Drops every series of a destination that is no longer configured (deleted), so the destination
+ * label stays bounded by the configured destinations however many come and go.
+ */
+export async function forgetDestinations(metrics: Metrics, configured: ReadonlySet<string>): Promise<void> {
+  for (const name of DESTINATION_LABELLED) {
+    const counter = metrics[name] as Counter<string>;
+    const { values } = await counter.get();
+    for (const { labels } of values) {
+      if (typeof labels.destination === 'string' && !configured.has(labels.destination)) counter.remove(labels as Record<string, string>);
+    }
+  }
 }
 
 /** Prometheus' text format of one registry, for `GET /metrics`. */
@@ -119,4 +184,39 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
     });
   });
   return server;
+}
+
+/** What a worker's scrape reads (issue 43): the store's destinations and switched-off URLs, and its pollers. */
+export interface WorkerWatch {
+  configured(): Promise<{ destinationIds: ReadonlySet<string>; disabled: { destinationId: string; index: number }[] }>;
+  /** Each task queue this worker polls, and whether a poll of it is out (or the poller is polling) now. */
+  pollers(): { taskQueue: string; polling: boolean }[];
+}
+
+/**
+ * Issue 43: fills the worker's scrape-time series. `switchyard_webhook_disabled` is read from the
+ * store at each scrape (a URL an operator switched back on drops out; a deleted destination's
+ * series go, counters included); a task queue's last-poll time moves while its poller is polling.
+ * A store that does not answer leaves the last values (the scrape itself never fails for it).
+ */
+export function watchWorker(metrics: Metrics, watch: WorkerWatch, clock: () => number = Date.now): void {
+  // prom-client calls a metric's `collect` before reading it; its type leaves the property off the class.
+  Object.assign(metrics.webhookDisabled, {
+    collect: async () => {
+      let configured: Awaited<ReturnType<WorkerWatch['configured']>>;
+      try {
+        configured = await watch.configured();
+      } catch {
+        return;
+      }
+      metrics.webhookDisabled.reset();
+      for (const { destinationId, index } of configured.disabled) metrics.webhookDisabled.set({ destination: destinationId, index: String(index) }, 1);
+      await forgetDestinations(metrics, configured.destinationIds);
+    },
+  });
+  Object.assign(metrics.workerLastPoll, {
+    collect: () => {
+      for (const { taskQueue, polling } of watch.pollers()) if (polling) metrics.workerLastPoll.set({ task_queue: taskQueue }, clock() / 1000);
+    },
+  });
 }

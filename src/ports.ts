@@ -1,3 +1,4 @@
+import type { OperationalEvent } from './delivery/operational-events';
 import type { DestinationOutcome } from './delivery/destination-outcomes';
 import type { LatestRun, RedeliveryFilter, RedeliveryJob, RedeliveryProgress } from './delivery/redelivery-job';
 import type { DeliveryInput, MessageType } from './delivery/types';
@@ -221,4 +222,12 @@ export class ReplayChangeUnanswered extends Error {
   ) {
     super(`the replay did not answer the ${change} within ${waitedMs} ms (no worker running, or Temporal away)`);
   }
+}
+
+/**
+ * Issue 43: operational events raised on their own lane (temporal/operational-events.ts). `scope`
+ * names the incident (delivery/operational-events.ts incidentId): raised twice, one event goes out.
+ */
+export interface OperationalEvents {
+  raise(event: OperationalEvent, scope: { run?: string; since?: string }): Promise<void>;
 }

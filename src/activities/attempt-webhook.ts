@@ -18,8 +18,12 @@ import { backpressureMs } from '../delivery/flow-control';
 import { mappedTarget, webhookTarget, type RenderedRequest } from './request-target';
 import { sendAuthorized, type Outbound } from './send-authorized';
 import type { LiveLag } from './live-lag';
+import { countDestination } from '../metrics';
 
-type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'> & Partial<FlowMetrics>;
+/** Issue 43: told when an attempt's answer has just switched its URL off (activities/operational-events.ts). */
+export type SwitchedOff = (at: { sourceId: string; destinationId: string; webhookIndex: number; url: string; status: number; reason: string }) => Promise<void>;
+
+type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'> & Partial<FlowMetrics> & Partial<Pick<Metrics, 'deliveries'>>;
 
 /**
  * Reads the destination at send time — so a new secret, new headers or switching the destination
@@ -60,7 +64,9 @@ function recordLiveLag(liveLag: LiveLag | undefined, req: AttemptRequest, sentAt
   if (Number.isFinite(receivedAt)) liveLag.record(sentAt - receivedAt, sentAt);
 }
 
-export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER, outbound?: Outbound, liveLag?: LiveLag) {
+export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER, outbound?: Outbound, liveLag?: LiveLag, switchedOff?: SwitchedOff) {
+  // Issue 43: each destination's outcomes show at 0 from its first attempt on.
+  const counted = new Set<string>();
   const admit = makeAdmission(store, metrics?.heldMessages && metrics.throttledWaits && metrics.backpressuredWaits ? (metrics as FlowMetrics) : undefined);
   /** One signed request (a POST of the event, or issue 33's mapped request); a 410 Gone also switches a webhook URL off in the store. */
   async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, target: RenderedRequest, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number; pressure?: Pressure }> {
@@ -84,7 +90,11 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       metrics?.attemptsInFlight.dec();
     }
     const durationMs = Date.now() - started;
-    metrics?.deliveryAttempts.inc({ outcome: outcome.kind });
+    if (metrics && !counted.has(req.destinationId)) {
+      counted.add(req.destinationId);
+      countDestination(metrics, req.destinationId);
+    }
+    metrics?.deliveryAttempts.inc({ outcome: outcome.kind, destination: req.destinationId });
     metrics?.attemptDuration.observe({ outcome: outcome.kind }, durationMs / 1000);
     // Webhook health: the same attempts, per destination and URL, added up in memory (flushed every HEALTH_FLUSH_INTERVAL).
     health?.record(req.destinationId, webhook.url, started + durationMs, outcome, durationMs);
@@ -101,7 +111,10 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     }
     if (outcome.kind !== 'retry' && outcome.disablesWebhook && req.mapping === undefined) {
       const reason = goneReason(outcome.status ?? 410, req.messageId, String(req.message.type), outcome.status !== 410);
-      if (await store.destinations.disableWebhook(req.destinationId, webhook.url, reason)) log.warn('webhook URL switched off', { ...fields, reason });
+      if (await store.destinations.disableWebhook(req.destinationId, webhook.url, reason)) {
+        log.warn('webhook URL switched off', { ...fields, reason });
+        await switchedOff?.({ sourceId: destination.sourceId, destinationId: req.destinationId, webhookIndex: req.webhookIndex, url: webhook.url, status: outcome.status ?? 410, reason });
+      }
     }
     return { outcome, durationMs, ...(pressure && { pressure }) };
   }

@@ -1,6 +1,7 @@
 import { deliveryPolicy, type Config } from '../config';
 import { parseAllowlist } from '../delivery/egress';
-import type { RedeliveryRuns, ReplayDeliveries, StartDelivery, SyncSchedules } from '../ports';
+import type { OperationalEvents, RedeliveryRuns, ReplayDeliveries, StartDelivery, SyncSchedules } from '../ports';
+import { makeOperationalActivities, webhookSwitchedOff } from './operational-events';
 import type { Keyring } from '../privacy/keyring';
 import type { Store } from '../store/types';
 import { makeAttemptWebhook } from './attempt-webhook';
@@ -36,7 +37,7 @@ export function createActivities(
   store: Store,
   config: Pick<Config, 'egressAllowlist' | 'deliveryTimeout' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow' | 'archiveRetention' | 'replayLiveLagLimit'> & PersonasConfig,
   /** `keyring`: hashes the user ids that go into what Temporal shows (Personas message ids); undefined with PAYLOAD_ENCRYPTION=off. */
-  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; replays?: ReplayDeliveries; keyring: Keyring | undefined },
+  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; replays?: ReplayDeliveries; keyring: Keyring | undefined; operationalEvents?: OperationalEvents },
   metrics?: Metrics,
   health?: AttemptRecorder,
 ) {
@@ -47,7 +48,9 @@ export function createActivities(
   // Live traffic first (issue 31): this worker's live first sends pace the replay pages it runs.
   const liveLag = new LiveLag();
   return {
-    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag)),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag, temporal.operationalEvents && webhookSwitchedOff(store, temporal.operationalEvents))),
+    // Issue 43: operational events, sent through the same egress-guarded agent as webhooks.
+    ...makeOperationalActivities(store, agent, config.deliveryTimeout, temporal.operationalEvents),
     ...makePersonasActivities(store, config, temporal),
     ...makeRedeliveryActivities(store, deliveryPolicy(config), temporal.redeliveries),
     ...makeReplayActivities(store, deliveryPolicy(config), temporal.keyring, temporal.replays ?? noReplays, config.archiveRetention, { liveLag, limitMs: config.replayLiveLagLimit }),

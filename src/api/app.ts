@@ -7,7 +7,7 @@ import { deliveryPolicy, type Config } from '../config';
 import type { Store } from '../store/types';
 import type { Keyring } from '../privacy/keyring';
 import type { Deliveries } from '../ports';
-import type { Replays, SyncSchedules } from '../ports';
+import type { OperationalEvents, Replays, SyncSchedules } from '../ports';
 import { installErrorHandler } from './errors';
 import { installJsonBodyParser, replyToClientError } from './json-body';
 import { closeConnectionsWhileDraining } from './drain';
@@ -45,6 +45,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** The payload keys the codec server decrypts with (undefined: PAYLOAD_ENCRYPTION=off). */
   keyring?: Keyring;
+  /** Issue 43: operational events the admin API raises (a webhook URL switched back on); none when absent. */
+  operationalEvents?: OperationalEvents;
   /** Only `npm start`: the codec server answers tokenless requests over loopback (src/api/codec.ts). */
   codecOpenToLoopback?: boolean;
 }
@@ -109,7 +111,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const auditRows = auditRetention(options.store.audit, options.config.auditRetention, app.log);
   app.addHook('onReady', async () => auditRows.start());
   app.addHook('onClose', () => auditRows.stop());
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight } });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight }, operationalEvents: options.operationalEvents });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, authorize, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback, audit: options.store.audit });
   await app.register(portalRoutes, {
     authorize,

@@ -110,6 +110,17 @@ const traitDocs = {
   sync: { summary: 'Start a sync now, outside its schedule', response: sync(TRAIT_ID) },
 };
 
+/** Issue 43. */
+const operationalEndpoint = {
+  id: 'opep_5b0e0d8c9f6a4c1e8e0b7d2a1c3f4e5d',
+  url: 'https://ops.example.com/switchyard',
+  eventTypes: ['message.attempt.exhausted', 'endpoint.disabled'],
+  format: 'standard',
+  enabled: true,
+  createdAt: AT,
+  updatedAt: AT,
+};
+
 /** An audience or computed trait answers at /admin/<kind>/:id and under its source alike. */
 function itemRoutes(kind: string, docs: Record<'get' | 'patch' | 'delete' | 'sync', OperationDoc>): Record<string, OperationDoc> {
   const routes: Record<string, OperationDoc> = {};
@@ -211,6 +222,15 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       ],
     },
   },
+  'POST /admin/operational-endpoints': {
+    summary: "Register an operational endpoint: Switchyard's own events (Svix's names) signed with Standard Webhooks; a generated whsec_ secret is shown once, here",
+    request: { url: 'https://ops.example.com/switchyard', eventTypes: ['message.attempt.exhausted', 'endpoint.disabled'] },
+    response: { ...operationalEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+  },
+  'GET /admin/operational-endpoints': { summary: 'List the operational endpoints (never their secrets)', response: { endpoints: [operationalEndpoint] } },
+  'GET /admin/operational-endpoints/:id': { summary: 'One operational endpoint (never its secret)', response: operationalEndpoint },
+  'PATCH /admin/operational-endpoints/:id': { summary: 'Change an operational endpoint: URL, event types, format, enabled, or a new secret', request: { enabled: false }, response: { ...operationalEndpoint, enabled: false } },
+  'DELETE /admin/operational-endpoints/:id': { summary: 'Delete an operational endpoint (events already raised for it are not sent)' },
   'POST /admin/destinations/:id/filters': {
     summary: "Add a destination filter in Segment's Public API shape (at most 10 per destination); a bad FQL `if` is a 400 naming its column",
     request: filterBody,
@@ -342,6 +362,7 @@ function tagOf(url: string): string {
   if (url.includes('audiences') || url.includes('computed-traits')) return 'Admin: Personas';
   if (url.includes('deliver')) return 'Admin: deliveries';
   if (url.includes('regulations')) return 'Admin: regulations';
+  if (url.startsWith('/admin/operational-endpoints')) return 'Admin: operational webhooks';
   if (url.includes('destinations')) return 'Admin: destinations';
   return 'Admin: sources';
 }

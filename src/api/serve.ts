@@ -6,6 +6,7 @@ import type { Keyring } from '../privacy/keyring';
 import type { Lifecycle } from '../lifecycle';
 import type { Store } from '../store/types';
 import { deliveriesOptions, temporalDeliveries } from '../temporal/temporal-deliveries';
+import { operationalTaskQueue, temporalOperationalEvents } from '../temporal/operational-events';
 import { temporalSyncSchedules } from '../temporal/temporal-sync-schedules';
 import { temporalReplays } from '../temporal/replays';
 import { buildApp } from './app';
@@ -35,7 +36,7 @@ export async function serveApi(
     logger.warn('PAYLOAD_ENCRYPTION=off: payloads reach Temporal unencrypted, and receiver credentials (shared secrets, signing secrets, header values) are stored in plaintext (docs/privacy.md)');
   }
   const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, privacy.keyring, temporal.starter !== undefined && config.ingestEagerStart));
-  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), replays: temporalReplays(temporal.client, config.temporalTaskQueue), logger, metrics: metrics ?? createMetrics(), ...privacy });
+  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), replays: temporalReplays(temporal.client, config.temporalTaskQueue), operationalEvents: temporalOperationalEvents(temporal.client, store, operationalTaskQueue(config.temporalTaskQueue)), logger, metrics: metrics ?? createMetrics(), ...privacy });
   lifecycle.opened('HTTP API', app, (opened) => {
     setTimeout(() => opened.server.closeAllConnections(), DRAIN_LIMIT_MS).unref();
     return opened.close();

@@ -26,6 +26,8 @@ import { auditLogStore } from './audit-log';
 import { writeTransaction } from './write-transaction';
 import { messageArchiveStore } from './message-archive';
 import { replayStore } from './replays';
+import { operationalEndpointStore } from './operational-endpoints';
+import { webhookSwitchStore } from './webhook-switches';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -160,6 +162,8 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: 
     personas: personasStore(db, hashes),
     archive: messageArchiveStore(db),
     replays: replayStore(db),
+    operationalEndpoints: operationalEndpointStore(db, keyring),
+    webhookSwitches: webhookSwitchStore(db),
     tokens: adminTokenStore(db),
     audit: auditLogStore(db),
     transaction: (work) => writeTransaction(db, (trx) => work(inTransaction(trx, keyring, opened))),

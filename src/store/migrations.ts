@@ -446,6 +446,26 @@ const MIGRATIONS: Record<string, Migration> = {
       }
     },
   },
+  // Issue 43: operational endpoints, where Switchyard sends its own events (a message given up
+  // on, a URL switched off). The Standard Webhooks secret is sealed like a destination's (bound to
+  // the endpoint's id), under the key named in secret_key_id; null secret_key_id: stored as given
+  // (PAYLOAD_ENCRYPTION=off). Both dialects: plain columns only.
+  '0025_operational_endpoints': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('operational_endpoints')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('event_types', 'text', (c) => c.notNull())
+        .addColumn('format', 'text', (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('secret_key_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 /** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

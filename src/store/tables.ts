@@ -253,6 +253,22 @@ export interface ReplayRow {
   finished_at: string | null;
 }
 
+/** Issue 43: one operational endpoint (src/store/operational-endpoints.ts). */
+export interface OperationalEndpointRow {
+  id: string;
+  url: string;
+  /** JSON array of event type names; [] subscribes to every type. */
+  event_types: string;
+  format: string;
+  /** 0 or 1. */
+  enabled: number;
+  /** The Standard Webhooks secret, sealed under secret_key_id (or as given when that is null). */
+  secret: string;
+  secret_key_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Tables {
   sources: SourceRow;
   destinations: DestinationRow;
@@ -273,4 +289,5 @@ export interface Tables {
   audit_log: AuditRow;
   message_archive: MessageArchiveRow;
   replays: ReplayRow;
+  operational_endpoints: OperationalEndpointRow;
 }

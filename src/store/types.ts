@@ -11,6 +11,7 @@ export type { AuditEntry, AuditRecord } from '../access/audit-entry';
 import type { DestinationFilter, FilterSettings } from '../rules/destination-filters';
 import type { ArchivedCall, Replay, ReplayCounts, ReplayStatus } from '../delivery/replay';
 import type { SealedBody } from '../delivery/types';
+import type { OperationalEventType, OperationalFormat } from '../delivery/operational-events';
 import type { ActionsMapping, DestinationType, OutboundAuth, TlsSettings } from '../mappings/types';
 
 export type { SeenUser } from './personas-types';
@@ -166,6 +167,21 @@ export interface EnabledDestination {
   mappings?: Pick<ActionsMapping, 'name' | 'trigger'>[];
 }
 
+/** Issue 43: where Switchyard sends its own operational events; the secret is never part of it (write-only). */
+export interface OperationalEndpointSettings {
+  url: string;
+  /** Event types it receives; empty: every type. */
+  eventTypes: OperationalEventType[];
+  format: OperationalFormat;
+  enabled: boolean;
+}
+
+export interface OperationalEndpoint extends OperationalEndpointSettings {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface Store {
   sources: {
     /** Returns the write key in clear exactly once, at creation. */
@@ -181,6 +197,23 @@ export interface Store {
      * source made a moment ago (findByWriteKey says). Absent on a transaction's store.
      */
     knownWriteKey?(writeKey: string): Promise<Source | undefined>;
+  };
+  /** Issue 43: operational endpoints (store/operational-endpoints.ts). */
+  operationalEndpoints: {
+    create(settings: OperationalEndpointSettings, secret: string): Promise<OperationalEndpoint>;
+    list(): Promise<OperationalEndpoint[]>;
+    get(id: string): Promise<OperationalEndpoint | undefined>;
+    /** `secret` given: replaces the secret. Undefined when there is no such endpoint. */
+    update(id: string, patch: Partial<OperationalEndpointSettings>, secret?: string): Promise<OperationalEndpoint | undefined>;
+    delete(id: string): Promise<boolean>;
+    /** The secret in clear, for signing a request; the only read that returns it. */
+    secretOf(id: string): Promise<string | undefined>;
+  };
+  /** Issue 43: the configured destinations and their switched-off URLs (store/webhook-switches.ts). */
+  webhookSwitches: {
+    configured(): Promise<{ destinationIds: Set<string>; disabled: { destinationId: string; index: number }[] }>;
+    /** When this URL was switched off; undefined while it is on. */
+    disabledAt(destinationId: string, url: string): Promise<string | undefined>;
   };
   destinations: {
     create(sourceId: string, input: NewDestination): Promise<Destination>;

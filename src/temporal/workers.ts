@@ -14,7 +14,8 @@ import { temporalSyncSchedules } from './temporal-sync-schedules';
 import { bundlerLineLevel, sdkLineLevel } from './quiet-start';
 import { loadWorkflowBundle } from './workflow-bundle';
 import { slowLaneTaskQueue } from '../delivery/slow-lane';
-import type { Metrics } from '../metrics';
+import { watchWorker, type Metrics } from '../metrics';
+import { operationalTaskQueue, temporalOperationalEvents } from './operational-events';
 import type { DeliverySinks } from '../workflows/deliver-message';
 import { connectWhenReachable, namespaceChecked, type TemporalConnectSettings } from './connection';
 import { temporalConnectionOptions } from './connection-options';
@@ -59,8 +60,9 @@ function deliverySinks(metrics: Metrics | undefined): InjectedSinks<DeliverySink
   return {
     deliveries: {
       ended: {
-        fn: (_info, statuses) => {
-          for (const status of statuses) metrics?.deliveries.inc({ status });
+        // Issue 43: by destination; a workflow bundled before it passes statuses alone.
+        fn: (_info, statuses, destinationIds?: string[]) => {
+          statuses.forEach((status, i) => metrics?.deliveries.inc({ status, ...(destinationIds?.[i] !== undefined && { destination: destinationIds[i] }) }));
         },
       },
     },
@@ -84,6 +86,9 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
     nonStickyToStickyPollRatio: 1,
   };
 }
+
+/** Activity slots of the operational lane: its events are few, one POST each. */
+const OPERATIONAL_SLOTS = 10;
 
 /** The workers of one process run the same workflow code: bundle it once (or load `npm run build`'s bundle). */
 let bundle: Promise<WorkflowBundleOption> | undefined;
@@ -132,6 +137,8 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     // Replays (issue 31) start their deliveries on the delivery queue, at a lower priority.
     replays: temporalReplayDeliveries(client, config.temporalTaskQueue, keyring),
     keyring,
+    // Issue 43: operational events start their workflows on their own lane (its own task queue and worker below).
+    operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue)),
   }, metrics, health);
   const workflows = await workflowBundle(logger, config.workflowBundle);
   const workers = await Promise.all(
@@ -165,6 +172,29 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     ),
   );
   workers.push(...slowLanes);
+  // Issue 43: the operational lane, its own task queue and slots: an alert about a failing
+  // destination never waits behind that destination's backlog, holds or rate limit.
+  const operational = await Worker.create({
+    connection: workerConnection,
+    namespace: config.temporalNamespace,
+    taskQueue: operationalTaskQueue(config.temporalTaskQueue),
+    workflowBundle: workflows,
+    dataConverter: switchyardDataConverter(keyring),
+    activities,
+    maxConcurrentActivityTaskExecutions: OPERATIONAL_SLOTS,
+    shutdownGraceTime: config.deliveryTimeout + 1_000,
+  });
+  workers.push(operational);
+  if (metrics) {
+    watchWorker(metrics, {
+      configured: () => store.webhookSwitches.configured(),
+      pollers: () =>
+        workers.map((worker) => {
+          const status = worker.getStatus();
+          return { taskQueue: worker.options.taskQueue, polling: status.runState === 'RUNNING' && (status.workflowPollerState === 'POLLING' || status.activityPollerState === 'POLLING') };
+        }),
+    });
+  }
   const run = Promise.all(workers.map((worker) => worker.run())).then(() => undefined);
   return {
     run,

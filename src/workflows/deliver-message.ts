@@ -27,6 +27,7 @@ import type { AttemptOutcome, AttemptRequest, AttemptResult, DeliveryInput, Deli
 import { outcomeEntries } from '../delivery/destination-outcomes';
 import { OUTCOMES, STATUS, type DeliveryStatus } from './search-attributes';
 import { DESTINATION_RESUMED, FLOW_CHANGED } from './signals';
+import { errorText, laneTransition, statusOfReason, type LaneIncident, type OperationalEvent } from '../delivery/operational-events';
 
 /** Time Temporal gives one attempt beyond the webhook's own deadline, to notice a lost worker. */
 const ACTIVITY_GRACE_MS = 5_000;
@@ -56,6 +57,15 @@ const SLOW_LANE_FIRST_PATCH = 'failing-slow-lane-webhook-starts-there';
 const WAKE_HOLDS_PATCH = 'flow-change-wakes-every-hold';
 const CLEARED_PRESSURE_PATCH = 'cleared-backpressure-ends-round-wait';
 const DESTINATION_OUTCOMES_PATCH = 'destination-outcomes-in-visibility';
+/**
+ * Issue 43: a lane's 4th failed attempt, its success after that, and its giving up raise an
+ * operational event (an activity: commands older histories do not have). Asked only on those
+ * paths, so an ordinary delivery's history carries no marker.
+ */
+const OPERATIONAL_EVENTS_PATCH = 'operational-events';
+
+/** Raising an operational event starts one workflow on its lane: quick, retried for a few minutes, never failing the delivery. */
+const { raiseOperationalEvent } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 10 } });
 
 /**
  * `heldTooLong`: the destination's holds used up policy.maxHoldMs; its delivery fails with this reason.
@@ -83,7 +93,8 @@ interface HoldState {
  * is not called again when the workflow is replayed.
  */
 export interface DeliverySinks extends Sinks {
-  deliveries: { ended(statuses: DestinationStatus[]): void };
+  /** `destinationIds` (issue 43: the `destination` label), in the order of `statuses`. */
+  deliveries: { ended(statuses: DestinationStatus[], destinationIds: string[]): void };
 }
 const { deliveries: deliveriesSink } = proxySinks<DeliverySinks>();
 
@@ -160,6 +171,40 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
     }).attemptWebhook(request);
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
+
+  // Issue 43: per lane, its failed attempts and whether `failing` went out (delivery/operational-events.ts).
+  const incidents = new Map<string, { incident: LaneIncident; last?: { index: number; reason: string; at: string } }>();
+  const incidentOf = (lane: Lane) => {
+    const key = laneKey(lane);
+    if (!incidents.has(key)) incidents.set(key, { incident: { failedAttempts: 0, failingSent: false } });
+    return incidents.get(key)!;
+  };
+  /** One attempt's answer (or the lane's end) for the lane's incident; raises the event its transition names, if any. */
+  async function operationalTransition(lane: Lane, attempt: 'failed' | 'succeeded' | 'exhausted', answered?: { index: number; reason?: string }): Promise<void> {
+    const state = incidentOf(lane);
+    if (answered && attempt === 'failed') state.last = { index: answered.index, reason: answered.reason ?? '', at: new Date(Date.now()).toISOString() };
+    const { after, raise } = laneTransition(state.incident, attempt);
+    state.incident = after;
+    if (!raise || !patched(OPERATIONAL_EVENTS_PATCH)) return;
+    const index = answered?.index ?? state.last?.index;
+    const event: OperationalEvent = {
+      type: raise,
+      timestamp: new Date(Date.now()).toISOString(),
+      data: {
+        sourceId: input.sourceId,
+        destinationId: lane.destinationId,
+        messageId: input.messageId,
+        ...(lane.mapping !== undefined ? { mapping: lane.mapping } : index !== undefined && { webhookIndex: index }),
+        ...(state.last && raise !== 'message.attempt.recovered' && { lastAttempt: { responseStatusCode: statusOfReason(state.last.reason), error: errorText(state.last.reason), timestamp: state.last.at } }),
+      },
+    };
+    try {
+      await raiseOperationalEvent(event, { run: workflowInfo().runId });
+    } catch (err) {
+      // An alert that cannot be raised never fails the delivery it is about; the metrics still count it.
+      log.warn('operational event not raised', { type: raise, destinationId: lane.destinationId, error: (err as Error).message });
+    }
+  }
 
   /** What an attempt of this URL in this round asks, with the destination's hold state as it is now. */
   function attemptRequest(lane: Lane, webhookIndex: number, round: number): AttemptRequest {
@@ -317,6 +362,13 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
 
   async function deliverTo(destinationId: string, mapping?: string): Promise<DestinationReport> {
     const lane: Lane = mapping === undefined ? { destinationId } : { destinationId, mapping };
+    const report = await deliverLane(lane);
+    if (report.status === 'failed') await operationalTransition(lane, 'exhausted');
+    return report;
+  }
+
+  async function deliverLane(lane: Lane): Promise<DestinationReport> {
+    const { destinationId, mapping } = lane;
     const givenUp = new Set<number>();
     // URLs whose last attempt failed in the slow lane: their next round starts there.
     const failedInSlowLane = new Set<number>();
@@ -343,7 +395,12 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         if (!outcome) break;
         if (result.inSlowLane && outcome.kind === 'retry') failedInSlowLane.add(index);
         else failedInSlowLane.delete(index);
-        if (outcome.kind === 'success') return { destinationId, status: 'delivered', webhookIndex: index, rounds: round };
+        if (outcome.kind === 'success') {
+          // Only a lane that sent `failing` has a transition to make: the common case awaits nothing more.
+          if (incidents.get(laneKey(lane))?.incident.failingSent) await operationalTransition(lane, 'succeeded', { index });
+          return { destinationId, status: 'delivered', webhookIndex: index, rounds: round };
+        }
+        await operationalTransition(lane, 'failed', { index, reason: outcome.reason });
         reasons.push(`${whereInLane(lane, index)}: ${outcome.reason}`);
         if (outcome.kind === 'permanent') givenUp.add(index);
         if (outcome.kind === 'retry' && outcome.retryAfterMs !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, outcome.retryAfterMs);
@@ -386,7 +443,10 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   };
   const destinations = input.destinationIds.length === 1 ? [await deliverDestination(input.destinationIds[0])] : await Promise.all(input.destinationIds.map(deliverDestination));
   const report: DeliveryReport = { messageId: input.messageId, destinations };
-  deliveriesSink.ended(destinations.map((d) => d.status));
+  deliveriesSink.ended(
+    destinations.map((d) => d.status),
+    destinations.map((d) => d.destinationId),
+  );
   const failed = destinations.filter((d) => d.status === 'failed');
   if (failed.length > 0) {
     setStatus('failed');

@@ -5,6 +5,7 @@ import type { Payload } from '@temporalio/common';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app';
+import { operationalTaskQueue, temporalOperationalEvents } from '../../src/temporal/operational-events';
 import { loadConfig, type Config } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryReport } from '../../src/delivery/types';
@@ -49,7 +50,7 @@ export async function startSystem(overrides: Partial<Config> = {}, temporalInter
   const keyring = loadKeyring(config);
   const store = await openStore({ ...config, keyring, writeKeyDirectory: true });
   const client = await connectClient(config, keyring, undefined, undefined, temporalInterceptors);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), replays: temporalReplays(client, config.temporalTaskQueue), keyring });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), replays: temporalReplays(client, config.temporalTaskQueue), operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue)), keyring });
   await app.ready();
   return {
     app,

@@ -202,6 +202,34 @@ describe('hostile input through the admin API is data: a result or a 4xx naming 
     );
   }, 120_000);
 
+  // Issue 43: operational endpoints take a user URL, secret and event type list.
+  const operationalEndpoint = fc.record(
+    {
+      url: fc.oneof(fc.constantFrom('https://ops.example.com/hook', 'http://127.0.0.1:1/x', 'https://u:p@ops.example.com', 'javascript:alert(1)', 'file:///etc/passwd', ''), fc.string({ maxLength: 300 }), fc.webUrl()),
+      eventTypes: fc.oneof(fc.array(fc.constantFrom('message.attempt.failing', 'message.attempt.exhausted', 'endpoint.disabled', ...HOSTILE), { maxLength: 8 }), fc.anything()),
+      secret: fc.oneof(fc.constantFrom('whsec_', 'whsec_AAAA', `whsec_${Buffer.alloc(32, 1).toString('base64')}`, `whsec_${Buffer.alloc(80, 1).toString('base64')}`), fc.string({ maxLength: 100 }), fc.anything()),
+      format: fc.oneof(fc.constantFrom('standard', 'slack', 'teams', '__proto__'), fc.anything()),
+      enabled: fc.anything(),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('saves or refuses any operational endpoint, answers no secret back but a generated one, and removes what it saved', async () => {
+    await fc.assert(
+      // Extra keys a client might send (hostile ones included); the 400 names the key.
+      fc.asyncProperty(fc.dictionary(fc.constantFrom(...HOSTILE, 'id', 'createdAt', 'secretSet', 'headers'), fc.anything(), { maxKeys: 2 }), operationalEndpoint, async (extra, body) => {
+        const saved = await send('POST', '/admin/operational-endpoints', { ...extra, ...body });
+        expectAnswered(saved, 'operational endpoint save');
+        if (saved.statusCode !== 201) return;
+        const created = saved.json<{ id: string; secret?: string }>();
+        if (typeof body.secret === 'string' && saved.body.includes(body.secret)) throw new Error(`the given secret was answered back: ${saved.body}`);
+        expectAnswered(await send('PATCH', `/admin/operational-endpoints/${created.id}`, body), 'operational endpoint patch');
+        await store.operationalEndpoints.delete(created.id);
+      }),
+      options(),
+    );
+  }, 120_000);
+
   it('left every built-in prototype as it was', () => {
     expect(snapshot()).toEqual(before);
   });

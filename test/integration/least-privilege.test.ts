@@ -112,6 +112,33 @@ describe('the exposure model against the real answers', () => {
   });
 });
 
+describe("an operational endpoint's secret is write-only (issue 43)", () => {
+  it('is answered once, in the 201, and no GET route answers it to any scope afterwards; a read token cannot change the endpoint', async () => {
+    const created = await system.app.inject({ method: 'POST', url: '/admin/operational-endpoints', headers: admin, payload: { url: 'https://ops.example.com/least-privilege', eventTypes: [] } });
+    expect(created.statusCode).toBe(201);
+    const { id, secret } = created.json<{ id: string; secret: string }>();
+    expect(secret).toMatch(/^whsec_/);
+    try {
+      const reads = guardedRoutes(system.app).filter((route) => route.method === 'GET' && route.url.startsWith('/admin/operational-endpoints'));
+      expect(reads.length).toBe(2);
+      for (const route of reads) {
+        for (const token of Object.values(tokens)) {
+          const reply = await system.app.inject({ method: 'GET', url: route.url.replace(':id', id), headers: bearer(token) });
+          expect(reply.body).not.toContain(secret);
+        }
+      }
+      for (const scope of ['read', 'payloads:read', 'operate', 'regulations'] as const) {
+        expect((await system.app.inject({ method: 'PATCH', url: `/admin/operational-endpoints/${id}`, headers: bearer(tokens[scope]), payload: { enabled: false } })).statusCode).toBe(403);
+      }
+      const audit = await system.app.inject({ method: 'GET', url: `/admin/audit?target=${id}`, headers: admin });
+      expect(audit.body).toContain('operational_endpoint.create');
+      expect(audit.body).not.toContain(secret);
+    } finally {
+      await system.store.operationalEndpoints.delete(id);
+    }
+  });
+});
+
 describe('secrets bound to their URL', () => {
   it("sends the new receiver of a re-pointed webhook no Authorization: the old URL's auth is dropped unless the same PATCH gives it again", async () => {
     const old = await receiver();

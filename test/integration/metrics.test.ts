@@ -109,18 +109,28 @@ it('counts ingestion on the API and attempts and deliveries on the worker, with 
   expect(flaky.requests).toHaveLength(2);
 
   // The sink reports a delivery's end once its last workflow task completes: poll briefly.
+  // Issue 43: both counters carry the destination id, each destination's outcomes from 0.
+  const [dstA, dstB] = [a.destination.id, b.destination.id];
   let scraped = '';
   await waitFor(async () => {
     scraped = await scrapeWorker();
-    if (value(scraped, 'switchyard_deliveries_total', { status: 'delivered' }) < 5) throw new Error(`deliveries not yet counted:\n${scraped}`);
+    const delivered = value(scraped, 'switchyard_deliveries_total', { status: 'delivered', destination: dstA }) + value(scraped, 'switchyard_deliveries_total', { status: 'delivered', destination: dstB });
+    if (delivered < 5) throw new Error(`deliveries not yet counted:\n${scraped}`);
   }, 15_000);
-  expect(value(scraped, 'switchyard_delivery_attempts_total', { outcome: 'success' })).toBe(5);
-  expect(value(scraped, 'switchyard_delivery_attempts_total', { outcome: 'retry' })).toBe(1);
-  expect(value(scraped, 'switchyard_delivery_attempts_total', { outcome: 'permanent' })).toBe(0);
+  expect(dstA).toMatch(/^dst_/);
+  expect(value(scraped, 'switchyard_delivery_attempts_total', { outcome: 'success', destination: dstA })).toBe(4);
+  expect(value(scraped, 'switchyard_delivery_attempts_total', { outcome: 'success', destination: dstB })).toBe(1);
+  expect(value(scraped, 'switchyard_delivery_attempts_total', { outcome: 'retry', destination: dstA })).toBe(0);
+  expect(value(scraped, 'switchyard_delivery_attempts_total', { outcome: 'retry', destination: dstB })).toBe(1);
+  expect(scraped).toContain(`switchyard_delivery_attempts_total{outcome="permanent",destination="${dstA}"} 0`);
   expect(value(scraped, 'switchyard_delivery_attempt_duration_seconds_count', { outcome: 'success' })).toBe(5);
-  expect(value(scraped, 'switchyard_deliveries_total', { status: 'delivered' })).toBe(5);
-  expect(value(scraped, 'switchyard_deliveries_total', { status: 'failed' })).toBe(0);
-  expect(value(scraped, 'switchyard_deliveries_total', { status: 'stopped' })).toBe(0);
+  expect(value(scraped, 'switchyard_deliveries_total', { status: 'delivered', destination: dstA })).toBe(4);
+  expect(value(scraped, 'switchyard_deliveries_total', { status: 'delivered', destination: dstB })).toBe(1);
+  expect(scraped).toContain(`switchyard_deliveries_total{status="failed",destination="${dstA}"} 0`);
+  expect(scraped).toContain(`switchyard_deliveries_total{status="stopped",destination="${dstB}"} 0`);
+  // The worker's task queues were polled just now.
+  const lastPoll = value(scraped, 'switchyard_worker_last_poll_timestamp_seconds', { task_queue: queue });
+  expect(Math.abs(Date.now() / 1000 - lastPoll)).toBeLessThan(120);
   expect(value(scraped, 'switchyard_webhook_attempts_in_flight')).toBe(0);
   // Node's default metrics are served too.
   expect(scraped).toMatch(/^process_cpu_user_seconds_total /m);
@@ -135,6 +145,29 @@ it('counts ingestion on the API and attempts and deliveries on the worker, with 
     }
   }
 }, 180_000);
+
+it('shows a URL a 410 switched off as switchyard_webhook_disabled, and drops every series of a destination once it is deleted (issue 43)', async () => {
+  const gone = await startReceiver(() => ({ status: 410 }));
+  const ok = await startReceiver();
+  receivers.push(gone, ok);
+  const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: gone.url, headers: {} }, { url: ok.url, headers: {} }] });
+  await send(system.app, writeKey, 'track', { userId: 'u', event: 'Gone', messageId: 'm-gone-1' });
+  expect(await deliveryResult(system.client, source.id, 'm-gone-1')).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', webhookIndex: 1 }] } });
+  const disabled = await waitFor(async () => {
+    const text = await scrapeWorker();
+    if (value(text, 'switchyard_webhook_disabled', { destination: destination.id, index: '0' }) !== 1) throw new Error(`not yet shown:\n${text}`);
+    return text;
+  }, 15_000);
+  expect(value(disabled, 'switchyard_delivery_attempts_total', { outcome: 'permanent', destination: destination.id })).toBe(1);
+  expect(value(disabled, 'switchyard_webhook_disabled', { destination: destination.id, index: '1' })).toBe(0);
+
+  expect(await system.store.destinations.delete(destination.id)).toBe(true);
+  // The scrape that reads the deletion drops the series; the next one shows none of them.
+  await waitFor(async () => {
+    const text = await scrapeWorker();
+    if (text.includes(destination.id)) throw new Error(`still shown:\n${text}`);
+  }, 15_000);
+}, 120_000);
 
 it('answers 404 on the worker metrics port for anything but GET /metrics', async () => {
   expect((await fetch(`http://127.0.0.1:${metricsPort}/`)).status).toBe(404);

@@ -1,4 +1,4 @@
-import { callTypeLabel, createMetrics, ingestRouteLabel } from '../../src/metrics';
+import { callTypeLabel, countDestination, createMetrics, forgetDestinations, watchWorker, ingestRouteLabel } from '../../src/metrics';
 
 describe('ingestRouteLabel', () => {
   it.each([
@@ -34,9 +34,54 @@ describe('callTypeLabel', () => {
 });
 
 describe('createMetrics', () => {
-  it('shows every attempt outcome and delivery status at 0 before the first event, in its own registry', async () => {
-    const text = await createMetrics({ defaultMetrics: false }).registry.metrics();
-    for (const outcome of ['success', 'retry', 'permanent']) expect(text).toContain(`switchyard_delivery_attempts_total{outcome="${outcome}"} 0`);
-    for (const status of ['delivered', 'failed', 'stopped']) expect(text).toContain(`switchyard_deliveries_total{status="${status}"} 0`);
+  it('shows every attempt outcome and delivery status of a destination at 0 from its first attempt, in its own registry', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    countDestination(metrics, 'dst_a');
+    const text = await metrics.registry.metrics();
+    for (const outcome of ['success', 'retry', 'permanent']) expect(text).toContain(`switchyard_delivery_attempts_total{outcome="${outcome}",destination="dst_a"} 0`);
+    for (const status of ['delivered', 'failed', 'stopped']) expect(text).toContain(`switchyard_deliveries_total{status="${status}",destination="dst_a"} 0`);
+  });
+});
+
+describe('the destination label (issue 43)', () => {
+  it('drops every series of a destination that is no longer configured, and keeps the others', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    for (const destination of ['dst_kept', 'dst_gone']) {
+      countDestination(metrics, destination);
+      metrics.deliveryAttempts.inc({ outcome: 'retry', destination });
+      metrics.messagesFiltered.inc({ destination, reason: 'consent' });
+      metrics.backpressuredWaits.inc({ destination });
+    }
+    await forgetDestinations(metrics, new Set(['dst_kept']));
+    const text = await metrics.registry.metrics();
+    expect(text).not.toContain('dst_gone');
+    expect(text).toContain('switchyard_delivery_attempts_total{outcome="retry",destination="dst_kept"} 1');
+    expect(text).toContain('switchyard_messages_filtered_total{destination="dst_kept",reason="consent"} 1');
+  });
+
+  it('reads switched-off URLs and the configured destinations at scrape time, and stamps the task queues being polled', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    countDestination(metrics, 'dst_deleted');
+    let disabled = [{ destinationId: 'dst_a', index: 1 }];
+    watchWorker(
+      metrics,
+      {
+        configured: async () => ({ destinationIds: new Set(['dst_a']), disabled }),
+        pollers: () => [
+          { taskQueue: 'q-polling', polling: true },
+          { taskQueue: 'q-stopped', polling: false },
+        ],
+      },
+      () => 1_700_000_000_000,
+    );
+    let text = await metrics.registry.metrics();
+    expect(text).toContain('switchyard_webhook_disabled{destination="dst_a",index="1"} 1');
+    expect(text).toContain('switchyard_worker_last_poll_timestamp_seconds{task_queue="q-polling"} 1700000000');
+    expect(text).not.toContain('q-stopped');
+    // Switched back on: the series goes; the deleted destination's counters went with the first scrape.
+    disabled = [];
+    text = await metrics.registry.metrics();
+    expect(text).not.toContain('switchyard_webhook_disabled{');
+    expect(text).not.toContain('dst_deleted');
   });
 });

@@ -46,6 +46,12 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'POST /admin/destinations/:id/webhooks/:index/enable': { scope: 'destinations:write', action: 'webhook.enable' },
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': { scope: 'operate', action: 'webhook.backpressure.clear' },
   'DELETE /admin/destinations/:id/mappings/:name/backpressure': { scope: 'operate', action: 'mapping.backpressure.clear' },
+  // Issue 43: operational endpoints; their secret is write-only (never in an answer after the 201).
+  'POST /admin/operational-endpoints': { scope: 'destinations:write', action: 'operational_endpoint.create' },
+  'GET /admin/operational-endpoints': read,
+  'GET /admin/operational-endpoints/:id': read,
+  'PATCH /admin/operational-endpoints/:id': { scope: 'destinations:write', action: 'operational_endpoint.update' },
+  'DELETE /admin/operational-endpoints/:id': { scope: 'destinations:write', action: 'operational_endpoint.delete' },
   'GET /admin/destinations/:id/filters': read,
   'POST /admin/destinations/:id/filters': { scope: 'destinations:write', action: 'filter.create' },
   'GET /admin/destinations/:id/filters/:filterId': read,

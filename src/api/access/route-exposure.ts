@@ -60,6 +60,12 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'POST /admin/destinations/:id/webhooks/:index/enable': none,
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': none,
   'DELETE /admin/destinations/:id/mappings/:name/backpressure': none,
+  // Issue 43: configuration only (a URL, event types); the secret is never answered after the 201.
+  'POST /admin/operational-endpoints': none,
+  'GET /admin/operational-endpoints': none,
+  'GET /admin/operational-endpoints/:id': none,
+  'PATCH /admin/operational-endpoints/:id': none,
+  'DELETE /admin/operational-endpoints/:id': none,
   'GET /admin/destinations/:id/filters': none,
   'POST /admin/destinations/:id/filters': none,
   'GET /admin/destinations/:id/filters/:filterId': none,

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { webhookLabel } from '../../delivery/summary';
 import { healthSinceMinute, SERIES_STEP_MINUTES, summarizeUrlHealth, type HealthBucket, type HealthTotals } from '../../delivery/webhook-health';
-import type { Deliveries } from '../../ports';
+import type { Deliveries, OperationalEvents } from '../../ports';
 import type { Store } from '../../store/types';
 import { notFound } from '../errors';
 import { audited } from '../access/audit-trail';
@@ -110,7 +110,10 @@ const sumWaited = (all: Waited[]): Waited =>
  * last hour and day (counted in memory by each worker, added up in the store every
  * HEALTH_FLUSH_INTERVAL), and switching a URL that answered 410 Gone back on.
  */
-export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Pick<Deliveries, 'wakeHeld'>; clock?: () => number }> = async (app, { store, deliveries, clock = Date.now }) => {
+export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Pick<Deliveries, 'wakeHeld'>; clock?: () => number; operationalEvents?: OperationalEvents }> = async (
+  app,
+  { store, deliveries, clock = Date.now, operationalEvents },
+) => {
   app.get('/destinations/:id/health', { schema: { params: IdParams, response: { 200: HealthView, ...errorReplies } } }, async (request) => {
     const destination = await store.destinations.get(request.params.id);
     if (!destination) throw notFound(`destination ${request.params.id}`);
@@ -168,6 +171,11 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
     const { destination, index, webhook } = await webhookOf(request.params);
     // Audited whether or not it was off: the operator asked for it.
     const wasDisabled = (await audited(store, request, async (tx) => ({ was: await tx.destinations.enableWebhook(destination.id, webhook.url) }), { target: destination.id, changed: [`webhooks[${index}].enabled`] })).was;
+    // Issue 43: the switch back on ends the incident its switch-off began (named by when that was).
+    if (wasDisabled && operationalEvents) {
+      const event = { type: 'endpoint.enabled' as const, timestamp: new Date().toISOString(), data: { sourceId: destination.sourceId, destinationId: destination.id, webhookIndex: index } };
+      await operationalEvents.raise(event, { since: webhook.disabled?.at }).catch((err: Error) => request.log.warn({ destinationId: destination.id, webhookIndex: index, err: err.message }, 'endpoint.enabled not raised'));
+    }
     return { index, url: webhookLabel(webhook.url), enabled: true as const, wasDisabled };
   });
 

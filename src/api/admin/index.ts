@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { SETTINGS } from '../../config';
 import type { Store } from '../../store/types';
 import type { DeliveryPolicy } from '../../delivery/types';
-import type { Deliveries, Replays, SyncSchedules } from '../../ports';
+import type { Deliveries, OperationalEvents, Replays, SyncSchedules } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
 import type { SigningOverlapEnds } from '../signing-overlaps';
 import { audienceRoutes } from './audiences';
@@ -18,6 +18,7 @@ import { destinationRoutes } from './destinations';
 import { destinationFilterRoutes } from './destination-filters';
 import { mappingPreviewRoutes } from './mapping-preview';
 import { destinationHealthRoutes } from './destination-health';
+import { operationalEndpointRoutes } from './operational-endpoints';
 import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
 import { sourceRoutes } from './sources';
@@ -43,13 +44,15 @@ export interface AdminOptions {
   keyring: Keyring | undefined;
   /** Issue 31: replays of the archive need their workflows; without this port their routes are not served. */
   replays?: { replays: Replays; archiveRetentionMs: number; maxInFlight: number };
+  /** Issue 43: where switching a webhook URL back on raises `endpoint.enabled` (none raised when absent). */
+  operationalEvents?: OperationalEvents;
 }
 
 /**
  * The admin API, one plugin per resource. The access check (token and scope, issue 32) is a hook
  * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents }) => {
   app.addHook('onRequest', authorize ?? authorizer({ adminToken, failures: adminTokenFailures, tokens: store.tokens, audit: store.audit }));
   await app.register(tokenRoutes, { store });
   await app.register(auditRoutes, { store });
@@ -57,13 +60,14 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(sourceRoutes, { store });
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default), signingOverlaps });
 
-  await app.register(destinationHealthRoutes, { store, deliveries });
+  await app.register(destinationHealthRoutes, { store, deliveries, operationalEvents });
   await app.register(destinationOverviewRoutes, {
     store,
     deliveries,
     filterTitles: async (destinationId) => new Map((await store.destinationFilters.list(destinationId)).map((filter) => [filter.id, filter.title])),
   });
   await app.register(destinationFilterRoutes, { store });
+  await app.register(operationalEndpointRoutes, { store });
   await app.register(mappingPreviewRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });

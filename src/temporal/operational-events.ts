@@ -1,0 +1,35 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { incidentId, subscribes } from '../delivery/operational-events';
+import type { OperationalEvents } from '../ports';
+import type { Store } from '../store/types';
+import type { deliverOperationalEvent } from '../workflows/operational-event';
+
+/** The operational lane's task queue: its own pollers and slots, so no destination's backlog holds an alert up. */
+export const operationalTaskQueue = (deliveryTaskQueue: string): string => `${deliveryTaskQueue}-operational`;
+
+/**
+ * Raises an event as one workflow on the operational lane, its id the incident's: a second raise
+ * of the same incident (a retried activity, another worker seeing the same 410) is refused by
+ * Temporal and sends nothing (REJECT_DUPLICATE: not even after the first has closed). With no
+ * enabled endpoint subscribed to its type, nothing is started at all.
+ */
+export function temporalOperationalEvents(client: Client, store: Pick<Store, 'operationalEndpoints'>, taskQueue: string): OperationalEvents {
+  return {
+    async raise(event, scope) {
+      const endpoints = (await store.operationalEndpoints.list()).filter((endpoint) => endpoint.enabled && subscribes(endpoint.eventTypes, event.type));
+      if (endpoints.length === 0) return;
+      try {
+        await client.workflow.start<typeof deliverOperationalEvent>('deliverOperationalEvent', {
+          taskQueue,
+          workflowId: incidentId(event, scope),
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          args: [{ event, endpointIds: endpoints.map((endpoint) => endpoint.id) }],
+          staticSummary: `${event.type} for ${event.data.destinationId || event.data.sourceId}`,
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import { Webhook } from 'standardwebhooks';
+import type { OperationalEvent } from '../../src/delivery/operational-events';
+import { waitFor } from '../helpers/processes';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver';
+import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
+
+/**
+ * Issue 43, operational webhooks, on real processes (the run's worker, its operational lane, real
+ * receivers): events in Svix's names, one per incident, signed with Standard Webhooks and checked
+ * with the `standardwebhooks` package. Operational endpoints see every destination's events, and
+ * other files run beside this one: every assertion reads only the events of this file's destinations.
+ */
+
+let system: TestSystem;
+const receivers: Receiver[] = [];
+const endpointIds: string[] = [];
+// Registered before useSystem's, so it runs while the system is still open (Jest runs afterAll hooks in order).
+afterAll(async () => {
+  for (const id of endpointIds) await system?.store.operationalEndpoints.delete(id);
+});
+// A short retry window: a receiver that always answers 500 fails about 6 times, then for good.
+useSystem((s) => (system = s), { alsoClose: receivers, overrides: { deliveryRetryWindow: 6_000, deliveryInitialBackoff: 200, deliveryMaxBackoff: 800 } });
+
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+let operational: Receiver;
+let slack: Receiver;
+let secret: string;
+
+async function receiver(status: number): Promise<Receiver> {
+  const r = await startReceiver(() => ({ status }));
+  receivers.push(r);
+  return r;
+}
+
+async function createEndpoint(payload: Record<string, unknown>) {
+  const res = await system.app.inject({ method: 'POST', url: '/admin/operational-endpoints', headers: auth, payload });
+  expect(res.statusCode).toBe(201);
+  endpointIds.push(res.json().id);
+  return res.json();
+}
+
+beforeAll(async () => {
+  operational = await receiver(200);
+  slack = await receiver(200);
+  const created = await createEndpoint({ url: operational.url, eventTypes: [] });
+  secret = created.secret;
+  await createEndpoint({ url: slack.url, eventTypes: ['endpoint.disabled'], format: 'slack' });
+});
+
+
+const eventsOf = (destinationId: string): { request: ReceivedRequest; event: OperationalEvent }[] =>
+  operational.requests.map((request) => ({ request, event: JSON.parse(request.body) as OperationalEvent })).filter(({ event }) => event.data.destinationId === destinationId);
+
+const ofType = (destinationId: string, type: OperationalEvent['type']) => eventsOf(destinationId).filter(({ event }) => event.type === type);
+
+/** Waits until this destination has an event of this type; returns them all. */
+const arrived = (destinationId: string, type: OperationalEvent['type']) =>
+  waitFor(() => {
+    const found = ofType(destinationId, type);
+    if (found.length === 0) throw new Error(`no ${type} for ${destinationId} yet; got ${eventsOf(destinationId).map(({ event }) => event.type).join(', ') || 'nothing'}`);
+    return found;
+  }, 60_000);
+
+function verified(request: ReceivedRequest): unknown {
+  return new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
+}
+
+describe('operational endpoints (admin API)', () => {
+  it('shows a generated whsec_ secret once, in the 201, and never again', async () => {
+    const created = await createEndpoint({ url: 'https://ops.example.com/hooks', eventTypes: ['message.attempt.exhausted'] });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(created).toMatchObject({ url: 'https://ops.example.com/hooks', eventTypes: ['message.attempt.exhausted'], format: 'standard', enabled: true });
+    const one = await system.app.inject({ method: 'GET', url: `/admin/operational-endpoints/${created.id}`, headers: auth });
+    const list = await system.app.inject({ method: 'GET', url: '/admin/operational-endpoints', headers: auth });
+    const patched = await system.app.inject({ method: 'PATCH', url: `/admin/operational-endpoints/${created.id}`, headers: auth, payload: { secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, enabled: false } });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json()).toMatchObject({ enabled: false });
+    for (const body of [one.body, list.body, patched.body]) {
+      expect(body).not.toContain(created.secret);
+      expect(body).not.toContain('whsec_');
+    }
+    // A secret given is not echoed.
+    const given = await createEndpoint({ url: 'https://ops.example.com/given', eventTypes: [], secret: `whsec_${Buffer.alloc(32, 9).toString('base64')}` });
+    expect(given.secret).toBeUndefined();
+  });
+
+  it.each([
+    ['url', { url: 'ftp://ops.example.com', eventTypes: [] }],
+    ['url', { url: 'https://user:pw@ops.example.com', eventTypes: [] }],
+    ['secret', { url: 'https://ops.example.com', eventTypes: [], secret: 'not-a-whsec' }],
+    ['eventTypes', { url: 'https://ops.example.com', eventTypes: ['message.attempt.sneezed'] }],
+    ['format', { url: 'https://ops.example.com', eventTypes: [], format: 'teams' }],
+  ])('refuses a bad %s with a 400 naming it', async (field, payload) => {
+    const res = await system.app.inject({ method: 'POST', url: '/admin/operational-endpoints', headers: auth, payload });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toContain(field);
+  });
+
+  it('audits each change once, with field names and never the secret', async () => {
+    const created = await createEndpoint({ url: 'https://ops.example.com/audited', eventTypes: [], secret: `whsec_${Buffer.alloc(32, 3).toString('base64')}` });
+    await system.app.inject({ method: 'DELETE', url: `/admin/operational-endpoints/${created.id}`, headers: auth });
+    const rows = await system.store.audit.list({ target: created.id, limit: 10 });
+    expect(rows.map((row) => row.action).sort()).toEqual(['operational_endpoint.create', 'operational_endpoint.delete']);
+    expect(rows.find((row) => row.action === 'operational_endpoint.create')?.changed).toEqual(['eventTypes', 'secret', 'url']);
+    expect(JSON.stringify(rows)).not.toContain('whsec_');
+  });
+});
+
+describe('operational events', () => {
+  it('a message that fails for good sends one message.attempt.failing (at its 4th failure) and one message.attempt.exhausted, signed, with no payload', async () => {
+    const failing = await receiver(500);
+    const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: failing.url, headers: {} }] });
+    await send(system.app, writeKey, 'track', { userId: 'op-user-secret', event: 'Op Failing', messageId: 'op-fail-1', properties: { card: 'payload-never-in-alerts' } });
+    expect(await deliveryResult(system.client, source.id, 'op-fail-1')).toMatchObject({ ok: false });
+    expect(failing.requests.length).toBeGreaterThanOrEqual(4);
+
+    const [exhausted] = await arrived(destination.id, 'message.attempt.exhausted');
+    const failingEvents = ofType(destination.id, 'message.attempt.failing');
+    expect(failingEvents).toHaveLength(1);
+    expect(ofType(destination.id, 'message.attempt.exhausted')).toHaveLength(1);
+    for (const { request } of [exhausted, ...failingEvents]) {
+      expect(verified(request)).toBeTruthy();
+      expect(request.body).not.toContain('payload-never-in-alerts');
+      expect(request.body).not.toContain('op-user-secret');
+    }
+    expect(exhausted.event).toEqual({
+      type: 'message.attempt.exhausted',
+      timestamp: expect.any(String),
+      data: { sourceId: source.id, destinationId: destination.id, messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: 500, error: expect.stringContaining('500'), timestamp: expect.any(String) } },
+    });
+    expect(failingEvents[0].event.data).toMatchObject({ messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: 500 } });
+    // The webhook-id is stable per incident, different between the two.
+    expect(exhausted.request.headers['webhook-id']).not.toBe(failingEvents[0].request.headers['webhook-id']);
+  });
+
+  it('a message that fails for good in fewer than 4 attempts sends exhausted and no failing', async () => {
+    const refusing = await receiver(400);
+    const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: refusing.url, headers: {} }] });
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Op Refused', messageId: 'op-refused-1' });
+    expect(await deliveryResult(system.client, source.id, 'op-refused-1')).toMatchObject({ ok: false });
+    const [exhausted] = await arrived(destination.id, 'message.attempt.exhausted');
+    expect(exhausted.event.data.lastAttempt?.responseStatusCode).toBe(400);
+    expect(ofType(destination.id, 'message.attempt.failing')).toHaveLength(0);
+  });
+
+  it('a 410 sends one endpoint.disabled however many messages met it, Slack gets {text}, and switching it back on sends endpoint.enabled', async () => {
+    const gone = await receiver(410);
+    const healthy = await receiver(200);
+    const { source, writeKey, destination } = await sourceWithDestination(system.store, {
+      webhooks: [
+        { url: gone.url, headers: {} },
+        { url: healthy.url, headers: {} },
+      ],
+    });
+    const ids = ['op-gone-1', 'op-gone-2', 'op-gone-3'];
+    await Promise.all(ids.map((messageId) => send(system.app, writeKey, 'track', { userId: 'u', event: 'Op Gone', messageId })));
+    for (const messageId of ids) expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: true });
+
+    const [disabled] = await arrived(destination.id, 'endpoint.disabled');
+    expect(verified(disabled.request)).toBeTruthy();
+    expect(disabled.event.data).toMatchObject({ sourceId: source.id, destinationId: destination.id, webhookIndex: 0, lastAttempt: { responseStatusCode: 410 } });
+    const toSlack = await waitFor(() => {
+      const found = slack.requests.map((r) => JSON.parse(r.body) as { text: string }).filter((body) => body.text.includes(destination.id));
+      if (found.length === 0) throw new Error('nothing in Slack yet');
+      return found;
+    }, 60_000);
+    expect(Object.keys(toSlack[0])).toEqual(['text']);
+    expect(toSlack[0].text).toContain('endpoint.disabled');
+
+    const enabled = await system.app.inject({ method: 'POST', url: `/admin/destinations/${destination.id}/webhooks/0/enable`, headers: auth });
+    expect(enabled.json()).toMatchObject({ wasDisabled: true });
+    const [back] = await arrived(destination.id, 'endpoint.enabled');
+    expect(verified(back.request)).toBeTruthy();
+    expect(back.event.data).toMatchObject({ destinationId: destination.id, webhookIndex: 0 });
+    // One incident, one event each: however many attempts met the 410. (Slack took only disabled.)
+    expect(ofType(destination.id, 'endpoint.disabled')).toHaveLength(1);
+    expect(ofType(destination.id, 'endpoint.enabled')).toHaveLength(1);
+    expect(slack.requests.filter((r) => r.body.includes(destination.id))).toHaveLength(1);
+  });
+});
