@@ -18,6 +18,7 @@ import { backpressureMs } from '../delivery/flow-control';
 import { mappedTarget, webhookTarget, type RenderedRequest } from './request-target';
 import { sendAuthorized, type Outbound } from './send-authorized';
 import type { LiveLag } from './live-lag';
+import { tracedAttempt } from '../tracing/attempt-span';
 
 type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'> & Partial<FlowMetrics>;
 
@@ -79,7 +80,11 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     let outcome: AttemptOutcome;
     try {
       // Issue 33: the destination's outbound auth and client certificate, when it has them.
-      outcome = await sendAuthorized(destination, { url: webhook.url, headers, body, method: target.method }, timeoutMs, outbound ?? { agentFor: () => agent }, postWebhook);
+      // Issue 43: the attempt's span (tracing on), and its traceparent unless the destination says not.
+      const subject = { ...fields, method: target.method, url: webhook.url, ...(req.trace && { trace: req.trace }) };
+      outcome = await tracedAttempt(subject, destination.propagateTraceContext, headers, (sent) =>
+        sendAuthorized(destination, { url: webhook.url, headers: sent, body, method: target.method }, timeoutMs, outbound ?? { agentFor: () => agent }, postWebhook),
+      );
     } finally {
       metrics?.attemptsInFlight.dec();
     }
