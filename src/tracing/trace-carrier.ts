@@ -62,6 +62,6 @@ export function isTraceCarrier(value: unknown): value is TraceCarrier {
 }
 
 function firstHeaderValue(header: unknown): string | undefined {
-  const value = Array.isArray(header) ? (header.length === 1 ? header[0] : undefined) : header;
+  const value: unknown = Array.isArray(header) ? (header.length === 1 ? (header[0] as unknown) : undefined) : header;
   return typeof value === 'string' ? value : undefined;
 }

@@ -88,7 +88,7 @@ function spansOf(exported: Export): ReceivedSpan[] {
 
 function decode(contentType: string, body: Buffer): Export {
   if (contentType.startsWith('application/json')) return JSON.parse(body.toString('utf8')) as Export;
-  return ExportRequest.toObject(ExportRequest.decode(body), { bytes: String, longs: String, oneofs: false }) as Export;
+  return ExportRequest.toObject(ExportRequest.decode(body), { bytes: String, longs: String, oneofs: false });
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
