@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { trace } from '@opentelemetry/api';
+import fc from 'fast-check';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { propagation } from '@opentelemetry/api';
@@ -191,5 +192,36 @@ describe('the trace context in a delivery input (privacy: sealed like the bodies
     expect(isTraceCarrier({ traceparent: 'garbage' })).toBe(false);
     expect(isTraceCarrier({ traceparent: `00-${T}-${S}-01`, tracestate: 7 })).toBe(false);
     expect(isTraceCarrier('00-…')).toBe(false);
+  });
+});
+
+describe('any header is data (fast-check; the seed is printed on a failure, FC_SEED replays it)', () => {
+  const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
+  const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 700 });
+  const hexRun = fc.string({ unit: fc.constantFrom(...'0123456789abcdef0'), maxLength: 34 });
+  const nearlyValid = fc.tuple(hexRun, hexRun, hexRun, hexRun).map((parts) => parts.join('-'));
+
+  it('parses a traceparent into a valid parent named by the header, or into none; never throws', () => {
+    fc.assert(
+      fc.property(fc.oneof(printable, nearlyValid, fc.anything()), (header) => {
+        const parent = parseTraceparent(header);
+        if (parent === undefined) return;
+        expect(isSpanContextValid(parent)).toBe(true);
+        expect(String(header)).toContain(`${parent.traceId}-${parent.spanId}`);
+      }),
+      { seed, numRuns: 2_000 },
+    );
+  });
+
+  it('keeps a tracestate only as a bounded list of well-formed members', () => {
+    fc.assert(
+      fc.property(fc.oneof(printable, fc.array(printable, { maxLength: 4 }), fc.anything()), (header) => {
+        const kept = parseTracestate(header);
+        if (kept === undefined) return;
+        expect(kept.length).toBeLessThanOrEqual(512);
+        expect(kept.split(',').length).toBeLessThanOrEqual(32);
+      }),
+      { seed, numRuns: 2_000 },
+    );
   });
 });
