@@ -32,7 +32,9 @@ import { historyToJSON } from '../test/helpers/histories';
 import { admin, createDefinition, ingestBatch, NEVER } from '../test/helpers/personas';
 import { ROOT, waitFor } from '../test/helpers/processes';
 import { startReceiver, type Receiver, type Responder } from '../test/helpers/receiver';
-import { ADMIN_TOKEN, deliveryResult, send, startSystem, type TestSystem } from '../test/helpers/system';
+import { ADMIN_TOKEN, basicAuth, deliveryResult, send, startSystem, type TestSystem } from '../test/helpers/system';
+import { startOtlpReceiver } from '../test/helpers/otlp-receiver';
+import { startTracing } from '../src/tracing/tracing';
 
 const OUT = path.join(ROOT, 'test/fixtures/histories');
 
@@ -374,6 +376,41 @@ async function recordActions(): Promise<void> {
   await save(s.client, name, deliveryWorkflowId(source.id, messageId));
 }
 
+/**
+ * Issue 43: a message accepted with a sender's traceparent while tracing is on, its bodies in the
+ * clear (no payload keys), so its input carries the trace context itself and each attempt gets it
+ * under the patch `open-trace-context-in-attempts`; a 503 first, so two attempts ask for it. (A
+ * sealed input carries it inside its sealed bodies: the same history as an untraced one.)
+ */
+async function recordTraced(): Promise<void> {
+  const name = 'deliver-traced-open';
+  if (!wanted(name)) return;
+  const otlp = await startOtlpReceiver();
+  const stopTracing = await startTracing({ tracesExporter: '', otlpEndpoint: '', otlpTracesEndpoint: otlp.url, otlpTracesProtocol: 'http/json', serviceName: 'record-histories', bspScheduleDelay: 100 }, 'record-histories');
+  try {
+    const s = await system({ payloadEncryption: false });
+    const hook = await receiver((_, n) => ({ status: n === 0 ? 503 : 200 }));
+    const { source, writeKey } = await destinationFor(s.store, name, [hook.url]);
+    const messageId = `record-${name}`;
+    const accepted = await s.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(writeKey), traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }, payload: { userId: 'u', event: 'Recorded', messageId } });
+    if (accepted.statusCode !== 200) throw new Error(`${name}: /v1/track answered ${accepted.statusCode}`);
+    // This client has no payload keys, and the worker's result is encrypted: wait for the run to close instead of reading it.
+    const handle = s.client.workflow.getHandle(deliveryWorkflowId(source.id, messageId));
+    await waitFor(async () => {
+      const { status } = await handle.describe();
+      if (status.name !== 'COMPLETED') throw new Error(`${name}: ${status.name}`);
+    }, 60_000);
+    // The run's worker does not trace (it sends no header): what matters here is the input and the patch's marker.
+    const marker = Buffer.from(JSON.stringify({ id: 'open-trace-context-in-attempts', deprecated: false })).toString('base64');
+    const patched = historyToJSON(await handle.fetchHistory()).includes(marker);
+    if (hook.requests.length !== 2 || !patched) throw new Error(`${name}: ${hook.requests.length} requests; patch marker ${patched ? '' : 'not '}recorded`);
+    await save(s.client, name, handle.workflowId);
+  } finally {
+    await stopTracing?.();
+    await otlp.close();
+  }
+}
+
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   process.env.PERSONAS_SYNC_PAGE_SIZE = PERSONAS_SYNC_PAGE_SIZE;
@@ -386,6 +423,7 @@ async function main(): Promise<void> {
     await recordRedeliveries();
     await recordReplays();
     await recordActions();
+    await recordTraced();
   } finally {
     for (const child of ownWorkers) await stopProcess(child, 'SIGKILL');
     await Promise.all(receivers.map((r) => r.close()));

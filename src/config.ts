@@ -100,6 +100,27 @@ const publicUrl = (raw: string) => {
   }
   return parsed.href.replace(/\/+$/, '');
 };
+/** OpenTelemetry's exporter choice for traces: only OTLP is built in; `none` (or empty without an endpoint) is off. */
+const tracesExporter = (raw: string): '' | 'otlp' | 'none' => {
+  if (raw !== '' && raw !== 'otlp' && raw !== 'none') throw new Error(`"${raw}" is not otlp or none`);
+  return raw;
+};
+/** Empty, or an absolute http(s) URL (the collector's). */
+const otlpUrl = (raw: string) => {
+  if (raw === '') return '';
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) throw new Error(`"${raw}" is not an http or https URL such as http://otel-collector:4318`);
+  return raw;
+};
+const otlpProtocol = (raw: string): 'http/protobuf' | 'http/json' => {
+  if (raw !== 'http/protobuf' && raw !== 'http/json') throw new Error(`"${raw}" is not http/protobuf or http/json`);
+  return raw;
+};
 /** Empty, or a `postgres://` / `postgresql://` URL (checked here so a typo fails at start-up, not at first query). */
 const databaseUrl = (raw: string) => {
   if (raw === '') return '';
@@ -195,6 +216,12 @@ export const SETTINGS = {
   workerSlowLaneSlots: { env: 'WORKER_SLOW_LANE_SLOTS', default: '20', description: 'Attempts one worker runs at once in the slow lane: attempts that found their webhook busy (`WORKER_MAX_IN_FLIGHT_PER_WEBHOOK` reached, as with a receiver that hangs) wait there, on the task queue `<delivery queue>-slow-lane` with their destination as Temporal fairness key, for their turn, instead of asking again through the delivery queue. Waiting there holds one of these slots, never one of `WORKER_MAX_CONCURRENT_ACTIVITIES`.', parse: positiveInteger },
   destinationCacheTtl: { env: 'DESTINATION_CACHE_TTL', default: '5s', description: 'On PostgreSQL, how long a worker may reuse a destination, the answer to whether a user was erased, or a data key of a user, that it read for its attempts. Every change (switched off, a new secret, a URL switched off, a regulation, a data key destroyed or made) reaches the worker at once through LISTEN/NOTIFY and drops its copy; this bounds the age of a copy only if a notification were lost. While the LISTEN connection of the worker is down nothing is cached. `0` turns the cache off; SQLite never caches (local reads are microseconds).', parse: duration },
   metricsPort: { env: 'METRICS_PORT', default: '0', description: 'Port on which a worker process (`src/worker.ts`) serves Prometheus `GET /metrics` (on `HOST`, no auth). `0` serves none. The API, and `npm start`\'s combined process, serve `/metrics` on `PORT` whatever this says.', parse: integer },
+  tracesExporter: { env: 'OTEL_TRACES_EXPORTER', default: '', description: 'Tracing (OpenTelemetry, W3C trace context; docs/operations.md "Tracing"): `otlp` exports spans over OTLP/HTTP, `none` switches tracing off. Empty: `otlp` when `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` is set, off otherwise. Off, no OpenTelemetry SDK is loaded, no span is made and no trace header is sent.', parse: tracesExporter },
+  otlpEndpoint: { env: 'OTEL_EXPORTER_OTLP_ENDPOINT', default: '', description: 'Base URL of an OTLP/HTTP collector (e.g. `http://otel-collector:4318`); spans go to `<this>/v1/traces`. Other `OTEL_EXPORTER_OTLP_*` variables (`_HEADERS`, `_TIMEOUT`, `_COMPRESSION`, certificates) are read by the exporter itself.', parse: otlpUrl },
+  otlpTracesEndpoint: { env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', default: '', description: 'Full URL spans are POSTed to (e.g. `http://otel-collector:4318/v1/traces`), used as is; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`.', parse: otlpUrl },
+  otlpTracesProtocol: { env: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', default: 'http/protobuf', description: 'How spans are encoded: `http/protobuf` or `http/json` (OTLP over HTTP; gRPC is not offered).', parse: otlpProtocol },
+  serviceName: { env: 'OTEL_SERVICE_NAME', default: '', description: 'The `service.name` of exported spans. Empty: the process\'s own name, `switchyard-api`, `switchyard-worker` or `switchyard` (`npm start`).', parse: text },
+  bspScheduleDelay: { env: 'OTEL_BSP_SCHEDULE_DELAY', default: '5000', description: 'Milliseconds between two exports of finished spans (OpenTelemetry\'s batch span processor; it also exports as soon as 512 spans wait, and at shutdown).', parse: positiveInteger },
   temporalMetricsBind: { env: 'TEMPORAL_METRICS_BIND', default: '', description: 'Address (`host:port`, e.g. `127.0.0.1:9464`) where the Temporal SDK\'s own worker metrics (`temporal_*`: task slots, poll and schedule latencies, sticky cache) are exported for Prometheus at `/metrics`, by its process-wide runtime. Empty exports none.', parse: text },
   healthFlushInterval: { env: 'HEALTH_FLUSH_INTERVAL', default: '5s', description: 'How often a worker adds the webhook health it counted in memory (attempts per destination, URL and minute: outcomes, a latency histogram, the last error) to the store, for `GET /admin/destinations/:id/health`; also at shutdown. A worker that crashes loses at most this much of its counts. `0` records no health (the route then shows only switched-off URLs).', parse: duration },
   healthPollerWindow: { env: 'HEALTH_POLLER_WINDOW', default: '70s', description: '`GET /admin/status` counts a worker as alive while Temporal saw it poll a task queue within this long. A live idle worker polls again at least every 60 s (Temporal\'s long-poll interval), so a worker that died shows as missing within this window. (`/health`, the load balancer\'s route, does not look at workers.)', parse: duration },

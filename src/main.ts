@@ -14,6 +14,7 @@ import { connectClient } from './temporal/connection';
 import { startDevServer } from './temporal/dev-server';
 import { connectWorker, startWorkers } from './temporal/workers';
 import { VERSION } from './version';
+import { startTracing } from './tracing/tracing';
 
 /** `npm start`: the whole system on embedded defaults — Temporal dev server, worker and API in one command. */
 runMain(async () => {
@@ -22,6 +23,9 @@ runMain(async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'switchyard', config.logFormat);
   const lifecycle = new Lifecycle(logger);
+  // Issue 43: before any Temporal client or worker exists (they would capture a no-op propagator); stopped last, exporting what is left.
+  const stopTracing = await startTracing(config, 'switchyard');
+  if (stopTracing) lifecycle.opened('tracing', stopTracing, (stop) => stop());
   mkdirSync(config.dataDir, { recursive: true });
   // The quick start's development key lives in DATA_DIR (made on the first start), so it needs no setup.
   const keyring = loadKeyring(config, { createInDataDir: true });

@@ -5,6 +5,7 @@ import { createLogger } from './logger';
 import { loadKeyring } from './privacy/load-keyring';
 import { openStore } from './store';
 import { connectClient } from './temporal/connection';
+import { startTracing } from './tracing/tracing';
 
 /** Entry point: the HTTP API. SIGTERM stops accepting, lets in-flight requests finish, then exits. */
 runMain(async () => {
@@ -14,6 +15,9 @@ runMain(async () => {
   const keyring = loadKeyring(config);
   const logger = createLogger(config.logLevel, 'switchyard-api', config.logFormat);
   const lifecycle = new Lifecycle(logger);
+  // Issue 43: before the Temporal client exists (it would capture a no-op propagator); stopped last, exporting what is left.
+  const stopTracing = await startTracing(config, 'switchyard-api');
+  if (stopTracing) lifecycle.opened('tracing', stopTracing, (stop) => stop());
   const store = lifecycle.opened('store', await openStore({ ...config, keyring, writeKeyDirectory: true }), (s) => s.close());
   const client = lifecycle.opened('Temporal client', await connectClient(config, keyring, logger), (c) => c.connection.close());
   await serveApi(config, store, logger, lifecycle, { client }, { keyring });

@@ -5,6 +5,7 @@ import { createMetrics, serveMetrics } from './metrics';
 import { loadKeyring } from './privacy/load-keyring';
 import { openStore } from './store';
 import { startWorkers } from './temporal/workers';
+import { startTracing } from './tracing/tracing';
 
 /** Entry point: one delivery worker process. SIGTERM/SIGINT finish in-flight attempts, then exit. */
 runMain(async () => {
@@ -13,6 +14,9 @@ runMain(async () => {
   const keyring = loadKeyring(config);
   const logger = createLogger(config.logLevel, 'switchyard-worker', config.logFormat);
   const lifecycle = new Lifecycle(logger);
+  // Issue 43: before the workers exist (see src/server.ts); stopped last, exporting the last attempts' spans.
+  const stopTracing = await startTracing(config, 'switchyard-worker');
+  if (stopTracing) lifecycle.opened('tracing', stopTracing, (stop) => stop());
   // The worker's attempts read destinations through the LISTEN/NOTIFY cache on PostgreSQL.
   const store = lifecycle.opened('store', await openStore({ ...config, destinationCacheTtlMs: config.destinationCacheTtl, keyring }), (s) => s.close());
   const metrics = createMetrics();

@@ -19,6 +19,7 @@ import { mappedTarget, webhookTarget, type RenderedRequest } from './request-tar
 import { sendAuthorized, type Outbound } from './send-authorized';
 import type { LiveLag } from './live-lag';
 import { countDestination } from '../metrics';
+import { tracedAttempt } from '../tracing/attempt-span';
 
 /** Issue 43: told when an attempt's answer has just switched its URL off (activities/operational-events.ts). */
 export type SwitchedOff = (at: { sourceId: string; destinationId: string; webhookIndex: number; url: string; status: number; reason: string }) => Promise<void>;
@@ -85,7 +86,11 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     let outcome: AttemptOutcome;
     try {
       // Issue 33: the destination's outbound auth and client certificate, when it has them.
-      outcome = await sendAuthorized(destination, { url: webhook.url, headers, body, method: target.method }, timeoutMs, outbound ?? { agentFor: () => agent }, postWebhook);
+      // Issue 43: the attempt's span (tracing on), and its traceparent unless the destination says not.
+      const subject = { ...fields, method: target.method, url: webhook.url, ...(req.trace && { trace: req.trace }) };
+      outcome = await tracedAttempt(subject, destination.propagateTraceContext, headers, (sent) =>
+        sendAuthorized(destination, { url: webhook.url, headers: sent, body, method: target.method }, timeoutMs, outbound ?? { agentFor: () => agent }, postWebhook),
+      );
     } finally {
       metrics?.attemptsInFlight.dec();
     }

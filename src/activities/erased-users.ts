@@ -2,7 +2,8 @@ import { log } from '@temporalio/activity';
 import { erasableIds, erasedBeforeSend, ERASED_REASON, type CallIds } from '../delivery/erasure';
 import type { AttemptRequest, AttemptResult, MessageBody } from '../delivery/types';
 import { suppressedBeforeSend, SUPPRESSED_REASON } from '../delivery/suppression';
-import { openBody, openCallIds, ReplacedKeyError } from '../privacy/sealed-body';
+import { openBody, openCallIds, openTraceContext, ReplacedKeyError } from '../privacy/sealed-body';
+import { isTraceCarrier } from '../tracing/trace-carrier';
 import type { Store } from '../store/types';
 
 /** An attempt whose body is readable: what the send step works with (never written to history). */
@@ -26,8 +27,11 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys' |
   };
   const erased = (req: AttemptRequest) => stopped(req, ERASED_REASON);
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
-    const { message: plain, sealedMessage, ...rest } = req;
+    const { message: plain, sealedMessage, trace: plainTrace, ...rest } = req;
     let message = plain;
+    // Issue 43: the message's trace context, beside its body (sealed with it, or in the clear with a
+    // plaintext body); whatever does not read as one is dropped, never a reason not to send.
+    let trace: unknown = plainTrace;
     // Issue 40 item 4: the call's ids, sealed beside the body, whatever this destination's filters
     // left in it; a body sealed before them (or in the clear) has only its own.
     let call: CallIds | undefined;
@@ -42,6 +46,7 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys' |
         throw err;
       }
       call = openCallIds(key, req.messageId, sealedMessage);
+      trace = openTraceContext(key, req.messageId, sealedMessage);
     }
     if (!message) throw new Error(`attempt of message ${req.messageId} carries no body`);
     const about = call ?? message;
@@ -52,6 +57,6 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys' |
     // Issue 30: a suppressed user's running deliveries stop like an erased one's, and stay stopped
     // after an UNSUPPRESS (it lifts the suppression for new calls only).
     if (ids.length > 0 && suppressedBeforeSend(about, await store.suppressions.of(ids))) return stopped(req, SUPPRESSED_REASON);
-    return attempt({ ...rest, message });
+    return attempt({ ...rest, message, ...(isTraceCarrier(trace) && { trace }) });
   };
 }

@@ -19,6 +19,7 @@ import { MESSAGE_TYPES, type CallType } from '../delivery/types';
 import { Accepted, BatchBody, CallBody, ErrorReply } from './ingest-schema';
 import { guardIngestion } from './ingest-guard';
 import type { Metrics } from '../metrics';
+import { traceIngestRequest } from '../tracing/ingest-spans';
 
 interface IngestOptions {
   store: Store;
@@ -77,17 +78,25 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
   // Segment's browser library posts JSON as text/plain (a CORS "simple" type); Kotlin's batches come so too.
   parseAsStrictJson(app, 'text/plain');
 
-  async function ingest(request: FastifyRequest, sourceId: string, calls: Call[], inBatch: boolean, batchSentAt?: string): Promise<void> {
+  async function ingest(request: FastifyRequest, route: string, sourceId: string, calls: Call[], inBatch: boolean, batchSentAt?: string): Promise<void> {
     const receivedAtMs = Date.now();
     // INGEST_START_TIMEOUT counts the write-key lookup before the handler too: it waits on the store
     // (up to the pool's 5 s connect timeout while PostgreSQL restarts), and without it a request
     // could run past the sender's patience. Not the body's transfer: a slow link is no slow store.
     const budgetFromMs = receivedAtMs - lookupMs(request);
-    const result = await ingestCalls(dependencies, { sourceId, calls, receivedAtMs, budgetFromMs, batchSentAt, inBatch, ip: clientAddress(request) });
-    if (result.status === 'rejected') throw badRequest(result.problem);
-    if (result.status === 'unavailable') {
-      app.log.error({ err: result.reason, sourceId }, 'could not start deliveries');
-      throw new ApiError(503, 'temporal_unavailable', 'messages were not accepted: the workflow engine is unavailable; retry later', { 'retry-after': '5' });
+    // Issue 43: the request's span continues the sender's trace (undefined while tracing is off).
+    const trace = traceIngestRequest(route, sourceId, request.headers);
+    let statusCode = 500;
+    try {
+      const result = await ingestCalls(dependencies, { sourceId, calls, receivedAtMs, budgetFromMs, batchSentAt, inBatch, ip: clientAddress(request), ...(trace && { trace }) });
+      statusCode = result.status === 'rejected' ? 400 : result.status === 'unavailable' ? 503 : 200;
+      if (result.status === 'rejected') throw badRequest(result.problem);
+      if (result.status === 'unavailable') {
+        app.log.error({ err: result.reason, sourceId }, 'could not start deliveries');
+        throw new ApiError(503, 'temporal_unavailable', 'messages were not accepted: the workflow engine is unavailable; retry later', { 'retry-after': '5' });
+      }
+    } finally {
+      trace?.end(statusCode);
     }
   }
 
@@ -96,7 +105,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
       const { type } = route;
       app.post(route.path, { schema: { body: CallBody, response: responses } }, async (request) => {
         const source = sourceOf(request);
-        await ingest(request, source.id, [{ type, fields: request.body }], false);
+        await ingest(request, route.path, source.id, [{ type, fields: request.body }], false);
         return { success: true as const };
       });
       continue;
@@ -109,7 +118,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
         type: fields.type,
         fields: { ...fields, context: { ...context, ...fields.context }, integrations: integrations || fields.integrations ? { ...integrations, ...fields.integrations } : undefined },
       }));
-      await ingest(request, source.id, calls, true, sentAt);
+      await ingest(request, route.path, source.id, calls, true, sentAt);
       return { success: true as const };
     });
   }

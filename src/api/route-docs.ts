@@ -33,7 +33,7 @@ const ingest = (summary: string, request: unknown): OperationDoc => ({ summary, 
 
 const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdAt: AT };
 const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
-const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, type: 'webhooks', tlsSet: false, createdAt: AT, updatedAt: AT };
+const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, propagateTraceContext: true, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, type: 'webhooks', tlsSet: false, createdAt: AT, updatedAt: AT };
 const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', consent: { categories: ['analytics'] }, webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
 const FILTER_ID = 'flt_4d5e6f7a8b9c40d1e2f3a4b5c6d7e8f9';
 const filterBody = {

@@ -29,6 +29,18 @@ export interface SealedBody {
    * destination's filters left in the body. Absent in bodies sealed before it.
    */
   ids?: string;
+  /**
+   * Issue 43: the message's W3C trace context (tracing/trace-carrier.ts), sealed under the same key
+   * in the same way, so every attempt of every destination reads it beside the body without the
+   * workflow passing anything new. Absent while tracing is off, and in bodies sealed before it.
+   */
+  trace?: string;
+}
+
+/** Issue 43: a message's W3C trace context (tracing/trace-carrier.ts), as plain data. */
+export interface TraceCarrier {
+  traceparent: string;
+  tracestate?: string;
 }
 
 /** Timing knobs, fixed per message when it is accepted so a config change never alters a running delivery. */
@@ -120,6 +132,12 @@ export interface DeliveryInput {
    * destinations and in every input from before Actions destinations, which replay unchanged.
    */
   mappings?: Record<string, string[]>;
+  /**
+   * Issue 43: the message's W3C trace context, in the clear, only in an input whose bodies are (no
+   * seal: seal-bodies.ts); a sealed input carries it inside its sealed bodies (SealedBody.trace).
+   * Absent while tracing is off and in every input from before it.
+   */
+  trace?: TraceCarrier;
 }
 
 /** What one POST to one webhook URL came to. */
@@ -163,6 +181,8 @@ export interface AttemptRequest {
   waitedOutPressureMs?: number;
   /** Issue 31: the replay that sent this message (DeliveryInput.replay): the request names it in a header. */
   replayId?: string;
+  /** Issue 43: DeliveryInput.trace, passed through unread (an unsealed input's trace context). */
+  trace?: TraceCarrier;
 }
 
 /** Why an attempt sent nothing and waits, without counting as an attempt (issue 20). */

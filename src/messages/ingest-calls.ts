@@ -14,6 +14,7 @@ import { suppressedUsers } from './suppressed-users';
 import { isAboutSuppressed } from '../delivery/suppression';
 import { profileUpdates } from '../personas/profile-updates';
 import { callTypeLabel, type Metrics } from '../metrics';
+import type { IngestTrace } from '../tracing/ingest-spans';
 
 export interface IngestDependencies {
   store: Store;
@@ -42,6 +43,8 @@ export interface IngestRequest {
   inBatch: boolean;
   /** The sender's address as the API sees it (after TRUST_PROXY): `context.ip` of calls that bring none. */
   ip?: string;
+  /** Issue 43: the request's spans while tracing is on; each message's trace context then rides in its workflow input. */
+  trace?: Pick<IngestTrace, 'messageCarrier'>;
 }
 
 export type IngestResult =
@@ -102,7 +105,7 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   await deps.store.personas.profiles.record(request.sourceId, profileUpdates(messages), seenUsers(messages), new Date(request.receivedAtMs).toISOString());
   const plan = await deps.planDeliveries(
     request.sourceId,
-    acceptance.accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, suppressed: isSuppressed[i] })),
+    acceptance.accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, suppressed: isSuppressed[i] }, request.trace?.messageCarrier(a.message.messageId))),
     dataKeys,
     counts,
   );

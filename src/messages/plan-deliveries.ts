@@ -1,6 +1,7 @@
 import { messageBody, type Message } from '../delivery/payload';
 import { webhookLabel } from '../delivery/summary';
 import type { DeliveryInput, DeliveryPolicy, MessageBody, MessageType } from '../delivery/types';
+import type { TraceCarrier } from '../tracing/trace-carrier';
 import { decideDelivery, type DeliveryDecision, type DeliveryDecisionInput } from '../rules/delivery-decision';
 import type { EnabledDestination, Store } from '../store/types';
 import type { DecisionRecorder } from './message-count-recorder';
@@ -31,14 +32,17 @@ export interface Outgoing {
   destinationBodies?: Record<string, MessageBody>;
   /** Issue 33: per actions destination, the mappings that send it (set by the plan; carried over by a redelivery). */
   mappings?: Record<string, string[]>;
+  /** Issue 43: the W3C trace context of the message's span at ingest (tracing on); sealed with its bodies. */
+  trace?: TraceCarrier;
 }
 
-export const outgoing = (message: Message, rules?: Outgoing['rules']): Outgoing => ({
+export const outgoing = (message: Message, rules?: Outgoing['rules'], trace?: TraceCarrier): Outgoing => ({
   messageId: message.messageId,
   type: message.type,
   userId: message.userId,
   body: messageBody(message),
   ...(rules && { rules }),
+  ...(trace && { trace }),
 });
 
 export type DeliveryPlan = { status: 'no_destinations' } | { status: 'planned'; inputs: DeliveryInput[] };
@@ -115,7 +119,7 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
         ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, recorder ? { ...decisions, recorder } : decisions, triggers)))
         : messages.map((message) => triggers.decideUnruled(message, enabledIds));
     const inputs = decided.flatMap((message, i): DeliveryInput[] => {
-      const { messageId, type, userId, body, destinationBodies, mappings, destinationIds } = message;
+      const { messageId, type, userId, body, destinationBodies, mappings, destinationIds, trace } = message;
       if (destinationIds.length === 0) return [];
       if (!body) throw new Error(`message ${messageId} has no body to deliver`);
       return [
@@ -123,7 +127,7 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
           sourceId,
           messageId,
           type,
-          ...inputBodies(messageId, seals[i], { userId, body, destinationBodies }),
+          ...inputBodies(messageId, seals[i], { userId, body, destinationBodies, trace }),
           destinationIds,
           ...(mappings && Object.keys(mappings).length > 0 && { mappings }),
           policy,

@@ -1,5 +1,5 @@
 import { callIds, type CallIds } from '../delivery/erasure';
-import type { DeliveryInput, MessageBody, MessageType } from '../delivery/types';
+import type { DeliveryInput, MessageBody, MessageType, TraceCarrier } from '../delivery/types';
 import { identifierHash, type Keyring } from '../privacy/keyring';
 import { sealBody } from '../privacy/sealed-body';
 import { messageSubject } from '../privacy/subjects';
@@ -55,20 +55,22 @@ declare const underCallSeal: unique symbol;
  * The bodies of one delivery input and the ids beside them, as only `inputBodies` makes them: the
  * planner cannot put a body into a workflow input any other way.
  */
-export type InputBodies = Pick<DeliveryInput, 'userId' | 'visibleIds' | 'message' | 'sealedMessage' | 'destinationBodies'> & { readonly [underCallSeal]: true };
+export type InputBodies = Pick<DeliveryInput, 'userId' | 'visibleIds' | 'message' | 'sealedMessage' | 'destinationBodies' | 'trace'> & { readonly [underCallSeal]: true };
 
 /**
  * The one way a body enters a delivery input: every body of the call (the message's, and each
  * destination's own, however its filters or mappings changed it) under the call's seal, the call's
  * ids sealed beside each, the userId leaving with them. Only an open seal lets bodies in the clear.
  */
-export function inputBodies(messageId: string, seal: CallSeal, bodies: { userId?: string; body: MessageBody; destinationBodies?: Record<string, MessageBody> }): InputBodies {
-  const { userId, body, destinationBodies } = bodies;
+export function inputBodies(messageId: string, seal: CallSeal, bodies: { userId?: string; body: MessageBody; destinationBodies?: Record<string, MessageBody>; trace?: TraceCarrier }): InputBodies {
+  const { userId, body, destinationBodies, trace } = bodies;
   if (!seal.sealed) {
     const own = destinationBodies && Object.fromEntries(Object.entries(destinationBodies).map(([id, message]) => [id, { message }]));
-    return { ...(userId !== undefined && { userId }), message: body, ...(own && { destinationBodies: own }) } as InputBodies;
+    return { ...(userId !== undefined && { userId }), message: body, ...(own && { destinationBodies: own }), ...(trace && { trace }) } as InputBodies;
   }
-  const sealed = (message: MessageBody) => sealBody(seal.key, seal.subject, messageId, message, undefined, seal.ids);
+  // Issue 43: the trace context (the caller's tracestate is the caller's data) is sealed beside
+  // every body, so each attempt opens it with the body it sends and the input holds it nowhere else.
+  const sealed = (message: MessageBody) => sealBody(seal.key, seal.subject, messageId, message, undefined, seal.ids, trace);
   const own = destinationBodies && Object.fromEntries(Object.entries(destinationBodies).map(([id, message]) => [id, { sealedMessage: sealed(message) }]));
   return { visibleIds: seal.visibleIds, sealedMessage: sealed(body), ...(own && { destinationBodies: own }) } as InputBodies;
 }

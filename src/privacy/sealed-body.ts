@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { CallIds } from '../delivery/erasure';
-import type { MessageBody, SealedBody } from '../delivery/types';
+import type { MessageBody, SealedBody, TraceCarrier } from '../delivery/types';
 import { openWithKey, sealWithKey } from './aes-gcm';
 
 /**
@@ -34,6 +34,9 @@ const aad = (subject: string, messageId: string, purpose: SealPurpose) => Buffer
 /** The call's ids beside a delivery body are bound apart from any body: they never open in a body's place. */
 const idsAad = (subject: string, messageId: string) => Buffer.from(`switchyard-call-ids-v1\0${subject}\0${messageId}`, 'utf8');
 
+/** Issue 43: a message's trace context beside its body, bound apart like the ids: it never opens in a body's or the ids' place. */
+const traceAad = (subject: string, messageId: string) => Buffer.from(`switchyard-trace-context-v1\0${subject}\0${messageId}`, 'utf8');
+
 /**
  * Issue 40 (finding 4): which data key a value was sealed under, without saying anything of the key
  * (a truncated HMAC under the key itself). A subject's key is made anew after a regulation
@@ -48,7 +51,7 @@ export function keyCheck(dataKey: Buffer): string {
  * `ids`: the call's ids (issue 40 item 4), sealed beside the body under the same key, for the
  * send-time checks of a body a destination's filters stripped of them.
  */
-export function sealBody(dataKey: Buffer, subject: string, messageId: string, body: MessageBody, purpose: SealPurpose = 'switchyard-sealed-body-v1', ids?: CallIds): SealedBody {
+export function sealBody(dataKey: Buffer, subject: string, messageId: string, body: MessageBody, purpose: SealPurpose = 'switchyard-sealed-body-v1', ids?: CallIds, trace?: TraceCarrier): SealedBody {
   const iv = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', dataKey, iv);
   cipher.setAAD(aad(subject, messageId, purpose));
@@ -60,7 +63,22 @@ export function sealBody(dataKey: Buffer, subject: string, messageId: string, bo
     data: data.toString('base64'),
     keyCheck: keyCheck(dataKey),
     ...(ids && { ids: sealWithKey(dataKey, idsAad(subject, messageId), Buffer.from(JSON.stringify(ids), 'utf8')).toString('base64') }),
+    ...(trace && { trace: sealWithKey(dataKey, traceAad(subject, messageId), Buffer.from(JSON.stringify(trace), 'utf8')).toString('base64') }),
   };
+}
+
+/**
+ * Issue 43: the trace context sealed beside a body (sealBody `trace`), or undefined for a body
+ * sealed without one. One that does not authenticate is dropped, not thrown: a trace is never a
+ * reason not to deliver (the body beside it is checked on its own).
+ */
+export function openTraceContext(dataKey: Buffer, messageId: string, sealed: SealedBody): unknown {
+  if (sealed.trace === undefined) return undefined;
+  try {
+    return JSON.parse(openWithKey(dataKey, traceAad(sealed.subject, messageId), Buffer.from(sealed.trace, 'base64')).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A sealed body that does not open under the key given (altered, or moved onto another subject or message). */

@@ -86,6 +86,8 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     ...(Object.keys(mappingBackpressure).length > 0 && { mappingBackpressure }),
     auth: row.auth ? (JSON.parse(row.auth) as OutboundAuth) : null,
     tls: row.tls ? (JSON.parse(row.tls) as TlsSettings) : null,
+    // Rows from before the column read as on, its default.
+    propagateTraceContext: row.propagate_trace_context !== 0,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -244,6 +246,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         max_requests_per_second: input.maxRequestsPerSecond ?? null,
         paused: input.paused ? 1 : 0,
         paused_at: input.paused ? now : null,
+        propagate_trace_context: input.propagateTraceContext === false ? 0 : 1,
         credentials_key_id: null,
         consent: storedConsent(DEFAULT_CONSENT, input.consent ?? {}),
         type: input.type ?? 'webhooks',
@@ -288,6 +291,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         if (patch.mappings !== undefined && current.type === 'actions') changes.mappings = storedJson(patch.mappings);
         if (patch.auth !== undefined) changes.auth = storedJson(patch.auth);
         if (patch.tls !== undefined) changes.tls = storedJson(patch.tls);
+        if (patch.propagateTraceContext !== undefined) changes.propagate_trace_context = patch.propagateTraceContext ? 1 : 0;
         // Pausing again keeps the first time: it is when the hold began.
         if (patch.paused !== undefined && patch.paused !== (current.paused === 1)) {
           changes.paused = patch.paused ? 1 : 0;

@@ -466,6 +466,13 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  // Issue 43: a destination's switch for sending the message's trace context (traceparent,
+  // tracestate) to its receivers; on by default, so existing destinations propagate once tracing is on.
+  '0026_propagate_trace_context': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('propagate_trace_context', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+    },
+  },
 };
 
 /** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

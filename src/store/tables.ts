@@ -37,6 +37,8 @@ export interface DestinationRow {
   paused: number;
   /** When the destination was paused; null while it is not. */
   paused_at: string | null;
+  /** Issue 43: 0 or 1 (the default): whether requests carry `traceparent`/`tracestate`. */
+  propagate_trace_context: number;
   /**
    * Issue 29: the payload master key the row's credentials (shared_secret, signing_secret,
    * previous_signing_secret and the header values in webhooks) are sealed under

@@ -100,6 +100,11 @@ export interface Destination {
   /** Issue 33: outbound authentication and mutual TLS; secrets never leave the store except to send. */
   auth: OutboundAuth | null;
   tls: TlsSettings | null;
+  /**
+   * Issue 43: whether its requests carry the message's W3C trace context (`traceparent`, and
+   * `tracestate` beside it); false sends neither, while the attempts' spans are still exported.
+   */
+  propagateTraceContext: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -121,6 +126,8 @@ export interface NewDestination {
   webhooks: WebhookSetting[];
   /** Absent fields take the defaults on create (no categories, deliver) and keep their value on a patch. */
   consent?: Partial<ConsentSettings>;
+  /** Issue 43: absent is true on create, and keeps its value on a patch. */
+  propagateTraceContext?: boolean;
 }
 
 export type DestinationPatch = Partial<NewDestination> & {

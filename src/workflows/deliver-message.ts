@@ -68,6 +68,14 @@ const OPERATIONAL_EVENTS_PATCH = 'operational-events';
 const { raiseOperationalEvent } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 10 } });
 
 /**
+ * Issue 43: an input whose bodies are in the clear carries its trace context beside them, and each
+ * attempt gets it (a sealed input's rides inside its sealed bodies: nothing new to pass). Asked
+ * only when the input has one, so no delivery without tracing writes its marker. No OpenTelemetry
+ * code runs in the workflow: the attempt activity makes the spans.
+ */
+const TRACE_CONTEXT_PATCH = 'open-trace-context-in-attempts';
+
+/**
  * `heldTooLong`: the destination's holds used up policy.maxHoldMs; its delivery fails with this reason.
  * `inSlowLane`: the attempt that answered was made in the slow lane.
  */
@@ -231,6 +239,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       }),
       // Issue 31: an activity's input is not part of the command's identity: no patch needed.
       ...(input.replay && { replayId: input.replay.id }),
+      ...(input.trace !== undefined && patched(TRACE_CONTEXT_PATCH) && { trace: input.trace }),
     };
   }
 

@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { Payload } from '@temporalio/common';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, useSystem, type TestSystem } from '../helpers/system';
+import { startTracing } from '../../src/tracing/tracing';
 
 /**
  * Issue 40 item 7: the promises checked as invariants over random configurations, end to end on the
@@ -12,7 +14,8 @@ import { ADMIN_TOKEN, basicAuth, useSystem, type TestSystem } from '../helpers/s
  * event) and a receiver that accepts or refuses for good; suppresses one of its users; sends random
  * calls. Then, whatever the mix:
  * - privacy: no workflow input the API started holds a user's id, email or trait in clear once the
- *   master-key codec is opened (the bodies inside are sealed under the user's data key);
+ *   master-key codec is opened (the bodies inside are sealed under the user's data key), nor the
+ *   `tracestate` its sender traced it with (issue 43: tracing is on, the carrier sealed beside the body);
  * - hostile input is data: the built-in prototypes are what they were;
  * - counted once per destination: each destination's overview settles at
  *   received = delivered + filtered (every reason) + retrying + failed, with nothing left retrying.
@@ -74,6 +77,14 @@ async function startInputText(sourceId: string, messageId: string): Promise<stri
 }
 
 let run = 0;
+let stopTracing: (() => Promise<void>) | undefined;
+beforeAll(async () => {
+  // Spans are made and their carriers sealed into the inputs; the exports fail in Jest (the exporter loads node:http by dynamic import) and nothing listens on port 9.
+  stopTracing = await startTracing({ tracesExporter: '', otlpEndpoint: '', otlpTracesEndpoint: 'http://127.0.0.1:9/v1/traces', otlpTracesProtocol: 'http/json', serviceName: 'promises', bspScheduleDelay: 60_000 }, 'promises');
+});
+afterAll(async () => {
+  await stopTracing?.().catch(() => undefined);
+});
 
 describe('the promises hold across random destinations × filters × consent × suppressions', () => {
   it(`keeps every message sealed, the built-ins intact, and each destination's count whole (seed ${SEED})`, async () => {
@@ -104,6 +115,7 @@ describe('the promises hold across random destinations × filters × consent × 
         }
         const since = new Date(Date.now() - 60_000).toISOString();
         const messageIds = calls.map((_, i) => `${tag}-m${i}`);
+        const tracestates = calls.map((_, i) => `canary=${tag}-t${i}`);
         for (const [i, c] of calls.entries()) {
           const context = c.consent ? { consent: { categoryPreferences: c.consent } } : {};
           const common = { messageId: messageIds[i], userId: users[c.user], context };
@@ -111,7 +123,8 @@ describe('the promises hold across random destinations × filters × consent × 
             c.type === 'track'
               ? { ...common, event: c.event, properties: { plan: 'pro', email: emails[c.user] } }
               : { ...common, traits: { email: emails[c.user], plan: 'pro' } };
-          const reply = await system.app.inject({ method: 'POST', url: `/v1/${c.type}`, headers: { authorization: basicAuth(writeKey) }, payload: body });
+          const traceparent = `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+          const reply = await system.app.inject({ method: 'POST', url: `/v1/${c.type}`, headers: { authorization: basicAuth(writeKey), traceparent, tracestate: tracestates[i] }, payload: body });
           expect(reply.statusCode).toBe(200);
         }
 
@@ -119,7 +132,7 @@ describe('the promises hold across random destinations × filters × consent × 
         for (const messageId of messageIds) {
           const text = await startInputText(sourceId, messageId);
           if (text === undefined) continue;
-          for (const secret of [...users, ...emails]) expect({ messageId, leaked: text.includes(secret) ? secret : undefined }).toEqual({ messageId, leaked: undefined });
+          for (const secret of [...users, ...emails, ...tracestates]) expect({ messageId, leaked: text.includes(secret) ? secret : undefined }).toEqual({ messageId, leaked: undefined });
         }
 
         // Counted once per destination, every message settled (receivers answer at once, 400 is final).

@@ -22,6 +22,7 @@ const destination = (maxRequestsPerSecond: number | null, paused = false): Desti
   mappings: [],
   auth: null,
   tls: null,
+  propagateTraceContext: true,
 });
 
 /**

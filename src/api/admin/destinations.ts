@@ -55,6 +55,11 @@ const MaxRequestsPerSecond = Type.Union([Type.Integer({ minimum: 1, maximum: MAX
 const Paused = Type.Boolean({
   description: 'true holds every new and retrying delivery without sending (unlike enabled: false, which drops them); false sends what was held. Held time does not count against the retry window, up to DELIVERY_MAX_HOLD.',
 });
+/** Issue 43. */
+const PropagateTraceContext = Type.Boolean({
+  description:
+    'Whether each request carries the message\'s W3C trace context while tracing is on: `traceparent` (the message\'s trace id and the attempt\'s own span id) and, only beside it, the sender\'s `tracestate`; never `baggage`. false sends neither (the attempts\' spans are still exported). Default true.',
+});
 /** Issue 30: Segment Consent Management's limits on a destination's categories. */
 const CategoryId = Type.String({ minLength: 1, maxLength: MAX_CONSENT_CATEGORY_LENGTH, description: 'A consent category id, as the consent manager names it in `context.consent.categoryPreferences` (1 to 100 characters).' });
 const WhenAbsent = Type.Unsafe<ConsentSettings['whenAbsent']>({
@@ -85,6 +90,7 @@ const CreateDestinationBody = Type.Object(
     signingSecret: Type.Optional(SigningSecret),
     maxRequestsPerSecond: Type.Optional(MaxRequestsPerSecond),
     paused: Type.Optional(Paused),
+    propagateTraceContext: Type.Optional(PropagateTraceContext),
     consent: Type.Optional(ConsentBody),
     type: Type.Optional(DestinationTypeSchema),
     webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Required for a \`webhooks\` destination; absent for \`actions\`.`)),
@@ -104,6 +110,7 @@ const PatchDestinationBody = Type.Object(
     signingSecretOverlap: Type.Optional(SigningSecretOverlap),
     maxRequestsPerSecond: Type.Optional(MaxRequestsPerSecond),
     paused: Type.Optional(Paused),
+    propagateTraceContext: Type.Optional(PropagateTraceContext),
     consent: Type.Optional(ConsentBody),
     webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Replaces the whole list, headers included.`)),
     mappings: Type.Optional(MappingList('An `actions` destination\'s mappings; replaces the whole list.')),
@@ -145,6 +152,7 @@ const DestinationView = Type.Object({
   maxRequestsPerSecond: Type.Union([Type.Integer(), Type.Null()], { description: 'The destination\'s rate limit; null: none.' }),
   paused: Type.Boolean({ description: 'Whether deliveries are held (see PATCH paused).' }),
   pausedAt: Type.Optional(Type.String({ format: 'date-time', description: 'While paused: since when.' })),
+  propagateTraceContext: PropagateTraceContext,
   consent: ConsentView,
   type: Type.String({ description: '`webhooks` or `actions`.' }),
   mappings: Type.Optional(Type.Array(MappingView, { description: 'An actions destination\'s mappings, header values masked.' })),
@@ -174,6 +182,7 @@ function toDestinationView(destination: Destination, nowMs = Date.now()): Static
     maxRequestsPerSecond: destination.maxRequestsPerSecond,
     paused: destination.paused,
     ...(destination.pausedAt && { pausedAt: destination.pausedAt }),
+    propagateTraceContext: destination.propagateTraceContext,
     consent: destination.consent,
     ...actionsView(destination, nowMs),
     createdAt: destination.createdAt,
