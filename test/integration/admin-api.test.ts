@@ -172,6 +172,7 @@ describe('destinations', () => {
       ],
       maxRequestsPerSecond: null,
       paused: false,
+      propagateTraceContext: true,
       consent: { categories: [], whenAbsent: 'deliver' },
       type: 'webhooks',
       tlsSet: false,
@@ -252,6 +253,21 @@ describe('destinations', () => {
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ name: 'Webhooks', sharedSecretSet: false, webhooks: [] });
     expect(await store.destinations.listEnabledIds(source.id)).toEqual([]);
+  });
+
+  it('keeps propagateTraceContext as given (issue 43): default true, false on create, changed by PATCH, a non-boolean refused naming the field', async () => {
+    const source = await createSource();
+    const created = await createDestination(source.id, { enabled: true, propagateTraceContext: false, webhooks: webhooks(1) });
+    expect(created.json()).toMatchObject({ propagateTraceContext: false });
+    expect((await store.destinations.get(created.json().id))?.propagateTraceContext).toBe(false);
+    const id = created.json().id as string;
+    const on = await app.inject({ method: 'PATCH', url: `/admin/destinations/${id}`, headers: auth, payload: { propagateTraceContext: true } });
+    expect(on.json()).toMatchObject({ propagateTraceContext: true });
+    const named = await app.inject({ method: 'PATCH', url: `/admin/destinations/${id}`, headers: auth, payload: { name: 'renamed' } });
+    expect(named.json()).toMatchObject({ propagateTraceContext: true });
+    const refused = await app.inject({ method: 'PATCH', url: `/admin/destinations/${id}`, headers: auth, payload: { propagateTraceContext: 'no' } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toContain('propagateTraceContext');
   });
 
   it('treats an empty shared secret as none (seed: no X-Signature when empty)', async () => {

@@ -134,11 +134,23 @@ describe.each([
         mappings: [],
         auth: null,
         tls: null,
+        // Issue 43: requests carry the trace context unless the operator says not.
+        propagateTraceContext: true,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
       expect(await other.destinations.get(destination.id)).toEqual(destination);
       expect(await store.destinations.get('dst_missing')).toBeUndefined();
+    });
+
+    it('keeps propagateTraceContext a boolean both ways (issue 43, migration 0025)', async () => {
+      const source = await newSource();
+      const quiet = await store.destinations.create(source.id, { enabled: true, propagateTraceContext: false, webhooks: [hook(1)] });
+      expect((await other.destinations.get(quiet.id))?.propagateTraceContext).toBe(false);
+      await store.destinations.update(quiet.id, { name: 'renamed' });
+      expect((await other.destinations.get(quiet.id))?.propagateTraceContext).toBe(false);
+      await store.destinations.update(quiet.id, { propagateTraceContext: true });
+      expect((await other.destinations.get(quiet.id))?.propagateTraceContext).toBe(true);
     });
 
     it('keeps enabled a boolean both ways, and a webhook created with enabled: false switched off by the operator', async () => {
