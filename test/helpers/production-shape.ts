@@ -9,7 +9,7 @@ import { createTestDatabase } from './postgres';
 import { waitFor } from './processes';
 import { startRealTemporal, type RealTemporal } from './real-temporal';
 import type { Receiver } from './receiver';
-import { killFigures, receipts, waitForAll, type Log, type WorkerKillFigures } from './scenarios';
+import { caughtUp, killFigures, receipts, waitForAll, type Log, type WorkerKillFigures } from './scenarios';
 import { basicAuth, trackBatch } from './system';
 import { startTcpRelay, type TcpRelay } from './tcp-relay';
 
@@ -196,9 +196,10 @@ export async function splitAndKillScenario(shape: ProductionShape, receiver: Rec
   killed.process.kill('SIGKILL');
   const killedAt = Date.now();
   await killed.exited;
+  const caughtUpAt = await caughtUp(receiver);
   const deliveredAtKill = receipts(receiver).size;
   options.log(`worker 1 SIGKILLed with ${deliveredAtKill}/${options.messages} delivered`);
   await sending;
   await waitForAll(receiver, ids, 900_000, options.log, async (id) => (await shape.client.workflow.getHandle(deliveryWorkflowId(sourceId, id)).describe()).status.name);
-  return killFigures(receiver, ids, { killedAt, deliveredAtKill, started });
+  return killFigures(receiver, ids, { killedAt, caughtUpAt, deliveredAtKill, started });
 }
