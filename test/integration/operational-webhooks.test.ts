@@ -129,6 +129,9 @@ describe('operational events', () => {
       data: { sourceId: source.id, destinationId: destination.id, messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: 500, error: expect.stringContaining('500'), timestamp: expect.any(String) } },
     });
     expect(failingEvents[0].event.data).toMatchObject({ messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: 500 } });
+    // The delivery's detail, read from its history, lists the attempts alone: raising the events is not one.
+    const detail = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/op-fail-1`, headers: auth });
+    expect(detail.json<{ destinations: { attempts: unknown[] }[] }>().destinations[0].attempts).toHaveLength(failing.requests.length);
     // The webhook-id is stable per incident, different between the two.
     expect(exhausted.request.headers['webhook-id']).not.toBe(failingEvents[0].request.headers['webhook-id']);
   });
