@@ -136,6 +136,19 @@ describe('operational events', () => {
     expect(exhausted.request.headers['webhook-id']).not.toBe(failingEvents[0].request.headers['webhook-id']);
   });
 
+  it('a message that succeeds after failing sends message.attempt.recovered after its failing, and nothing about exhaustion', async () => {
+    const flaky = await startReceiver((_request, n) => ({ status: n < 4 ? 503 : 200 }));
+    receivers.push(flaky);
+    const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: flaky.url, headers: {} }] });
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Op Flaky', messageId: 'op-flaky-1' });
+    expect(await deliveryResult(system.client, source.id, 'op-flaky-1')).toMatchObject({ ok: true });
+    const [recovered] = await arrived(destination.id, 'message.attempt.recovered');
+    expect(verified(recovered.request)).toBeTruthy();
+    expect(recovered.event.data).toMatchObject({ messageId: 'op-flaky-1', webhookIndex: 0 });
+    expect(ofType(destination.id, 'message.attempt.failing')).toHaveLength(1);
+    expect(ofType(destination.id, 'message.attempt.exhausted')).toHaveLength(0);
+  });
+
   it('a message that fails for good in fewer than 4 attempts sends exhausted and no failing', async () => {
     const refusing = await receiver(400);
     const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: refusing.url, headers: {} }] });
