@@ -157,6 +157,19 @@ describe('operational events', () => {
     const [exhausted] = await arrived(destination.id, 'message.attempt.exhausted');
     expect(exhausted.event.data.lastAttempt?.responseStatusCode).toBe(400);
     expect(ofType(destination.id, 'message.attempt.failing')).toHaveLength(0);
+
+    // A bulk redelivery job of it ends: background_task.finished, once.
+    const job = await system.app.inject({
+      method: 'POST',
+      url: `/admin/sources/${source.id}/redeliver`,
+      headers: auth,
+      payload: { status: 'failed', since: new Date(Date.now() - 600_000).toISOString(), until: new Date(Date.now() + 1_000).toISOString(), destinationId: destination.id },
+    });
+    expect(job.statusCode).toBe(202);
+    const [finished] = await arrived(destination.id, 'background_task.finished');
+    expect(verified(finished.request)).toBeTruthy();
+    expect(finished.event.data).toEqual({ sourceId: source.id, destinationId: destination.id, task: { kind: 'redelivery', id: job.json<{ id: string }>().id, status: 'completed' } });
+    expect(ofType(destination.id, 'background_task.finished')).toHaveLength(1);
   });
 
   it('a 410 sends one endpoint.disabled however many messages met it, Slack gets {text}, and switching it back on sends endpoint.enabled', async () => {
