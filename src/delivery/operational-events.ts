@@ -34,7 +34,8 @@ export interface LastAttempt {
 
 export interface OperationalEventData {
   sourceId: string;
-  destinationId: string;
+  /** Every event but a background task's without one (a bulk redelivery of a whole source). */
+  destinationId?: string;
   messageId?: string;
   webhookIndex?: number;
   mapping?: string;
@@ -110,7 +111,8 @@ const headline: Record<OperationalEventType, string> = {
 export function slackText(event: OperationalEvent): string {
   const { data } = event;
   const where = data.mapping !== undefined ? ` mapping ${data.mapping}` : data.webhookIndex !== undefined ? ` webhook ${data.webhookIndex}` : '';
-  const parts = [`Switchyard: destination ${data.destinationId}${where} ${headline[event.type]} (${event.type})`];
+  const subject = data.destinationId !== undefined ? `destination ${data.destinationId}` : `source ${data.sourceId}`;
+  const parts = [`Switchyard: ${subject}${where} ${headline[event.type]} (${event.type})`];
   if (data.messageId !== undefined) parts.push(`message ${data.messageId}`);
   if (data.lastAttempt) parts.push(`last attempt: ${data.lastAttempt.responseStatusCode || 'no answer'}${data.lastAttempt.error ? ` ${data.lastAttempt.error}` : ''}`);
   if (data.task) parts.push(`${data.task.kind} ${data.task.id} ${data.task.status}`);

@@ -2,6 +2,7 @@ import { ActivityFailure, continueAsNew, defineQuery, proxyActivities, setHandle
 import type { Activities } from '../activities';
 import { PAGE_ACTIVITY } from './paged-job';
 import type { InFlightRun, RedeliveryJob, RedeliveryProgress } from '../delivery/redelivery-job';
+import { backgroundTaskFinished } from './task-finished';
 
 export type { RedeliveryProgress };
 
@@ -95,8 +96,10 @@ export async function redeliverMatching({ job, resume }: RedeliverMatchingInput)
   } catch (err) {
     // An activity out of retries (Temporal unreachable for minutes, a history it cannot read): the
     // job ends failed with what it had done, and says why.
-    if (err instanceof ActivityFailure) return (ended = progress('failed', err.cause?.message ?? err.message));
-    throw err;
+    if (!(err instanceof ActivityFailure)) throw err;
+    ended = progress('failed', err.cause?.message ?? err.message);
   }
-  return (ended = progress('completed'));
+  ended ??= progress('completed');
+  await backgroundTaskFinished({ sourceId: job.sourceId, ...(job.filter.destinationId !== undefined && { destinationId: job.filter.destinationId }) }, { kind: 'redelivery', id: job.id, status: ended.status });
+  return ended;
 }

@@ -3,6 +3,7 @@ import type { Activities } from '../activities';
 import { PAGE_ACTIVITY, PAGED_JOB_RETRY } from './paged-job';
 import { addCounts, NO_COUNTS, type ReplayCounts, type ReplayPlan, type ReplayStatus } from '../delivery/replay';
 import { REST_MS, type ReplayPace } from '../delivery/replay-pace';
+import { backgroundTaskFinished } from './task-finished';
 
 /**
  * A replay of the archive to one destination (issue 31), one workflow per replay:
@@ -187,5 +188,6 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
     await setReplayStatus({ id: replay.id, status: 'failed' });
   }
   await condition(allHandlersFinished);
+  await backgroundTaskFinished({ sourceId: replay.sourceId, destinationId: replay.destinationId }, { kind: 'replay', id: replay.id, status: failed ? 'failed' : cancelled ? 'cancelled' : 'completed' });
   return state.counts;
 }

@@ -129,8 +129,24 @@ describe('operational events', () => {
       data: { sourceId: source.id, destinationId: destination.id, messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: 500, error: expect.stringContaining('500'), timestamp: expect.any(String) } },
     });
     expect(failingEvents[0].event.data).toMatchObject({ messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: 500 } });
+    // The delivery's detail, read from its history, lists the attempts alone: raising the events is not one.
+    const detail = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/op-fail-1`, headers: auth });
+    expect(detail.json<{ destinations: { attempts: unknown[] }[] }>().destinations[0].attempts).toHaveLength(failing.requests.length);
     // The webhook-id is stable per incident, different between the two.
     expect(exhausted.request.headers['webhook-id']).not.toBe(failingEvents[0].request.headers['webhook-id']);
+  });
+
+  it('a message that succeeds after failing sends message.attempt.recovered after its failing, and nothing about exhaustion', async () => {
+    const flaky = await startReceiver((_request, n) => ({ status: n < 4 ? 503 : 200 }));
+    receivers.push(flaky);
+    const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: flaky.url, headers: {} }] });
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Op Flaky', messageId: 'op-flaky-1' });
+    expect(await deliveryResult(system.client, source.id, 'op-flaky-1')).toMatchObject({ ok: true });
+    const [recovered] = await arrived(destination.id, 'message.attempt.recovered');
+    expect(verified(recovered.request)).toBeTruthy();
+    expect(recovered.event.data).toMatchObject({ messageId: 'op-flaky-1', webhookIndex: 0 });
+    expect(ofType(destination.id, 'message.attempt.failing')).toHaveLength(1);
+    expect(ofType(destination.id, 'message.attempt.exhausted')).toHaveLength(0);
   });
 
   it('a message that fails for good in fewer than 4 attempts sends exhausted and no failing', async () => {
@@ -141,6 +157,19 @@ describe('operational events', () => {
     const [exhausted] = await arrived(destination.id, 'message.attempt.exhausted');
     expect(exhausted.event.data.lastAttempt?.responseStatusCode).toBe(400);
     expect(ofType(destination.id, 'message.attempt.failing')).toHaveLength(0);
+
+    // A bulk redelivery job of it ends: background_task.finished, once.
+    const job = await system.app.inject({
+      method: 'POST',
+      url: `/admin/sources/${source.id}/redeliver`,
+      headers: auth,
+      payload: { status: 'failed', since: new Date(Date.now() - 600_000).toISOString(), until: new Date(Date.now() + 1_000).toISOString(), destinationId: destination.id },
+    });
+    expect(job.statusCode).toBe(202);
+    const [finished] = await arrived(destination.id, 'background_task.finished');
+    expect(verified(finished.request)).toBeTruthy();
+    expect(finished.event.data).toEqual({ sourceId: source.id, destinationId: destination.id, task: { kind: 'redelivery', id: job.json<{ id: string }>().id, status: 'completed' } });
+    expect(ofType(destination.id, 'background_task.finished')).toHaveLength(1);
   });
 
   it('a 410 sends one endpoint.disabled however many messages met it, Slack gets {text}, and switching it back on sends endpoint.enabled', async () => {

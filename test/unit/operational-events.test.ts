@@ -58,6 +58,12 @@ describe('incidentId', () => {
     expect(incidentId(exhausted, { run: 'run-2' })).not.toBe(incidentId(exhausted, { run: 'run-1' }));
     expect(incidentId(event('message.attempt.failing', { messageId: 'm-1', webhookIndex: 0 }), { run: 'run-1' })).not.toBe(incidentId(exhausted, { run: 'run-1' }));
   });
+  it('names a background task by its kind and id', () => {
+    const finished = (id: string): OperationalEvent => ({ type: 'background_task.finished', timestamp: 't', data: { sourceId: 'src_1', task: { kind: 'redelivery', id, status: 'completed' } } });
+    expect(incidentId(finished('rdl_1'), {})).toBe(incidentId(finished('rdl_1'), {}));
+    expect(incidentId(finished('rdl_2'), {})).not.toBe(incidentId(finished('rdl_1'), {}));
+    expect(slackText(finished('rdl_1'))).toBe('Switchyard: source src_1 finished a background task (background_task.finished); redelivery rdl_1 completed');
+  });
   it('keeps each mapping of an actions destination apart', () => {
     expect(incidentId(event('message.attempt.exhausted', { mapping: 'a' }), { run: 'r' })).not.toBe(incidentId(event('message.attempt.exhausted', { mapping: 'b' }), { run: 'r' }));
   });
