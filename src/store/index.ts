@@ -26,6 +26,7 @@ import { auditLogStore } from './audit-log';
 import { writeTransaction } from './write-transaction';
 import { messageArchiveStore } from './message-archive';
 import { replayStore } from './replays';
+import { trackingPlanStore, violationStore } from './tracking-plans';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -160,6 +161,8 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: 
     personas: personasStore(db, hashes),
     archive: messageArchiveStore(db),
     replays: replayStore(db),
+    trackingPlans: trackingPlanStore(db),
+    violations: violationStore(db),
     tokens: adminTokenStore(db),
     audit: auditLogStore(db),
     transaction: (work) => writeTransaction(db, (trx) => work(inTransaction(trx, keyring, opened))),
