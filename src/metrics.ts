@@ -33,6 +33,10 @@ export interface Metrics {
   throttledWaits: Counter<'destination'>;
   backpressuredWaits: Counter<'destination'>;
   messagesFiltered: Counter<'destination' | 'reason'>;
+  /** Issue 42: violations of a source's tracking plan, by source id, call type and violation type (all bounded). */
+  trackingPlanViolations: Counter<'source' | 'event_type' | 'violation_type'>;
+  /** Issue 42: `Violation Generated` events not forwarded because their (source, event, field) reached its cap for the minute. */
+  violationsSuppressed: Counter<'source'>;
 }
 
 export const DELIVERY_STATUSES: readonly DestinationStatus[] = ['delivered', 'failed', 'stopped'];
@@ -68,8 +72,20 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     backpressuredWaits: new Counter({ name: 'switchyard_delivery_backpressured_waits_total', help: 'Waits a message took because its webhook URL answered 429 or 503 with Retry-After, by destination id.', labelNames: ['destination'], registers }),
     messagesFiltered: new Counter({
       name: 'switchyard_messages_filtered_total',
-      help: 'Messages a destination did not get, decided at ingest, by destination id and the first reason that stopped them (integrations, consent, suppressed, filters, sampled).',
+      help: 'Messages a destination did not get, decided at ingest, by destination id and the first reason that stopped them (plan, integrations, consent, suppressed, filters, sampled, trigger).',
       labelNames: ['destination', 'reason'],
+      registers,
+    }),
+    trackingPlanViolations: new Counter({
+      name: 'switchyard_tracking_plan_violations_total',
+      help: "Violations of a source's tracking plan found at ingest, by source id, call type and violation type (Required, Datatype, Unplanned-Event, ...).",
+      labelNames: ['source', 'event_type', 'violation_type'],
+      registers,
+    }),
+    violationsSuppressed: new Counter({
+      name: 'switchyard_tracking_plan_violations_suppressed_total',
+      help: 'Violation Generated events not forwarded because their (source, event, field) reached the per-minute cap, by source id.',
+      labelNames: ['source'],
       registers,
     }),
   };

@@ -183,12 +183,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     },
   },
   'GET /admin/destinations/:id/overview': {
-    summary: "Where the destination's messages went: received, filtered by reason (integrations, consent, suppressed, filters, sampled, trigger; stopped at send time), and this destination's own delivered, retrying, failed; replays apart",
+    summary: "Where the destination's messages went: received, filtered by reason (plan, integrations, consent, suppressed, filters, sampled, trigger; stopped at send time), and this destination's own delivered, retrying, failed; replays apart",
     response: {
       since: '2026-11-26T12:00:00.000Z',
       until: '2026-11-27T12:00:00.000Z',
       received: 1200,
-      filtered: { integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500, trigger: 0, stopped: 1 },
+      filtered: { plan: 0, integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500, trigger: 0, stopped: 1 },
       delivered: 494,
       retrying: 3,
       failed: 2,
