@@ -42,10 +42,11 @@ const re2Engine = Object.assign(
 
 const AJV_OPTIONS: Options = {
   strict: true,
-  // Segment's rules type `properties` without `type: object` beside it, and list required names
-  // that a sibling schema declares: neither is a typo.
+  // Segment's rules type `properties` without `type: object` beside it, list required names that
+  // a sibling schema declares, and give tuples without a length: none of it is a typo.
   strictTypes: false,
   strictRequired: false,
+  strictTuples: false,
   allowUnionTypes: true,
   allErrors: true,
   code: { regExp: re2Engine },
