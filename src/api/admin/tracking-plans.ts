@@ -64,10 +64,12 @@ const DeleteRules = Type.Object(
   { additionalProperties: false },
 );
 
+// Query strings arrive as text (the app's Ajv does not coerce types): counts are checked as digits.
+const Count = (description: string) => Type.String({ pattern: '^(?:[1-9][0-9]{0,2}|1000)$', description });
 const RulesQuery = Type.Object({
-  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000 })),
+  count: Type.Optional(Count(`Rules a page, 1 to 1000 (default ${DEFAULT_PAGE}).`)),
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
-  'pagination[count]': Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000, description: "Segment's name for `count`." })),
+  'pagination[count]': Type.Optional(Count("Segment's name for `count`.")),
   'pagination[cursor]': Type.Optional(Type.String({ maxLength: 500, description: "Segment's name for `cursor`." })),
 });
 
@@ -143,7 +145,7 @@ export const trackingPlanRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = a
     },
     async (request) => {
       await existing(request.params.id);
-      const count = request.query.count ?? request.query['pagination[count]'] ?? DEFAULT_PAGE;
+      const count = Number(request.query.count ?? request.query['pagination[count]'] ?? DEFAULT_PAGE);
       const cursor = request.query.cursor ?? request.query['pagination[cursor]'];
       const page = await plans.rules(request.params.id, count, cursor);
       return { rules: page.rules.map(toRuleView), pagination: { current: cursor ?? '', ...(page.next && { next: page.next }), totalEntries: page.total } };
