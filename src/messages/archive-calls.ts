@@ -44,7 +44,7 @@ export function callArchiver(store: { archive: Pick<Store['archive'], 'add'> }, 
         ...(message.userId !== undefined && { userHash: visibleId(keyring, 'userId', message.userId) }),
         ...(message.anonymousId !== undefined && { anonymousHash: visibleId(keyring, 'anonymousId', message.anonymousId) }),
         call: subject === undefined ? calls[i] : sealBody(keys.get(subject)!, subject, message.messageId, calls[i], ARCHIVED_CALL),
-        ...(accepted[i].plan && { planStatus: accepted[i].plan!.status }),
+        ...(accepted[i].plan && { planStatus: accepted[i].plan.status }),
       };
     });
     await store.archive.add(messages);

@@ -120,7 +120,7 @@ const commonEffect = (setting: string): Pick<Effects, 'commonViolations'> => (se
 
 /** The body without these names of its section; `context.protocols.omitted` lists them (names, never values). */
 function withoutNames(body: MessageBody, section: 'properties' | 'traits', names: readonly string[], omittedBefore: readonly string[]): MessageBody {
-  const values = isObject(body[section]) ? (body[section] as Record<string, unknown>) : {};
+  const values = isObject(body[section]) ? (body[section]) : {};
   const kept = Object.fromEntries(Object.entries(values).filter(([name]) => !names.includes(name)));
   const context = isObject(body.context) ? body.context : {};
   const protocols = isObject(context.protocols) ? context.protocols : {};
@@ -174,7 +174,7 @@ export function decidePlan(body: MessageBody, plan: CompiledPlan | undefined, co
 
   if (rule && section) {
     // 2. Unplanned properties or traits: names, never values.
-    const values = isObject(body[section]) ? (body[section] as Record<string, unknown>) : {};
+    const values = isObject(body[section]) ? (body[section]) : {};
     const unplanned = Object.keys(values).filter((name) => !rule.planned.has(name));
     for (const name of unplanned) {
       violations.push({ violationType: 'Unplanned-Property', field: `${section}.${name}`, description: `${section}.${name} is not planned for this ${body.type === 'track' ? 'event' : body.type}`, stage: 'unplanned-properties' });
@@ -195,7 +195,7 @@ export function decidePlan(body: MessageBody, plan: CompiledPlan | undefined, co
     const found4 = commonRule.check(current).map((error) => violationOf(error, 'common-violations'));
     violations.push(...found4);
     if (found4.length > 0 && effects.commonViolations === 'block') return blocked('common-violations', rule?.version);
-    if (found4.length > 0 && effects.commonViolations === 'omit' && section) omit(offendingNames(found4, section, isObject(current[section]) ? (current[section] as Record<string, unknown>) : {}), 'common-violations');
+    if (found4.length > 0 && effects.commonViolations === 'omit' && section) omit(offendingNames(found4, section, isObject(current[section]) ? (current[section]) : {}), 'common-violations');
   }
 
   return {

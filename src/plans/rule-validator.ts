@@ -84,11 +84,12 @@ export function patternsOf(schema: unknown, at = ''): Array<{ path: string; patt
   if (schema === null || typeof schema !== 'object') return [];
   if (Array.isArray(schema)) return schema.flatMap((item, i) => patternsOf(item, `${at}/${i}`));
   const found: Array<{ path: string; pattern: string }> = [];
-  for (const [key, value] of Object.entries(schema)) {
-    const path = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const pointer = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+    const path = `${at}/${pointer(key)}`;
     if (key === 'pattern' && typeof value === 'string') found.push({ path, pattern: value });
     if (key === 'patternProperties' && value && typeof value === 'object' && !Array.isArray(value)) {
-      for (const name of Object.keys(value)) found.push({ path: `${path}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, pattern: name });
+      for (const name of Object.keys(value)) found.push({ path: `${path}/${pointer(name)}`, pattern: name });
     }
     // `enum`, `const`, `examples` and `default` hold data, not schemas: a "pattern" key in them is a value.
     if (!['enum', 'const', 'examples', 'default'].includes(key)) found.push(...patternsOf(value, path));
