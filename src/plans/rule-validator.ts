@@ -35,7 +35,8 @@ export function draftOf(schemaUri: unknown): Draft | undefined {
 const re2Engine = Object.assign(
   (pattern: string) => {
     const compiled = RE2JS.compile(pattern);
-    return { test: (text: string) => compiled.matcher(text).find(), toString: () => pattern };
+    // `test` (a match anywhere, as JSON Schema asks) takes re2js's DFA path: no capture groups are made.
+    return { test: (text: string) => compiled.test(text), toString: () => pattern };
   },
   { code: 're2js' },
 );

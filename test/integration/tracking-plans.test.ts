@@ -90,7 +90,7 @@ describe('plans and rules in Segment\'s shapes', () => {
     const lookahead = await admin('PATCH', `/admin/tracking-plans/${plan.id}/rules`, { rules: [{ ...orderCompleted('^(?!test).*$'), version: 2 }] });
     expect(lookahead.statusCode).toBe(400);
     expect(lookahead.json().message).toBe(
-      'rules[0] (TRACK "Order Completed" version 2).jsonSchema/properties/properties/properties/order_id/pattern: is not an RE2 regular expression (lookarounds and backreferences are not supported): error parsing regexp: invalid or unsupported Perl syntax: `(?!`',
+      'rules[0].jsonSchema/properties/properties/properties/order_id/pattern: (TRACK "Order Completed" version 2) is not an RE2 regular expression (lookarounds and backreferences are not supported): error parsing regexp: invalid or unsupported Perl syntax: `(?!`',
     );
     const typo = await admin('PUT', `/admin/tracking-plans/${plan.id}/rules`, { rules: [{ ...orderCompleted(), jsonSchema: { ...orderCompleted().jsonSchema, requird: ['x'] } }] });
     expect(typo.statusCode).toBe(400);

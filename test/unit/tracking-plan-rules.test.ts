@@ -36,22 +36,22 @@ describe('ruleProblem: what a saved rule may be', () => {
   it('refuses a negative lookahead with a 400 naming the rule and the path', () => {
     const rule = { ...segmentExport, jsonSchema: { ...segmentExport.jsonSchema, properties: { properties: { properties: { sku: { type: 'string', pattern: '^(?!test).*$' } } } } } };
     expect(ruleProblem(rule, 'rules[3]')).toBe(
-      'rules[3] (TRACK "Order Completed" version 1).jsonSchema/properties/properties/properties/sku/pattern: is not an RE2 regular expression (lookarounds and backreferences are not supported): error parsing regexp: invalid or unsupported Perl syntax: `(?!`',
+      'rules[3].jsonSchema/properties/properties/properties/sku/pattern: (TRACK "Order Completed" version 1) is not an RE2 regular expression (lookarounds and backreferences are not supported): error parsing regexp: invalid or unsupported Perl syntax: `(?!`',
     );
   });
 
   it('refuses a lookbehind or a backreference in patternProperties keys too', () => {
-    expect(ruleProblem({ type: 'COMMON', version: 1, jsonSchema: { patternProperties: { '(a)\\1': {} } } }, 'rules[0]')).toMatch(/^rules\[0\] \(COMMON version 1\)\.jsonSchema\/patternProperties\/\(a\)\\1: is not an RE2/);
+    expect(ruleProblem({ type: 'COMMON', version: 1, jsonSchema: { patternProperties: { '(a)\\1': {} } } }, 'rules[0]')).toMatch(/^rules\[0\]\.jsonSchema\/patternProperties\/\(a\)\\1: \(COMMON version 1\) is not an RE2/);
   });
 
   it('refuses a genuine keyword typo, but not Segment\'s own keys', () => {
-    expect(ruleProblem({ ...segmentExport, jsonSchema: { ...segmentExport.jsonSchema, requird: ['x'] } }, 'rules[0]')).toBe('rules[0] (TRACK "Order Completed" version 1).jsonSchema: strict mode: unknown keyword: "requird"');
+    expect(ruleProblem({ ...segmentExport, jsonSchema: { ...segmentExport.jsonSchema, requird: ['x'] } }, 'rules[0]')).toBe('rules[0].jsonSchema: (TRACK "Order Completed" version 1) strict mode: unknown keyword: "requird"');
   });
 
   it.each([
-    [{ type: 'TRACK', version: 1, jsonSchema: {} }, 'rules[0] (TRACK version 1).key: is required for TRACK rules (the event name)'],
-    [{ type: 'IDENTIFY', key: 'x', version: 1, jsonSchema: {} }, 'rules[0] (IDENTIFY "x" version 1).key: IDENTIFY rules have no key'],
-    [{ type: 'COMMON', version: 1, jsonSchema: { $schema: 'http://json-schema.org/draft-04/schema#' } }, expect.stringContaining('rules[0] (COMMON version 1).jsonSchema/$schema: must name JSON Schema draft-07, 2019-09 or 2020-12')],
+    [{ type: 'TRACK', version: 1, jsonSchema: {} }, 'rules[0].key: (TRACK version 1) is required for TRACK rules (the event name)'],
+    [{ type: 'IDENTIFY', key: 'x', version: 1, jsonSchema: {} }, 'rules[0].key: (IDENTIFY "x" version 1) IDENTIFY rules have no key'],
+    [{ type: 'COMMON', version: 1, jsonSchema: { $schema: 'http://json-schema.org/draft-04/schema#' } }, expect.stringContaining('rules[0].jsonSchema/$schema: (COMMON version 1) must name JSON Schema draft-07, 2019-09 or 2020-12')],
     [{ type: 'COMMON', version: 1, jsonSchema: { $ref: 'https://evil.example/schema.json' } }, expect.stringContaining("can't resolve reference")],
   ])('refuses %j', (rule, problem) => {
     expect(ruleProblem(rule, 'rules[0]')).toEqual(problem);

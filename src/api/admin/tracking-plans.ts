@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { RULE_TYPES, ruleProblem } from '../../plans/rule-rules';
+import { RULE_TYPES, ruleName, ruleProblem } from '../../plans/rule-rules';
 import type { Store, TrackingPlan, TrackingPlanRule } from '../../store/types';
 import { audited } from '../access/audit-trail';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -90,7 +90,7 @@ function checkRules(rules: ReadonlyArray<{ type: string; key?: string; newKey?: 
     const problem = ruleProblem(rule, `rules[${i}]`);
     if (problem) throw badRequest(problem);
     const id = JSON.stringify([rule.type, rule.newKey ?? rule.key ?? '', rule.version]);
-    if (seen.has(id)) throw badRequest(`rules[${i}]: ${rule.type}${rule.key ? ` "${rule.key}"` : ''} version ${rule.version} is given twice`);
+    if (seen.has(id)) throw badRequest(`rules[${i}]: ${ruleName(rule)} is given twice`);
     seen.add(id);
   }
 }
