@@ -4,7 +4,6 @@ import path from 'node:path';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { openStore, type Store } from '../../src/store';
-import type { MessageBody } from '../../src/delivery/types';
 import { compilePlan } from '../../src/plans/compile-plan';
 import { decidePlan } from '../../src/plans/plan-decision';
 import { DEFAULT_CONTROLS, patchControls } from '../../src/plans/schema-controls';
@@ -221,7 +220,7 @@ describe('hostile input through the admin API is data: a result or a 4xx naming 
         // Whatever was saved compiles again and decides any event without throwing, under the strictest controls.
         const saved = compilePlan({ id: plan.id, name: 'Fuzzed plan' }, await store.trackingPlans.allRules(plan.id));
         const strict = patchControls(DEFAULT_CONTROLS, { track: { allowUnplannedEventProperties: false, allowPropertiesOnViolations: false, commonEventOnViolations: 'OMIT_PROPERTIES' } });
-        decidePlan({ messageId: 'm', event: 'Order Completed', ...(body as object), type: 'track' } as MessageBody, saved, strict);
+        decidePlan({ messageId: 'm', event: 'Order Completed', ...(body as object), type: 'track' }, saved, strict);
       }),
       options(),
     );
