@@ -6,6 +6,7 @@ import { field, h, replace } from './dom';
 import type { Page } from './page';
 import { personasPage } from './personas';
 import { sourcesPage } from './sources';
+import { trackingPlansPage } from './tracking-plans';
 
 const main = document.getElementById('main')!;
 const nav = document.getElementById('nav')!;
@@ -68,6 +69,7 @@ async function render(): Promise<void> {
     else if (parts[0] === 'deliveries') await deliveriesPage(page);
     else if (parts[0] === 'personas') await personasPage(page);
     else if (parts[0] === 'audit') await auditPage(page);
+    else if (parts[0] === 'tracking-plans') await trackingPlansPage(page);
     else await sourcesPage(page);
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 401) {
