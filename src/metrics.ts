@@ -38,6 +38,10 @@ export interface Metrics {
   webhookDisabled: Gauge<'destination' | 'index'>;
   /** Issue 43: when each of this worker's task queues last had a poll out (Unix seconds); set at scrape time. */
   workerLastPoll: Gauge<'task_queue'>;
+  /** Issue 42: violations of a source's tracking plan, by source id, call type and violation type (all bounded). */
+  trackingPlanViolations: Counter<'source' | 'event_type' | 'violation_type'>;
+  /** Issue 42: `Violation Generated` events not forwarded because their (source, event, field) reached its cap for the minute. */
+  violationsSuppressed: Counter<'source'>;
 }
 
 /** The counters that carry a destination id: bounded by the configured destinations (forgetDestinations). */
@@ -101,7 +105,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     messagesFiltered: new Counter({
       name: 'switchyard_messages_filtered_total',
-      help: 'Messages a destination did not get, decided at ingest, by destination id and the first reason that stopped them (integrations, consent, suppressed, filters, sampled).',
+      help: 'Messages a destination did not get, decided at ingest, by destination id and the first reason that stopped them (plan, integrations, consent, suppressed, filters, sampled, trigger).',
       labelNames: ['destination', 'reason'],
       registers,
     }),
@@ -115,6 +119,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'switchyard_worker_last_poll_timestamp_seconds',
       help: 'When this worker last had a poll out on each of its task queues (Unix seconds); stale means no worker is taking work from it.',
       labelNames: ['task_queue'],
+      registers,
+    }),
+    trackingPlanViolations: new Counter({
+      name: 'switchyard_tracking_plan_violations_total',
+      help: "Violations of a source's tracking plan found at ingest, by source id, call type and violation type (Required, Datatype, Unplanned-Event, ...).",
+      labelNames: ['source', 'event_type', 'violation_type'],
+      registers,
+    }),
+    violationsSuppressed: new Counter({
+      name: 'switchyard_tracking_plan_violations_suppressed_total',
+      help: 'Violation Generated events not forwarded because their (source, event, field) reached the per-minute cap, by source id.',
+      labelNames: ['source'],
       registers,
     }),
   };

@@ -20,6 +20,10 @@ import { Accepted, BatchBody, CallBody, ErrorReply } from './ingest-schema';
 import { guardIngestion } from './ingest-guard';
 import type { Metrics } from '../metrics';
 import { traceIngestRequest } from '../tracing/ingest-spans';
+import { sourcePlanReader } from '../plans/plan-reader';
+import { StoredViolationRecorder } from '../plans/violation-recorder';
+import { ViolationCap } from '../plans/violation-counts';
+import { planForwarder } from '../messages/forward-plan-calls';
 
 interface IngestOptions {
   store: Store;
@@ -63,8 +67,20 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
   const decisions: PlanDecisions = {
     rulesOf: destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message)),
   };
+  // Issue 42: violations counted as the overview's counts are; the last ones written at close.
+  const violations = new StoredViolationRecorder(store, config.healthFlushInterval > 0 ? config.healthFlushInterval : 5_000, metrics, app.log);
+  app.addHook('onClose', () => violations.close());
   const dependencies: IngestDependencies = {
     store,
+    plans: sourcePlanReader(store.trackingPlans, (message, planId) => app.log.warn({ planId }, message)),
+    violations,
+    forward: planForwarder(
+      () => dependencies,
+      store.sources,
+      new ViolationCap(config.violationEventsPerMinute),
+      metrics,
+      (message, sourceId) => app.log.warn({ sourceId }, message),
+    ),
     deliveries,
     planDeliveries: deliveryPlanner(store.destinations, deliveryPolicy(config), keyring && bodySealer(store.dataKeys, keyring), decisions),
     startTimeoutMs: config.ingestStartTimeout,

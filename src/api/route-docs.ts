@@ -31,6 +31,24 @@ const ok = { success: true };
 const track = { userId: 'user-42', event: 'Order Completed', properties: { total: 99.5, currency: 'EUR' }, messageId: 'msg-0001', timestamp: AT };
 const ingest = (summary: string, request: unknown): OperationDoc => ({ summary, request, response: ok });
 
+const TRACKING_PLAN_ID = 'tp_8c9d0e1f2a3b44c5d6e7f8a9b0c1d2e3';
+const trackingPlan = { id: TRACKING_PLAN_ID, name: 'Web shop plan', description: 'Checkout events', type: 'LIVE', createdAt: AT, updatedAt: AT };
+const trackingRule = {
+  type: 'TRACK',
+  key: 'Order Completed',
+  version: 1,
+  jsonSchema: {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    labels: {},
+    type: 'object',
+    properties: { properties: { type: 'object', properties: { order_id: { type: 'string', pattern: '^ord_[0-9]+$' }, total: { type: 'number' } }, required: ['order_id'] } },
+  },
+};
+const schemaControls = {
+  track: { allowUnplannedEvents: true, allowUnplannedEventProperties: true, allowEventOnViolations: true, allowPropertiesOnViolations: true, commonEventOnViolations: 'ALLOW' },
+  identify: { allowUnplannedTraits: true, allowTraitsOnViolations: true, commonEventOnViolations: 'ALLOW' },
+  group: { allowUnplannedTraits: true, allowTraitsOnViolations: true, commonEventOnViolations: 'ALLOW' },
+};
 const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdAt: AT };
 const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
 const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, propagateTraceContext: true, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, type: 'webhooks', tlsSet: false, createdAt: AT, updatedAt: AT };
@@ -175,6 +193,29 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /admin/sources/:id': { summary: 'One source', response: source },
   'DELETE /admin/sources/:id': { summary: 'Delete a source, its write key and its destinations' },
 
+  'POST /admin/tracking-plans': { summary: "Create a tracking plan (Segment's Public API body)", request: { name: 'Web shop plan', description: 'Checkout events', type: 'LIVE' }, response: trackingPlan },
+  'GET /admin/tracking-plans': { summary: 'List tracking plans', response: { trackingPlans: [trackingPlan] } },
+  'GET /admin/tracking-plans/:id': { summary: 'One tracking plan', response: trackingPlan },
+  'PATCH /admin/tracking-plans/:id': { summary: "Rename a tracking plan or change its description or type", request: { description: 'Checkout and sign-up events' }, response: { ...trackingPlan, description: 'Checkout and sign-up events' } },
+  'DELETE /admin/tracking-plans/:id': { summary: 'Delete a tracking plan, its rules and its source connections' },
+  'GET /admin/tracking-plans/:id/rules': { summary: "A page of a plan's rules (`count`, `cursor`, or Segment's `pagination[count]`, `pagination[cursor]`)", response: { rules: [{ ...trackingRule, createdAt: AT, updatedAt: AT }], pagination: { current: '', totalEntries: 1 } } },
+  'PUT /admin/tracking-plans/:id/rules': { summary: "Replace every rule of a plan (Segment's rules body; each schema compiled first, nothing saved on a 400)", request: { rules: [trackingRule] }, response: { status: 'SUCCESS' } },
+  'PATCH /admin/tracking-plans/:id/rules': { summary: 'Upsert rules, or rename one with `newKey`', request: { rules: [{ ...trackingRule, newKey: 'Order Placed' }] }, response: { status: 'SUCCESS' } },
+  'DELETE /admin/tracking-plans/:id/rules': { summary: 'Remove rules by type, key and version', request: { rules: [{ type: 'TRACK', key: 'Order Completed', version: 1 }] }, response: { status: 'SUCCESS' } },
+  'GET /admin/tracking-plans/:id/sources': { summary: 'The sources connected to a plan', response: { sourceIds: [SOURCE_ID] } },
+  'POST /admin/tracking-plans/:id/sources': { summary: 'Connect a source (a source has at most one plan: a second is 409)', request: { sourceId: SOURCE_ID }, response: { trackingPlanId: TRACKING_PLAN_ID, sourceId: SOURCE_ID } },
+  'DELETE /admin/tracking-plans/:id/sources/:sourceId': { summary: 'Disconnect a source from its plan' },
+  'GET /admin/sources/:id/settings': { summary: "A source's schema controls (Segment's shape; unset, everything is allowed)", response: schemaControls },
+  'PATCH /admin/sources/:id/settings': {
+    summary: "Change a source's schema controls: each setting given replaces that one",
+    request: { track: { allowUnplannedEvents: false, allowEventOnViolations: false } },
+    response: { ...schemaControls, track: { ...schemaControls.track, allowUnplannedEvents: false, allowEventOnViolations: false } },
+  },
+  'GET /admin/sources/:id/violations': {
+    summary: "A source's tracking-plan violations in a window, per event, field and violation type",
+    response: { violations: [{ eventType: 'track', eventName: 'Order Completed', field: 'properties.order_id', violationType: 'Required', description: 'properties.order_id is required', count: 12, firstSeenAt: AT, lastSeenAt: LATER, lastMessageId: 'msg-0001' }] },
+  },
+
   'POST /admin/sources/:sourceId/destinations': { summary: 'Add a destination: up to 5 webhook URLs, optional static headers and shared secret', request: destinationBody, response: destination },
   'GET /admin/sources/:sourceId/destinations': { summary: "List a source's destinations (secrets and header values are never shown)", response: { destinations: [destination] } },
   'GET /admin/destinations/:id': { summary: 'One destination', response: destination },
@@ -195,12 +236,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     },
   },
   'GET /admin/destinations/:id/overview': {
-    summary: "Where the destination's messages went: received, filtered by reason (integrations, consent, suppressed, filters, sampled, trigger; stopped at send time), and this destination's own delivered, retrying, failed; replays apart",
+    summary: "Where the destination's messages went: received, filtered by reason (plan, integrations, consent, suppressed, filters, sampled, trigger; stopped at send time), and this destination's own delivered, retrying, failed; replays apart",
     response: {
       since: '2026-11-26T12:00:00.000Z',
       until: '2026-11-27T12:00:00.000Z',
       received: 1200,
-      filtered: { integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500, trigger: 0, stopped: 1 },
+      filtered: { plan: 0, integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500, trigger: 0, stopped: 1 },
       delivered: 494,
       retrying: 3,
       failed: 2,

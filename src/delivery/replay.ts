@@ -10,6 +10,8 @@ export interface ArchivedCall extends Record<string, unknown> {
   type: MessageType;
   message: MessageBody;
   integrations?: Record<string, unknown>;
+  /** Issue 42: the tracking plan's verdict at ingest: the body above is the call as sent, before any omission. */
+  plan?: { status: 'passed' | 'omitted' | 'blocked'; decidedBy?: string; violations: Array<{ violationType: string; field: string; description: string }> };
 }
 
 export type ReplayStatus = 'running' | 'paused' | 'completed' | 'cancelled' | 'failed';

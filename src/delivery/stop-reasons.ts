@@ -2,6 +2,7 @@
  * Why a destination gets no delivery for a message (issue 30): the first rule of the decision that
  * stopped it, and the word the overview, the metric, the portal and the docs use for it.
  * `trigger` (issue 33): no enabled mapping of an actions destination has a trigger the message meets.
+ * `plan` (issue 42): the source's tracking plan blocked the message, for every destination at once.
  */
-export const STOP_REASONS = ['integrations', 'consent', 'suppressed', 'filters', 'sampled', 'trigger'] as const;
+export const STOP_REASONS = ['plan', 'integrations', 'consent', 'suppressed', 'filters', 'sampled', 'trigger'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -9,7 +9,10 @@ import type { AcceptedCall } from './accept-calls';
 import type { DataKeyReads } from './request-data-keys';
 
 /** The ingest step that archives a request's accepted calls (issue 31), reading keys through the request's `dataKeys`. */
-export type ArchiveCalls = (sourceId: string, accepted: AcceptedCall[], dataKeys: DataKeyReads) => Promise<void>;
+export type ArchiveCalls = (sourceId: string, accepted: ArchivableCall[], dataKeys: DataKeyReads) => Promise<void>;
+
+/** An accepted call as sent, with the tracking plan's verdict on it where the source has a plan (issue 42). */
+export type ArchivableCall = AcceptedCall & { plan?: ArchivedCall['plan'] };
 
 /**
  * Issue 31: every accepted call into the archive before the request is answered (it is part of
@@ -22,7 +25,12 @@ export type ArchiveCalls = (sourceId: string, accepted: AcceptedCall[], dataKeys
 export function callArchiver(store: { archive: Pick<Store['archive'], 'add'> }, keyring: Keyring | undefined): ArchiveCalls {
   return async (sourceId, accepted, dataKeys) => {
     if (accepted.length === 0) return;
-    const calls = accepted.map(({ message, integrations }): ArchivedCall => ({ type: message.type, message: messageBody(message), ...(integrations !== undefined && { integrations }) }));
+    const calls = accepted.map(({ message, integrations, plan }): ArchivedCall => ({
+      type: message.type,
+      message: messageBody(message),
+      ...(integrations !== undefined && { integrations }),
+      ...(plan && { plan }),
+    }));
     const subjects = calls.map((call) => (keyring ? messageSubject(keyring, call.type, call.message) : undefined));
     const wanted = subjects.filter((s): s is string => s !== undefined);
     const keys = wanted.length > 0 ? await dataKeys.getOrCreate(wanted) : new Map<string, Buffer>();
@@ -36,6 +44,7 @@ export function callArchiver(store: { archive: Pick<Store['archive'], 'add'> }, 
         ...(message.userId !== undefined && { userHash: visibleId(keyring, 'userId', message.userId) }),
         ...(message.anonymousId !== undefined && { anonymousHash: visibleId(keyring, 'anonymousId', message.anonymousId) }),
         call: subject === undefined ? calls[i] : sealBody(keys.get(subject)!, subject, message.messageId, calls[i], ARCHIVED_CALL),
+        ...(accepted[i].plan && { planStatus: accepted[i].plan.status }),
       };
     });
     await store.archive.add(messages);

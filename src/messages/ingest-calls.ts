@@ -4,7 +4,6 @@ import type { Deliveries } from '../ports';
 import type { Store } from '../store/types';
 import { acceptCalls } from './accept-calls';
 import type { ArchiveCalls } from './archive-calls';
-import type { Call } from './call';
 import type { DecisionRecorder } from './message-count-recorder';
 import { PendingCounts } from './pending-counts';
 import { outgoing, type PlanDeliveries } from './plan-deliveries';
@@ -15,6 +14,10 @@ import { isAboutSuppressed } from '../delivery/suppression';
 import { profileUpdates } from '../personas/profile-updates';
 import { callTypeLabel, type Metrics } from '../metrics';
 import type { IngestTrace } from '../tracing/ingest-spans';
+import type { SourcePlanReader } from '../plans/plan-reader';
+import type { ViolationRecorder } from '../plans/violation-recorder';
+import { archivedVerdict, planCalls, type PlannedCall } from './plan-calls';
+import type { Call } from './call';
 
 export interface IngestDependencies {
   store: Store;
@@ -29,6 +32,12 @@ export interface IngestDependencies {
   metrics?: Pick<Metrics, 'messagesIngested'>;
   /** Issue 31: writes the accepted calls to the archive (absent: ARCHIVE_RETENTION=0). */
   archive?: ArchiveCalls;
+  /** Issue 42: the source's tracking plan and schema controls (absent: no plans are read). */
+  plans?: SourcePlanReader;
+  /** Issue 42: where the plan's violations are counted. */
+  violations?: ViolationRecorder;
+  /** Issue 42: sends blocked events and violations into the sources the controls name, once this request's starts succeeded. */
+  forward?: (planned: PlannedCall[], request: IngestRequest, plan: { id: string; name: string }, forwarding: { violationsTo?: string; blockedTo?: string }) => Promise<void>;
 }
 
 export interface IngestRequest {
@@ -45,6 +54,8 @@ export interface IngestRequest {
   ip?: string;
   /** Issue 43: the request's spans while tracing is on; each message's trace context then rides in its workflow input. */
   trace?: Pick<IngestTrace, 'messageCarrier'>;
+  /** Issue 42: calls forwarded from another source's plan: never forwarded again, whatever this source's controls say. */
+  forwarded?: boolean;
 }
 
 export type IngestResult =
@@ -86,26 +97,33 @@ function withinStartTimeout(timeoutMs: number, start: (deadline: number, signal:
 export async function ingestCalls(deps: IngestDependencies, request: IngestRequest): Promise<IngestResult> {
   const acceptance = acceptCalls(request.calls, request);
   if ('problem' in acceptance) return { status: 'rejected', problem: acceptance.problem };
+  // Issue 42: the source's plan, once per message, before anything else reads the calls: an
+  // omitted property reaches no profile, no workflow; a blocked message only the archive.
+  const planned = deps.plans ? await planCalls(deps.plans, request.sourceId, acceptance.accepted) : undefined;
+  const accepted = planned?.calls ?? acceptance.accepted;
+  const isBlocked = accepted.map((_, i) => planned?.calls[i].verdict.status === 'blocked');
   // Issue 30: a suppressed user's calls are answered as accepted (the sender must not retry) but
   // go nowhere: no profile row, and the decision stops them for every destination (counted there).
-  const suppressed = await suppressedUsers(deps.store.suppressions, acceptance.accepted.map((a) => a.message));
-  const isSuppressed = acceptance.accepted.map((a) => isAboutSuppressed(a.message, suppressed));
+  const suppressed = await suppressedUsers(deps.store.suppressions, accepted.map((a) => a.message));
+  const isSuppressed = accepted.map((a) => isAboutSuppressed(a.message, suppressed));
   const counts = new PendingCounts();
-  counts.received(request.sourceId, request.receivedAtMs, acceptance.accepted.length);
+  counts.received(request.sourceId, request.receivedAtMs, accepted.length);
 
   // The archive and the sealing need the same users' data keys: one read for both.
   const dataKeys = requestDataKeys(deps.store.dataKeys);
   // Issue 31: the archive is written beside the profiles and the plan, and awaited before any
   // workflow starts: an answered request is archived. A suppressed user's calls are not kept.
-  const archived = deps.archive?.(request.sourceId, acceptance.accepted.filter((_, i) => !isSuppressed[i]), dataKeys);
+  // Issue 42: each call as sent (before any omission), with the plan's verdict: blocked ones can be replayed.
+  const toArchive = planned ? planned.calls.map((call) => ({ message: call.original, integrations: call.integrations, plan: archivedVerdict(call.verdict) })) : accepted;
+  const archived = deps.archive?.(request.sourceId, toArchive.filter((_, i) => !isSuppressed[i]), dataKeys);
   archived?.catch(() => undefined);
   // Personas profiles: traits, events and aliases of the whole request in one transaction, with
   // the user ids this source has now seen (a DELETE regulation notifies only sources that saw the user).
-  const messages = acceptance.accepted.filter((_, i) => !isSuppressed[i]).map((a) => a.message);
+  const messages = accepted.filter((_, i) => !isSuppressed[i] && !isBlocked[i]).map((a) => a.message);
   await deps.store.personas.profiles.record(request.sourceId, profileUpdates(messages), seenUsers(messages), new Date(request.receivedAtMs).toISOString());
   const plan = await deps.planDeliveries(
     request.sourceId,
-    acceptance.accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, suppressed: isSuppressed[i] }, request.trace?.messageCarrier(a.message.messageId))),
+    accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, suppressed: isSuppressed[i], ...(isBlocked[i] && { planBlocked: true }) }, request.trace?.messageCarrier(a.message.messageId))),
     dataKeys,
     counts,
   );
@@ -121,7 +139,25 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   } catch (err) {
     return { status: 'unavailable', reason: (err as Error).message };
   }
+  if (planned) {
+    // Forwarded before the answer: a failure is the sender's 503 and its retry forwards under the same ids.
+    const { controls, plan: compiled } = planned.source;
+    const forwarding = request.forwarded ? {} : { violationsTo: controls.forwardingViolationsTo, blockedTo: controls.forwardingBlockedEventsTo };
+    if (deps.forward && compiled && (forwarding.violationsTo || forwarding.blockedTo)) {
+      try {
+        await deps.forward(planned.calls, request, compiled, forwarding);
+      } catch (err) {
+        return { status: 'unavailable', reason: `forwarding for the tracking plan failed: ${(err as Error).message}` };
+      }
+    }
+    for (const { message, verdict } of planned.calls) {
+      deps.violations?.record(request.sourceId, { type: message.type, eventName: message.event ?? message.name ?? '', messageId: message.messageId }, verdict.violations, request.receivedAtMs);
+    }
+  }
   counts.commitTo(deps.recorder);
-  if (deps.metrics) for (const { message } of acceptance.accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });
+  if (deps.metrics) for (const { message } of accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });
   return { status: 'accepted', deliveries: inputs.length };
 }
+
+/** Issue 42: ingests calls into another source (forwarding), as if sent there, never forwarded again. */
+export type ForwardCalls = (sourceId: string, calls: Call[]) => Promise<void>;

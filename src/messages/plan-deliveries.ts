@@ -24,7 +24,7 @@ export interface Outgoing {
    * redeliveries): the call's `integrations` object and whether its user is suppressed. Absent
    * (delete notifications, never filtered): every enabled destination gets the body as it is.
    */
-  rules?: { integrations?: Record<string, unknown>; suppressed: boolean };
+  rules?: { integrations?: Record<string, unknown>; suppressed: boolean; planBlocked?: boolean };
   /**
    * Per destination whose filters changed the body, the body it gets: set by the plan; for a
    * redelivery, the bodies recorded, which today's rules start from.
@@ -77,8 +77,8 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
     // A redelivery starts from the body this destination was sent (plan-deliveries' own, or the message's).
     const start = message.destinationBodies?.[id] ?? message.body;
     const decision: DeliveryDecision =
-      rules.has(id) || triggers.has(id)
-        ? decideDelivery({ body: start, integrations: message.rules.integrations, suppressed: message.rules.suppressed, destination: { ...destination, ...triggers.of(id) } })
+      rules.has(id) || triggers.has(id) || message.rules.planBlocked
+        ? decideDelivery({ body: start, integrations: message.rules.integrations, suppressed: message.rules.suppressed, planBlocked: message.rules.planBlocked, destination: { ...destination, ...triggers.of(id) } })
         : { send: start };
     if ('stop' in decision) decisions.recorder?.filtered(id, atMs, decision.stop, decision.filterId);
     else sent.push({ id, body: decision.send, ...(decision.mappings && { mappings: decision.mappings }) });

@@ -15,6 +15,8 @@ export interface DeliveryDecisionInput {
   integrations: Record<string, unknown> | undefined;
   /** Whether the message's user is under a SUPPRESS regulation (looked up by the caller). */
   suppressed: boolean;
+  /** Issue 42: the source's tracking plan blocked the message (plans/plan-decision.ts, decided once per message by the caller). */
+  planBlocked?: boolean;
   destination: {
     consent: ConsentSettings;
     /** The destination's filters, compiled once (destination-filters.ts compileFilter), in saved order. */
@@ -36,12 +38,15 @@ type RuleResult = { send: MessageBody } | { stop: StopReason; filterId?: string 
 type DeliveryRule = (input: DeliveryDecisionInput, body: MessageBody) => RuleResult;
 
 /**
- * The one decision per (message, destination), as an ordered list of named rules. Consent comes
+ * The one decision per (message, destination), as an ordered list of named rules. The plan's
+ * verdict comes first (issue 42): it is the source's, the same for every destination. Consent comes
  * before the `integrations` object: in Segment's reconciliation table a denied category cannot be
  * overridden by an `integrations` key. The consent change itself passes the consent rule (see
  * isConsentChange): a revocation stopped by the consent it revokes would never reach anyone.
  */
 export const DELIVERY_RULES: ReadonlyArray<{ name: string; rule: DeliveryRule }> = [
+  // First: a message the source's plan blocked is no message of the source's for any destination.
+  { name: 'plan', rule: ({ planBlocked }, body) => (planBlocked ? { stop: 'plan' } : { send: body }) },
   {
     name: 'consent',
     rule: ({ destination }, body) => (isConsentChange(body) || consentAllows(body, destination.consent) ? { send: body } : { stop: 'consent' }),

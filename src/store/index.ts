@@ -28,6 +28,7 @@ import { messageArchiveStore } from './message-archive';
 import { replayStore } from './replays';
 import { operationalEndpointStore } from './operational-endpoints';
 import { webhookSwitchStore } from './webhook-switches';
+import { trackingPlanStore, violationStore } from './tracking-plans';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
 
@@ -164,6 +165,8 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: 
     replays: replayStore(db),
     operationalEndpoints: operationalEndpointStore(db, keyring),
     webhookSwitches: webhookSwitchStore(db),
+    trackingPlans: trackingPlanStore(db),
+    violations: violationStore(db),
     tokens: adminTokenStore(db),
     audit: auditLogStore(db),
     transaction: (work) => writeTransaction(db, (trx) => work(inTransaction(trx, keyring, opened))),

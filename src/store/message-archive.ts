@@ -25,6 +25,7 @@ const toRow = (m: ArchivedMessage): MessageArchiveRow => ({
   user_hash: m.userHash ?? null,
   anonymous_hash: m.anonymousHash ?? null,
   body: JSON.stringify(m.call),
+  plan_status: m.planStatus ?? null,
 });
 
 const fromRow = (row: MessageArchiveRow): ArchivedMessage => ({
@@ -35,6 +36,7 @@ const fromRow = (row: MessageArchiveRow): ArchivedMessage => ({
   ...(row.user_hash !== null && { userHash: row.user_hash }),
   ...(row.anonymous_hash !== null && { anonymousHash: row.anonymous_hash }),
   call: JSON.parse(row.body) as SealedBody | ArchivedCall,
+  ...(row.plan_status !== null && { planStatus: row.plan_status as NonNullable<ArchivedMessage['planStatus']> }),
 });
 
 /** A page's position: the last row's (receivedAt, messageId), opaque to callers. */

@@ -473,6 +473,66 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('destinations').addColumn('propagate_trace_context', 'integer', (c) => c.notNull().defaultTo(1)).execute();
     },
   },
+  // Issue 42: tracking plans in Segment's shapes, the schema controls of each source, violations
+  // counted per minute, and each archived message's verdict (blocked ones are replayed from it).
+  // `revision` is bumped by every change of a plan or its rules: the API's compiled copy is keyed by it.
+  '0027_tracking_plans': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('tracking_plans')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('revision', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('tracking_plan_rules')
+        .addColumn('plan_id', 'text', (c) => c.notNull().references('tracking_plans.id').onDelete('cascade'))
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('json_schema', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('tracking_plan_rules_pk', ['plan_id', 'type', 'key', 'version'])
+        .execute();
+      // The primary key on the source is the rule "a source has at most one plan".
+      await db.schema
+        .createTable('tracking_plan_sources')
+        .addColumn('source_id', 'text', (c) => c.primaryKey().references('sources.id').onDelete('cascade'))
+        .addColumn('plan_id', 'text', (c) => c.notNull().references('tracking_plans.id').onDelete('cascade'))
+        .addColumn('connected_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('tracking_plan_sources_plan').on('tracking_plan_sources').column('plan_id').execute();
+      await db.schema
+        .createTable('source_schema_settings')
+        .addColumn('source_id', 'text', (c) => c.primaryKey().references('sources.id').onDelete('cascade'))
+        .addColumn('settings', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('tracking_plan_violations')
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('minute', 'integer', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('event_name', 'text', (c) => c.notNull())
+        .addColumn('field', 'text', (c) => c.notNull())
+        .addColumn('violation_type', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .addColumn('first_seen_at', 'text', (c) => c.notNull())
+        .addColumn('last_seen_at', 'text', (c) => c.notNull())
+        .addColumn('last_message_id', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('tracking_plan_violations_pk', ['source_id', 'minute', 'event_type', 'event_name', 'field', 'violation_type'])
+        .execute();
+      await db.schema.createIndex('tracking_plan_violations_minute').on('tracking_plan_violations').column('minute').execute();
+      // On PostgreSQL the column reaches every day partition through the partitioned parent.
+      await db.schema.alterTable(ARCHIVE_TABLE).addColumn('plan_status', 'text').execute();
+    },
+  },
 };
 
 /** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

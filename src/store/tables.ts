@@ -232,6 +232,8 @@ export interface MessageArchiveRow {
   anonymous_hash: string | null;
   /** JSON: a SealedBody of the ArchivedCall, or the ArchivedCall in the clear. */
   body: string;
+  /** Issue 42: the tracking plan's verdict (passed, omitted, blocked); null where no plan decided. */
+  plan_status: string | null;
 }
 
 /** Issue 31: one replay and the progress its workflow wrote. */
@@ -292,4 +294,60 @@ export interface Tables {
   message_archive: MessageArchiveRow;
   replays: ReplayRow;
   operational_endpoints: OperationalEndpointRow;
+  tracking_plans: TrackingPlanRow;
+  tracking_plan_rules: TrackingPlanRuleRow;
+  tracking_plan_sources: TrackingPlanSourceRow;
+  source_schema_settings: SourceSchemaSettingsRow;
+  tracking_plan_violations: TrackingPlanViolationRow;
+}
+
+/** Issue 42: a tracking plan; `revision` grows with every change of it or its rules. */
+export interface TrackingPlanRow {
+  id: string;
+  name: string;
+  description: string | null;
+  type: string;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One version of one rule; `key` is '' for the rules that have none (COMMON, IDENTIFY, GROUP). */
+export interface TrackingPlanRuleRow {
+  plan_id: string;
+  type: string;
+  key: string;
+  version: number;
+  /** The rule's JSON Schema as saved (JSON). */
+  json_schema: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TrackingPlanSourceRow {
+  source_id: string;
+  plan_id: string;
+  connected_at: string;
+}
+
+export interface SourceSchemaSettingsRow {
+  source_id: string;
+  /** The schema controls as JSON (plans/schema-controls.ts). */
+  settings: string;
+  updated_at: string;
+}
+
+/** Violations added up per source and minute; names and rules, never values. */
+export interface TrackingPlanViolationRow {
+  source_id: string;
+  minute: number;
+  event_type: string;
+  event_name: string;
+  field: string;
+  violation_type: string;
+  description: string;
+  count: number;
+  first_seen_at: string;
+  last_seen_at: string;
+  last_message_id: string;
 }

@@ -163,6 +163,8 @@ export interface ArchivedMessage {
   userHash?: string;
   anonymousHash?: string;
   call: SealedBody | ArchivedCall;
+  /** Issue 42: the tracking plan's verdict at ingest (its violations are sealed in `call`); absent where no plan decided. */
+  planStatus?: 'passed' | 'omitted' | 'blocked';
 }
 
 /** A destination a message may be delivered to now, with what the planner needs of it. */
@@ -392,6 +394,40 @@ export interface Store {
     /** Deletes every archived message of these subjects (keyed hashes of user or anonymous ids): erasure where nothing is sealed. */
     forget(idHashes: string[]): Promise<number>;
   };
+  /** Issue 42: tracking plans, their rules and sources, each source's schema controls, and violations counted. */
+  trackingPlans: {
+    create(input: TrackingPlanInput): Promise<TrackingPlan>;
+    list(): Promise<TrackingPlan[]>;
+    get(id: string): Promise<TrackingPlan | undefined>;
+    update(id: string, patch: Partial<TrackingPlanInput>): Promise<TrackingPlan | undefined>;
+    /** Its rules and source connections go with it. */
+    delete(id: string): Promise<boolean>;
+    /** Rules in (type, key, version) order, a page after `cursor` (a page's `next`). */
+    rules(planId: string, count: number, cursor?: string): Promise<{ rules: TrackingPlanRule[]; next?: string; total: number }>;
+    /** Every rule of a plan, for compiling it. */
+    allRules(planId: string): Promise<TrackingPlanRule[]>;
+    /** PUT: these rules replace every rule. False: no such plan. */
+    replaceRules(planId: string, rules: NewTrackingPlanRule[]): Promise<boolean>;
+    /** PATCH: upsert each rule, renaming it first where `newKey` is given. False: no such plan. */
+    upsertRules(planId: string, rules: Array<NewTrackingPlanRule & { newKey?: string }>): Promise<boolean>;
+    /** DELETE: removes these (type, key, version). False: no such plan. */
+    deleteRules(planId: string, rules: Array<Pick<NewTrackingPlanRule, 'type' | 'key' | 'version'>>): Promise<boolean>;
+    /** `taken`: the source has another plan (a source has at most one); `missing`: no such plan or source. */
+    connect(planId: string, sourceId: string): Promise<'connected' | 'already' | 'taken' | 'missing'>;
+    disconnect(planId: string, sourceId: string): Promise<boolean>;
+    sources(planId: string): Promise<string[]>;
+    /** The source's plan (with the revision its compiled copy is keyed by) and its saved controls, in one read: what ingest asks per request. */
+    forSource(sourceId: string): Promise<{ plan?: { id: string; name: string; revision: number }; controls?: string }>;
+    /** The controls as saved (JSON), or undefined for a source that never saved any. */
+    controls(sourceId: string): Promise<string | undefined>;
+    setControls(sourceId: string, controls: string): Promise<void>;
+  };
+  /** Issue 42: violations per source and minute, added to by every API process. */
+  violations: {
+    add(rows: ViolationCount[], options?: { deleteBeforeMinute?: number }): Promise<void>;
+    /** Aggregated over [sinceMinute, untilMinute), optionally for one event name. */
+    list(sourceId: string, sinceMinute: number, untilMinute: number, eventName?: string): Promise<ViolationSummary[]>;
+  };
   /** Issue 31: replays of the archive, with the progress their workflows write. */
   replays: {
     create(replay: Replay): Promise<void>;
@@ -470,3 +506,49 @@ export interface AuditStore {
    */
   prune(before: string): Promise<number>;
 }
+
+/** Issue 42: a tracking plan, as the admin API shows it. */
+export interface TrackingPlan {
+  id: string;
+  name: string;
+  description?: string;
+  type: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TrackingPlanInput {
+  name: string;
+  description?: string;
+  type: string;
+}
+
+/** A rule as Segment's Public API sends it; `key` is absent for COMMON, IDENTIFY and GROUP. */
+export interface NewTrackingPlanRule {
+  type: string;
+  key?: string;
+  jsonSchema: Record<string, unknown>;
+  version: number;
+}
+
+export interface TrackingPlanRule extends NewTrackingPlanRule {
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One minute's count of one violation kind at one source (plans/violation-recorder.ts). */
+export interface ViolationCount {
+  sourceId: string;
+  minute: number;
+  eventType: string;
+  eventName: string;
+  field: string;
+  violationType: string;
+  description: string;
+  count: number;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  lastMessageId: string;
+}
+
+export type ViolationSummary = Omit<ViolationCount, 'sourceId' | 'minute'>;

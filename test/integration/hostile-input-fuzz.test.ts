@@ -9,9 +9,13 @@ import { buildApp } from '../../src/api/app';
 import { loadConfig } from '../../src/config';
 import { startTracing } from '../../src/tracing/tracing';
 import { basicAuth } from '../helpers/system';
+import { compilePlan } from '../../src/plans/compile-plan';
+import { decidePlan } from '../../src/plans/plan-decision';
+import { DEFAULT_CONTROLS, patchControls } from '../../src/plans/schema-controls';
 
 /**
- * Issue 40 item 7 (the fuzzer half): FQL strings, filter bodies and mapping bodies — deep nesting,
+ * Issue 40 item 7 (the fuzzer half): FQL strings, filter bodies, mapping bodies and (issue 42)
+ * tracking-plan rules and schema controls — deep nesting,
  * long inputs, hostile keys — through the save and preview routes of the admin API over a real
  * store, with the API's own JSON body parser. Every answer is a result or a 4xx naming a field, never a 500, a hang or a crash, and
  * after the run every built-in prototype is as it was. The seed is printed at the start and by
@@ -106,6 +110,44 @@ const settingsText = fc.oneof(
 const subscription = fc
   .tuple(mapping, fc.record({ id: segmentId, actionId: segmentId, actionSlug: segmentId, modelId: fc.option(segmentId, { nil: null }), destinationId: segmentId, destination_id: segmentId, enable_batching: fc.boolean(), batch_size: fc.oneof(fc.integer(), fc.string({ maxLength: 8 })) }, { requiredKeys: [] }), fc.option(settingsText, { nil: undefined }))
   .map(([m, { enable_batching, batch_size, ...ids }, text]) => ({ ...m, ...ids, settings: text ?? { ...m.settings, ...(enable_batching !== undefined && { enable_batching }), ...(batch_size !== undefined && { batch_size }) } }));
+// Issue 42: tracking-plan rules (a schema is user input through and through) and schema controls.
+const pattern = fc.oneof(
+  fc.constantFrom('^(a+)+$', '^(?!test).*$', '(?<=x)y', '(a)\\1', '[', '^order-[0-9]+$', '\\p{L}+', '(?i)abc', ...HOSTILE),
+  fc.string({ maxLength: 40 }),
+);
+const schemaNode: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.record({ type: fc.constantFrom('string', 'number', 'object', 'array', 'integer', 'nope'), pattern }, { requiredKeys: [] }),
+    fc.record({ properties: objectOf(tie('node')), required: fc.array(key, { maxLength: 3 }), additionalProperties: fc.boolean() }, { requiredKeys: [] }),
+    fc.record({ patternProperties: fc.dictionary(pattern, fc.constant({})), enum: fc.array(fc.anything(), { maxLength: 3 }), format: fc.constantFrom('email', 'date-time', 'nope') }, { requiredKeys: [] }),
+    fc.record({ $ref: fc.constantFrom('#', '#/definitions/x', 'https://evil.example/s.json', '#/__proto__'), $id: fc.constantFrom('https://a.example/x', 'urn:x', '') }, { requiredKeys: [] }),
+    objectOf(fc.anything()),
+  ),
+})).node;
+const rule = fc.record(
+  {
+    type: fc.oneof(fc.constantFrom('TRACK', 'IDENTIFY', 'GROUP', 'PAGE', 'SCREEN', 'COMMON'), fc.string({ maxLength: 8 })),
+    key: fc.oneof(fc.constantFrom(...HOSTILE, 'Order Completed'), fc.string({ maxLength: 30 })),
+    version: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.anything()),
+    jsonSchema: fc.oneof(
+      schemaNode.map((node) => ({ $schema: 'http://json-schema.org/draft-07/schema#', labels: {}, properties: { properties: node } })),
+      fc.record({ $schema: fc.constantFrom('https://json-schema.org/draft/2020-12/schema', 'https://json-schema.org/draft/2019-09/schema', 'http://json-schema.org/draft-04/schema#', '__proto__'), properties: schemaNode }),
+      depth.map((n) => nested(n, { type: 'string', pattern: '^(a+)+$' }, (inner) => ({ properties: { a: inner } }))),
+      fc.anything(),
+    ),
+  },
+  { requiredKeys: ['type', 'jsonSchema', 'version'] },
+);
+const controls = fc.record(
+  {
+    track: fc.record({ allowUnplannedEvents: fc.oneof(fc.boolean(), fc.anything()), commonEventOnViolations: fc.constantFrom('ALLOW', 'BLOCK', 'OMIT_PROPERTIES', 'OMIT_TRAITS', '__proto__') }, { requiredKeys: [] }),
+    // Keys without ':' (the 4xx check reads the field up to the first ': ').
+    identify: fc.dictionary(fc.constantFrom(...HOSTILE, 'allowUnplannedTraits', 'allowTraitsOnViolations', 'commonEventOnViolations', 'x'), fc.anything()),
+    forwardingViolationsTo: fc.oneof(fc.constantFrom(...HOSTILE), fc.constant(null), fc.string({ maxLength: 20 })),
+  },
+  { requiredKeys: [] },
+);
 
 // ── The system under test ────────────────────────────────────────────────────────────────────
 let dir: string;
@@ -259,6 +301,26 @@ describe('hostile input through the admin API is data: a result or a 4xx naming 
       await stopTracing?.().catch(() => undefined);
     }
   }, 120_000);
+
+  it('saves or refuses any tracking-plan rule, and decides any event under what it saved', async () => {
+    const plan = (await send('POST', '/admin/tracking-plans', { name: 'Fuzzed plan' })).json<{ id: string }>();
+    const { source } = await store.sources.create('Fuzzed plan source');
+    await fc.assert(
+      fc.asyncProperty(fc.array(rule, { minLength: 1, maxLength: 3 }), event, async (rules, body) => {
+        const put = await app.inject({ method: 'PUT', url: `/admin/tracking-plans/${plan.id}/rules`, headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ rules }) });
+        expectAnswered(put, `PUT rules ${JSON.stringify(rules).slice(0, 300)}`);
+        // Whatever was saved compiles again and decides any event without throwing, under the strictest controls.
+        const saved = compilePlan({ id: plan.id, name: 'Fuzzed plan' }, await store.trackingPlans.allRules(plan.id));
+        const strict = patchControls(DEFAULT_CONTROLS, { track: { allowUnplannedEventProperties: false, allowPropertiesOnViolations: false, commonEventOnViolations: 'OMIT_PROPERTIES' } });
+        decidePlan({ messageId: 'm', event: 'Order Completed', ...(body as object), type: 'track' }, saved, strict);
+      }),
+      options(),
+    );
+    await fc.assert(
+      fc.asyncProperty(controls, async (patch) => expectAnswered(await send('PATCH', `/admin/sources/${source.id}/settings`, patch), `PATCH settings ${JSON.stringify(patch)}`)),
+      options(),
+    );
+  });
 
   it('left every built-in prototype as it was', () => {
     expect(snapshot()).toEqual(before);

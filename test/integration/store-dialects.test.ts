@@ -143,7 +143,7 @@ describe.each([
       expect(await store.destinations.get('dst_missing')).toBeUndefined();
     });
 
-    it('keeps propagateTraceContext a boolean both ways (issue 43, migration 0025)', async () => {
+    it('keeps propagateTraceContext a boolean both ways (issue 43, migration 0026)', async () => {
       const source = await newSource();
       const quiet = await store.destinations.create(source.id, { enabled: true, propagateTraceContext: false, webhooks: [hook(1)] });
       expect((await other.destinations.get(quiet.id))?.propagateTraceContext).toBe(false);

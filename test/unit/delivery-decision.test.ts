@@ -35,8 +35,12 @@ function input(change: Partial<Omit<DeliveryDecisionInput, 'destination'>> & { d
 }
 
 describe('decideDelivery: one decision per (message, destination), the first rule that stops it', () => {
-  it('lists its rules in order: consent before integrations (Segment\'s reconciliation table)', () => {
-    expect(DELIVERY_RULES.map((rule) => rule.name)).toEqual(['consent', 'integrations', 'suppression', 'filters']);
+  it('lists its rules in order: the plan first (issue 42), consent before integrations (Segment\'s reconciliation table)', () => {
+    expect(DELIVERY_RULES.map((rule) => rule.name)).toEqual(['plan', 'consent', 'integrations', 'suppression', 'filters']);
+  });
+
+  it('stops a message the source\'s tracking plan blocked under `plan`, before any other rule', () => {
+    expect(decideDelivery(input({ planBlocked: true, suppressed: true, integrations: { Webhooks: false } }))).toEqual({ stop: 'plan' });
   });
 
   it.each<[string, DeliveryDecisionInput, unknown]>([

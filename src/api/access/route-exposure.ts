@@ -91,6 +91,24 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'POST /admin/replays/:id/pause': metadata,
   'POST /admin/replays/:id/resume': metadata,
   'POST /admin/replays/:id/cancel': metadata,
+  // Issue 42: plans and rules are schemas, controls are switches: configuration that names no user.
+  'POST /admin/tracking-plans': none,
+  'GET /admin/tracking-plans': none,
+  'GET /admin/tracking-plans/:id': none,
+  'PATCH /admin/tracking-plans/:id': none,
+  'DELETE /admin/tracking-plans/:id': none,
+  'GET /admin/tracking-plans/:id/rules': none,
+  'PUT /admin/tracking-plans/:id/rules': none,
+  'PATCH /admin/tracking-plans/:id/rules': none,
+  'DELETE /admin/tracking-plans/:id/rules': none,
+  'GET /admin/tracking-plans/:id/sources': none,
+  'POST /admin/tracking-plans/:id/sources': none,
+  'DELETE /admin/tracking-plans/:id/sources/:sourceId': none,
+  'GET /admin/sources/:id/settings': none,
+  'PATCH /admin/sources/:id/settings': none,
+  // Counts per event, field name and violation type, and the last messageId: like the overview's
+  // counts and the deliveries listing, what happened to messages, never a value they carried.
+  'GET /admin/sources/:id/violations': metadata,
   // The caller's own event through the saved mappings, header values masked.
   'POST /admin/destinations/:id/mappings/preview': none,
   ...personasExposure('audiences'),

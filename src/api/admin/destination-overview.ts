@@ -24,7 +24,7 @@ export const Overview = Type.Object({
     { ...(Object.fromEntries(FILTERED_REASONS.map((reason) => [reason, Count])) as Record<(typeof FILTERED_REASONS)[number], typeof Count>), stopped: Count },
     {
       description:
-        "Messages this destination did not get, each under the first rule that stopped it. Decided at ingest: integrations (the call's integrations object), consent (its consent categories), suppressed (a SUPPRESS regulation), filters (a DROP filter, or one that left nothing), sampled (a SAMPLE filter), trigger (no mapping's trigger matched). At send time: stopped (the destination was switched off or lost its URLs or mapping, or a regulation stopped the delivery, after it started).",
+        "Messages this destination did not get, each under the first rule that stopped it. Decided at ingest: plan (the source's tracking plan blocked it), integrations (the call's integrations object), consent (its consent categories), suppressed (a SUPPRESS regulation), filters (a DROP filter, or one that left nothing), sampled (a SAMPLE filter), trigger (no mapping's trigger matched). At send time: stopped (the destination was switched off or lost its URLs or mapping, or a regulation stopped the delivery, after it started).",
     },
   ),
   delivered: Type.Integer({ minimum: 0, description: "Deliveries to this destination started in the window that succeeded at this destination (another destination's outcome is not counted here)." }),

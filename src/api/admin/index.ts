@@ -23,6 +23,9 @@ import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
 import { sourceRoutes } from './sources';
 import { statusRoutes } from './status';
+import { trackingPlanRoutes } from './tracking-plans';
+import { sourceSchemaSettingsRoutes } from './source-schema-settings';
+import { violationRoutes } from './violations';
 
 export interface AdminOptions {
   store: Store;
@@ -58,6 +61,9 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(auditRoutes, { store });
   await app.register(statusRoutes, { deliveries, store });
   await app.register(sourceRoutes, { store });
+  await app.register(trackingPlanRoutes, { store });
+  await app.register(sourceSchemaSettingsRoutes, { store });
+  await app.register(violationRoutes, { store });
   await app.register(destinationRoutes, { store, deliveries, signingSecretOverlapMs: signingSecretOverlapMs ?? SETTINGS.signingSecretOverlap.parse(SETTINGS.signingSecretOverlap.default), signingOverlaps });
 
   await app.register(destinationHealthRoutes, { store, deliveries, operationalEvents });

@@ -21,6 +21,7 @@ export interface DestinationOverview {
 
 /** Why a reason stopped a message, for the row's tooltip and screen readers. */
 const REASON_HELP: Record<FilteredReason, string> = {
+  plan: "the source's tracking plan blocked it",
   integrations: 'the call\'s integrations object left this destination out',
   consent: 'a consent category this destination needs was not granted',
   suppressed: 'a SUPPRESS regulation covers the user',
@@ -59,7 +60,7 @@ export async function overviewPanel(destination: Destination, into: HTMLElement,
   if (page.left()) return;
   const { received } = overview;
   // Issue 33: only an actions destination has triggers; the others never stop a message there.
-  const reasons = FILTERED_REASONS.filter((reason) => reason !== 'trigger' || destination.type === 'actions');
+  const reasons = FILTERED_REASONS.filter((reason) => reason !== 'trigger' || destination.type === 'actions').filter((reason) => reason !== 'plan' || overview.filtered.plan > 0);
   const filteredTotal = reasons.reduce((sum, reason) => sum + overview.filtered[reason], overview.filtered.stopped);
   const { replayed } = overview;
   const replayedTotal = replayed.delivered + replayed.retrying + replayed.failed + replayed.stopped;

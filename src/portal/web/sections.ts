@@ -6,6 +6,7 @@ import { destinationsPage } from './destinations';
 import type { Page } from './page';
 import { personasPage } from './personas';
 import { sourcesPage } from './sources';
+import { trackingPlansPage } from './tracking-plans';
 
 /**
  * The portal's pages, in the navigation's order: one entry per page, so a new page (tracking plans,
@@ -39,6 +40,7 @@ export const SECTIONS: Section[] = [
     render: (page, rest) => (rest.length === 2 ? deliveryPage(page, rest[0], rest[1]) : deliveriesPage(page)),
   },
   { path: 'personas', label: 'Audiences & traits', title: 'Audiences & computed traits', reads: 'GET /admin/sources/:sourceId/audiences', render: (page) => personasPage(page) },
+  { path: 'tracking-plans', label: 'Tracking plans', title: 'Tracking plans', reads: 'GET /admin/tracking-plans', render: (page) => trackingPlansPage(page) },
   { path: 'audit', label: 'Audit log', title: 'Audit log', reads: 'GET /admin/audit', render: (page) => auditPage(page), hideWhenForbidden: true },
 ];
 

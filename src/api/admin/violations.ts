@@ -1,0 +1,38 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { minuteOf, MINUTE_MS } from '../../delivery/webhook-health';
+import { VIOLATION_RETENTION_MINUTES } from '../../plans/violation-recorder';
+import { VIOLATION_TYPES } from '../../plans/violations';
+import type { Store } from '../../store/types';
+import { badRequest, notFound } from '../errors';
+import { errorReplies, IdParams } from './schemas';
+
+const ViolationsQuery = Type.Object({
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Start of the window (default: 24 hours before `until`); counts are per minute.' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'End of the window (default: now), exclusive; the minute it falls in is included.' })),
+  eventName: Type.Optional(Type.String({ maxLength: 200, description: 'Only this event (track) or page/screen name.' })),
+});
+
+const ViolationView = Type.Object({
+  eventType: Type.String({ description: 'The call type: track, identify, group, page, screen.' }),
+  eventName: Type.String(),
+  field: Type.String({ description: 'Dotted from the message root: `properties.price`.' }),
+  violationType: Type.String({ description: VIOLATION_TYPES.join(', ') }),
+  description: Type.String({ description: 'Names and rules, never a value.' }),
+  count: Type.Integer({ minimum: 0 }),
+  firstSeenAt: Type.String({ format: 'date-time' }),
+  lastSeenAt: Type.String({ format: 'date-time' }),
+  lastMessageId: Type.String(),
+});
+
+/** Issue 42 item 5: a source's violations in a window, one record per (event, field, violation type), most frequent first. */
+export const violationRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: () => number }> = async (app, { store, clock = Date.now }) => {
+  app.get('/sources/:id/violations', { schema: { params: IdParams, querystring: ViolationsQuery, response: { 200: Type.Object({ violations: Type.Array(ViolationView) }), ...errorReplies } } }, async (request) => {
+    if (!(await store.sources.get(request.params.id))) throw notFound(`source ${request.params.id}`);
+    const untilMs = request.query.until !== undefined ? Date.parse(request.query.until) : clock();
+    const sinceMs = request.query.since !== undefined ? Date.parse(request.query.since) : untilMs - 24 * 60 * MINUTE_MS;
+    if (sinceMs >= untilMs) throw badRequest('until: must be later than since');
+    if (untilMs - sinceMs > VIOLATION_RETENTION_MINUTES * MINUTE_MS) throw badRequest(`since: the window may span at most ${VIOLATION_RETENTION_MINUTES / (24 * 60)} days (violations are kept that long)`);
+    return { violations: await store.violations.list(request.params.id, minuteOf(sinceMs), minuteOf(untilMs) + 1, request.query.eventName) };
+  });
+};

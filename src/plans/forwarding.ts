@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { Message } from '../delivery/payload';
+import type { Call } from '../messages/call';
+import type { Violation } from './violations';
+
+/**
+ * Issue 42 item 6: the calls Segment's forwarding makes, as plain calls for another source's
+ * ingestion. Their messageIds are derived from the original, so a sender's retry of the same
+ * request forwards nothing twice (the workflow id `message:<source>:<messageId>` dedupes).
+ */
+
+/** Segment's fixed userId of forwarded violations. */
+export const VIOLATIONS_USER_ID = 'schema-violations';
+export const VIOLATION_EVENT = 'Violation Generated';
+
+/** `sch-<hash>` of the original message and the violation (field and type): the same violation of the same message, the same id. */
+export function violationMessageId(messageId: string, violation: Pick<Violation, 'field' | 'violationType'>): string {
+  return `sch-${createHash('sha256').update(JSON.stringify([messageId, violation.field, violation.violationType])).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * A blocked event, unchanged, for the blocked-events source: its own messageId (the other source's
+ * workflow ids keep it apart from the original's), its timestamp as corrected at the first ingest
+ * (no sentAt, so it is not corrected twice).
+ */
+export function blockedEventCall(message: Message, integrations: Record<string, unknown> | undefined): Call {
+  const { receivedAt: _receivedAt, ...fields } = message;
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  return { type: message.type, fields: { ...defined, ...(integrations && { integrations }) } };
+}
+
+export interface ViolationOrigin {
+  sourceId: string;
+  sourceName: string;
+  plan: { id: string; name: string };
+}
+
+/** One `track("Violation Generated")` with Segment's property names. */
+export function violationEventCall(message: Message, violation: Violation, origin: ViolationOrigin, sentAt: string | undefined): Call {
+  return {
+    type: 'track',
+    fields: {
+      userId: VIOLATIONS_USER_ID,
+      messageId: violationMessageId(message.messageId, violation),
+      event: VIOLATION_EVENT,
+      properties: {
+        eventMessageID: message.messageId,
+        eventName: message.event ?? message.name ?? '',
+        eventType: message.type,
+        eventSentAt: sentAt ?? null,
+        eventTimestamp: message.timestamp,
+        sourceID: origin.sourceId,
+        sourceName: origin.sourceName,
+        trackingPlanID: origin.plan.id,
+        trackingPlanName: origin.plan.name,
+        violationDescription: violation.description,
+        violationField: violation.field,
+        violationType: violation.violationType,
+      },
+      context: { protocols: { forwardedFrom: origin.sourceId } },
+    },
+  };
+}

@@ -1,0 +1,209 @@
+import type { MessageBody } from '../delivery/types';
+import type { SchemaControls } from './schema-controls';
+import { violationOf, type PlanStage, type SchemaError, type Violation } from './violations';
+
+/**
+ * Issue 42 items 2 and 3: the one decision a tracking plan makes about a message, at ingest, before
+ * the per-destination decision (rules/delivery-decision.ts, whose `plan` rule reads the status).
+ * Pure: the compiled plan and the controls are looked up by the caller.
+ *
+ * One documented order decides, each setting applying on its own (docs/api.md "Tracking plans"):
+ * 1. unplanned event (TRACK only): no rule for the event name → blocked unless allowUnplannedEvents;
+ * 2. unplanned properties (traits): names the rule does not list → omitted unless allowed;
+ * 3. rule violations: the rule's schema, on what step 2 left → blocked (track, unless
+ *    allowEventOnViolations), else the offending names omitted (unless allow…OnViolations);
+ * 4. common violations: the COMMON rule's schema → ALLOW, BLOCK, or OMIT_PROPERTIES/OMIT_TRAITS.
+ * The first stage that blocks decides; `decidedBy` names it, or the first that omitted.
+ */
+
+/** One saved rule, compiled: `check` answers its schema's errors for a message (none: it passes). */
+export interface CompiledRuleVersion {
+  version: number;
+  check: (message: MessageBody) => readonly SchemaError[];
+  /** The names the rule plans under `properties` (TRACK, PAGE, SCREEN) or `traits` (IDENTIFY, GROUP). */
+  planned: ReadonlySet<string>;
+}
+
+export interface CompiledPlan {
+  id: string;
+  name: string;
+  /** By `ruleKey(type, key)`, each rule's versions oldest first. */
+  rules: ReadonlyMap<string, readonly CompiledRuleVersion[]>;
+}
+
+export const ruleKey = (type: string, key = '') => `${type}\u0000${key}`;
+
+export type PlanStatus = 'passed' | 'omitted' | 'blocked';
+
+export interface PlanVerdict {
+  status: PlanStatus;
+  /** The stage that decided a blocked or omitted status. */
+  decidedBy?: PlanStage;
+  violations: Violation[];
+  /** Omitted names, `properties.coupon` / `traits.age`: what `context.protocols.omitted` lists. */
+  omitted: string[];
+  /** The rule version validated against (the event's `context.protocols.event_version`, else the oldest). */
+  validatedVersion?: number;
+  /** The message as it goes on: the same object when nothing was omitted. */
+  body: MessageBody;
+}
+
+const PASSED = (body: MessageBody): PlanVerdict => ({ status: 'passed', violations: [], omitted: [], body });
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `context.protocols.event_version` when it is a whole number. */
+export function eventVersionOf(body: MessageBody): number | undefined {
+  const protocols = isObject(body.context) ? body.context.protocols : undefined;
+  const version = isObject(protocols) ? protocols.event_version : undefined;
+  return typeof version === 'number' && Number.isInteger(version) ? version : undefined;
+}
+
+/** The version asked for when the rule has it, otherwise the oldest, as on Segment. */
+export function versionFor(versions: readonly CompiledRuleVersion[], asked: number | undefined): CompiledRuleVersion | undefined {
+  return versions.find((rule) => rule.version === asked) ?? versions[0];
+}
+
+/** Where a message type's rule is found, the section its names live in, and the controls that apply. */
+function ruleOf(plan: CompiledPlan, body: MessageBody): { found?: readonly CompiledRuleVersion[]; unplannedEvent: boolean; section?: 'properties' | 'traits' } {
+  switch (body.type) {
+    case 'track': {
+      const found = plan.rules.get(ruleKey('TRACK', String(body.event)));
+      return { found, unplannedEvent: !found, section: 'properties' };
+    }
+    case 'identify':
+      return { found: plan.rules.get(ruleKey('IDENTIFY')), unplannedEvent: false, section: 'traits' };
+    case 'group':
+      return { found: plan.rules.get(ruleKey('GROUP')), unplannedEvent: false, section: 'traits' };
+    case 'page':
+    case 'screen': {
+      const type = body.type.toUpperCase();
+      return { found: plan.rules.get(ruleKey(type, typeof body.name === 'string' ? body.name : '')) ?? plan.rules.get(ruleKey(type)), unplannedEvent: false, section: 'properties' };
+    }
+    default:
+      return { unplannedEvent: false };
+  }
+}
+
+/** What each stage does on violations, for this message type: `block`, `omit` or nothing (report only). */
+interface Effects {
+  unplannedEvent?: 'block';
+  unplannedNames?: 'omit';
+  ruleViolations?: 'block' | 'omit';
+  commonViolations?: 'block' | 'omit';
+}
+
+export function effectsOf(type: MessageBody['type'], controls: SchemaControls): Effects {
+  if (type === 'track') {
+    const t = controls.track;
+    return {
+      ...(!t.allowUnplannedEvents && { unplannedEvent: 'block' as const }),
+      ...(!t.allowUnplannedEventProperties && { unplannedNames: 'omit' as const }),
+      ...(!t.allowEventOnViolations ? { ruleViolations: 'block' as const } : !t.allowPropertiesOnViolations ? { ruleViolations: 'omit' as const } : {}),
+      ...commonEffect(t.commonEventOnViolations),
+    };
+  }
+  if (type === 'identify' || type === 'group') {
+    const t = controls[type];
+    return {
+      ...(!t.allowUnplannedTraits && { unplannedNames: 'omit' as const }),
+      ...(!t.allowTraitsOnViolations && { ruleViolations: 'omit' as const }),
+      ...commonEffect(t.commonEventOnViolations),
+    };
+  }
+  // Page and screen have no controls of their own in Segment's shape: the track common setting applies.
+  if (type === 'page' || type === 'screen') return commonEffect(controls.track.commonEventOnViolations);
+  return {};
+}
+
+const commonEffect = (setting: string): Pick<Effects, 'commonViolations'> => (setting === 'BLOCK' ? { commonViolations: 'block' } : setting.startsWith('OMIT') ? { commonViolations: 'omit' } : {});
+
+/** The body without these names of its section; `context.protocols.omitted` lists them (names, never values). */
+function withoutNames(body: MessageBody, section: 'properties' | 'traits', names: readonly string[], omittedBefore: readonly string[]): MessageBody {
+  const values = isObject(body[section]) ? (body[section]) : {};
+  const kept = Object.fromEntries(Object.entries(values).filter(([name]) => !names.includes(name)));
+  const context = isObject(body.context) ? body.context : {};
+  const protocols = isObject(context.protocols) ? context.protocols : {};
+  const omitted = [...omittedBefore, ...names.map((name) => `${section}.${name}`)];
+  return { ...body, [section]: kept, context: { ...context, protocols: { ...protocols, omitted } } };
+}
+
+/** The top-level names of `section` that these violations are about (a nested field omits its top-level name). */
+function offendingNames(violations: readonly Violation[], section: 'properties' | 'traits', present: Record<string, unknown>): string[] {
+  const names = new Set<string>();
+  for (const { field } of violations) {
+    const [head, name] = field.split('.');
+    if (head === section && name !== undefined && Object.hasOwn(present, name)) names.add(name);
+  }
+  return [...names];
+}
+
+/**
+ * The plan's verdict on one message under a source's controls. No plan, or a type no plan speaks
+ * of (alias), passes unchanged.
+ */
+export function decidePlan(body: MessageBody, plan: CompiledPlan | undefined, controls: SchemaControls): PlanVerdict {
+  if (!plan || body.type === 'alias') return PASSED(body);
+  const effects = effectsOf(body.type, controls);
+  const { found, unplannedEvent, section } = ruleOf(plan, body);
+  const violations: Violation[] = [];
+  let current = body;
+  let omitted: string[] = [];
+  let omittedBy: PlanStage | undefined;
+  const omit = (names: string[], stage: PlanStage) => {
+    if (!section || names.length === 0) return;
+    current = withoutNames(current, section, names, omitted);
+    omitted = [...omitted, ...names.map((name) => `${section}.${name}`)];
+    omittedBy ??= stage;
+  };
+  const blocked = (stage: PlanStage, validatedVersion?: number): PlanVerdict => ({
+    status: 'blocked',
+    decidedBy: stage,
+    violations,
+    omitted: [],
+    ...(validatedVersion !== undefined && { validatedVersion }),
+    body,
+  });
+
+  // 1. Unplanned event.
+  if (unplannedEvent) {
+    violations.push({ violationType: 'Unplanned-Event', field: 'event', description: `event "${String(body.event)}" is not in the tracking plan`, stage: 'unplanned-event' });
+    if (effects.unplannedEvent === 'block') return blocked('unplanned-event');
+  }
+  const rule = found && versionFor(found, eventVersionOf(body));
+
+  if (rule && section) {
+    // 2. Unplanned properties or traits: names, never values.
+    const values = isObject(body[section]) ? (body[section]) : {};
+    const unplanned = Object.keys(values).filter((name) => !rule.planned.has(name));
+    for (const name of unplanned) {
+      violations.push({ violationType: 'Unplanned-Property', field: `${section}.${name}`, description: `${section}.${name} is not planned for this ${body.type === 'track' ? 'event' : body.type}`, stage: 'unplanned-properties' });
+    }
+    if (effects.unplannedNames === 'omit') omit(unplanned, 'unplanned-properties');
+
+    // 3. The rule's own schema, on what the earlier stages left.
+    const found3 = rule.check(current).map((error) => violationOf(error, 'rule-violations'));
+    violations.push(...found3);
+    if (found3.length > 0 && effects.ruleViolations === 'block') return blocked('rule-violations', rule.version);
+    if (found3.length > 0 && effects.ruleViolations === 'omit') omit(offendingNames(found3, section, (current[section] as Record<string, unknown>) ?? {}), 'rule-violations');
+  }
+
+  // 4. The common schema, which every message of the source meets.
+  const common = plan.rules.get(ruleKey('COMMON'));
+  const commonRule = common && versionFor(common, eventVersionOf(body));
+  if (commonRule) {
+    const found4 = commonRule.check(current).map((error) => violationOf(error, 'common-violations'));
+    violations.push(...found4);
+    if (found4.length > 0 && effects.commonViolations === 'block') return blocked('common-violations', rule?.version);
+    if (found4.length > 0 && effects.commonViolations === 'omit' && section) omit(offendingNames(found4, section, isObject(current[section]) ? (current[section]) : {}), 'common-violations');
+  }
+
+  return {
+    status: omitted.length > 0 ? 'omitted' : 'passed',
+    ...(omittedBy && omitted.length > 0 && { decidedBy: omittedBy }),
+    violations,
+    omitted,
+    ...(rule && { validatedVersion: rule.version }),
+    body: current,
+  };
+}
