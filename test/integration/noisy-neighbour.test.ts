@@ -21,8 +21,10 @@ it('a hanging destination with a backlog does not delay another source\'s delive
   console.log(`noisy neighbour: ${JSON.stringify(figures)}`);
   // The backlog was being worked on while the healthy messages were measured.
   expect(figures.hangingRequests).toBeGreaterThan(0);
-  // Relative to the healthy destination alone on the same box, with slack for a loaded machine:
-  // a healthy message queued behind the backlog waits for tens of seconds (p50 46 s, p95 67 s).
-  expect(figures.besideBacklog.p50).toBeLessThan(figures.alone.p50 + 3_000);
-  expect(figures.besideBacklog.p95).toBeLessThan(figures.alone.p95 + 8_000);
+  // Relative to the healthy destination alone on the same box: a healthy message queued behind the
+  // backlog waits for tens of seconds (p50 46 s, p95 67 s). The slack covers a loaded machine, other
+  // test files running beside this one included (issue 41: p95 8.4 s beside them, 128 ms alone),
+  // and stays well under what starvation costs.
+  expect(figures.besideBacklog.p50).toBeLessThan(figures.alone.p50 + 10_000);
+  expect(figures.besideBacklog.p95).toBeLessThan(figures.alone.p95 + 25_000);
 }, 180_000);
