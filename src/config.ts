@@ -106,14 +106,17 @@ const tracesExporter = (raw: string): '' | 'otlp' | 'none' => {
   return raw;
 };
 /** Empty, or an absolute http(s) URL (the collector's). */
+/** `raw` as a URL, or undefined when it is none. */
+const urlOrUndefined = (raw: string): URL | undefined => {
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
+  }
+};
 const otlpUrl = (raw: string) => {
   if (raw === '') return '';
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = urlOrUndefined(raw);
   if (!parsed || !/^https?:$/.test(parsed.protocol)) throw new Error(`"${raw}" is not an http or https URL such as http://otel-collector:4318`);
   return raw;
 };
@@ -124,12 +127,7 @@ const otlpProtocol = (raw: string): 'http/protobuf' | 'http/json' => {
 /** Empty, or a `postgres://` / `postgresql://` URL (checked here so a typo fails at start-up, not at first query). */
 const databaseUrl = (raw: string) => {
   if (raw === '') return '';
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = urlOrUndefined(raw);
   // Never echo the value: it usually holds the password.
   if (!parsed || !/^postgres(ql)?:$/.test(parsed.protocol) || !parsed.hostname) throw new Error('is not a PostgreSQL URL such as postgres://user:password@host:5432/switchyard');
   return raw;
