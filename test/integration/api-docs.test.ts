@@ -3,7 +3,7 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
-import { ROOT } from '../helpers/processes';
+import { ROOT, waitFor } from '../helpers/processes';
 import { useSystem, type TestSystem } from '../helpers/system';
 
 /**
@@ -82,7 +82,11 @@ it('/docs lists every route of /openapi.json in Chromium, and no request leaves 
   const expected = operations().map(({ key }) => key);
   await page.goto(`${origin}/docs`);
   // Swagger UI renders one block per operation once it has fetched and parsed the document.
-  await page.waitForFunction(`document.querySelectorAll('.opblock').length >= ${expected.length}`, undefined, { timeout: 30_000 });
+  // Counted through the locator: a string predicate is evaluated in the page, whose CSP forbids eval.
+  await waitFor(async () => {
+    const shown = await page.locator('.opblock').count();
+    if (shown < expected.length) throw new Error(`${shown} of ${expected.length} operations rendered`);
+  }, 30_000);
   const methods = await page.locator('.opblock .opblock-summary-method').allTextContents();
   const paths = await page.locator('.opblock .opblock-summary-path').evaluateAll((elements) => elements.map((element) => element.getAttribute('data-path') ?? ''));
   const shown = methods.map((method, i) => `${method} ${paths[i]}`);
