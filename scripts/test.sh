@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `npm test`: every test file, JEST_WORKERS at a time (default 3), then the files of
+# test/run-alone.txt one after another with nothing beside them: they measure a whole production
+# shape's CPU (Temporal's own server, PostgreSQL, two APIs and two workers) and fault timings that
+# files running beside them would distort. Extra arguments go to both Jest runs.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+alone=$(grep -v '^#' test/run-alone.txt | grep -v '^$' | paste -sd'|')
+npx jest --testPathIgnorePatterns "$alone" "$@"
+shared=$?
+SWITCHYARD_TIMINGS_APPEND=1 JEST_WORKERS=1 npx jest --selectProjects integration --testPathPatterns "$alone" "$@"
+solo=$?
+exit $(( shared != 0 ? shared : solo ))
