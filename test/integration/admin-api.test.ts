@@ -436,7 +436,7 @@ describe('destinations', () => {
     it('rejects an unknown field instead of ignoring it', async () => {
       const id = (await createDestination(sourceId, { enabled: false, webhooks: [] })).json().id;
       const res = await app.inject({ method: 'PATCH', url: `/admin/destinations/${id}`, headers: auth, payload: { enable: true } });
-      expect(res.json()).toEqual({ code: 'invalid_request', message: 'enable: is not a known field' });
+      expect(res.json()).toEqual({ code: 'invalid_request', message: 'enable: is not a known field; did you mean enabled?' });
     });
 
     it('accepts exactly 5 webhooks with 5 headers each', async () => {
