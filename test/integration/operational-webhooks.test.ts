@@ -127,12 +127,19 @@ describe('operational events', () => {
     expect(exhausted.event).toEqual({
       type: 'message.attempt.exhausted',
       timestamp: expect.any(String),
-      data: { sourceId: source.id, destinationId: destination.id, messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: 500, error: expect.stringContaining('500'), timestamp: expect.any(String) } },
+      data: { sourceId: source.id, destinationId: destination.id, messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: expect.any(Number), error: expect.any(String), timestamp: expect.any(String) } },
     });
+    // The last attempt is the receiver's 500, or, on a loaded box, one the retry window's end cut
+    // off before it answered (status 0, "attempt lost"): either is what the delivery ended on.
+    const { lastAttempt } = exhausted.event.data;
+    expect([lastAttempt?.responseStatusCode === 500 && lastAttempt.error?.includes('500'), lastAttempt?.responseStatusCode === 0 && lastAttempt.error?.includes('attempt lost')]).toContain(true);
     expect(failingEvents[0].event.data).toMatchObject({ messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: 500 } });
     // The delivery's detail, read from its history, lists the attempts alone: raising the events is not one.
     const detail = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/op-fail-1`, headers: auth });
-    expect(detail.json<{ destinations: { attempts: unknown[] }[] }>().destinations[0].attempts).toHaveLength(failing.requests.length);
+    // (A last attempt the window's end cut off is listed, though it may never have reached the receiver.)
+    const listed = detail.json<{ destinations: { attempts: unknown[] }[] }>().destinations[0].attempts.length;
+    expect(listed).toBeGreaterThanOrEqual(failing.requests.length);
+    expect(listed).toBeLessThanOrEqual(failing.requests.length + 1);
     // The webhook-id is stable per incident, different between the two.
     expect(exhausted.request.headers['webhook-id']).not.toBe(failingEvents[0].request.headers['webhook-id']);
   });
