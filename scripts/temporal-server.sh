@@ -102,8 +102,15 @@ as_pg() {
   fi
 }
 
+# A Unix socket path holds at most 107 bytes, and "$dir/pg/.s.PGSQL.<port>" under a deep checkout
+# (or a test slot's run directory) passes that: the socket lives in a short directory named after $dir.
+pg_socket_dir() { echo "/tmp/switchyard-pg-$(printf '%s' "$dir" | cksum | cut -d' ' -f1)"; }
+
 postgres_start() {
-  local b data="$dir/pg" sql
+  local b data="$dir/pg" sql socket_dir
+  socket_dir="$(pg_socket_dir)"
+  mkdir -p "$socket_dir"
+  [ "$(id -u)" = 0 ] && { id postgres >/dev/null 2>&1 || as_pg true; chown postgres: "$socket_dir"; }
   b="$(pg_bin)"
   mkdir -p "$dir"
   if [ ! -f "$data/PG_VERSION" ]; then
@@ -119,7 +126,7 @@ postgres_start() {
   fi
   # Each Temporal service opens pools of 20 (default store) + 10 (visibility): four services
   # need more than PostgreSQL's default max_connections of 100.
-  local options="-p $pg_port -c listen_addresses=$pg_host -c max_connections=300 -k $data" setting
+  local options="-p $pg_port -c listen_addresses=$pg_host -c max_connections=300 -k $socket_dir" setting
   for setting in $pg_settings; do options+=" -c $setting"; done
   as_pg "$b/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t 60 \
     -o "$options" start >&2 \
@@ -178,9 +185,9 @@ matching.enableFairness:
 $dynamic_config_extra
 EOF
   local svc grpc member services="" tls="" auth="" metrics_config="" socket_attributes=""
-  # The throwaway PostgreSQL listens on a socket in its data dir (-k); the DSN's host parameter points there.
+  # The throwaway PostgreSQL listens on a socket in pg_socket_dir (-k); the DSN's host parameter points there.
   [ "$pg_socket" = on ] && socket_attributes="        connectAttributes:
-          host: \"$dir/pg\"
+          host: \"$(pg_socket_dir)\"
 "
   for svc in $(service_ports); do
     grpc=$((port + ${svc#*:})); member=$((grpc - 300))
