@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '@jest/types';
 import type { Logger } from '@temporalio/worker';
@@ -73,4 +73,10 @@ export default async function globalSetup(globalConfig?: Pick<Config.GlobalConfi
   const workers = Object.values(slots).map((slot) => ({ slot, worker: spawnWorker({ ...env, ...slot }, path.join(slot.DATA_DIR, 'worker.log')) }));
   (globalThis as Record<string, unknown>).__SWITCHYARD_WORKERS__ = workers.map(({ worker }) => worker);
   await Promise.all(workers.map(({ slot, worker }) => waitForPoller(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, slot.TEMPORAL_TASK_QUEUE, worker)));
+  // Issue 41: the shared processes, so each file's CPU can be split by process (test/jest/cpu.js).
+  process.env.SWITCHYARD_TEST_PIDS = JSON.stringify({
+    temporal: temporal.pid,
+    postgres: Number(readFileSync(path.join(dir, 'postgres', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]),
+    workers: Object.fromEntries(workers.map(({ worker }, i) => [String(i + 1), worker.pid])),
+  });
 }

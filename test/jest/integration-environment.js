@@ -5,9 +5,11 @@
  * processes the file started itself, which log under the slot's dir). Property tests print their
  * seed themselves (FC_SEED).
  */
-const { readdirSync, readFileSync, statSync } = require('node:fs');
+const { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { TestEnvironment } = require('jest-environment-node');
+const { cpuSeconds, runRoots } = require('./cpu');
+const { CPU_DIR } = require('./timings-reporter');
 
 const TAIL_LINES = 40;
 const MAX_LINE = 400;
@@ -41,6 +43,8 @@ class IntegrationEnvironment extends TestEnvironment {
     this.startedAt = Date.now();
     /** @type {string[]} */
     this.failures = [];
+    this.slot = process.env.JEST_WORKER_ID ?? '1';
+    this.cpuAtStart = cpuSeconds(process.pid, runRoots(this.slot));
   }
 
   /** @param {import('@jest/types').Circus.Event} event */
@@ -52,6 +56,20 @@ class IntegrationEnvironment extends TestEnvironment {
   async teardown() {
     if (this.failures.length > 0) this.printLogTails();
     await super.teardown();
+    this.recordCpu();
+  }
+
+  /**
+   * The file's CPU seconds for the timings reporter: `self` is this Jest worker with what it started
+   * (APIs, workers, browsers, builds); `worker` the slot's worker; `temporal` and `postgres` the
+   * run's shared servers while the file ran (beside other files, theirs too).
+   */
+  recordCpu() {
+    const now = cpuSeconds(process.pid, runRoots(this.slot));
+    const cpu = Object.fromEntries(['self', 'worker', 'temporal', 'postgres'].map((name) => [name, Math.round(((now[name] ?? 0) - (this.cpuAtStart[name] ?? 0)) * 100) / 100]));
+    const file = path.relative(path.resolve(__dirname, '../..'), this.testPath).split(path.sep).join('/');
+    mkdirSync(CPU_DIR, { recursive: true });
+    writeFileSync(path.join(CPU_DIR, `${file.replace(/[^\w.-]/g, '_')}.json`), JSON.stringify({ file, cpu }));
   }
 
   printLogTails() {
