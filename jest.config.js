@@ -11,7 +11,7 @@
  */
 const shared = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': 'ts-jest' },
+  transform: { '^.+\\.ts$': '<rootDir>/test/jest/esbuild-transform.js' },
 };
 
 module.exports = {

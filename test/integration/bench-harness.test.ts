@@ -30,9 +30,13 @@ interface Result {
   cost: { cpuSecondsPer1000: Record<string, number>; peakRssMb: Record<string, number>; historyEventsPerMessage: number | null; dataGrowthKbPer1000: number | null };
 }
 
-/** The bench as `npm run bench -- args` runs it; it starts its own system, so the test run's Temporal address, store and queue must not leak into it. */
+/**
+ * The bench as `npm run bench -- args` runs it; it starts its own system, so the test run's Temporal
+ * address, store and queue must not leak into it. The run's workflow bundle (the same code) does:
+ * each of the bench's worker processes would otherwise bundle the workflows with webpack again.
+ */
 function bench(args: string[]) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !Object.values(SETTINGS).some((s) => s.env === key)));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => key === 'WORKFLOW_BUNDLE' || !Object.values(SETTINGS).some((s) => s.env === key)));
   return run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/run.ts'), ...args], { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024, timeout: 14 * 60_000 });
 }
 

@@ -93,7 +93,10 @@ it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, 
   expect((await postTrackBatch(s.app, writeKey, ids)).statusCode).toBe(200);
 
   const results = await Promise.all(ids.map((id) => deliveryResult(s.client, source.id, id)));
-  for (const result of results) expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', rounds: 1 }] } });
+  // None failed: each delivered, and each sent exactly once (a throttled attempt is held, never
+  // sent and refused). Not `rounds: 1`: beside other files on 2 cores a local attempt was once lost
+  // to its StartToClose timeout before it sent anything, a second round for a reason other than the limit.
+  for (const result of results) expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }] } });
   expect(messageIds(hook).sort()).toEqual([...ids].sort());
 
   const times = hook.requests.map((r) => r.at);
@@ -134,7 +137,10 @@ it('sends a throttled backlog as soon as maxRequestsPerSecond is removed: 30 mes
   // The held deliveries are woken (no slot reserved under the old limit is waited for).
   await hook.waitForRequests(ids.length, 5_000);
   const results = await Promise.all(ids.map((id) => deliveryResult(s.client, source.id, id)));
-  for (const result of results) expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered', rounds: 1 }] } });
+  // None failed: each delivered, and each sent exactly once (a throttled attempt is held, never
+  // sent and refused). Not `rounds: 1`: beside other files on 2 cores a local attempt was once lost
+  // to its StartToClose timeout before it sent anything, a second round for a reason other than the limit.
+  for (const result of results) expect(result).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }] } });
   expect(messageIds(hook).sort()).toEqual([...ids].sort());
 }, 120_000);
 

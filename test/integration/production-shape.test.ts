@@ -14,7 +14,7 @@ import { basicAuth, workflowHistoryText, workflowListText } from '../helpers/sys
  */
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const MESSAGES = 2_000;
+const MESSAGES = 600;
 
 let shape: ProductionShape;
 let receiver: Receiver;
