@@ -49,6 +49,10 @@ function recordingDeliveries(): ReplayDeliveries & { started: DeliveryInput[] } 
       started.push(input);
       return true;
     },
+    recover: async (input) => {
+      started.push(input);
+      return true;
+    },
     outcome: async () => 'running',
   };
 }
@@ -123,7 +127,7 @@ export function describeReplayPage(open: () => Promise<{ store: Store; raw: () =
     const { plan, plain, destination } = await mixedPage();
     const deliveries = recordingDeliveries();
     const result = await runPage(store, deliveries, plan, 100);
-    expect(result.counts).toEqual({ matched: 70, started: 10, delivered: 0, failed: 0, skipped: { erased: 20, suppressed: 30, filtered: 10 } });
+    expect(result.counts).toEqual({ matched: 70, started: 10, delivered: 0, failed: 0, skipped: { erased: 20, suppressed: 30, filtered: 10, blocked: 0, duplicate: 0 } });
     expect(result.inFlight.sort()).toEqual([...plain].sort());
     expect(result.next).toBeUndefined();
     expect(deliveries.started.map((input) => input.messageId).sort()).toEqual([...plain].sort());
@@ -140,7 +144,7 @@ export function describeReplayPage(open: () => Promise<{ store: Store; raw: () =
     const { plan } = await mixedPage();
     const deliveries = recordingDeliveries();
     const result = await runPage(store, deliveries, { ...plan, dryRun: true }, 100);
-    expect(result.counts).toEqual({ matched: 70, started: 0, delivered: 0, failed: 0, skipped: { erased: 20, suppressed: 30, filtered: 10 } });
+    expect(result.counts).toEqual({ matched: 70, started: 0, delivered: 0, failed: 0, skipped: { erased: 20, suppressed: 30, filtered: 10, blocked: 0, duplicate: 0 } });
     expect(deliveries.started).toEqual([]);
   });
 
