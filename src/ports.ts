@@ -210,8 +210,18 @@ export type ReplayChange = 'pause' | 'resume' | 'cancel';
 export interface ReplayDeliveries {
   /** false when the replay started this message before (a page run again after a crash). */
   start(input: DeliveryInput): Promise<boolean>;
-  /** The replayed delivery's state: under way, or how it ended ('gone': Temporal has no such workflow). */
-  outcome(replayId: string, messageId: string): Promise<'running' | 'delivered' | 'failed' | 'gone'>;
+  /**
+   * Issue 42, a blocked-only replay: starts the message's own delivery (`message:<source>:<messageId>`,
+   * as if it had passed at ingest). true when this replay started it (now, or on an earlier try of
+   * the page); false when the message has its delivery already otherwise (an earlier recovery, or
+   * the sender's resend once the plan let it through): it is not sent twice.
+   */
+  recover(input: DeliveryInput & { replay: { id: string } }): Promise<boolean>;
+  /**
+   * The replayed delivery's state: under way, or how it ended ('gone': Temporal has no such
+   * workflow). `recoveredFrom`: the source of a blocked-only replay, whose deliveries are the messages' own.
+   */
+  outcome(replayId: string, messageId: string, recoveredFrom?: string): Promise<'running' | 'delivered' | 'failed' | 'gone'>;
 }
 
 /** A replay's pause, resume or cancel its workflow did not answer in time (review finding 13). */

@@ -26,6 +26,7 @@ const LOCAL_ATTEMPT_BUDGET_MS = 1_000;
 /** Where no replay can run (a test worker without Temporal for them): any replay page fails. */
 const noReplays: ReplayDeliveries = {
   start: () => Promise.reject(new Error('this worker starts no replay deliveries')),
+  recover: () => Promise.reject(new Error('this worker starts no replay deliveries')),
   outcome: () => Promise.reject(new Error('this worker reads no replay deliveries')),
 };
 

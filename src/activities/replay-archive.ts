@@ -15,6 +15,8 @@ import { ARCHIVED_CALL, isSealedBody, openBody, ReplacedKeyError, SealedBodyErro
 import { conditionMatches } from '../rules/fql-match';
 import { parseFql } from '../rules/fql';
 import type { ArchivedMessage, EnabledDestination, Store } from '../store/types';
+import { decidePlan } from '../plans/plan-decision';
+import { sourcePlanReader } from '../plans/plan-reader';
 
 /** Replayed deliveries started (or outcomes read) at once within a page. */
 const PAGE_CONCURRENCY = 8;
@@ -38,7 +40,7 @@ export interface ReplayOutcome {
 }
 
 /** Why an archived message is not sent to the destination, or the delivery input it goes with. */
-type Verdict = 'unmatched' | 'erased' | 'suppressed' | 'filtered' | { send: DeliveryInput };
+type Verdict = 'unmatched' | 'erased' | 'suppressed' | 'filtered' | 'blocked' | { send: DeliveryInput };
 
 /**
  * The replay's I/O (issue 31). Each archived message is decided as a live one is today: opened
@@ -48,6 +50,13 @@ type Verdict = 'unmatched' | 'erased' | 'suppressed' | 'filtered' | { send: Deli
  * erasures and suppressions, and the destination's rules once each, so a replay's rate is bound
  * by its deliveries, not by store round trips. A page is safe to run again: each delivery's
  * workflow id is the replay's and the message's, started at most once.
+ *
+ * Issue 42: the source's tracking plan as it is today decides each message first, as at ingest
+ * (plans/plan-decision.ts, once per message): a blocked one is stopped by the decision's `plan`
+ * rule and counted `skipped.blocked`, an omitted property is left out. A blocked-only replay
+ * (recovery) reads only what the plan blocked at ingest, decides it for every enabled destination
+ * of the source, and starts each message's own delivery (ReplayDeliveries.recover), so it reaches
+ * each destination once, however many recoveries follow.
  */
 export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyring: Keyring | undefined, deliveries: ReplayDeliveries, archiveRetentionMs: number, pacing: { liveLag: LiveLag; limitMs: number | 'auto' }, clock: () => number = Date.now) {
   // As ingest does: a saved filter this version cannot compile is left out, and said (its id, never a payload).
@@ -55,6 +64,10 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     log.warn(message, { filterId });
   });
   const seal = keyring && bodySealer(store.dataKeys, keyring);
+  // The plan ingest decides by, read the same way (its compiled copy kept per revision).
+  const planOf = sourcePlanReader(store.trackingPlans, (message, planId) => {
+    log.warn(message, { planId });
+  });
 
   /** Each archived call readable again, or 'erased' once its user's data key is gone: one key read for the page. */
   async function opened(messages: ArchivedMessage[]): Promise<Array<ArchivedCall | 'erased'>> {
@@ -77,35 +90,44 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     });
   }
 
-  /** The page's verdicts, in its order: its users' erasures and suppressions read once, then one plan for what is left. */
-  async function decidePage(replay: ReplayPlan, destination: EnabledDestination, messages: ArchivedMessage[], matches: (body: MessageBody) => boolean): Promise<Verdict[]> {
+  /**
+   * The page's verdicts, in its order: its users' erasures and suppressions read once, the source's
+   * plan once, then one delivery plan for what is left, to `destinations` (the replay's one, or
+   * every enabled destination of the source for a blocked-only replay).
+   */
+  async function decidePage(replay: ReplayPlan, destinations: EnabledDestination[], messages: ArchivedMessage[], matches: (body: MessageBody) => boolean): Promise<Verdict[]> {
     const calls = await opened(messages);
     // An erased user's trigger cannot be read: counted as matched and skipped.
     const matched = calls.map((call) => call !== 'erased' && matches(call.message));
     const idsOf = calls.map((call, i) => (matched[i] && call !== 'erased' ? erasableIds(call.message) : []));
     const ids = [...new Set(idsOf.flat())];
     const [erasedAt, suppressions] = ids.length > 0 ? await Promise.all([store.erasures.erasedAtOf(ids), store.suppressions.ofEach(ids)]) : [new Map<string, string>(), new Map<string, Suppression[]>()];
+    // Today's plan, once per message, on the call as sent (the archive keeps it before any omission).
+    const source = matched.some(Boolean) ? await planOf(replay.sourceId) : undefined;
+    const verdicts = calls.map((call, i) => (call !== 'erased' && matched[i] && source ? decidePlan(call.message, source.plan, source.controls) : undefined));
     const stopped = calls.map((call, i): Verdict | undefined => {
       if (call === 'erased') return 'erased';
       if (!matched[i]) return 'unmatched';
       // The latest erasure of any of the message's ids, as erasures.erasedAt answers for them together.
       if (erasedBeforeSend(call.message, idsOf[i].flatMap((id) => erasedAt.get(id) ?? []).sort().at(-1))) return 'erased';
-      if (suppressedBeforeSend(call.message, idsOf[i].flatMap((id) => suppressions.get(id) ?? []))) return 'suppressed';
+      // The plan's stop comes before suppression, as in the decision's rules (rules/delivery-decision.ts).
+      if (verdicts[i]?.status !== 'blocked' && suppressedBeforeSend(call.message, idsOf[i].flatMap((id) => suppressions.get(id) ?? []))) return 'suppressed';
       return undefined;
     });
-    const going = calls.flatMap((call, i): Outgoing[] =>
-      stopped[i] !== undefined || call === 'erased'
-        ? []
-        : [{ messageId: messages[i].messageId, type: call.type, userId: typeof call.message.userId === 'string' ? call.message.userId : undefined, body: call.message, rules: { integrations: call.integrations, suppressed: false } }],
-    );
+    const going = calls.flatMap((call, i): Outgoing[] => {
+      if (stopped[i] !== undefined || call === 'erased') return [];
+      const planBlocked = verdicts[i]?.status === 'blocked';
+      const body = verdicts[i]?.body ?? call.message;
+      return [{ messageId: messages[i].messageId, type: call.type, userId: typeof body.userId === 'string' ? body.userId : undefined, body, rules: { integrations: call.integrations, suppressed: false, ...(planBlocked && { planBlocked }) } }];
+    });
     const inputs = new Map<string, DeliveryInput>();
     if (going.length > 0) {
-      // The planner of every live message, for this one destination and the whole page: consent, integrations, filters (read once a call).
-      const planned = await deliveryPlanner({ listEnabled: async () => [destination] }, policy, replay.dryRun ? undefined : seal, { rulesOf })(replay.sourceId, going);
+      // The planner of every live message, for these destinations and the whole page: the plan's verdict, consent, integrations, filters (read once a call).
+      const planned = await deliveryPlanner({ listEnabled: async () => destinations }, policy, replay.dryRun ? undefined : seal, { rulesOf })(replay.sourceId, going);
       if (planned.status === 'planned') for (const input of planned.inputs) inputs.set(input.messageId, input);
     }
-    // The planner leaves out a message the rules stop for the destination.
-    return messages.map(({ messageId }, i) => stopped[i] ?? (inputs.has(messageId) ? { send: inputs.get(messageId)! } : 'filtered'));
+    // The planner leaves out a message the rules stop for every destination: the plan's stop is counted apart.
+    return messages.map(({ messageId }, i) => stopped[i] ?? (inputs.has(messageId) ? { send: inputs.get(messageId)! } : verdicts[i]?.status === 'blocked' ? 'blocked' : 'filtered'));
   }
 
   /** Waits `ms` (a pace's spacing), heartbeating each second, and ends early when the activity is cancelled. */
@@ -136,25 +158,33 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
         if (restDue(pace, reading, now, pacing.limitMs)) return { counts: { ...NO_COUNTS }, inFlight: [], rested: true, pace: { ...pace, restedAtMs: now } };
         size = pageSizeAt(pace, size);
       }
-      const destination = (await store.destinations.listEnabled(replay.sourceId)).find((d) => d.id === replay.destinationId);
-      if (!destination) throw ApplicationFailure.nonRetryable(`destination ${replay.destinationId} is deleted, switched off or has no webhook URL`, 'ReplayDestinationGone');
+      const enabled = await store.destinations.listEnabled(replay.sourceId);
+      // A blocked-only replay goes to every enabled destination of the source (none left: it skips each as filtered).
+      const destinations = replay.blockedOnly ? enabled : enabled.filter((d) => d.id === replay.destinationId);
+      if (!replay.blockedOnly && destinations.length === 0) throw ApplicationFailure.nonRetryable(`destination ${replay.destinationId} is deleted, switched off or has no webhook URL`, 'ReplayDestinationGone');
       const parsed = replay.trigger === undefined ? undefined : parseFql(replay.trigger);
       if (parsed && !parsed.ok) throw ApplicationFailure.nonRetryable(`trigger: ${parsed.error.message}`, 'ReplayTriggerInvalid');
       const matches = (body: MessageBody) => !parsed || conditionMatches(parsed.condition, body);
       // ARCHIVE_RETENTION bounds what a replay reads, whatever is not yet removed (a PostgreSQL day partition).
       const since = new Date(Math.max(Date.parse(replay.since), clock() - archiveRetentionMs)).toISOString();
-      const page = await store.archive.page(replay.sourceId, { since, until: replay.until }, size, cursor);
+      const page = await store.archive.page(replay.sourceId, { since, until: replay.until, ...(replay.blockedOnly && { planStatus: 'blocked' as const }) }, size, cursor);
       const counts: ReplayCounts = { ...NO_COUNTS, skipped: { ...NO_COUNTS.skipped } };
       const inFlight: string[] = [];
-      const verdicts = await decidePage(replay, destination, page.messages, matches);
+      const verdicts = await decidePage(replay, destinations, page.messages, matches);
       Context.current().heartbeat();
       for (const verdict of verdicts) {
         if (verdict !== 'unmatched') counts.matched++;
-        if (verdict === 'erased' || verdict === 'suppressed' || verdict === 'filtered') counts.skipped[verdict]++;
+        if (verdict === 'erased' || verdict === 'suppressed' || verdict === 'filtered' || verdict === 'blocked') counts.skipped[verdict]++;
       }
       const sends = verdicts.flatMap((verdict) => (typeof verdict === 'object' ? [verdict.send] : []));
       const start = async (input: DeliveryInput) => {
-        await deliveries.start({ ...input, replay: { id: replay.id } });
+        const replayed = { ...input, replay: { id: replay.id } };
+        // A recovered message whose delivery exists already (an earlier recovery, a resend) is not sent twice.
+        if (replay.blockedOnly && !(await deliveries.recover(replayed))) {
+          counts.skipped.duplicate++;
+          return;
+        }
+        if (!replay.blockedOnly) await deliveries.start(replayed);
         counts.started++;
         inFlight.push(input.messageId);
         Context.current().heartbeat();
@@ -173,10 +203,11 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     },
 
     /** Which of these replayed deliveries have ended, and how (describe: strongly consistent). */
-    async replayOutcomes({ replayId, messageIds }: { replayId: string; messageIds: string[] }): Promise<ReplayOutcome[]> {
+    /** `recoveredFrom`: a blocked-only replay's source, whose deliveries are the messages' own workflows. */
+    async replayOutcomes({ replayId, messageIds, recoveredFrom }: { replayId: string; messageIds: string[]; recoveredFrom?: string }): Promise<ReplayOutcome[]> {
       const ended: ReplayOutcome[] = [];
       await inParallel(messageIds, PAGE_CONCURRENCY, async (messageId) => {
-        const outcome = await deliveries.outcome(replayId, messageId);
+        const outcome = await deliveries.outcome(replayId, messageId, recoveredFrom);
         // Gone: deleted by a regulation (an erased user's workflows are forgotten), so not delivered.
         if (outcome !== 'running') ended.push({ messageId, outcome: outcome === 'delivered' ? 'delivered' : 'failed' });
         Context.current().heartbeat();

@@ -34,28 +34,41 @@ export interface ReplayCounts {
     suppressed: number;
     /** The destination's consent, the call's `integrations` or the destination's filters stop it today. */
     filtered: number;
+    /** Issue 42: the source's tracking plan, as it is today, blocks it (plans/plan-decision.ts). */
+    blocked: number;
+    /**
+     * Issue 42, a blocked-only replay: the message has its delivery already (an earlier blocked-only
+     * replay sent it, or its sender sent the messageId again once the plan let it through): never twice.
+     */
+    duplicate: number;
   };
 }
 
 /** What `POST /admin/replays` asks. Times are ISO 8601; `since` inclusive, `until` exclusive, on receivedAt. */
 export interface ReplayRequest {
   sourceId: string;
-  destinationId: string;
+  /** Absent for a blocked-only replay: every enabled destination of the source. */
+  destinationId?: string;
   since: string;
   until: string;
   trigger?: string;
   dryRun?: boolean;
+  /** Issue 42: only the messages the tracking plan blocked at ingest, validated again under today's plan. */
+  blockedOnly?: boolean;
 }
 
 /** A replay as `GET /admin/replays/:id` shows it (the store's row, written by its workflow). */
 export interface Replay extends ReplayCounts {
   id: string;
   sourceId: string;
-  destinationId: string;
+  /** null: a blocked-only replay, to every enabled destination of the source. */
+  destinationId: string | null;
   since: string;
   until: string;
   trigger: string | null;
   dryRun: boolean;
+  /** Issue 42: only what the tracking plan blocked at ingest, validated again under today's plan. */
+  blockedOnly: boolean;
   status: ReplayStatus;
   createdAt: string;
   finishedAt: string | null;
@@ -65,11 +78,19 @@ export interface Replay extends ReplayCounts {
 export interface ReplayPlan {
   id: string;
   sourceId: string;
-  destinationId: string;
+  /** The one destination; absent for a blocked-only replay (every enabled destination of the source). */
+  destinationId?: string;
   since: string;
   until: string;
   trigger?: string;
   dryRun: boolean;
+  /**
+   * Issue 42 item 7, recovery: only archived messages the tracking plan blocked, each delivered
+   * under its own message's workflow id (`message:<source>:<messageId>`, as if it had passed at
+   * ingest), so it reaches every enabled destination once, whichever replay or resend comes later.
+   * Absent in plans from before it: those replays run as they did.
+   */
+  blockedOnly?: boolean;
   /** REPLAY_MAX_IN_FLIGHT when the replay was made: fixed for its whole life. */
   maxInFlight: number;
   /** Pages and checks per workflow run before it continues as new (default 200; tests make it small). */
@@ -81,7 +102,7 @@ export type ReplayView = Replay & { archiveFrom?: string };
 
 export const REPLAY_ID_PATTERN = '^rpl_[0-9a-f]{32}$';
 
-export const NO_COUNTS: ReplayCounts = { matched: 0, started: 0, delivered: 0, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0 } };
+export const NO_COUNTS: ReplayCounts = { matched: 0, started: 0, delivered: 0, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0, blocked: 0, duplicate: 0 } };
 
 /** The replay's own workflow (one per replay; its runs continue as new under this id). */
 export const replayWorkflowId = (replayId: string) => `replay:${replayId}`;
@@ -104,7 +125,10 @@ export const REPLAY_PRIORITY = 5;
 /** Whether a replay in this status may still change (pause, resume, cancel). */
 export const isReplayOpen = (status: ReplayStatus) => status === 'running' || status === 'paused';
 
-/** Adds page counts to running ones. */
+/**
+ * Adds page counts to running ones. Counts carried over from a run before issue 42 have no
+ * `blocked` or `duplicate`: read as 0 (replay-archive.ts makes its state's counts whole this way first).
+ */
 export function addCounts(a: ReplayCounts, b: Partial<Omit<ReplayCounts, 'skipped'>> & { skipped?: Partial<ReplayCounts['skipped']> }): ReplayCounts {
   return {
     matched: a.matched + (b.matched ?? 0),
@@ -115,6 +139,8 @@ export function addCounts(a: ReplayCounts, b: Partial<Omit<ReplayCounts, 'skippe
       erased: a.skipped.erased + (b.skipped?.erased ?? 0),
       suppressed: a.skipped.suppressed + (b.skipped?.suppressed ?? 0),
       filtered: a.skipped.filtered + (b.skipped?.filtered ?? 0),
+      blocked: (a.skipped.blocked ?? 0) + (b.skipped?.blocked ?? 0),
+      duplicate: (a.skipped.duplicate ?? 0) + (b.skipped?.duplicate ?? 0),
     },
   };
 }

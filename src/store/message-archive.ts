@@ -75,13 +75,15 @@ export function messageArchiveStore(db: Kysely<Tables>): Store['archive'] {
       }
     },
 
-    async page(sourceId, { since, until }, size, cursor) {
+    async page(sourceId, { since, until, planStatus }, size, cursor) {
       let query = db
         .selectFrom(ARCHIVE_TABLE)
         .selectAll()
         .where('source_id', '=', sourceId)
         .where('received_at', '>=', since)
         .where('received_at', '<', until);
+      // Issue 42: a blocked-only replay reads what the plan blocked at ingest (the page index still orders it).
+      if (planStatus !== undefined) query = query.where('plan_status', '=', planStatus);
       if (cursor !== undefined) {
         const [receivedAt, messageId] = decodeCursor(cursor);
         query = query.where((eb) => eb.or([eb('received_at', '>', receivedAt), eb.and([eb('received_at', '=', receivedAt), eb('message_id', '>', messageId)])]));

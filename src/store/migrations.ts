@@ -533,6 +533,16 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable(ARCHIVE_TABLE).addColumn('plan_status', 'text').execute();
     },
   },
+  // Issue 42 item 7: blocked-only replays (recovery) and the two counts they add. Such a replay has
+  // no one destination: its destination_id is '' (the column is NOT NULL since 0019, which SQLite
+  // cannot drop without rebuilding the table); store/replays.ts reads '' as null.
+  '0028_blocked_only_replays': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('replays').addColumn('blocked_only', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('replays').addColumn('skipped_blocked', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('replays').addColumn('skipped_duplicate', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
 };
 
 /** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

@@ -11,22 +11,34 @@ const countColumns = (counts: ReplayCounts) => ({
   skipped_erased: counts.skipped.erased,
   skipped_suppressed: counts.skipped.suppressed,
   skipped_filtered: counts.skipped.filtered,
+  skipped_blocked: counts.skipped.blocked,
+  skipped_duplicate: counts.skipped.duplicate,
 });
+
+/** A blocked-only replay has no one destination: '' in the NOT NULL column (migration 0028). */
+const EVERY_DESTINATION = '';
 
 const toReplay = (row: ReplayRow): Replay => ({
   id: row.id,
   sourceId: row.source_id,
-  destinationId: row.destination_id,
+  destinationId: row.destination_id === EVERY_DESTINATION ? null : row.destination_id,
   since: row.since,
   until: row.until,
   trigger: row.trigger,
   dryRun: row.dry_run === 1,
+  blockedOnly: Number(row.blocked_only) === 1,
   status: row.status as ReplayStatus,
   matched: Number(row.matched),
   started: Number(row.started),
   delivered: Number(row.delivered),
   failed: Number(row.failed),
-  skipped: { erased: Number(row.skipped_erased), suppressed: Number(row.skipped_suppressed), filtered: Number(row.skipped_filtered) },
+  skipped: {
+    erased: Number(row.skipped_erased),
+    suppressed: Number(row.skipped_suppressed),
+    filtered: Number(row.skipped_filtered),
+    blocked: Number(row.skipped_blocked),
+    duplicate: Number(row.skipped_duplicate),
+  },
   createdAt: row.created_at,
   finishedAt: row.finished_at,
 });
@@ -44,11 +56,12 @@ export function replayStore(db: Kysely<Tables>): Store['replays'] {
         .values({
           id: replay.id,
           source_id: replay.sourceId,
-          destination_id: replay.destinationId,
+          destination_id: replay.destinationId ?? EVERY_DESTINATION,
           since: replay.since,
           until: replay.until,
           trigger: replay.trigger,
           dry_run: replay.dryRun ? 1 : 0,
+          blocked_only: replay.blockedOnly ? 1 : 0,
           status: replay.status,
           ...countColumns(replay),
           created_at: replay.createdAt,

@@ -253,6 +253,10 @@ export interface ReplayRow {
   skipped_erased: number;
   skipped_suppressed: number;
   skipped_filtered: number;
+  /** Issue 42 (0028): blocked-only replays and their counts. */
+  blocked_only: number;
+  skipped_blocked: number;
+  skipped_duplicate: number;
   created_at: string;
   finished_at: string | null;
 }

@@ -383,7 +383,7 @@ export interface Store {
      * One page of a source's archive received in [since, until), in receivedAt order, after `cursor`
      * (a page's `next`; absent on the last page).
      */
-    page(sourceId: string, range: { since: string; until: string }, size: number, cursor?: string): Promise<{ messages: ArchivedMessage[]; next?: string }>;
+    page(sourceId: string, range: { since: string; until: string; planStatus?: 'blocked' }, size: number, cursor?: string): Promise<{ messages: ArchivedMessage[]; next?: string }>;
     /** Makes ready for the coming days' messages (PostgreSQL: their partitions); nothing on SQLite. */
     prepare(nowMs: number): Promise<void>;
     /**

@@ -1,11 +1,12 @@
 import { isGrpcDeadlineError, WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { deliveryWorkflowId } from '../delivery/ids';
 import { REPLAY_PRIORITY, replayDeliveryWorkflowId, replayWorkflowId } from '../delivery/replay';
 import { ReplayChangeUnanswered, type ReplayChange, type ReplayDeliveries, type Replays } from '../ports';
 import type { Keyring } from '../privacy/keyring';
 import type { replayArchive } from '../workflows/replay-archive';
 import { STATUS } from '../workflows/search-attributes';
 import { deliveryStatus } from './delivery-query';
-import { startReplayDeliveryWorkflow } from './start-delivery';
+import { startRecoveredDeliveryWorkflow, startReplayDeliveryWorkflow } from './start-delivery';
 
 /** Replays (issue 31) on Temporal: the API's side (start, pause, resume, cancel) and the worker's (ReplayDeliveries). */
 
@@ -28,7 +29,7 @@ export function temporalReplays(client: Client, taskQueue: string, changeDeadlin
         args: [{ replay: plan }],
         // Its own tasks wait behind live deliveries' too.
         priority: { fairnessKey: plan.sourceId, priorityKey: REPLAY_PRIORITY },
-        staticSummary: `${plan.dryRun ? 'dry run: ' : ''}replay ${plan.sourceId} → ${plan.destinationId}, received ${plan.since} – ${plan.until}${plan.trigger ? ` where ${plan.trigger}` : ''}`,
+        staticSummary: `${plan.dryRun ? 'dry run: ' : ''}${plan.blockedOnly ? 'blocked-only replay' : 'replay'} ${plan.sourceId} → ${plan.destinationId ?? 'every enabled destination'}, received ${plan.since} – ${plan.until}${plan.trigger ? ` where ${plan.trigger}` : ''}`,
       });
     },
     async change(id, change) {
@@ -46,9 +47,11 @@ export function temporalReplays(client: Client, taskQueue: string, changeDeadlin
 export function temporalReplayDeliveries(client: Client, taskQueue: string, keyring: Keyring | undefined): ReplayDeliveries {
   return {
     start: (input) => startReplayDeliveryWorkflow(client, taskQueue, keyring, input),
-    async outcome(replayId, messageId) {
+    recover: (input) => startRecoveredDeliveryWorkflow(client, taskQueue, keyring, input),
+    async outcome(replayId, messageId, recoveredFrom) {
       try {
-        const description = await client.workflow.getHandle(replayDeliveryWorkflowId(replayId, messageId)).describe();
+        const workflowId = recoveredFrom === undefined ? replayDeliveryWorkflowId(replayId, messageId) : deliveryWorkflowId(recoveredFrom, messageId);
+        const description = await client.workflow.getHandle(workflowId).describe();
         if (description.status.name === 'RUNNING') return 'running';
         return deliveryStatus(description.typedSearchAttributes.get(STATUS), description.status.name) === 'delivered' ? 'delivered' : 'failed';
       } catch (err) {

@@ -38,8 +38,26 @@ export async function startReplayDeliveryWorkflow(client: Client, taskQueue: str
   return (await start(client, taskQueue, keyring, input, false)) !== undefined;
 }
 
+/** What a recovered delivery's memo says: the blocked-only replay that started it (issue 42). */
+export interface RecoveryMemo {
+  recoveredBy: string;
+}
+
+/**
+ * Issue 42 item 7: a message the tracking plan blocked at ingest, recovered by a blocked-only
+ * replay, starts the delivery it would have had: its own workflow id, the live reuse policy (a
+ * delivered or running one is never started twice; a failed one may be), the replay's header and
+ * priority. true when this replay started it, now or on an earlier try of the page (its memo names
+ * the replay); false when it existed otherwise.
+ */
+export async function startRecoveredDeliveryWorkflow(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput & { replay: { id: string } }): Promise<boolean> {
+  if ((await start(client, taskQueue, keyring, input, false, undefined, true)) !== undefined) return true;
+  const description = await client.workflow.getHandle(deliveryWorkflowId(input.sourceId, input.messageId)).describe();
+  return (description.memo as Partial<RecoveryMemo> | undefined)?.recoveredBy === input.replay.id;
+}
+
 /** The new run's id; undefined when Temporal already has the workflow (reuse policy) or it is running. */
-async function start(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput, eager: boolean, startDelayMs?: number): Promise<string | undefined> {
+async function start(client: Client, taskQueue: string, keyring: Keyring | undefined, input: DeliveryInput, eager: boolean, startDelayMs?: number, recovered = false): Promise<string | undefined> {
   const anonymousId = typeof input.message?.anonymousId === 'string' ? input.message.anonymousId : undefined;
   // A sealed input carries the hashes already (visibleIds); a plaintext one its ids.
   const userIdAttribute = input.visibleIds?.userId ?? (input.userId ? visibleId(keyring, 'userId', input.userId) : undefined);
@@ -53,7 +71,7 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
       // A delayed start has no first task to hand back eagerly.
       requestEagerStart: eager && startDelayMs === undefined,
       ...(startDelayMs !== undefined ? { startDelay: startDelayMs } : {}),
-      workflowId: input.replay ? replayDeliveryWorkflowId(input.replay.id, input.messageId) : deliveryWorkflowId(input.sourceId, input.messageId),
+      workflowId: input.replay && !recovered ? replayDeliveryWorkflowId(input.replay.id, input.messageId) : deliveryWorkflowId(input.sourceId, input.messageId),
       // The retry window is a hard deadline: past it and a short grace Temporal ends the delivery
       // even if no worker came back to do it (delivery/retry-window.ts).
       workflowExecutionTimeout: executionTimeoutMs(input.policy, startDelayMs),
@@ -61,7 +79,9 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
       // because the destination was switched off) keeps the id, and a running one rejects the start.
       // A redelivery is an operator's explicit request: any closed run may be followed by a new one.
       // A replay's delivery is started once, whatever happened to it: a page run again never sends twice.
-      workflowIdReusePolicy: input.replay ? WorkflowIdReusePolicy.REJECT_DUPLICATE : input.redelivery ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      // A recovered message's delivery is its own, under the live policy.
+      workflowIdReusePolicy:
+        input.replay && !recovered ? WorkflowIdReusePolicy.REJECT_DUPLICATE : input.redelivery ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       args: [input],
       // Issue 31: a replay's deliveries wait behind live ones on the same task queue (their activities inherit it).
       priority: { fairnessKey: input.sourceId, ...(input.replay && { priorityKey: REPLAY_PRIORITY }) },
@@ -71,6 +91,7 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
       // Read back by describe (strongly consistent, unlike visibility): a bulk job retried after a
       // crash recognises the runs it already started (delivery/redelivery-job.ts decideRow).
       ...(input.redelivery && { memo: { previousRunId: input.redelivery.previousRunId, ...(input.redelivery.jobId && { redeliveryJob: input.redelivery.jobId }) } satisfies RedeliveryMemo }),
+      ...(recovered && input.replay && { memo: { recoveredBy: input.replay.id } satisfies RecoveryMemo }),
       typedSearchAttributes: [
         { key: SOURCE, value: input.sourceId },
         { key: DESTINATIONS, value: input.destinationIds },

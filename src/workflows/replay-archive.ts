@@ -6,7 +6,9 @@ import { REST_MS, type ReplayPace } from '../delivery/replay-pace';
 import { backgroundTaskFinished } from './task-finished';
 
 /**
- * A replay of the archive to one destination (issue 31), one workflow per replay:
+ * A replay of the archive to one destination (issue 31), or of what the tracking plan blocked to
+ * every enabled destination of the source (a blocked-only replay, issue 42: the same steps, its
+ * page activity decides and starts differently), one workflow per replay:
  *
  *   pages    → one activity per page of the archive (by a cursor over receivedAt) decides each
  *              message as its delivery would be decided today and starts the deliveries, each
@@ -77,7 +79,9 @@ const { replayPage, replayOutcomes } = proxyActivities<Activities>(PAGE_ACTIVITY
 const { saveReplayCounts, setReplayStatus } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: PAGED_JOB_RETRY });
 
 export async function replayArchive({ replay, resume }: ReplayArchiveInput): Promise<ReplayCounts> {
-  const state: ReplayState = resume ?? { pagesDone: false, counts: NO_COUNTS, inFlight: [], paused: false, runs: 1 };
+  // Counts carried from a run before issue 42 lack skipped.blocked and .duplicate: made whole before
+  // `saved` is taken, so the first comparison sees the same change (and saves when) the old code did.
+  const state: ReplayState = resume ? { ...resume, counts: addCounts(NO_COUNTS, resume.counts) } : { pagesDone: false, counts: NO_COUNTS, inFlight: [], paused: false, runs: 1 };
   const paced = patched(REPLAY_PACED_PATCH);
   let cancelled = false;
   // Paced: a page (and the save of its counts) under way, the changes waiting for it to end, and
@@ -156,7 +160,8 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
         if (!checkDue) await condition(() => cancelled, waitMs);
         if (cancelled) break;
         checkedAt = Date.now();
-        const ended = await replayOutcomes({ replayId: replay.id, messageIds: state.inFlight });
+        // A blocked-only replay's deliveries are the messages' own workflows (issue 42): absent before it, the same input.
+        const ended = await replayOutcomes({ replayId: replay.id, messageIds: state.inFlight, ...(replay.blockedOnly && { recoveredFrom: replay.sourceId }) });
         const done = new Set(ended.map((e) => e.messageId));
         state.inFlight = state.inFlight.filter((messageId) => !done.has(messageId));
         state.counts = addCounts(state.counts, { delivered: ended.filter((e) => e.outcome === 'delivered').length, failed: ended.filter((e) => e.outcome !== 'delivered').length });
@@ -188,6 +193,6 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
     await setReplayStatus({ id: replay.id, status: 'failed' });
   }
   await condition(allHandlersFinished);
-  await backgroundTaskFinished({ sourceId: replay.sourceId, destinationId: replay.destinationId }, { kind: 'replay', id: replay.id, status: failed ? 'failed' : cancelled ? 'cancelled' : 'completed' });
+  await backgroundTaskFinished({ sourceId: replay.sourceId, ...(replay.destinationId !== undefined && { destinationId: replay.destinationId }) }, { kind: 'replay', id: replay.id, status: failed ? 'failed' : cancelled ? 'cancelled' : 'completed' });
   return state.counts;
 }

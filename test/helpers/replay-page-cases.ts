@@ -9,6 +9,7 @@ import type { DeliveryInput } from '../../src/delivery/types';
 import type { AcceptedCall } from '../../src/messages/accept-calls';
 import { callArchiver } from '../../src/messages/archive-calls';
 import type { ReplayDeliveries } from '../../src/ports';
+import { openBody } from '../../src/privacy/sealed-body';
 import { erasedSubjects } from '../../src/privacy/subjects';
 import type { Store } from '../../src/store';
 import type { Tables } from '../../src/store/tables';
@@ -41,12 +42,18 @@ function countingStore(store: Store): { store: Store; calls: Record<string, numb
 }
 
 /** The port to Temporal, recording what the activity hands it (the end-to-end path: archive-replay.test.ts). */
-function recordingDeliveries(): ReplayDeliveries & { started: DeliveryInput[] } {
+function recordingDeliveries(): ReplayDeliveries & { started: DeliveryInput[]; recovered: DeliveryInput[] } {
   const started: DeliveryInput[] = [];
+  const recovered: DeliveryInput[] = [];
   return {
     started,
+    recovered,
     start: async (input) => {
       started.push(input);
+      return true;
+    },
+    recover: async (input) => {
+      recovered.push(input);
       return true;
     },
     outcome: async () => 'running',
@@ -123,7 +130,7 @@ export function describeReplayPage(open: () => Promise<{ store: Store; raw: () =
     const { plan, plain, destination } = await mixedPage();
     const deliveries = recordingDeliveries();
     const result = await runPage(store, deliveries, plan, 100);
-    expect(result.counts).toEqual({ matched: 70, started: 10, delivered: 0, failed: 0, skipped: { erased: 20, suppressed: 30, filtered: 10 } });
+    expect(result.counts).toEqual({ matched: 70, started: 10, delivered: 0, failed: 0, skipped: { erased: 20, suppressed: 30, filtered: 10, blocked: 0, duplicate: 0 } });
     expect(result.inFlight.sort()).toEqual([...plain].sort());
     expect(result.next).toBeUndefined();
     expect(deliveries.started.map((input) => input.messageId).sort()).toEqual([...plain].sort());
@@ -140,7 +147,51 @@ export function describeReplayPage(open: () => Promise<{ store: Store; raw: () =
     const { plan } = await mixedPage();
     const deliveries = recordingDeliveries();
     const result = await runPage(store, deliveries, { ...plan, dryRun: true }, 100);
-    expect(result.counts).toEqual({ matched: 70, started: 0, delivered: 0, failed: 0, skipped: { erased: 20, suppressed: 30, filtered: 10 } });
+    expect(result.counts).toEqual({ matched: 70, started: 0, delivered: 0, failed: 0, skipped: { erased: 20, suppressed: 30, filtered: 10, blocked: 0, duplicate: 0 } });
+    expect(deliveries.started).toEqual([]);
+  });
+
+  /** A source whose plan (connected now) blocks an Order Completed without order_id, and omits unplanned properties. */
+  async function withPlan(sourceId: string) {
+    const plan = await store.trackingPlans.create({ name: `replay page plan ${n}`, type: 'LIVE' });
+    const jsonSchema = { type: 'object', properties: { properties: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } } };
+    await store.trackingPlans.replaceRules(plan.id, [{ type: 'TRACK', key: 'Order Completed', version: 1, jsonSchema }]);
+    expect(await store.trackingPlans.connect(plan.id, sourceId)).toBe('connected');
+    await store.trackingPlans.setControls(sourceId, JSON.stringify({ track: { allowEventOnViolations: false, allowUnplannedEventProperties: false } }));
+  }
+
+  it("decides each message by the source's plan as it is today: a blocked one counted, an unplanned property left out", async () => {
+    const page = await archived([{ userId: 'plan-a', event: 'Order Completed' }]);
+    await withPlan(page.source.id);
+    // The plan blocks the archived one (no order_id); one more, archived now, passes with `i` omitted.
+    const at = acceptedAt(Date.now() - 30_000);
+    const passing: AcceptedCall = { message: { type: 'track', messageId: `m-${n}-ok`, userId: 'plan-b', event: 'Order Completed', timestamp: at, receivedAt: at, context: {}, properties: { order_id: 'o-1', i: 1 } } };
+    await callArchiver(store, undefined)(page.source.id, [passing], store.dataKeys);
+    const deliveries = recordingDeliveries();
+    const result = await runPage(store, deliveries, { ...page.plan, dryRun: false }, 10);
+    expect(result.counts).toEqual({ matched: 2, started: 1, delivered: 0, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0, blocked: 1, duplicate: 0 } });
+    expect(deliveries.started.map((input) => input.messageId)).toEqual([`m-${n}-ok`]);
+    // Sealed for the delivery under the user's key, with the body the plan left: `i` omitted, and named.
+    const [{ sealedMessage }] = deliveries.started;
+    expect(sealedMessage).toBeDefined();
+    const key = (await store.dataKeys.getMany([sealedMessage!.subject])).get(sealedMessage!.subject)!;
+    const sent = openBody(key, `m-${n}-ok`, sealedMessage!);
+    expect(sent.properties).toEqual({ order_id: 'o-1' });
+    expect(sent.context).toEqual({ protocols: { omitted: ['properties.i'] } });
+  });
+
+  it('a blocked-only page reads only what the plan blocked at ingest and recovers it to every enabled destination', async () => {
+    const page = await archived([{ userId: 'rec-a', event: 'Order Completed' }]);
+    const other = await store.destinations.create(page.source.id, { enabled: true, webhooks: [{ url: 'https://other.example/hook', headers: {} }] });
+    const at = acceptedAt(Date.now() - 30_000);
+    // Blocked at ingest (its verdict archived with it) and passing today: no plan is connected any more.
+    const blocked = { message: { type: 'track' as const, messageId: `m-${n}-blocked`, userId: 'rec-b', event: 'Order Completed', timestamp: at, receivedAt: at, context: {}, properties: {} }, plan: { status: 'blocked' as const, violations: [] } };
+    await callArchiver(store, keyring)(page.source.id, [blocked], store.dataKeys);
+    const deliveries = recordingDeliveries();
+    const { destinationId: _one, ...everyDestination } = page.plan;
+    const result = await runPage(store, deliveries, { ...everyDestination, blockedOnly: true }, 10);
+    expect(result.counts).toEqual({ matched: 1, started: 1, delivered: 0, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0, blocked: 0, duplicate: 0 } });
+    expect(deliveries.recovered.map((input) => [input.messageId, [...input.destinationIds].sort(), input.replay])).toEqual([[`m-${n}-blocked`, [page.destination.id, other.id].sort(), { id: page.plan.id }]]);
     expect(deliveries.started).toEqual([]);
   });
 

@@ -291,7 +291,7 @@ it('continues as new while it pages, carrying its cursor and counts: each messag
   const { destination, target } = await newDestination(source.id);
   // Started as the API starts one, with a run of two steps: the replay continues as new many times.
   const id = `rpl_${'c'.repeat(16)}${process.pid.toString(16).padStart(16, '0')}`;
-  await system.store.replays.create({ id, sourceId: source.id, destinationId: destination.id, since, until, trigger: null, dryRun: false, status: 'running', ...NO_COUNTS, createdAt: new Date().toISOString(), finishedAt: null });
+  await system.store.replays.create({ id, sourceId: source.id, destinationId: destination.id, since, until, trigger: null, dryRun: false, blockedOnly: false, status: 'running', ...NO_COUNTS, createdAt: new Date().toISOString(), finishedAt: null });
   await temporalReplays(system.client, queue).start({ id, sourceId: source.id, destinationId: destination.id, since, until, dryRun: false, maxInFlight: 5, stepsPerRun: 2 });
   expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: MESSAGES, delivered: MESSAGES, failed: 0 });
   exactlyOnce(target, ids);

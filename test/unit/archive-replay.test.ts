@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { addCounts, isReplayOpen, NO_COUNTS, replayDeliveryWorkflowId, replayWorkflowId, type ReplayStatus } from '../../src/delivery/replay';
+import { addCounts, isReplayOpen, NO_COUNTS, replayDeliveryWorkflowId, replayWorkflowId, type ReplayCounts, type ReplayStatus } from '../../src/delivery/replay';
 import { ARCHIVED_CALL, openBody, sealBody, SealedBodyError } from '../../src/privacy/sealed-body';
 import { sweepIntervalMs } from '../../src/api/archive-retention';
 import { archiveDay, dayOfPartition, partitionName } from '../../src/store/message-archive-table';
@@ -34,8 +34,14 @@ describe('retention sweep interval', () => {
 describe('replay counts and states', () => {
   it('adds a page to the running counts, skipped reasons each on their own', () => {
     const after = addCounts(addCounts(NO_COUNTS, { matched: 50, started: 40, skipped: { erased: 5, filtered: 5 } }), { delivered: 39, failed: 1, skipped: { suppressed: 2 } });
-    expect(after).toEqual({ matched: 50, started: 40, delivered: 39, failed: 1, skipped: { erased: 5, suppressed: 2, filtered: 5 } });
-    expect(NO_COUNTS).toEqual({ matched: 0, started: 0, delivered: 0, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0 } });
+    expect(after).toEqual({ matched: 50, started: 40, delivered: 39, failed: 1, skipped: { erased: 5, suppressed: 2, filtered: 5, blocked: 0, duplicate: 0 } });
+    expect(NO_COUNTS).toEqual({ matched: 0, started: 0, delivered: 0, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0, blocked: 0, duplicate: 0 } });
+  });
+
+  it('reads counts carried over from a run before issue 42 (no blocked, no duplicate) as 0 of each', () => {
+    const before = { matched: 3, started: 2, delivered: 1, failed: 0, skipped: { erased: 1, suppressed: 0, filtered: 0 } } as unknown as ReplayCounts;
+    expect(addCounts(NO_COUNTS, before)).toEqual({ matched: 3, started: 2, delivered: 1, failed: 0, skipped: { erased: 1, suppressed: 0, filtered: 0, blocked: 0, duplicate: 0 } });
+    expect(addCounts(before, { skipped: { blocked: 2, duplicate: 1 } }).skipped).toEqual({ erased: 1, suppressed: 0, filtered: 0, blocked: 2, duplicate: 1 });
   });
 
   it.each<[ReplayStatus, boolean]>([

@@ -14,7 +14,8 @@ import { actorOf, audited, recordChange, recordDenied } from '../access/audit-tr
 /**
  * Replays of the archive (issue 31): every archived message of a source received in a range (that a
  * trigger matches) delivered to one destination again, by a Temporal workflow per replay
- * (workflows/replay-archive.ts), which keeps the row this API reads up to date.
+ * (workflows/replay-archive.ts), which keeps the row this API reads up to date. Issue 42: a
+ * blocked-only replay recovers what the tracking plan blocked, to every enabled destination.
  */
 
 const security = [{ adminToken: [] }];
@@ -29,11 +30,19 @@ const Status = Type.Unsafe<ReplayStatus>({ type: 'string', enum: [...REPLAY_STAT
 const NewReplay = Type.Object(
   {
     sourceId: Type.String({ minLength: 1, maxLength: 100, description: 'The source whose archived messages are replayed.' }),
-    destinationId: Type.String({ minLength: 1, maxLength: 100, description: 'One destination of that source: the only one that receives the replay (it may be newer than the messages: a backfill).' }),
+    destinationId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'One destination of that source: the only one that receives the replay (it may be newer than the messages: a backfill). Required, except with blockedOnly, which takes none.' }),
+    ),
     since: Type.String({ format: 'date-time', description: 'Messages received at or after this time.' }),
     until: Type.String({ format: 'date-time', description: 'Messages received before this time.' }),
     trigger: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'An FQL condition on the archived message (the language of destination filters): only the messages it matches. Needs the scope payloads:read besides operate: its count answers questions about archived bodies.' })),
     dryRun: Type.Optional(Type.Boolean({ description: 'Count what would be sent (matched minus skipped) and send nothing.' })),
+    blockedOnly: Type.Optional(
+      Type.Boolean({
+        description:
+          "Issue 42, recovery: only the archived messages the source's tracking plan blocked at ingest, validated again under today's plan. Those that pass go to every enabled destination of the source, once, with their original messageId (each as the delivery it would have had: a later recovery or resend does not send it again); those still blocked count as skipped.blocked. Takes no destinationId.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -41,19 +50,24 @@ const NewReplay = Type.Object(
 const ReplayView = Type.Object({
   id: Type.String(),
   sourceId: Type.String(),
-  destinationId: Type.String(),
+  destinationId: Type.Union([Type.String(), Type.Null()], { description: 'null: a blocked-only replay, to every enabled destination of the source.' }),
+  blockedOnly: Type.Boolean({ description: "Only what the source's tracking plan blocked at ingest, validated again under today's plan (issue 42)." }),
   since: Type.String({ format: 'date-time' }),
   until: Type.String({ format: 'date-time' }),
   trigger: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'null: every message of the range. Absent to a token without payloads:read: the condition with its count says what archived bodies hold.' })),
   status: Status,
   matched: Type.Integer({ description: 'Archived messages in the range that the trigger matched (an erased user\'s, whose trigger cannot be read, included).' }),
-  started: Type.Integer({ description: 'Deliveries started: one per message at most (none in a dry run).' }),
+  started: Type.Integer({ description: 'Deliveries started: one per message at most (none in a dry run); a blocked-only replay\'s one delivery goes to every destination the decision lets through.' }),
   delivered: Type.Integer({ description: 'Of those, delivered.' }),
   failed: Type.Integer({ description: 'Of those, ended undelivered (retry window or hold used up, destination switched off meanwhile).' }),
   skipped: Type.Object({
     erased: Type.Integer({ description: 'Matched, not sent: a DELETE regulation erased the user.' }),
     suppressed: Type.Integer({ description: 'Matched, not sent: a SUPPRESS regulation suppresses the user.' }),
-    filtered: Type.Integer({ description: "Matched, not sent: the destination's consent, the call's integrations or the destination's filters stop it today." }),
+    filtered: Type.Integer({ description: "Matched, not sent: the destination's consent, the call's integrations or the destination's filters stop it today (a blocked-only replay: every destination's)." }),
+    blocked: Type.Integer({ description: "Matched, not sent: the source's tracking plan, as it is today, blocks it." }),
+    duplicate: Type.Integer({
+      description: 'Matched, not sent, in a blocked-only replay: the message has its delivery already (an earlier blocked-only replay sent it, or its sender sent the messageId again once the plan let it through). A dry run does not look, and counts 0.',
+    }),
   }),
   dryRun: Type.Boolean({ description: 'A dry run: counts what would be sent, sends nothing (started stays 0).' }),
   archiveFrom: Type.Optional(
@@ -104,7 +118,7 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
       },
     },
     async (request, reply) => {
-      const { sourceId, destinationId, since, until, trigger, dryRun = false } = request.body;
+      const { sourceId, destinationId, since, until, trigger, dryRun = false, blockedOnly = false } = request.body;
       // Issue 40: a trigger's count (dry run or not) answers yes/no questions about archived bodies
       // (route-exposure.ts), so a trigger is for payloads:read as well as operate.
       if (trigger !== undefined && !actorOf(request).scopes.includes('payloads:read')) {
@@ -114,9 +128,17 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
       if (archiveRetentionMs <= 0) throw conflict('ARCHIVE_RETENTION is 0: the archive is off, there is nothing to replay');
       const range = replayRange(since, until, Date.now(), archiveRetentionMs);
       if (!range.ok) throw badRequest(`${range.field}: ${range.rule}`);
+      // A recovered message gets the one delivery it would have had at ingest, to every destination
+      // the decision lets through: recovering it for one destination would leave the others none.
+      if (blockedOnly && destinationId !== undefined) {
+        throw badRequest('destinationId: a blocked-only replay goes to every enabled destination of the source and takes no destinationId (to replay to one destination, leave out blockedOnly: today\'s plan decides every message of the range)');
+      }
+      if (!blockedOnly && destinationId === undefined) throw badRequest('destinationId: is required (only a blocked-only replay goes to every enabled destination of the source)');
       if (!(await store.sources.get(sourceId))) throw badRequest(`sourceId: source ${sourceId} does not exist`);
-      const destination = await store.destinations.get(destinationId);
-      if (destination?.sourceId !== sourceId) throw badRequest(`destinationId: is not a destination of source ${sourceId}`);
+      if (destinationId !== undefined) {
+        const destination = await store.destinations.get(destinationId);
+        if (destination?.sourceId !== sourceId) throw badRequest(`destinationId: is not a destination of source ${sourceId}`);
+      }
       if (trigger !== undefined) {
         const parsed = parseFql(trigger);
         if (!parsed.ok) throw badRequest(`trigger: ${parsed.error.message} (column ${parsed.error.column})`);
@@ -124,11 +146,12 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
       const replay: Replay = {
         id: `rpl_${randomBytes(16).toString('hex')}`,
         sourceId,
-        destinationId,
+        destinationId: destinationId ?? null,
         since: new Date(since).toISOString(),
         until: new Date(until).toISOString(),
         trigger: trigger ?? null,
         dryRun,
+        blockedOnly,
         status: 'running',
         ...NO_COUNTS,
         createdAt: new Date().toISOString(),
@@ -137,7 +160,17 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
       // The row first, so the workflow always has one to write to; its audit row with it (issue 32).
       await audited(store, request, async (tx) => (await tx.replays.create(replay), replay), { target: replay.id });
       try {
-        await replays.start({ id: replay.id, sourceId, destinationId, since: replay.since, until: replay.until, ...(trigger !== undefined && { trigger }), dryRun, maxInFlight });
+        await replays.start({
+          id: replay.id,
+          sourceId,
+          ...(destinationId !== undefined && { destinationId }),
+          since: replay.since,
+          until: replay.until,
+          ...(trigger !== undefined && { trigger }),
+          dryRun,
+          ...(blockedOnly && { blockedOnly }),
+          maxInFlight,
+        });
       } catch (err) {
         await store.replays.setStatus(replay.id, 'failed', new Date().toISOString());
         request.log.error({ err, replayId: replay.id }, 'could not start a replay');
