@@ -29,7 +29,7 @@ const TYPES: Record<keyof PortalAssets, string> = {
 };
 
 /**
- * Running from source (tsx, ts-jest) the front end is bundled in memory on first request, so a fresh
+ * Running from source (tsx, Jest) the front end is bundled in memory on first request, so a fresh
  * clone's `npm start` and tests need no build step and never serve a stale one; compiled (the
  * image), it reads what `npm run build` wrote.
  */

@@ -5,7 +5,7 @@ import { FAILURE_CONVERTER_PATH } from './data-converter';
 
 /**
  * Where `npm run build` writes the workflow bundle: beside the compiled entry points
- * (`dist/workflow-bundle.js`). Run from `src/` (tsx, ts-jest) there is none, and the worker bundles
+ * (`dist/workflow-bundle.js`). Run from `src/` (tsx, Jest) there is none, and the worker bundles
  * at start as before.
  */
 export const PREBUILT_WORKFLOW_BUNDLE = path.join(__dirname, '..', 'workflow-bundle.js');
