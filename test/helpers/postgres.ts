@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -14,6 +15,8 @@ export interface PostgresServer {
   port: number;
   /** `postgres://temporal:temporal@127.0.0.1:<port>`: a role with CREATEDB, no database. */
   url: string;
+  /** The directory of its Unix socket (scripts/temporal-server.sh keeps it short: a socket path holds 107 bytes). */
+  socketDir: string;
   stop(): Promise<void>;
   /** Stops PostgreSQL as `immediate` (a crash, as far as clients can tell) or `fast`; `start` brings it back on the same port and data. */
   halt(mode: 'fast' | 'immediate'): Promise<void>;
@@ -40,6 +43,8 @@ export async function startPostgres(dir: string, port?: number): Promise<Postgre
   return {
     port: pgPort,
     url: `postgres://temporal:temporal@127.0.0.1:${pgPort}`,
+    // postmaster.pid's fifth line.
+    socketDir: readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[4],
     stop: async () => {
       await run('bash', [SCRIPT, 'postgres-stop'], { env, timeout: 60_000 }).catch(() => undefined);
     },

@@ -62,7 +62,7 @@ afterAll(async () => {
 
 it('creates the Temporal and Switchyard roles and the switchyard database with the init script', async () => {
   // The throwaway server comes with the role `temporal`; the postgres image starts with none.
-  const socket = path.join(dir, 'postgres', 'pg');
+  const socket = postgres.socketDir;
   const superuser = { PGHOST: socket, PGPORT: String(postgres.port), PGUSER: 'postgres' };
   await run('psql', ['-v', 'ON_ERROR_STOP=1', '-d', 'postgres', '-c', 'DROP ROLE temporal'], { env: { ...process.env, ...superuser } });
   const volume = service('postgresql').volumes!.find((v) => v.includes('/docker-entrypoint-initdb.d/'))!;

@@ -53,7 +53,7 @@ const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`${key}:`)
 
 beforeAll(async () => {
   const dir = faultDir('secrets');
-  const env = { TEMPORAL_TASK_QUEUE: QUEUE, LOG_LEVEL: 'trace', ADMIN_TOKEN, DELIVERY_TIMEOUT: '1s', DELIVERY_INITIAL_BACKOFF: '100ms', DELIVERY_MAX_BACKOFF: '200ms', DELIVERY_RETRY_WINDOW: '3s' };
+  const env = { TEMPORAL_TASK_QUEUE: QUEUE, LOG_LEVEL: 'trace', ADMIN_TOKEN, DELIVERY_TIMEOUT: '1s', DELIVERY_INITIAL_BACKOFF: '100ms', DELIVERY_MAX_BACKOFF: '200ms', DELIVERY_RETRY_WINDOW: '30s' };
   [worker, api] = await Promise.all([startOwnWorker(env, path.join(dir, 'worker.log')), startOwnApi(env, path.join(dir, 'api.log'))]);
   receiver = await startReceiver((_req, n) => ({ status: n % 3 === 0 ? 500 : 200 }));
   gone = http.createServer((_req, res) => res.writeHead(410).end());

@@ -572,7 +572,10 @@ describe.each([
       });
       const refused = slots.filter((s) => !s.reserved);
       for (const s of refused) {
-        expect(s.slotUs).toBe(taken[0].slotUs + taken.length * 200_000);
+        // The next free slot when it asked: after the eight that fit at once, and no later than after
+        // every slot taken (an ask refused before a later ask, at a later now, took that slot).
+        const after = (s.slotUs - taken[0].slotUs) / 200_000;
+        expect(Number.isInteger(after) && after >= 8 && after <= taken.length).toBe(true);
         // Refused at one now, answered from the next statement's: the slot was past the hold when
         // refused, and the wait counts from the read, up to `elapsed` later (a loaded box saw 1,476 ms).
         expect(s.waitUs).toBeGreaterThan(1_500_000 - elapsedUs);
