@@ -88,8 +88,9 @@ const replay = {
   started: 112,
   delivered: 112,
   failed: 0,
-  skipped: { erased: 3, suppressed: 1, filtered: 4 },
+  skipped: { erased: 3, suppressed: 1, filtered: 4, blocked: 0, duplicate: 0 },
   dryRun: false,
+  blockedOnly: false,
   createdAt: AT,
   finishedAt: LATER,
 };
@@ -331,7 +332,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     response: { id: 'rdl_9f8e7d6c5b4a43210fedcba987654321', status: 'completed', matched: 12, started: 12, finished: 12, skipped: 0, sourceId: SOURCE_ID, filter: redeliveryFilter, createdAt: AT },
   },
   'POST /admin/replays': {
-    summary: "Replay a source's archived messages received in a range to one of its destinations (a dry run first: `dryRun: true`)",
+    summary: "Replay a source's archived messages received in a range to one of its destinations (a dry run first: `dryRun: true`), or recover what its tracking plan blocked to all of them (`blockedOnly: true`)",
     request: { sourceId: SOURCE_ID, destinationId: DESTINATION_ID, since: '2026-05-04T00:00:00.000Z', until: '2026-05-05T00:00:00.000Z', trigger: "event = 'Order Completed'", dryRun: true },
     response: { id: replay.id, status: 'running' },
   },
