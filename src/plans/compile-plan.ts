@@ -1,6 +1,6 @@
 import type { MessageBody } from '../delivery/types';
 import type { TrackingPlanRule } from '../store/types';
-import { ruleKey, type CompiledPlan, type CompiledRuleVersion } from './plan-decision';
+import type { CompiledPlan, CompiledRuleVersion } from './plan-decision';
 import { compileRule } from './rule-validator';
 import type { SchemaError } from './violations';
 
@@ -20,7 +20,7 @@ export function plannedNames(type: string, jsonSchema: Record<string, unknown>):
  * never guessed at: its event then counts as unplanned.
  */
 export function compilePlan(plan: { id: string; name: string }, rules: readonly TrackingPlanRule[], skipped: (rule: TrackingPlanRule, problem: string) => void = () => undefined): CompiledPlan {
-  const byKey = new Map<string, CompiledRuleVersion[]>();
+  const byType = new Map<string, Map<string, CompiledRuleVersion[]>>();
   for (const rule of rules) {
     const compiled = compileRule(rule.jsonSchema);
     if (!compiled.ok) {
@@ -29,10 +29,12 @@ export function compilePlan(plan: { id: string; name: string }, rules: readonly 
     }
     const { validate } = compiled;
     const check = (message: MessageBody): readonly SchemaError[] => (validate(message) ? [] : ((validate.errors ?? []) as SchemaError[]));
-    const key = ruleKey(rule.type, rule.key ?? '');
+    if (!byType.has(rule.type)) byType.set(rule.type, new Map());
+    const byKey = byType.get(rule.type)!;
+    const key = rule.key ?? '';
     if (!byKey.has(key)) byKey.set(key, []);
     byKey.get(key)!.push({ version: rule.version, check, planned: plannedNames(rule.type, rule.jsonSchema) });
   }
-  for (const versions of byKey.values()) versions.sort((a, b) => a.version - b.version);
-  return { id: plan.id, name: plan.name, rules: byKey };
+  for (const byKey of byType.values()) for (const versions of byKey.values()) versions.sort((a, b) => a.version - b.version);
+  return { id: plan.id, name: plan.name, rules: byType };
 }

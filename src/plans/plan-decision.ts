@@ -27,11 +27,12 @@ export interface CompiledRuleVersion {
 export interface CompiledPlan {
   id: string;
   name: string;
-  /** By `ruleKey(type, key)`, each rule's versions oldest first. */
-  rules: ReadonlyMap<string, readonly CompiledRuleVersion[]>;
+  /** By rule type (TRACK, IDENTIFY, GROUP, PAGE, SCREEN, COMMON), then key ('' for none): each rule's versions oldest first. */
+  rules: ReadonlyMap<string, ReadonlyMap<string, readonly CompiledRuleVersion[]>>;
 }
 
-export const ruleKey = (type: string, key = '') => `${type}\u0000${key}`;
+/** A rule's versions (two map reads: no key string is built per message). */
+const ruleFor = (plan: CompiledPlan, type: string, key = '') => plan.rules.get(type)?.get(key);
 
 export type PlanStatus = 'passed' | 'omitted' | 'blocked';
 
@@ -68,17 +69,17 @@ export function versionFor(versions: readonly CompiledRuleVersion[], asked: numb
 function ruleOf(plan: CompiledPlan, body: MessageBody): { found?: readonly CompiledRuleVersion[]; unplannedEvent: boolean; section?: 'properties' | 'traits' } {
   switch (body.type) {
     case 'track': {
-      const found = plan.rules.get(ruleKey('TRACK', String(body.event)));
+      const found = ruleFor(plan, 'TRACK', String(body.event));
       return { found, unplannedEvent: !found, section: 'properties' };
     }
     case 'identify':
-      return { found: plan.rules.get(ruleKey('IDENTIFY')), unplannedEvent: false, section: 'traits' };
+      return { found: ruleFor(plan, 'IDENTIFY'), unplannedEvent: false, section: 'traits' };
     case 'group':
-      return { found: plan.rules.get(ruleKey('GROUP')), unplannedEvent: false, section: 'traits' };
+      return { found: ruleFor(plan, 'GROUP'), unplannedEvent: false, section: 'traits' };
     case 'page':
     case 'screen': {
       const type = body.type.toUpperCase();
-      return { found: plan.rules.get(ruleKey(type, typeof body.name === 'string' ? body.name : '')) ?? plan.rules.get(ruleKey(type)), unplannedEvent: false, section: 'properties' };
+      return { found: ruleFor(plan, type, typeof body.name === 'string' ? body.name : '') ?? ruleFor(plan, type), unplannedEvent: false, section: 'properties' };
     }
     default:
       return { unplannedEvent: false };
@@ -94,29 +95,32 @@ interface Effects {
 }
 
 export function effectsOf(type: MessageBody['type'], controls: SchemaControls): Effects {
+  // Assigned, not spread: this runs for every message of a source with a plan.
+  const effects: Effects = {};
   if (type === 'track') {
     const t = controls.track;
-    return {
-      ...(!t.allowUnplannedEvents && { unplannedEvent: 'block' as const }),
-      ...(!t.allowUnplannedEventProperties && { unplannedNames: 'omit' as const }),
-      ...(!t.allowEventOnViolations ? { ruleViolations: 'block' as const } : !t.allowPropertiesOnViolations ? { ruleViolations: 'omit' as const } : {}),
-      ...commonEffect(t.commonEventOnViolations),
-    };
+    if (!t.allowUnplannedEvents) effects.unplannedEvent = 'block';
+    if (!t.allowUnplannedEventProperties) effects.unplannedNames = 'omit';
+    if (!t.allowEventOnViolations) effects.ruleViolations = 'block';
+    else if (!t.allowPropertiesOnViolations) effects.ruleViolations = 'omit';
+    return withCommon(effects, t.commonEventOnViolations);
   }
   if (type === 'identify' || type === 'group') {
     const t = controls[type];
-    return {
-      ...(!t.allowUnplannedTraits && { unplannedNames: 'omit' as const }),
-      ...(!t.allowTraitsOnViolations && { ruleViolations: 'omit' as const }),
-      ...commonEffect(t.commonEventOnViolations),
-    };
+    if (!t.allowUnplannedTraits) effects.unplannedNames = 'omit';
+    if (!t.allowTraitsOnViolations) effects.ruleViolations = 'omit';
+    return withCommon(effects, t.commonEventOnViolations);
   }
   // Page and screen have no controls of their own in Segment's shape: the track common setting applies.
-  if (type === 'page' || type === 'screen') return commonEffect(controls.track.commonEventOnViolations);
-  return {};
+  if (type === 'page' || type === 'screen') return withCommon(effects, controls.track.commonEventOnViolations);
+  return effects;
 }
 
-const commonEffect = (setting: string): Pick<Effects, 'commonViolations'> => (setting === 'BLOCK' ? { commonViolations: 'block' } : setting.startsWith('OMIT') ? { commonViolations: 'omit' } : {});
+function withCommon(effects: Effects, setting: string): Effects {
+  if (setting === 'BLOCK') effects.commonViolations = 'block';
+  else if (setting.startsWith('OMIT')) effects.commonViolations = 'omit';
+  return effects;
+}
 
 /** The body without these names of its section; `context.protocols.omitted` lists them (names, never values). */
 function withoutNames(body: MessageBody, section: 'properties' | 'traits', names: readonly string[], omittedBefore: readonly string[]): MessageBody {
@@ -138,6 +142,32 @@ function offendingNames(violations: readonly Violation[], section: 'properties' 
   return [...names];
 }
 
+/** The message as omission has left it so far, the names omitted, and the stage that omitted first. */
+interface Omission {
+  current: MessageBody;
+  omitted: string[];
+  omittedBy?: PlanStage;
+}
+
+function omitFrom(state: Omission, section: 'properties' | 'traits' | undefined, names: string[], stage: PlanStage): void {
+  if (!section || names.length === 0) return;
+  state.current = withoutNames(state.current, section, names, state.omitted);
+  state.omitted = [...state.omitted, ...names.map((name) => `${section}.${name}`)];
+  state.omittedBy ??= stage;
+}
+
+function noOmission(): void {}
+
+function blockedVerdict(body: MessageBody, violations: Violation[], stage: PlanStage, validatedVersion?: number): PlanVerdict {
+  return { status: 'blocked', decidedBy: stage, violations, omitted: [], ...(validatedVersion !== undefined && { validatedVersion }), body };
+}
+
+function violationsOf(errors: readonly SchemaError[], stage: PlanStage): Violation[] {
+  const found: Violation[] = [];
+  for (const error of errors) found.push(violationOf(error, stage));
+  return found;
+}
+
 /**
  * The plan's verdict on one message under a source's controls. No plan, or a type no plan speaks
  * of (alias), passes unchanged.
@@ -147,57 +177,45 @@ export function decidePlan(body: MessageBody, plan: CompiledPlan | undefined, co
   const effects = effectsOf(body.type, controls);
   const { found, unplannedEvent, section } = ruleOf(plan, body);
   const violations: Violation[] = [];
-  let current = body;
-  let omitted: string[] = [];
-  let omittedBy: PlanStage | undefined;
-  const omit = (names: string[], stage: PlanStage) => {
-    if (!section || names.length === 0) return;
-    current = withoutNames(current, section, names, omitted);
-    omitted = [...omitted, ...names.map((name) => `${section}.${name}`)];
-    omittedBy ??= stage;
-  };
-  const blocked = (stage: PlanStage, validatedVersion?: number): PlanVerdict => ({
-    status: 'blocked',
-    decidedBy: stage,
-    violations,
-    omitted: [],
-    ...(validatedVersion !== undefined && { validatedVersion }),
-    body,
-  });
+  // What omission has left so far (no closures here: this runs for every message of a planned source).
+  const state: Omission = { current: body, omitted: [] };
+  const omit = section ? omitFrom : noOmission;
 
   // 1. Unplanned event.
   if (unplannedEvent) {
     violations.push({ violationType: 'Unplanned-Event', field: 'event', description: `event "${String(body.event)}" is not in the tracking plan`, stage: 'unplanned-event' });
-    if (effects.unplannedEvent === 'block') return blocked('unplanned-event');
+    if (effects.unplannedEvent === 'block') return blockedVerdict(body, violations, 'unplanned-event');
   }
   const rule = found && versionFor(found, eventVersionOf(body));
 
   if (rule && section) {
     // 2. Unplanned properties or traits: names, never values.
     const values = isObject(body[section]) ? (body[section]) : {};
-    const unplanned = Object.keys(values).filter((name) => !rule.planned.has(name));
+    const unplanned: string[] = [];
+    for (const name of Object.keys(values)) if (!rule.planned.has(name)) unplanned.push(name);
     for (const name of unplanned) {
       violations.push({ violationType: 'Unplanned-Property', field: `${section}.${name}`, description: `${section}.${name} is not planned for this ${body.type === 'track' ? 'event' : body.type}`, stage: 'unplanned-properties' });
     }
-    if (effects.unplannedNames === 'omit') omit(unplanned, 'unplanned-properties');
+    if (effects.unplannedNames === 'omit') omit(state, section, unplanned, 'unplanned-properties');
 
     // 3. The rule's own schema, on what the earlier stages left.
-    const found3 = rule.check(current).map((error) => violationOf(error, 'rule-violations'));
+    const found3 = violationsOf(rule.check(state.current), 'rule-violations');
     violations.push(...found3);
-    if (found3.length > 0 && effects.ruleViolations === 'block') return blocked('rule-violations', rule.version);
-    if (found3.length > 0 && effects.ruleViolations === 'omit') omit(offendingNames(found3, section, (current[section] as Record<string, unknown>) ?? {}), 'rule-violations');
+    if (found3.length > 0 && effects.ruleViolations === 'block') return blockedVerdict(body, violations, 'rule-violations', rule.version);
+    if (found3.length > 0 && effects.ruleViolations === 'omit') omit(state, section, offendingNames(found3, section, (state.current[section] as Record<string, unknown>) ?? {}), 'rule-violations');
   }
 
   // 4. The common schema, which every message of the source meets.
-  const common = plan.rules.get(ruleKey('COMMON'));
+  const common = ruleFor(plan, 'COMMON');
   const commonRule = common && versionFor(common, eventVersionOf(body));
   if (commonRule) {
-    const found4 = commonRule.check(current).map((error) => violationOf(error, 'common-violations'));
+    const found4 = violationsOf(commonRule.check(state.current), 'common-violations');
     violations.push(...found4);
-    if (found4.length > 0 && effects.commonViolations === 'block') return blocked('common-violations', rule?.version);
-    if (found4.length > 0 && effects.commonViolations === 'omit' && section) omit(offendingNames(found4, section, isObject(current[section]) ? (current[section]) : {}), 'common-violations');
+    if (found4.length > 0 && effects.commonViolations === 'block') return blockedVerdict(body, violations, 'common-violations', rule?.version);
+    if (found4.length > 0 && effects.commonViolations === 'omit' && section) omit(state, section, offendingNames(found4, section, isObject(state.current[section]) ? state.current[section] : {}), 'common-violations');
   }
 
+  const { current, omitted, omittedBy } = state;
   return {
     status: omitted.length > 0 ? 'omitted' : 'passed',
     ...(omittedBy && omitted.length > 0 && { decidedBy: omittedBy }),
