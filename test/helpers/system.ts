@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Interceptor } from '@grpc/grpc-js';
 import type { Payload } from '@temporalio/common';
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app';
 import { operationalTaskQueue, temporalOperationalEvents } from '../../src/temporal/operational-events';
@@ -179,4 +179,15 @@ export async function codecDecodedStartInput(system: TestSystem, history: Histor
   const reply = await system.app.inject({ method: 'POST', url: '/codec/decode', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: body });
   if (reply.statusCode !== 200) throw new Error(`/codec/decode answered ${reply.statusCode}: ${reply.body}`);
   return reply.json<{ payloads: { data: string }[] }>().payloads.map((p) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')) as unknown);
+}
+
+/** Whether the message's delivery workflow exists (a blocked or filtered call starts none). */
+export async function hasDeliveryWorkflow(client: Client, sourceId: string, messageId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(deliveryWorkflowId(sourceId, messageId)).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }

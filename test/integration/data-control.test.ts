@@ -1,9 +1,8 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { ConsentSettings } from '../../src/rules/consent';
 import { createDefinition, expectMessages, messagesOf, NEVER, syncNow } from '../helpers/personas';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, basicAuth, decodedWorkflowHistoryText, deliveryResult, send, startSystem, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, basicAuth, decodedWorkflowHistoryText, deliveryResult, hasDeliveryWorkflow, send, startSystem, type TestSystem } from '../helpers/system';
 
 /**
  * Issue 30: what each destination receives, decided at ingest per (message, destination) before
@@ -42,15 +41,7 @@ async function sourceWith(consents: ConsentSettings[]) {
 }
 
 /** Whether Temporal has a delivery workflow for the message at all. */
-async function hasWorkflow(sourceId: string, messageId: string): Promise<boolean> {
-  try {
-    await system.client.workflow.getHandle(deliveryWorkflowId(sourceId, messageId)).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
+const hasWorkflow = (sourceId: string, messageId: string) => hasDeliveryWorkflow(system.client, sourceId, messageId);
 
 const receivedIds = (hook: Receiver) => hook.requests.map((r) => (JSON.parse(r.body) as { messageId: string }).messageId).sort();
 

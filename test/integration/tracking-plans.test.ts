@@ -1,8 +1,7 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, basicAuth, decodedWorkflowHistoryText, deliveryResult, send, startSystem, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, basicAuth, decodedWorkflowHistoryText, deliveryResult, hasDeliveryWorkflow, send, startSystem, type TestSystem } from '../helpers/system';
 
 /**
  * Issue 42, "Done when": tracking plans in Segment's shapes, decided at ingest. Real API, real
@@ -67,15 +66,7 @@ async function planFor(sourceId: string, rules: unknown[]): Promise<string> {
   return planId;
 }
 
-async function hasWorkflow(sourceId: string, messageId: string): Promise<boolean> {
-  try {
-    await system.client.workflow.getHandle(deliveryWorkflowId(sourceId, messageId)).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
+const hasWorkflow = (sourceId: string, messageId: string) => hasDeliveryWorkflow(system.client, sourceId, messageId);
 
 const bodies = (hook: Receiver) => hook.requests.map((r) => JSON.parse(r.body) as Record<string, any>);
 

@@ -1,8 +1,6 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { violationMessageId } from '../../src/plans/forwarding';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, basicAuth, deliveryResult, startSystem, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, basicAuth, deliveryResult, hasDeliveryWorkflow, startSystem, type TestSystem } from '../helpers/system';
 
 /**
  * Issue 42 item 6: VIOLATION_EVENTS_PER_MINUTE caps the `Violation Generated` events forwarded per
@@ -25,15 +23,7 @@ afterAll(async () => {
 
 const admin = (method: 'POST' | 'PUT' | 'PATCH', url: string, payload: unknown) => system.app.inject({ method, url, headers: auth, payload: payload as Record<string, unknown> });
 
-async function hasWorkflow(sourceId: string, messageId: string): Promise<boolean> {
-  try {
-    await system.client.workflow.getHandle(deliveryWorkflowId(sourceId, messageId)).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
+const hasWorkflow = (sourceId: string, messageId: string) => hasDeliveryWorkflow(system.client, sourceId, messageId);
 
 it(`forwards ${CAP} Violation Generated events of 5 violations of one field in a minute, and counts the other 3 suppressed`, async () => {
   const { source: shop, writeKey } = await system.store.sources.create('violation cap: shop');
