@@ -46,7 +46,7 @@ export default tseslint.config(
   {
     // Jest loads its sequencer and reporters (test/jest) as CommonJS, untransformed.
     files: ['test/jest/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' } },
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly', process: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );
