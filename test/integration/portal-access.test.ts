@@ -126,6 +126,35 @@ it('tells a token which scope a page needs instead of "Something went wrong"', a
   await screenshot(page, 'read-only-audit');
 });
 
+it('keeps the page the user moved to when the page they left finishes loading later', async () => {
+  const page = await (await browser.newContext()).newPage();
+  // The sources list answers only once the user has moved on to the audit log.
+  let release!: () => void;
+  const moved = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  let asked!: () => void;
+  const listing = new Promise<void>((resolve) => (asked = resolve));
+  await page.route('**/admin/sources', async (route) => {
+    held += 1;
+    asked();
+    await moved;
+    await route.continue();
+  });
+  await page.goto(`${origin}/portal/`);
+  await page.getByLabel('Admin token').fill(await mint('Slow lister', ['read']));
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await listing;
+  await page.goto(`${origin}/portal/#/audit`);
+  await page.locator('.forbidden').waitFor();
+  const answered = page.waitForResponse('**/admin/sources');
+  release();
+  await answered;
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+  expect(held).toBe(1);
+  expect(await page.getByRole('heading', { level: 1 }).allTextContents()).toEqual(['Audit log']);
+  expect(await page.locator('.forbidden').count()).toBe(1);
+});
+
 it('names in the audit log what each change touched, the id on hover', async () => {
   const { source } = await system.store.sources.create('Audited shop');
   const destination = await system.store.destinations.create(source.id, { name: 'Audited hook', enabled: true, webhooks: [{ url: 'https://example.com/hook', headers: {} }] });

@@ -60,26 +60,31 @@ async function render(): Promise<void> {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   const section = SECTIONS.find((s) => s.path === parts[0]) ?? DEFAULT_SECTION;
   showNav(nav, SECTIONS, settings, section.path, logOut);
-  const page: Page = { main, settings, query: new URLSearchParams(queryText ?? ''), left: () => visit !== thisVisit };
+  // Each visit draws into its own view: a page still loading when the user moves on writes into a
+  // detached element, never over the page that replaced it.
+  const view = h('div', { class: 'view' });
+  replace(main, view);
+  const page: Page = { main: view, settings, query: new URLSearchParams(queryText ?? ''), left: () => visit !== thisVisit };
   const missing = missingScope(section.reads);
   if (missing !== undefined) {
-    replace(main, ...forbiddenPage(section.title, missing));
+    replace(view, ...forbiddenPage(section.title, missing));
     return;
   }
-  replace(main, h('p', {}, 'Loading…'));
+  replace(view, h('p', {}, 'Loading…'));
   try {
     await section.render(page, parts.slice(1));
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 401) {
+      if (visit !== thisVisit) return;
       token.clear();
       return loginPage('Log in again.');
     }
     if (visit !== thisVisit) return;
     // A route the page reads beyond its own (a 403 names the scope in the API's words).
-    if (err instanceof ApiFailure && err.status === 403) replace(main, h('h1', {}, section.title), h('p', { class: 'error forbidden', role: 'alert' }, err.message));
-    else replace(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
+    if (err instanceof ApiFailure && err.status === 403) replace(view, h('h1', {}, section.title), h('p', { class: 'error forbidden', role: 'alert' }, err.message));
+    else replace(view, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err)));
   }
-  main.focus();
+  if (visit === thisVisit) main.focus();
 }
 
 window.addEventListener('hashchange', () => void render());
