@@ -139,7 +139,9 @@ function offerSqlitePrebuild(dir: string): Record<string, string> {
  * the production dependencies) run side by side; a COPY --from waits for its stage.
  */
 async function buildStages(context: string): Promise<{ dir: string; env: Record<string, string>; cmd: string[] }> {
-  const npmEnv = offerSqlitePrebuild(path.join(tmp, 'prebuilds'));
+  // The tarballs come from this machine's npm cache, as a builder's layer cache would hold them:
+  // no revalidation round trips, no audit or funding requests.
+  const npmEnv = { npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', ...offerSqlitePrebuild(path.join(tmp, 'prebuilds')) };
   interface Built {
     root: string;
     workdir: string;
@@ -317,6 +319,15 @@ it('serves the portal from the assets npm run build put in dist/ (the runtime ha
   const script = await fetch(`${api}/portal/portal.js`);
   expect(script.status).toBe(200);
   expect((await script.text()).length).toBeGreaterThan(1000);
+});
+
+it('ships the client library: `switchyard/client` importable from plain Node in the runtime, with its type declarations', () => {
+  const script = "const c = require('switchyard/client'); const a = new c.Analytics({ writeKey: 'k', endpoint: 'http://127.0.0.1:9' }); console.log(JSON.stringify({ exports: Object.keys(c).sort(), pending: a.pending })); a.close();";
+  const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: runtimeDir, env: { PATH: process.env.PATH! }, encoding: 'utf8' })) as { exports: string[]; pending: number };
+  expect(out.exports).toEqual(expect.arrayContaining(['Analytics', 'AnalyticsError', 'DEFAULTS', 'MAX_BATCH_BYTES', 'MAX_MESSAGE_BYTES']));
+  expect(out.pending).toBe(0);
+  const pkg = JSON.parse(readFileSync(path.join(runtimeDir, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
+  expect(existsSync(path.join(runtimeDir, pkg.exports['./client'].types))).toBe(true);
 });
 
 it('writes nothing on local disk with DATABASE_URL set: its own tree and TMPDIR unchanged, run by an unprivileged user', async () => {
