@@ -4,8 +4,8 @@
  * run, and one real worker process per Jest worker (a slot: test/helpers/slots.ts), started in
  * globalSetup, which only this project has, so a unit-only run never builds or starts Temporal.
  *
- * Issue 41: files run side by side on JEST_WORKERS workers (`JEST_WORKERS=3 npm test` fills 2 cores;
- * default 1, in band, until every file is steady beside others: docs/testing.md); each slot has its
+ * Issue 41: files run side by side on JEST_WORKERS workers (default 3, which fills 2 cores as files
+ * mostly wait on I/O; `JEST_WORKERS=1` runs in band: docs/testing.md); each slot has its
  * own store, data dir, task queue and worker, so files in different slots cannot see each other's data. The slowest files
  * start first (test/jest/sequencer.js), and every run writes its timings (`npm run test:timings`).
  */
@@ -15,7 +15,7 @@ const shared = {
 };
 
 module.exports = {
-  maxWorkers: Number(process.env.JEST_WORKERS ?? 1),
+  maxWorkers: Number(process.env.JEST_WORKERS ?? 3),
   testSequencer: '<rootDir>/test/jest/sequencer.js',
   reporters: ['default', '<rootDir>/test/jest/timings-reporter.js'],
   projects: [

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: every test file, JEST_WORKERS at a time (default 1), then the files of
+# `npm test`: every test file, JEST_WORKERS at a time (default 3), then the files of
 # test/run-alone.txt one after another with nothing beside them: they measure a whole production
 # shape's CPU (Temporal's own server, PostgreSQL, two APIs and two workers) and fault timings that
 # files running beside them would distort. Extra arguments go to both Jest runs.
