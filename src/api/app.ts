@@ -1,3 +1,4 @@
+import { lazySchemaCompilers } from './lazy-schema-compilers';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -60,6 +61,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Seed limit: a batch request carries at most 500 KB (gzip is measured after inflating).
     bodyLimit: MAX_BATCH_BYTES,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
+    // Each route's schemas compiled on its first call, not all at the start (lazy-schema-compilers.ts).
+    schemaController: lazySchemaCompilers(),
     clientErrorHandler: replyToClientError,
     // TRUST_PROXY: whether X-Forwarded-For/-Proto/-Host count for request.ip (context.ip, the per-address limits) and the settings route's host.
     trustProxy: fastifyTrustProxy(options.config.trustProxy),

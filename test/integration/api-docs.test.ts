@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import type { Browser, Page } from 'playwright-core';
+import { compileEverySchema } from '../../src/api/lazy-schema-compilers';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
 import { ROOT, waitFor } from '../helpers/processes';
 import { useSystem, type TestSystem } from '../helpers/system';
@@ -51,6 +52,12 @@ afterAll(async () => {
 
 const operations = () => Object.entries(apiDocument.paths).flatMap(([route, methods]) => Object.entries(methods).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${route}`, operation })));
 const json = (content?: Record<string, Media>) => content?.['application/json'];
+
+it('compiles every route\'s request and reply schemas (each is compiled on its route\'s first call, so a broken one must fail here)', () => {
+  // Every operation has at least a reply schema; most have request schemas too.
+  expect(compileEverySchema()).toBeGreaterThan(operations().length);
+  expect(compileEverySchema()).toBe(0);
+});
 
 it('documents every operation with a summary, a tag and what each of its errors means', () => {
   expect(operations().length).toBeGreaterThan(50);
