@@ -85,7 +85,9 @@ export function patternsOf(schema: unknown, at = ''): Array<{ path: string; patt
   if (schema === null || typeof schema !== 'object') return [];
   if (Array.isArray(schema)) return schema.flatMap((item, i) => patternsOf(item, `${at}/${i}`));
   const found: Array<{ path: string; pattern: string }> = [];
-  const pointer = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+  // RFC 6901's escapes, and its URI-fragment form (percent-encoding) for a colon, a percent sign or
+  // white space: a 400 reads `field: rule`, so a key must not end the field early.
+  const pointer = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1').replace(/[%:\s]/gu, (c) => encodeURIComponent(c));
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     const path = `${at}/${pointer(key)}`;
     if (key === 'pattern' && typeof value === 'string') found.push({ path, pattern: value });

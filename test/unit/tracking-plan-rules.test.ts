@@ -40,6 +40,18 @@ describe('ruleProblem: what a saved rule may be', () => {
     );
   });
 
+  it.each([
+    ['(:', '(%3A'],
+    ['a b(', 'a%20b('],
+    ['(\n', '(%0A'],
+    ['50%(', '50%25('],
+    ['a/b(', 'a~1b('],
+  ])('names a refused patternProperties key %j as one field token, %s percent-encoded', (key, encoded) => {
+    const problem = ruleProblem({ type: 'COMMON', version: 1, jsonSchema: { patternProperties: { [key]: {} } } }, 'rules[0]')!;
+    expect(problem.startsWith(`rules[0].jsonSchema/patternProperties/${encoded}: `)).toBe(true);
+    expect(problem).toMatch(/^[^\s:]+: /);
+  });
+
   it('refuses a lookbehind or a backreference in patternProperties keys too', () => {
     expect(ruleProblem({ type: 'COMMON', version: 1, jsonSchema: { patternProperties: { '(a)\\1': {} } } }, 'rules[0]')).toMatch(/^rules\[0\]\.jsonSchema\/patternProperties\/\(a\)\\1: \(COMMON version 1\) is not an RE2/);
   });
