@@ -12,10 +12,17 @@ import { ADMIN_TOKEN, basicAuth, sourceWithDestination, startSystem, type TestSy
  * archive of a range to one destination, made after the messages (a backfill), each message once
  * with its original messageId and the X-Switchyard-Replay header. This file runs its own worker
  * process on its own task queue, so one test can kill it mid-replay.
+ *
+ * Tests whose rule touches no user of the history (no regulation) share one source and its
+ * history, each replaying it to a destination of its own made after the messages: a replay goes
+ * to its one destination only, so they cannot see each other's. MESSAGES is four pages of
+ * REPLAY_MAX_IN_FLIGHT: enough for a pause, a cancel or a kill to land mid-replay.
  */
-const MESSAGES = 50;
+const MESSAGES = 20;
 const queue = `archive-replay-${process.pid}`;
-const workerEnv = { TEMPORAL_TASK_QUEUE: queue, DELIVERY_TIMEOUT: '2s', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '1s' };
+// A live-lag limit set outright: no replay here rests 10 s to measure the unhurried lag (`auto`), which
+// it did or not by where the clock stood. Pacing by live traffic is replay-live-first's rule.
+const workerEnv = { TEMPORAL_TASK_QUEUE: queue, DELIVERY_TIMEOUT: '2s', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '1s', REPLAY_LIVE_LAG_LIMIT: '1m' };
 const logFile = (n: number) => path.join(process.env.SWITCHYARD_TEST_DIR ?? '.', `archive-replay-worker-${n}.log`);
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -65,6 +72,10 @@ async function sourceWithHistory(tag: string) {
   return { source, live, ids, since, until: new Date(Date.now() + 1_000).toISOString() };
 }
 
+let shared: ReturnType<typeof sourceWithHistory> | undefined;
+/** The one history of the tests that apply no regulation to its users, sent by whichever runs first. */
+const sharedHistory = () => (shared ??= sourceWithHistory('shared'));
+
 /** A destination of the source made now (after the messages), with a receiver of its own. */
 async function newDestination(sourceId: string, respond?: Parameters<Receiver['respond']>[0]) {
   const target = await receiver();
@@ -85,8 +96,19 @@ function exactlyOnce(r: Receiver, ids: string[]) {
   expect([...receivedIds(r)].sort()).toEqual([...ids].sort());
 }
 
+/**
+ * Resolves once Temporal lists the replay's `started` deliveries and none of them runs: whatever
+ * they send has arrived by then (waited on, where a fixed sleep stood).
+ */
+async function replayDeliveriesEnded(id: string, started: number): Promise<void> {
+  await waitFor(async () => {
+    const [all, running] = await Promise.all([system.client.workflow.count(`WorkflowId STARTS_WITH "replay:${id}:"`), system.client.workflow.count(`WorkflowId STARTS_WITH "replay:${id}:" AND ExecutionStatus = "Running"`)]);
+    if (all.count !== started || running.count > 0) throw new Error(`replay ${id}: ${all.count} of ${started} deliveries listed, ${running.count} running`);
+  }, 60_000);
+}
+
 it('replays the archive to a destination made after the messages: each once, original messageId, replay header; no other destination gets anything new', async () => {
-  const { source, live, ids, since, until } = await sourceWithHistory('backfill');
+  const { source, live, ids, since, until } = await sharedHistory();
   const { destination, target } = await newDestination(source.id);
   expect(target.requests).toHaveLength(0);
   const liveBefore = live.requests.length;
@@ -106,7 +128,7 @@ it('replays the archive to a destination made after the messages: each once, ori
 }, 180_000);
 
 it('a dry run counts what would be sent and sends nothing', async () => {
-  const { source, since, until } = await sourceWithHistory('dry');
+  const { source, since, until } = await sharedHistory();
   const { destination, target } = await newDestination(source.id);
   const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until, dryRun: true });
   expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: 0, delivered: 0, skipped: { erased: 0, suppressed: 0, filtered: 0 } });
@@ -115,7 +137,7 @@ it('a dry run counts what would be sent and sends nothing', async () => {
 }, 180_000);
 
 it('a trigger narrows the replay to the messages it matches', async () => {
-  const { source, ids, since, until } = await sourceWithHistory('trigger');
+  const { source, ids, since, until } = await sharedHistory();
   const { destination, target } = await newDestination(source.id);
   const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until, trigger: 'event = "Odd"' });
   expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES / 2, started: MESSAGES / 2, delivered: MESSAGES / 2 });
@@ -123,7 +145,7 @@ it('a trigger narrows the replay to the messages it matches', async () => {
 }, 180_000);
 
 it('refuses a trigger that is not FQL, naming the field', async () => {
-  const { source, since, until } = await sourceWithHistory('bad-trigger');
+  const { source, since, until } = await sharedHistory();
   const { destination } = await newDestination(source.id);
   const response = await system.app.inject({ method: 'POST', url: '/admin/replays', headers: auth, payload: { sourceId: source.id, destinationId: destination.id, since, until, trigger: 'event = = "x"' } });
   expect(response.statusCode).toBe(400);
@@ -131,7 +153,7 @@ it('refuses a trigger that is not FQL, naming the field', async () => {
 }, 180_000);
 
 it("applies the destination's filters as saved now: a filter added before the replay drops what it says", async () => {
-  const { source, ids, since, until } = await sourceWithHistory('filtered');
+  const { source, ids, since, until } = await sharedHistory();
   const { destination, target } = await newDestination(source.id);
   const filter = await system.app.inject({
     method: 'POST',
@@ -169,7 +191,7 @@ it("skips a suppressed user's archived events and counts them", async () => {
 }, 180_000);
 
 it('pause holds the replay; resume finishes it, each message once', async () => {
-  const { source, ids, since, until } = await sourceWithHistory('pause');
+  const { source, ids, since, until } = await sharedHistory();
   const { destination, target } = await newDestination(source.id, () => ({ status: 200, delayMs: 200 }));
   const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
   await target.waitForRequests(5, 30_000);
@@ -200,7 +222,7 @@ it('pause holds the replay; resume finishes it, each message once', async () => 
 }, 180_000);
 
 it('starts the next page once half a page fits: one delivery that keeps failing does not stop the replay (issue 34)', async () => {
-  const { source, ids, since, until } = await sourceWithHistory('refill');
+  const { source, ids, since, until } = await sharedHistory();
   // The first message the destination sees fails (500, retried) until it has seen more than a whole
   // page (REPLAY_MAX_IN_FLIGHT, 5) of others, or for 20 s: a replay that waits for its slowest
   // delivery before the next page sees only the 4 others of the first page by then.
@@ -227,7 +249,7 @@ it('starts the next page once half a page fits: one delivery that keeps failing 
 }, 180_000);
 
 it('cancel stops the replay: nothing more is started', async () => {
-  const { source, since, until } = await sourceWithHistory('cancel');
+  const { source, since, until } = await sharedHistory();
   const { destination, target } = await newDestination(source.id, () => ({ status: 200, delayMs: 300 }));
   const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
   await target.waitForRequests(3, 30_000);
@@ -239,7 +261,7 @@ it('cancel stops the replay: nothing more is started', async () => {
   expect(done.finishedAt).not.toBeNull();
   expect(done.started).toBeLessThan(MESSAGES);
   // The deliveries under way at the cancel end; nothing after them.
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  await replayDeliveriesEnded(id, done.started);
   const after = target.requests.length;
   expect(after).toBeLessThanOrEqual(done.started);
   await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -248,7 +270,7 @@ it('cancel stops the replay: nothing more is started', async () => {
 }, 180_000);
 
 it('a destination deleted during a replay ends it failed, with the counts it had; nothing more is sent', async () => {
-  const { source, since, until } = await sourceWithHistory('gone');
+  const { source, since, until } = await sharedHistory();
   const { destination, target } = await newDestination(source.id, () => ({ status: 200, delayMs: 300 }));
   const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
   await target.waitForRequests(3, 30_000);
@@ -260,7 +282,7 @@ it('a destination deleted during a replay ends it failed, with the counts it had
   expect(done.started).toBeLessThan(MESSAGES);
   // Ended: a pause is refused, and the deliveries started before the deletion send nothing more after it ends.
   expect((await system.app.inject({ method: 'POST', url: `/admin/replays/${id}/pause`, headers: auth })).statusCode).toBe(409);
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  await replayDeliveriesEnded(id, done.started);
   const after = target.requests.length;
   expect(after).toBeLessThanOrEqual(done.started);
   await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -268,7 +290,7 @@ it('a destination deleted during a replay ends it failed, with the counts it had
 }, 180_000);
 
 it('a worker killed mid-replay: the replay completes, each message still delivered exactly once', async () => {
-  const { source, ids, since, until } = await sourceWithHistory('crash');
+  const { source, ids, since, until } = await sharedHistory();
   // Slow answers keep the replay's deliveries in flight: the kill lands while it is under way.
   const { destination, target } = await newDestination(source.id, () => ({ status: 200, delayMs: 300 }));
   const id = await startReplay({ sourceId: source.id, destinationId: destination.id, since, until });
@@ -287,7 +309,7 @@ it('a worker killed mid-replay: the replay completes, each message still deliver
 }, 240_000);
 
 it('continues as new while it pages, carrying its cursor and counts: each message still once', async () => {
-  const { source, ids, since, until } = await sourceWithHistory('continued');
+  const { source, ids, since, until } = await sharedHistory();
   const { destination, target } = await newDestination(source.id);
   // Started as the API starts one, with a run of two steps: the replay continues as new many times.
   const id = `rpl_${'c'.repeat(16)}${process.pid.toString(16).padStart(16, '0')}`;
