@@ -2,7 +2,7 @@ import path from 'node:path';
 import { faultDrill, type DrillFigures } from './fault-drill';
 import { postgresRestarts, storeAway } from './drill-faults';
 import { startOwnPair } from './faults';
-import { createTestDatabase, startPostgres } from './postgres';
+import { createTestDatabase, startPostgres, type PostgresServer } from './postgres';
 import { startReceiver } from './receiver';
 import type { Log } from './scenarios';
 
@@ -15,9 +15,12 @@ import type { Log } from './scenarios';
  * 'error' event), `/health` must answer 503 and `/admin/status` name the store while it is away and
  * both be 200 once it is back, and every
  * acknowledged call must be delivered (test/helpers/fault-drill.ts drillBroken).
+ *
+ * `postgres`: a server the caller owns and may restart (a test file's own, started once for all its
+ * tests: each start is an initdb); the scenario takes a database of its own on it and leaves it running.
  */
-export async function storeRestartScenario(options: { dir: string; rate: number; seconds: number; restarts: ('fast' | 'immediate')[]; downMs: number; log?: Log }): Promise<DrillFigures> {
-  const postgres = await startPostgres(path.join(options.dir, 'postgres'));
+export async function storeRestartScenario(options: { dir: string; rate: number; seconds: number; restarts: ('fast' | 'immediate')[]; downMs: number; log?: Log; postgres?: PostgresServer }): Promise<DrillFigures> {
+  const postgres = options.postgres ?? (await startPostgres(path.join(options.dir, 'postgres')));
   const receiver = await startReceiver();
   try {
     const databaseUrl = await createTestDatabase('switchyard_restart', postgres.url);
@@ -30,6 +33,6 @@ export async function storeRestartScenario(options: { dir: string; rate: number;
     }
   } finally {
     await receiver.close();
-    await postgres.stop();
+    if (!options.postgres) await postgres.stop();
   }
 }

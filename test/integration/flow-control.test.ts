@@ -28,12 +28,24 @@ const systems: TestSystem[] = [];
 const receivers: Receiver[] = [];
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
-async function system(overrides: Partial<Config> = {}): Promise<TestSystem> {
-  // Short hold checks: a resumed destination sends within about a second.
-  const s = await startSystem({ temporalTaskQueue: queue, databaseUrl, deliveryHoldCheckInterval: 1_000, ...overrides });
-  systems.push(s);
-  return s;
+/**
+ * One in-process API per configuration, shared by the tests that ask for the same one: the delivery
+ * policy travels in each workflow's input, and every test has a source and destination of its own.
+ */
+const byConfig = new Map<string, Promise<TestSystem>>();
+function system(overrides: Partial<Config> = {}): Promise<TestSystem> {
+  const key = JSON.stringify(overrides);
+  if (!byConfig.has(key)) {
+    // Short hold checks: a resumed destination sends within about a second.
+    byConfig.set(key, startSystem({ temporalTaskQueue: queue, databaseUrl, deliveryHoldCheckInterval: 1_000, ...overrides }).then((s) => {
+      systems.push(s);
+      return s;
+    }));
+  }
+  return byConfig.get(key)!;
 }
+/** Generous attempt timeouts: on a loaded box a lost attempt would be a second round for a reason other than the limit. */
+const THROTTLED = { deliveryRetryWindow: 120_000, deliveryTimeout: 8_000 };
 
 async function receiver(): Promise<Receiver> {
   const r = await startReceiver();
@@ -84,12 +96,13 @@ afterAll(async () => {
   for (const s of systems) await s.close();
 });
 
-it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, never more than 5 in a second, none failed', async () => {
-  // A generous attempt timeout: on a loaded box a lost attempt would be a second round for a reason other than the limit.
-  const s = await system({ deliveryRetryWindow: 120_000, deliveryTimeout: 8_000 });
+it('keeps maxRequestsPerSecond 5 across two workers: 30 messages all delivered, never more than 5 in a second, none failed', async () => {
+  const s = await system(THROTTLED);
   const hook = await receiver();
   const { source, writeKey, destination } = await sourceWithDestination(s.store, { maxRequestsPerSecond: 5, webhooks: [{ url: hook.url, headers: {} }] });
-  const ids = Array.from({ length: 60 }, (_, i) => `rate-${i}`);
+  // 30 messages are six seconds of sends at the limit, both workers taking them: the limit is held
+  // from the second second on as it was over twelve with 60 (issue 41).
+  const ids = Array.from({ length: 30 }, (_, i) => `rate-${i}`);
   expect((await postTrackBatch(s.app, writeKey, ids)).statusCode).toBe(200);
 
   const results = await Promise.all(ids.map((id) => deliveryResult(s.client, source.id, id)));
@@ -106,36 +119,44 @@ it('keeps maxRequestsPerSecond 5 across two workers: 60 messages all delivered, 
   // load of 13), so the receiver sees at most 5 in any second less a 130 ms allowance for that
   // jitter, which a 6/s pace (6 in 834 ms) still breaks.
   expect(busiestWindow(times, 870, Math.min(...times) + 1_000)).toBeLessThanOrEqual(5);
-  expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(((60 - 5) / 5) * 1_000);
+  expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(((ids.length - 5) / 5) * 1_000);
 
-  // Waiting its turn is no failed attempt: no activity failed or timed out, and most messages waited on a timer.
+  // Waiting its turn is no failed attempt: no activity failed or timed out, and all but the first
+  // second's worth or so waited on a timer (the same allowance of 10 unwaited as with 60).
   let waited = 0;
   for (const id of ids) {
     const { events } = await s.client.workflow.getHandle(deliveryWorkflowId(source.id, id)).fetchHistory();
     expect(events!.filter((e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes)).toEqual([]);
     if (events!.some((e) => e.timerStartedEventAttributes)) waited++;
   }
-  expect(waited).toBeGreaterThanOrEqual(50);
-  expect(await counter('switchyard_delivery_throttled_waits_total', destination.id)).toBeGreaterThanOrEqual(50);
+  expect(waited).toBeGreaterThanOrEqual(ids.length - 10);
+  expect(await counter('switchyard_delivery_throttled_waits_total', destination.id)).toBeGreaterThanOrEqual(ids.length - 10);
 }, 120_000);
 
-/** 30 messages to a destination limited to 1/s, once its first three have arrived: the rest hold slots up to half a minute out. */
+/**
+ * 20 messages to a destination limited to 1/s, once its first three have arrived: the rest hold
+ * slots up to some 19 s after the first arrived. `oldSlotsLeftMs` is the time left before the
+ * old limit's 17th slot: a backlog all in by then did not wait for its old slots (a slot is never
+ * early, and at most one second of slack lets a second one in with the first). On a loaded box that
+ * is a condition with a dozen seconds to hold, not a race against a fixed 5 s.
+ */
 async function throttledBacklog(prefix: string) {
-  const s = await system({ deliveryRetryWindow: 120_000, deliveryTimeout: 8_000 });
+  const s = await system(THROTTLED);
   const hook = await receiver();
   const { source, writeKey, destination } = await sourceWithDestination(s.store, { maxRequestsPerSecond: 1, webhooks: [{ url: hook.url, headers: {} }] });
-  const ids = Array.from({ length: 30 }, (_, i) => `${prefix}-${i}`);
+  const ids = Array.from({ length: 20 }, (_, i) => `${prefix}-${i}`);
   expect((await postTrackBatch(s.app, writeKey, ids)).statusCode).toBe(200);
   await hook.waitForRequests(3, 30_000);
   expect(hook.requests.length).toBeLessThan(ids.length / 2);
-  return { s, hook, source, writeKey, destination, ids };
+  const lastOldSlotAt = Math.min(...hook.requests.map((r) => r.at)) + (ids.length - 3) * 1_000;
+  return { s, hook, source, writeKey, destination, ids, oldSlotsLeftMs: () => lastOldSlotAt - Date.now() };
 }
 
-it('sends a throttled backlog as soon as maxRequestsPerSecond is removed: 30 messages under 1/s, the rest arrive within 5 s', async () => {
-  const { s, hook, source, destination, ids } = await throttledBacklog('unlimited');
+it('sends a throttled backlog as soon as maxRequestsPerSecond is removed: 20 messages under 1/s, the rest arrive before the old limit\'s slots', async () => {
+  const { s, hook, source, destination, ids, oldSlotsLeftMs } = await throttledBacklog('unlimited');
   expect((await patch(s, destination.id, { maxRequestsPerSecond: null })).json()).toMatchObject({ maxRequestsPerSecond: null });
   // The held deliveries are woken (no slot reserved under the old limit is waited for).
-  await hook.waitForRequests(ids.length, 5_000);
+  await hook.waitForRequests(ids.length, oldSlotsLeftMs());
   const results = await Promise.all(ids.map((id) => deliveryResult(s.client, source.id, id)));
   // None failed: each delivered, and each sent exactly once (a throttled attempt is held, never
   // sent and refused). Not `rounds: 1`: beside other files on 2 cores a local attempt was once lost
@@ -145,13 +166,13 @@ it('sends a throttled backlog as soon as maxRequestsPerSecond is removed: 30 mes
 }, 120_000);
 
 it('takes a raised maxRequestsPerSecond for the waiting backlog and for new messages: none waits for a slot of the old limit', async () => {
-  const { s, hook, source, writeKey, destination, ids } = await throttledBacklog('raised');
+  const { s, hook, source, writeKey, destination, ids, oldSlotsLeftMs } = await throttledBacklog('raised');
   const raisedAt = Date.now();
   expect((await patch(s, destination.id, { maxRequestsPerSecond: 20 })).json()).toMatchObject({ maxRequestsPerSecond: 20 });
   // A message after the change is not queued behind the slots the backlog took at 1/s (the last
-  // of them some 25 s out): the backlog and it arrive long before.
+  // of them some 17 s out): the backlog and it arrive before.
   await send(s.app, writeKey, 'track', { userId: 'u', event: 'After raise', messageId: 'raised-new' });
-  await hook.waitForRequests(ids.length + 1, 10_000);
+  await hook.waitForRequests(ids.length + 1, oldSlotsLeftMs());
   expect(await deliveryResult(s.client, source.id, 'raised-new')).toMatchObject({ ok: true });
   for (const id of ids) expect(await deliveryResult(s.client, source.id, id)).toMatchObject({ ok: true });
   // The new limit holds: no second after the change carries more than 20.
