@@ -18,6 +18,7 @@ describe('bench options: server, shards, workers and APIs', () => {
     [['--noisy'], { noisyBacklog: 2_000, messages: [1_200], rate: 20, single: true, systems: ['switchyard'] }],
     [['--noisy', '--backlog', '5000', '--rate', '50'], { noisyBacklog: 5_000, rate: 50 }],
     [['--noisy', '--quick'], { noisyBacklog: 200, messages: [100] }],
+    [['--quick'], { quick: true, messages: [1_000], warmup: 200, single: false, systems: ['raw', 'bare', 'floor', 'design-floor', 'switchyard'] }],
     [['--retention'], { retentionConcurrency: 16 }],
     [[], { retentionConcurrency: 0 }],
     [['--systems', 'floor,switchyard,limited'], { systems: ['floor', 'switchyard', 'limited'] }],
