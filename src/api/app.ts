@@ -1,4 +1,3 @@
-import { lazySchemaCompilers } from './lazy-schema-compilers';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -10,6 +9,7 @@ import type { Keyring } from '../privacy/keyring';
 import type { Deliveries } from '../ports';
 import type { OperationalEvents, Replays, SyncSchedules } from '../ports';
 import { installErrorHandler } from './errors';
+import { lazySchemaCompilers } from './lazy-schema-compilers';
 import { installJsonBodyParser, replyToClientError } from './json-body';
 import { closeConnectionsWhileDraining } from './drain';
 import { adminRoutes } from './admin';

@@ -11,8 +11,8 @@ import type { FastifyServerOptions } from 'fastify';
  *
  * What changes: a schema Ajv or fast-json-stringify cannot compile fails its route's first call
  * (a 500) instead of the start. test/integration/api-docs.test.ts compiles every route's schemas
- * (`compileEverySchema`), so such a schema fails the tests before it ships. (Fastify treats a custom validator compiler as
- * one that takes `headers` schemas as written, without lower-casing their keys: no route has one.)
+ * (`compileEverySchema`), so such a schema fails the tests before it ships. (Fastify takes a custom
+ * validator compiler's `headers` schemas as written, without lower-casing their keys: no route has one.)
  */
 type ValidatorFactory = (externalSchemas: unknown, options: unknown) => (route: unknown) => Validator;
 type Validator = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown };
