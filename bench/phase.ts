@@ -9,8 +9,9 @@ import { deliveryWorkflowId } from '../src/delivery/ids';
 import { SOURCE } from '../src/workflows/search-attributes';
 import { folderBytes, ProcessMeter } from './proc';
 import { percentiles, round, type Percentiles } from './stats';
-import { stagePercentiles, workflowTimes, type CallTimes, type Stage } from './stages';
+import { stagePercentiles, type CallTimes, type Stage } from './stages';
 import type { BenchStack, Receipt, VariantName } from './system';
+import { workflowTimes } from './workflow-times';
 
 /**
  * The things measured side by side: two references, Temporal's floor for a delivery, and Switchyard;

@@ -4,7 +4,7 @@ import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { DeliveryReport } from '../../src/delivery/types';
 import { chunks } from '../../src/store/chunks';
 import { ADMIN_TOKEN, FAULT_DELIVERY_ENV, sleep, startOwnApi, startOwnWorker, stopProcess, type OwnApi, type OwnWorker } from './faults';
-import { testDataConverter } from './payload-keys';
+import { testDataConverter } from './data-converter';
 import { createTestDatabase } from './postgres';
 import { waitFor } from './processes';
 import { startRealTemporal, type RealTemporal } from './real-temporal';

@@ -2,7 +2,7 @@ import type { Payload } from '@temporalio/common';
 import type { History } from '../helpers/histories';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { identifierHash } from '../../src/privacy/keyring';
-import { testLoadedDataConverter } from '../helpers/payload-keys';
+import { testLoadedDataConverter } from '../helpers/data-converter';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { replayFinished, startReplay } from '../helpers/replay-api';
 import { ADMIN_TOKEN, codecDecodedStartInput, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';

@@ -10,7 +10,7 @@ import { startDeliveryWorkflow } from '../../src/temporal/start-delivery';
 import type { History } from '../helpers/histories';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { testDataConverter } from '../helpers/payload-keys';
+import { testDataConverter } from '../helpers/data-converter';
 import { ADMIN_TOKEN, codecDecodedStartInput, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, useSystem, workflowHistoryText, type TestSystem } from '../helpers/system';
 
 /**

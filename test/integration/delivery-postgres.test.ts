@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { faultDir, startOwnApi, startOwnWorker, stopProcess, type OwnApi, type OwnWorker } from '../helpers/faults';
-import { testDataConverter } from '../helpers/payload-keys';
+import { testDataConverter } from '../helpers/data-converter';
 import { createTestDatabase } from '../helpers/postgres';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, deliveryResult } from '../helpers/system';

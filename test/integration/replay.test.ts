@@ -5,7 +5,8 @@ import { Worker, type ReplayResult } from '@temporalio/worker';
 import { parseKeyring } from '../../src/privacy/keyring';
 import { switchyardDataConverter } from '../../src/temporal/data-converter';
 import { historyFromJSON } from '../helpers/histories';
-import { TEST_PAYLOAD_KEYS_FILE, testDataConverter } from '../helpers/payload-keys';
+import { testDataConverter } from '../helpers/data-converter';
+import { TEST_PAYLOAD_KEYS_FILE } from '../helpers/payload-keys';
 
 /**
  * Replay safety: histories recorded from real runs (scripts/record-histories.ts) replayed against

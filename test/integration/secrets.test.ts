@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Connection, Client } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
-import { testDataConverter } from '../helpers/payload-keys';
+import { testDataConverter } from '../helpers/data-converter';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { faultDir, readLog, startOwnApi, startOwnWorker, stopProcess, type OwnApi, type OwnWorker } from '../helpers/faults';
 import { workflowHistoryText } from '../helpers/system';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { deliveryAttempts } from '../../src/temporal/delivery-history';
 import { historyItems, startedInput } from '../../src/temporal/history-events';
 import { historyFromJSON } from '../helpers/histories';
-import { testLoadedDataConverter } from '../helpers/payload-keys';
+import { testLoadedDataConverter } from '../helpers/data-converter';
 
 /**
  * The recorded histories of replay.test.ts (real runs: local-activity markers, deferred and lost
