@@ -192,6 +192,7 @@ export function parseOptions(argv: string[], defaultFanout: number): BenchOption
         break;
       case '--single':
         options.rate = count(value(), flag);
+        rateGiven = true;
         options.single = true;
         break;
       case '--fanout':

@@ -18,6 +18,10 @@ describe('bench options: server, shards, workers and APIs', () => {
     [['--noisy'], { noisyBacklog: 2_000, messages: [1_200], rate: 20, single: true, systems: ['switchyard'] }],
     [['--noisy', '--backlog', '5000', '--rate', '50'], { noisyBacklog: 5_000, rate: 50 }],
     [['--noisy', '--quick'], { noisyBacklog: 200, messages: [100] }],
+    [['--replay', '500'], { replayMessages: 500, rate: 20, single: true, systems: ['switchyard'] }],
+    // `--single R` is a rate given: the scenarios' 20/s default does not replace it.
+    [['--replay', '500', '--single', '50'], { replayMessages: 500, rate: 50, single: true }],
+    [['--noisy', '--single', '40'], { rate: 40, single: true }],
     [['--quick'], { quick: true, messages: [1_000], warmup: 200, single: false, systems: ['raw', 'bare', 'floor', 'design-floor', 'switchyard'] }],
     [['--retention'], { retentionConcurrency: 16 }],
     [[], { retentionConcurrency: 0 }],
