@@ -1,8 +1,9 @@
 /**
  * After a master-key rotation (docs/privacy.md, "Rotating the key"): re-wraps every data key still
  * wrapped under an older master key with the active one, and seals every destination's receiver
- * credentials still under an older key (or plaintext) again under it, so the older key can be
- * retired once no Temporal history needs it either. Safe while Switchyard runs, and to run again:
+ * credentials and every operational endpoint's signing secret still under an older key (or
+ * plaintext) again under it, so the older key can be retired once no Temporal history needs it
+ * either. Safe while Switchyard runs, and to run again:
  * each row is rewritten only as it was read (a regulation's destroy, an admin write meanwhile, stays).
  *
  *   npm run keys:rewrap     (with the processes' own DATABASE_URL / DATABASE_PATH and PAYLOAD_KEYS)
@@ -39,7 +40,12 @@ async function main(): Promise<void> {
     const credentials = await store.destinations.credentialsByMasterKey();
     console.log(`re-sealed the credentials of ${resealed} destination(s) under "${keyring.activeKeyId}"; destinations per master key now: ${JSON.stringify(credentials)}`);
 
-    const others = [...new Set([...Object.keys(dataKeys), ...Object.keys(credentials)])].filter((id) => id !== keyring.activeKeyId);
+    console.log(`operational endpoints' secrets per master key before: ${JSON.stringify(await store.operationalEndpoints.secretsByMasterKey())}`);
+    const resealedSecrets = await inBatches(() => store.operationalEndpoints.resealSecrets(BATCH), (r) => r.resealed);
+    const secrets = await store.operationalEndpoints.secretsByMasterKey();
+    console.log(`re-sealed the secrets of ${resealedSecrets} operational endpoint(s) under "${keyring.activeKeyId}"; endpoints per master key now: ${JSON.stringify(secrets)}`);
+
+    const others = [...new Set([...Object.keys(dataKeys), ...Object.keys(credentials), ...Object.keys(secrets)])].filter((id) => id !== keyring.activeKeyId);
     // A process still writing under an old active key (a roll not finished), or without keys, leaves some behind.
     if (others.length > 0) {
       console.error(`still under ${others.join(', ')}: finish rolling PAYLOAD_ACTIVE_KEY=${keyring.activeKeyId} (and the keys) to every process, then run this again`);

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { OperationalEventType, OperationalFormat } from '../delivery/operational-events';
 import { openCredential, sealCredential } from '../privacy/credential-seal';
 import type { Keyring } from '../privacy/keyring';
+import { PLAINTEXT_CREDENTIALS } from './credentials-at-rest';
 import { newId } from './ids';
 import type { OperationalEndpointRow, Tables } from './tables';
 import type { OperationalEndpoint, OperationalEndpointSettings, Store } from './types';
@@ -34,6 +35,7 @@ export function operationalEndpointStore(db: Kysely<Tables>, keyring: Keyring | 
     ...(settings.format !== undefined && { format: settings.format }),
     ...(settings.enabled !== undefined && { enabled: settings.enabled ? 1 : 0 }),
   });
+  const opened = (id: string, row: { secret: string; secret_key_id: string | null }) => (row.secret_key_id === null ? row.secret : openCredential(keyring, row.secret_key_id, id, SECRET_FIELD, row.secret));
   return {
     async create(settings, secret) {
       const at = new Date().toISOString();
@@ -70,8 +72,35 @@ export function operationalEndpointStore(db: Kysely<Tables>, keyring: Keyring | 
 
     async secretOf(id) {
       const row = await db.selectFrom('operational_endpoints').select(['secret', 'secret_key_id']).where('id', '=', id).executeTakeFirst();
-      if (!row) return undefined;
-      return row.secret_key_id === null ? row.secret : openCredential(keyring, row.secret_key_id, id, SECRET_FIELD, row.secret);
+      return row && opened(id, row);
+    },
+
+    async resealSecrets(limit) {
+      if (!keyring) throw new Error('re-sealing secrets needs payload keys (PAYLOAD_KEYS); PAYLOAD_ENCRYPTION=off seals nothing');
+      const rows = await db
+        .selectFrom('operational_endpoints')
+        .select(['id', 'secret', 'secret_key_id'])
+        .where((eb) => eb.or([eb('secret_key_id', 'is', null), eb('secret_key_id', '<>', keyring.activeKeyId)]))
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      let resealed = 0;
+      for (const row of rows) {
+        // Rewritten only as it was read: a secret replaced meanwhile (sealed anew by its process) stays.
+        const result = await db
+          .updateTable('operational_endpoints')
+          .set(sealed(row.id, opened(row.id, row)))
+          .where('id', '=', row.id)
+          .where('secret', '=', row.secret)
+          .executeTakeFirst();
+        resealed += Number(result.numUpdatedRows);
+      }
+      return { resealed, left: rows.length > 0 };
+    },
+
+    async secretsByMasterKey() {
+      const rows = await db.selectFrom('operational_endpoints').select(['secret_key_id', db.fn.countAll<string>().as('count')]).groupBy('secret_key_id').execute();
+      return Object.fromEntries(rows.map((row) => [row.secret_key_id ?? PLAINTEXT_CREDENTIALS, Number(row.count)]));
     },
   };
 }

@@ -217,6 +217,13 @@ export interface Store {
     delete(id: string): Promise<boolean>;
     /** The secret in clear, for signing a request; the only read that returns it. */
     secretOf(id: string): Promise<string | undefined>;
+    /**
+     * After a master-key rotation (`npm run keys:rewrap`): seals up to `limit` secrets still under
+     * another key (or plaintext) under the active one; `left` as the destinations' resealCredentials.
+     */
+    resealSecrets(limit: number): Promise<{ resealed: number; left: boolean }>;
+    /** How many endpoints' secrets each master key seals (PLAINTEXT_CREDENTIALS: none). */
+    secretsByMasterKey(): Promise<Record<string, number>>;
   };
   /** Issue 43: the configured destinations and their switched-off URLs (store/webhook-switches.ts). */
   webhookSwitches: {

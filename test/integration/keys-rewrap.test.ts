@@ -11,7 +11,8 @@ import { ROOT } from '../helpers/processes';
 /**
  * `npm run keys:rewrap`, the rotation runbook's step that lets an old master key go (docs/privacy.md):
  * a body sealed before the rotation still opens with only the new master key listed, and so do a
- * destination's credentials (issue 29 item 10: they are re-sealed under the new key).
+ * destination's credentials (issue 29 item 10: they are re-sealed under the new key) and an
+ * operational endpoint's signing secret.
  */
 const run = promisify(execFile);
 const k1 = `k1=${Buffer.alloc(32, 1).toString('base64')}`;
@@ -37,10 +38,12 @@ it('re-wraps every data key and re-seals every credential under the active maste
   const credentials = { enabled: true, sharedSecret: 'shared secret before rotation', webhooks: [{ url: 'https://hooks.example.com/r', headers: { 'X-Key': 'header value before rotation' } }] };
   let sealed;
   let destinationId: string;
+  let endpointId: string;
   try {
     const key = (await store.dataKeys.getOrCreate([subject])).get(subject)!;
     sealed = sealBody(key, subject, body.messageId, body);
     destinationId = (await store.destinations.create((await store.sources.create('rotation')).source.id, credentials)).id;
+    endpointId = (await store.operationalEndpoints.create({ url: 'https://ops.example.com/hook', eventTypes: [], format: 'standard', enabled: true }, 'endpoint secret before rotation')).id;
   } finally {
     await store.close();
   }
@@ -49,17 +52,20 @@ it('re-wraps every data key and re-seals every credential under the active maste
   expect(done).toMatchObject({ code: 0 });
   expect(done.stdout).toContain('re-wrapped 1 data key(s) under "k2"; data keys per master key now: {"k2":1}');
   expect(done.stdout).toContain('re-sealed the credentials of 1 destination(s) under "k2"; destinations per master key now: {"k2":1}');
+  expect(done.stdout).toContain('re-sealed the secrets of 1 operational endpoint(s) under "k2"; endpoints per master key now: {"k2":1}');
   // Nothing of the keys themselves in what it prints, nor of the credentials.
   expect(done.stdout).not.toContain(Buffer.alloc(32, 1).toString('base64'));
   expect(done.stdout).not.toContain('before rotation');
   const again = await rewrap({ PAYLOAD_KEYS: `${k1},${k2}`, PAYLOAD_ACTIVE_KEY: 'k2', PAYLOAD_HASH_KEY: 'k1' });
   expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining('re-wrapped 0 data key(s)') });
   expect(again.stdout).toContain('re-sealed the credentials of 0 destination(s)');
+  expect(again.stdout).toContain('re-sealed the secrets of 0 operational endpoint(s)');
 
   const retired = await openStore({ databasePath: path.join(dir, 'store.db'), keyring: parseKeyring(`${k2},${k1.replace('k1=', 'hash=')}`, 'k2', 'hash') });
   try {
     expect(openBody((await retired.dataKeys.get(subject))!, body.messageId, sealed)).toEqual(body);
     expect(await retired.destinations.get(destinationId!)).toMatchObject(credentials);
+    expect(await retired.operationalEndpoints.secretOf(endpointId!)).toBe('endpoint secret before rotation');
   } finally {
     await retired.close();
   }
