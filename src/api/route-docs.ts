@@ -1,7 +1,8 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { sourceSettings } from './source-settings';
 import { VERSION } from '../version';
-import { routeAccess } from './access/route-access';
+import { routeAccess, routeKey } from './access/route-access';
+import { ROUTE_EXPOSURE, type RouteExposure } from './access/route-exposure';
 
 /**
  * The prose of the API reference (/docs): per operation a summary and one example request and
@@ -412,6 +413,12 @@ function tagOf(url: string): string {
 const withExample = (schema: unknown, example: unknown) => (schema && typeof schema === 'object' ? { ...schema, examples: [example] } : schema);
 
 /** Adds summaries, tags, error meanings and examples to each documented route's schema as it is registered. */
+/** What a route can reveal of user data (access/route-exposure.ts), in words for its description. */
+function revealsText({ reveals, withPayloadsRead }: RouteExposure): string {
+  const more = withPayloadsRead !== undefined && withPayloadsRead !== reveals ? `; ${withPayloadsRead} to a token that also holds \`payloads:read\`` : '';
+  return `Reveals of user data: ${reveals}${more}.`;
+}
+
 export function documentRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const schema = route.schema;
@@ -425,13 +432,20 @@ export function documentRoutes(app: FastifyInstance): void {
         if (meaning && !reply.description) responses[status] = { ...reply, description: meaning };
       }
       const access = routeAccess(method, route.url);
+      const exposure = ROUTE_EXPOSURE[routeKey(method, route.url)];
       if (access && !responses['403']) responses['403'] = { ...(responses['401'] ?? {}), description: ERROR_MEANINGS['403'] };
       const success = Object.keys(responses).find((status) => status.startsWith('2'));
       if (doc?.response !== undefined && success) responses[success] = withExample(responses[success], doc.response) as Record<string, unknown>;
       route.schema = {
         ...schema,
         summary: schema.summary ?? doc?.summary,
-        ...(access && { description: [schema.description, `Scope: \`${access.scope}\`.`].filter(Boolean).join(' '), security: [{ adminToken: [] }] }),
+        ...(access && {
+          description: [schema.description, `Scope: \`${access.scope}\`.`, exposure && revealsText(exposure)].filter(Boolean).join(' '),
+          security: [{ adminToken: [] }],
+          // Machine-readable, for a client that builds least-privilege tokens (docs/security.md).
+          'x-switchyard-scope': access.scope,
+          ...(exposure && { 'x-switchyard-reveals': exposure.reveals, ...(exposure.withPayloadsRead && { 'x-switchyard-reveals-with-payloads-read': exposure.withPayloadsRead }) }),
+        }),
         tags: [tagOf(route.url)],
         ...(doc?.request !== undefined && schema.body ? { body: withExample(schema.body, doc.request) } : {}),
         response: responses,

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import type { Browser, Page } from 'playwright-core';
+import { ROUTE_ACCESS } from '../../src/api/access/route-access';
+import { ROUTE_EXPOSURE } from '../../src/api/access/route-exposure';
 import { compileEverySchema } from '../../src/api/lazy-schema-compilers';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
 import { ROOT, waitFor } from '../helpers/processes';
@@ -19,6 +21,11 @@ interface Media {
 }
 interface Operation {
   summary?: string;
+  description?: string;
+  security?: unknown[];
+  'x-switchyard-scope'?: string;
+  'x-switchyard-reveals'?: string;
+  'x-switchyard-reveals-with-payloads-read'?: string;
   tags?: string[];
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, { description: string; content?: Record<string, Media> }>;
@@ -66,6 +73,23 @@ it('documents every operation with a summary, a tag and what each of its errors 
     for (const [status, reply] of Object.entries(operation.responses)) {
       if (Number(status) >= 400) expect({ key, status, description: reply.description }).not.toEqual({ key, status, description: 'Default Response' });
     }
+  }
+});
+
+it('names, on every guarded operation, the scope it needs and what it can reveal of user data, as the access tables do', () => {
+  const guarded = operations().filter(({ operation }) => operation.security !== undefined);
+  expect(guarded.length).toBeGreaterThan(50);
+  for (const { key, operation } of guarded) {
+    // OpenAPI's `{id}` is Fastify's `:id`; `/codec/{*}` is `/codec/*`.
+    const route = key.replace(/\{\*\}/g, '*').replace(/\{(\w+)\}/g, ':$1');
+    const exposure = ROUTE_EXPOSURE[route];
+    expect({ route, scope: operation['x-switchyard-scope'], reveals: operation['x-switchyard-reveals'], withPayloadsRead: operation['x-switchyard-reveals-with-payloads-read'] }).toEqual({
+      route,
+      scope: ROUTE_ACCESS[route]?.scope,
+      reveals: exposure?.reveals,
+      withPayloadsRead: exposure?.withPayloadsRead,
+    });
+    expect(operation.description).toContain(`Reveals of user data: ${exposure.reveals}`);
   }
 });
 
