@@ -139,6 +139,8 @@ postgres_stop() {
   [ -f "$data/postmaster.pid" ] || { say "no PostgreSQL running in $data"; return 0; }
   # TEMPORAL_PG_STOP_MODE=immediate: a crash as far as clients can tell (the fault drills use it).
   as_pg "$(pg_bin)/pg_ctl" -D "$data" -m "${TEMPORAL_PG_STOP_MODE:-fast}" -w stop >&2
+  # Stopped: its socket directory under /tmp goes too (a start makes it again).
+  rm -rf "$(pg_socket_dir)"
 }
 
 # --- schema -----------------------------------------------------------------------------------
