@@ -2,13 +2,11 @@ import { sql, type Kysely } from 'kysely';
 import type { Keyring } from '../privacy/keyring';
 import { openedCredentials, sealedCredentials, type CredentialColumns } from './destination-credentials';
 import { dialectOf } from './dialect';
+import { countsByMasterKey } from './master-key-counts';
 import type { Tables } from './tables';
 
 /** Rows per read while sealing at open. */
 const BATCH = 500;
-
-/** What `credentialsByMasterKey` calls rows whose credentials are stored as given (no key id). */
-export const PLAINTEXT_CREDENTIALS = '(plaintext)';
 
 type Which = 'plaintext' | 'not under the active key';
 
@@ -67,11 +65,4 @@ export async function resealCredentials(db: Kysely<Tables>, keyring: Keyring, li
 }
 
 /** How many destinations' credentials each master key seals (PLAINTEXT_CREDENTIALS: none). */
-export async function credentialsByMasterKey(db: Kysely<Tables>): Promise<Record<string, number>> {
-  const rows = await db
-    .selectFrom('destinations')
-    .select(['credentials_key_id', db.fn.countAll<string>().as('count')])
-    .groupBy('credentials_key_id')
-    .execute();
-  return Object.fromEntries(rows.map((row) => [row.credentials_key_id ?? PLAINTEXT_CREDENTIALS, Number(row.count)]));
-}
+export const credentialsByMasterKey = (db: Kysely<Tables>): Promise<Record<string, number>> => countsByMasterKey(db, 'destinations', 'credentials_key_id');

@@ -3,6 +3,7 @@ import { newDataKey, unwrapDataKey, wrapDataKey } from '../privacy/data-key-wrap
 import type { Keyring } from '../privacy/keyring';
 import { OpenedValues } from '../privacy/opened-values';
 import { chunks } from './chunks';
+import { countsByMasterKey } from './master-key-counts';
 import type { Tables } from './tables';
 import type { Store } from './types';
 
@@ -92,10 +93,7 @@ export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined, o
       return { rewrapped, left: rows.length > 0 };
     },
 
-    async countByMasterKey() {
-      const rows = await db.selectFrom('data_keys').select(['master_key_id', db.fn.countAll<string>().as('count')]).groupBy('master_key_id').execute();
-      return Object.fromEntries(rows.map((row) => [row.master_key_id, Number(row.count)]));
-    },
+    countByMasterKey: () => countsByMasterKey(db, 'data_keys', 'master_key_id'),
 
     async destroy(subjectHashes) {
       opened.forget(subjectHashes);

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { OperationalEventType, OperationalFormat } from '../delivery/operational-events';
 import { openCredential, sealCredential } from '../privacy/credential-seal';
 import type { Keyring } from '../privacy/keyring';
-import { PLAINTEXT_CREDENTIALS } from './credentials-at-rest';
+import { countsByMasterKey } from './master-key-counts';
 import { newId } from './ids';
 import type { OperationalEndpointRow, Tables } from './tables';
 import type { OperationalEndpoint, OperationalEndpointSettings, Store } from './types';
@@ -98,9 +98,6 @@ export function operationalEndpointStore(db: Kysely<Tables>, keyring: Keyring | 
       return { resealed, left: rows.length > 0 };
     },
 
-    async secretsByMasterKey() {
-      const rows = await db.selectFrom('operational_endpoints').select(['secret_key_id', db.fn.countAll<string>().as('count')]).groupBy('secret_key_id').execute();
-      return Object.fromEntries(rows.map((row) => [row.secret_key_id ?? PLAINTEXT_CREDENTIALS, Number(row.count)]));
-    },
+    secretsByMasterKey: () => countsByMasterKey(db, 'operational_endpoints', 'secret_key_id'),
   };
 }
