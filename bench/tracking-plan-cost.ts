@@ -17,37 +17,11 @@ import { decidePlan } from '../src/plans/plan-decision';
 import { sourcePlanReader } from '../src/plans/plan-reader';
 import { DEFAULT_CONTROLS } from '../src/plans/schema-controls';
 import { openStore } from '../src/store';
-import type { NewTrackingPlanRule } from '../src/store/types';
 import { cpuMicros } from './cpu-micros';
+import { planRules, PLAN_RULES } from './tracking-plan-rules';
 
-const RULES = 50;
-
-const eventRule = (i: number): NewTrackingPlanRule => ({
-  type: 'TRACK',
-  key: `Event ${i}`,
-  version: 1,
-  jsonSchema: {
-    $schema: 'http://json-schema.org/draft-07/schema#',
-    labels: {},
-    type: 'object',
-    properties: {
-      properties: {
-        type: 'object',
-        properties: {
-          orderId: { type: 'string', pattern: '^order-[0-9]+$' },
-          total: { type: 'number', minimum: 0 },
-          currency: { type: 'string', enum: ['EUR', 'USD', 'GBP'] },
-          items: { type: 'integer' },
-          coupon: { type: ['string', 'null'] },
-          at: { type: 'string', format: 'date-time' },
-        },
-        required: ['orderId', 'total'],
-      },
-    },
-  },
-});
-const commonRule: NewTrackingPlanRule = { type: 'COMMON', version: 1, jsonSchema: { properties: { context: { type: 'object', properties: { library: { type: 'object' } } } } } };
-const RULE_SET = [...Array.from({ length: RULES - 1 }, (_, i) => eventRule(i)), commonRule];
+const RULES = PLAN_RULES;
+const RULE_SET = planRules(Array.from({ length: RULES - 1 }, (_, i) => `Event ${i}`));
 
 const message = (i: number, valid: boolean): Message => ({
   type: 'track',
