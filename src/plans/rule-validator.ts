@@ -44,8 +44,25 @@ export function draftOf(schemaUri: unknown): Draft | undefined {
  */
 export function re2Search(pattern: string): { test: (text: string) => boolean } {
   RE2JS.compile(pattern);
-  const anywhere = RE2JS.compile(`(?s:.*)(?:${pattern})(?s:.*)`);
+  // RE2's `\Q…` quotes to the end of the pattern when no `\E` ends it: ended here, or it would quote the wrapper.
+  const quoted = unterminatedQuote(pattern) ? `${pattern}\\E` : pattern;
+  const anywhere = RE2JS.compile(`(?s:.*)(?:${quoted})(?s:.*)`);
   return { test: (text: string) => anywhere.testExact(text) };
+}
+
+/** Whether a pattern (one RE2 compiles) ends inside a `\Q` quote: RE2 ends a quote at the first `\E`, whatever precedes it. */
+export function unterminatedQuote(pattern: string): boolean {
+  for (let at = 0; at < pattern.length; at++) {
+    if (pattern[at] !== '\\') continue;
+    if (pattern[at + 1] !== 'Q') {
+      at++;
+      continue;
+    }
+    const end = pattern.indexOf('\\E', at + 2);
+    if (end < 0) return true;
+    at = end + 1;
+  }
+  return false;
 }
 
 /** ajv's regular-expression engine: RE2 semantics (re2Search). */

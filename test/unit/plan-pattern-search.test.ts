@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
-import { re2Search } from '../../src/plans/rule-validator';
+import { compileRule, re2Search, unterminatedQuote } from '../../src/plans/rule-validator';
 
 /**
  * Issue 42 item 8: a rule's pattern matched as the whole string `(?s:.*)(?:pattern)(?s:.*)`
@@ -45,6 +45,14 @@ const PATTERNS = [
   '(a|b)*c',
   '^[\\x{1F600}-\\x{1F64F}]$',
   '\\A(?:foo)\\z',
+  // RE2's quotes: to the end of the pattern without `\E`, so they must not quote the wrapper.
+  '\\Qa.b',
+  '\\Qa.b\\E+',
+  'x\\Q(',
+  '\\Qabc\\',
+  '\\Q\\E',
+  '\\Q)(\\Ex',
+  '\\\\Q',
 ];
 
 describe('re2Search, JSON Schema\'s `pattern` on RE2', () => {
@@ -52,6 +60,17 @@ describe('re2Search, JSON Schema\'s `pattern` on RE2', () => {
     expect(() => re2Search('a)(b')).toThrow();
     expect(() => re2Search('(?!x)')).toThrow();
     expect(() => re2Search('a\\')).toThrow();
+  });
+
+  it.each([
+    ['\\Qa.b', true],
+    ['\\Qa.b\\E+', false],
+    ['\\Qa\\E\\Qb', true],
+    ['x\\\\Q', false],
+    ['\\Qabc\\', true],
+    ['[\\\\Q]', false],
+  ])('sees whether %j ends inside a \\Q quote: %s', (pattern, expected) => {
+    expect(unterminatedQuote(pattern)).toBe(expected);
   });
 
   it.each([
@@ -66,6 +85,11 @@ describe('re2Search, JSON Schema\'s `pattern` on RE2', () => {
     ['^b$', 'a\nb\nc', false],
     ['a.b', 'a\nb', false],
     ['', 'anything', true],
+    ['\\Qa.b', 'xa.b', true],
+    ['\\Qa.b', 'axb', false],
+    ['x\\Q(', 'x(', true],
+    ['\\Qabc\\', 'abc\\', true],
+    ['\\Q)(\\Ex', ')(x', true],
   ])('%j against %j is %s', (pattern, text, expected) => {
     expect(re2Search(pattern).test(text)).toBe(expected);
     expect(RE2JS.compile(pattern).test(text)).toBe(expected);
@@ -74,7 +98,7 @@ describe('re2Search, JSON Schema\'s `pattern` on RE2', () => {
   it('answers as re2js\'s search on the pattern itself, for any string', () => {
     const compiled = PATTERNS.map((pattern) => ({ pattern, search: re2Search(pattern), reference: RE2JS.compile(pattern) }));
     const text = fc.oneof(
-      fc.string({ unit: fc.constantFrom(...'abcxyABC\n-_0123456789 é😀.@order'.split('')), maxLength: 20 }),
+      fc.string({ unit: fc.constantFrom(...'abcxyABC\n-_0123456789 é😀.@order()\\Q'.split('')), maxLength: 20 }),
       fc.string({ unit: 'grapheme', maxLength: 10 }),
       fc.string({ unit: 'binary', maxLength: 10 }),
       fc.string({ maxLength: 20 }),
@@ -86,6 +110,10 @@ describe('re2Search, JSON Schema\'s `pattern` on RE2', () => {
       }),
       { seed: SEED, numRuns: RUNS },
     );
+  });
+
+  it('accepts at save every pattern RE2 accepts on its own, an unended \\Q quote included', () => {
+    for (const pattern of PATTERNS) expect([pattern, compileRule({ properties: { properties: { properties: { sku: { type: 'string', pattern } } } } }).ok]).toEqual([pattern, true]);
   });
 
   it('stays linear: ^(a+)+$ against 100,000 a\'s and a ! answers in milliseconds', () => {
