@@ -5,7 +5,7 @@
  * for one with two violations, and the ingest step (the source's plan read from the store, the
  * decision per message) for a /v1/batch of 100 against the same batch with no plan connected.
  *
- *   npx tsx bench/tracking-plan-cost.ts [--iterations N]
+ *   npx tsx bench/tracking-plan-cost.ts [--iterations N]   (default 500,000)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -36,7 +36,9 @@ const message = (i: number, valid: boolean): Message => ({
 
 async function main(): Promise<void> {
   const at = process.argv.indexOf('--iterations');
-  const iterations = at > 0 ? Number(process.argv[at + 1]) : 50_000;
+  // 500,000 by default: at 50,000 (a 5,000-call warm-up) a run measured the optimizing compiler's
+  // warm-up as much as the decision, 1.4–2.4 µs a valid event over six runs of the same code.
+  const iterations = at > 0 ? Number(process.argv[at + 1]) : 500_000;
   const stamp = new Date().toISOString();
   const compileStarted = process.cpuUsage();
   const plan = compilePlan({ id: 'tp_bench', name: 'bench' }, RULE_SET.map((rule) => ({ ...rule, createdAt: stamp, updatedAt: stamp })));
