@@ -21,9 +21,10 @@ import { workflowTimes } from './workflow-times';
  * `limited` is Switchyard's own processes sending to a destination with a rate limit that never binds,
  * for the shared limiter's cost; `governed` is them sending messages with consent preferences to a
  * destination with consent categories and 10 destination filters that let them through (issue 30);
- * `mapped` is them sending to an Actions destination whose two mappings both match (issue 33).
+ * `mapped` is them sending to an Actions destination whose two mappings both match (issue 33);
+ * `planned` is them sending to a source with a connected 50-rule tracking plan that every message meets (issue 42).
  */
-export const SYSTEMS = ['raw', 'bare', 'floor', 'design-floor', 'switchyard', 'plain', 'unarchived', 'limited', 'governed', 'mapped'] as const;
+export const SYSTEMS = ['raw', 'bare', 'floor', 'design-floor', 'switchyard', 'plain', 'unarchived', 'limited', 'governed', 'mapped', 'planned'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 /** What a run measures unless --systems says otherwise. */
 export const DEFAULT_SYSTEMS: readonly SystemName[] = ['raw', 'bare', 'floor', 'design-floor', 'switchyard'];
@@ -39,6 +40,7 @@ export const SYSTEM_TITLES: Record<SystemName, string> = {
   limited: 'Switchyard to a rate-limited destination',
   governed: 'Switchyard with consent and 10 destination filters',
   mapped: 'Switchyard to an Actions destination with two mappings',
+  planned: 'Switchyard with a 50-rule tracking plan',
 };
 
 /** What analytics-next's consent wrapper stamps on an event: every category the governed destination needs, granted. */
@@ -153,6 +155,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   const limitedAuthorization = basic(stack.limited.writeKey);
   const governedAuthorization = basic(stack.governed.writeKey);
   const mappedAuthorization = basic(stack.mapped.writeKey);
+  const plannedAuthorization = basic(stack.planned.writeKey);
   let phaseNumber = 0;
   /** The source a delivery system's workflow ids carry. */
   const sourceIdOf = (system: SystemName) =>
@@ -164,6 +167,8 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
           ? stack.governed.sourceId
           : system === 'mapped'
             ? stack.mapped.sourceId
+          : system === 'planned'
+            ? stack.planned.sourceId
           : system === 'plain' || system === 'unarchived'
             ? variantOf(system).sourceId
             : stack.switchyard.sourceId;
@@ -209,6 +214,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     limited: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, limitedAuthorization),
     governed: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, governedAuthorization, GRANTED),
     mapped: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, mappedAuthorization),
+    planned: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, plannedAuthorization),
     floor: (ids, first, _fanout, single) => postBatch(floorPools[nextFloorApi++ % floorPools.length], ids, first, single),
     'design-floor'(ids, first, _fanout, single) {
       if (designFloorPools.length === 0) throw new Error('the stack was started without the design floor');
@@ -265,7 +271,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
     const queue = taskQueueOf(system);
     // The measured source only: in --noisy another source's backlog runs on the same queue for the whole run, and `limited` shares it.
-    const scope = system === 'switchyard' || system === 'limited' || system === 'governed' || system === 'mapped' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
+    const scope = system === 'switchyard' || system === 'limited' || system === 'governed' || system === 'mapped' || system === 'planned' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
     const count = async (status: string) => (await stack.client.workflow.count(`${scope} AND ExecutionStatus = "${status}"`)).count;
     const closedOtherwise = (await stack.client.workflow.count(`${scope} AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
     return { running: await count('Running'), notCompleted: closedOtherwise };

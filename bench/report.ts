@@ -60,6 +60,8 @@ export interface Ratio {
    * message against one) over the classic destination's.
    */
   actions: { worker: number | null; api: number | null; total: number | null; workerPerRequest: number | null } | null;
+  /** What a connected 50-rule tracking plan adds to CPU per message, `planned` over Switchyard, when both ran (issue 42: the API's at most 5 %). */
+  trackingPlan: { worker: number | null; api: number | null; total: number | null } | null;
 }
 
 /** Metered process names of each system's own worker and API (bench/system.ts names them). */
@@ -74,6 +76,7 @@ export const OWN_ROLES: Record<SystemName, { worker?: string; api?: string }> = 
   limited: { worker: 'worker', api: 'api' },
   governed: { worker: 'worker', api: 'api' },
   mapped: { worker: 'worker', api: 'api' },
+  planned: { worker: 'worker', api: 'api' },
 };
 /** A role's CPU per 1,000 messages in one run: `worker`, or `worker-1` + `worker-2` … with --workers. */
 function roleCpu(result: PhaseResult, role: string): number | undefined {
@@ -83,7 +86,7 @@ function roleCpu(result: PhaseResult, role: string): number | undefined {
 
 const median = (values: number[]) => spread(values).median;
 /** Systems that are Switchyard's own API and worker (in some configuration). */
-const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'unarchived' || system === 'limited' || system === 'governed' || system === 'mapped';
+const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'unarchived' || system === 'limited' || system === 'governed' || system === 'mapped' || system === 'planned';
 const isFloor = (system: SystemName) => system === 'floor' || system === 'design-floor';
 /** A system's own worker and API processes together (--combined: the API is in the worker), per 1,000 messages. */
 const ownCpu = (s: Summary) => (s.ownCpuSecondsPer1000.worker === undefined ? undefined : s.ownCpuSecondsPer1000.worker + (s.ownCpuSecondsPer1000.api ?? 0));
@@ -152,6 +155,7 @@ export function ratios(summaries: Summary[]): Ratio[] {
     const of = (system: SystemName) => summaries.find((s) => s.messages === messages && s.system === system);
     const [raw, bare, floor, designFloor, sy, plain, unarchived, limited, governed] = [of('raw'), of('bare'), of('floor'), of('design-floor'), of('switchyard'), of('plain'), of('unarchived'), of('limited'), of('governed')];
     const mapped = of('mapped');
+    const planned = of('planned');
     const ratio = (a?: number, b?: number) => (a !== undefined && b ? round(a / b, 3) : null);
     return {
       messages,
@@ -175,6 +179,7 @@ export function ratios(summaries: Summary[]): Ratio[] {
         sy && mapped
           ? { ...addedCost(mapped, sy), workerPerRequest: ratio(mapped.ownCpuSecondsPer1000.worker === undefined ? undefined : mapped.ownCpuSecondsPer1000.worker / 2, sy.ownCpuSecondsPer1000.worker) }
           : null,
+      trackingPlan: sy && planned ? addedCost(planned, sy) : null,
     };
   });
 }
@@ -233,12 +238,17 @@ export function actionsTable(summaries: Summary[], ratioRows: Ratio[]): string {
   return onOffTable(summaries, ratioRows, 'actions', 'mapped', 'switchyard');
 }
 
+/** A connected 50-rule tracking plan at ingest: `planned` beside Switchyard; empty when `planned` did not run. */
+export function trackingPlanTable(summaries: Summary[], ratioRows: Ratio[]): string {
+  return onOffTable(summaries, ratioRows, 'trackingPlan', 'planned', 'switchyard');
+}
+
 /** The archive's cost: Switchyard beside `unarchived` (ARCHIVE_RETENTION=0); empty when `unarchived` did not run. */
 export function archiveTable(summaries: Summary[], ratioRows: Ratio[]): string {
   return onOffTable(summaries, ratioRows, 'archive', 'switchyard', 'unarchived');
 }
 
-function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit' | 'dataControl' | 'archive' | 'actions', onSystem: SystemName, offSystem: SystemName): string {
+function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit' | 'dataControl' | 'archive' | 'actions' | 'trackingPlan', onSystem: SystemName, offSystem: SystemName): string {
   const rows = ratioRows.filter((r) => r[key]);
   if (rows.length === 0) return '';
   const lines = [
@@ -282,7 +292,7 @@ function mapDefined<T extends object, V>(object: T, f: (value: NonNullable<T[key
   })) as { [K in keyof T]?: V };
 }
 
-const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', 'design-floor': '#047857', switchyard: '#f59e0b', plain: '#a855f7', unarchived: '#78716c', limited: '#ef4444', governed: '#0ea5e9', mapped: '#db2777' };
+const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', 'design-floor': '#047857', switchyard: '#f59e0b', plain: '#a855f7', unarchived: '#78716c', limited: '#ef4444', governed: '#0ea5e9', mapped: '#db2777', planned: '#65a30d' };
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A grouped bar chart on a log scale, one group per N, min–max whiskers over the repeats. */

@@ -16,6 +16,7 @@ import { startRealTemporal, type RealTemporal } from '../test/helpers/real-tempo
 import { ROOT, stopProcess, waitFor, waitForPoller } from '../test/helpers/processes';
 import { GOVERNED_CONSENT, GOVERNED_FILTERS } from './governed-destination';
 import { mappedDestination } from './mapped-destination';
+import { planRules, PLAN_RULES } from './tracking-plan-rules';
 
 /** Where a delivered message (or a bare no-op) was seen, and when (ms, sub-ms resolution). */
 export type Receipt = [messageId: string, at: number];
@@ -43,6 +44,8 @@ export interface BenchStack {
   governed: { writeKey: string; sourceId: string };
   /** Another source on Switchyard's own processes whose destination is an Actions destination with two mappings (the `mapped` system). */
   mapped: { writeKey: string; sourceId: string };
+  /** Another source on Switchyard's own processes with a connected 50-rule tracking plan its messages meet (the `planned` system). */
+  planned: { writeKey: string; sourceId: string };
   /** Process ids by role, for CPU and memory accounting. */
   pids: Record<string, number>;
   /** Roles metered as a process tree (PostgreSQL's postmaster and its backends), not one process. */
@@ -398,7 +401,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     for (const [i, url] of apiUrls.entries()) await waitFor(healthy(url), 120_000, () => exited(apis[i].child, 'API', apis[i].log));
     for (const [name, variant] of Object.entries(variantProcesses)) await waitFor(healthy(variant.apiUrl), 120_000, () => exited(variant.api, `${name} API`, variant.log));
 
-    const adminRequest = async <T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> => {
+    const adminRequest = async <T>(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown): Promise<T> => {
       const response = await request(`${apiUrl}${url}`, {
         method,
         headers: { authorization: `Bearer ${adminToken}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
@@ -433,6 +436,13 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     // Issue 33's Actions destinations, priced: two mappings, two requests per message.
     const mapped = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench mapped' });
     await admin(`/admin/sources/${mapped.id}/destinations`, mappedDestination(`http://127.0.0.1:${receiverPort}/hook`));
+    // Issue 42's tracking plans, priced: 50 rules connected to the source, decided for every message
+    // at ingest under the default controls (report only); the bench's messages meet their rule.
+    const planned = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench planned' });
+    await admin(`/admin/sources/${planned.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
+    const plan = await admin<{ id: string }>('/admin/tracking-plans', { name: 'bench plan' });
+    await adminRequest('PUT', `/admin/tracking-plans/${plan.id}/rules`, { rules: planRules(['Order Completed', ...Array.from({ length: PLAN_RULES - 2 }, (_, i) => `Event ${i + 1}`)]) });
+    await admin(`/admin/tracking-plans/${plan.id}/sources`, { sourceId: planned.id });
 
     // Each variant makes its own source through its own API: a keyed API seals a destination's
     // credentials, which processes without keys cannot open.
@@ -454,6 +464,7 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       limited: { writeKey: limited.writeKey, sourceId: limited.id },
       governed: { writeKey: governed.writeKey, sourceId: governed.id },
       mapped: { writeKey: mapped.writeKey, sourceId: mapped.id },
+      planned: { writeKey: planned.writeKey, sourceId: planned.id },
       floor: floorOf(floors[0]),
       ...(floors[1] && { designFloor: floorOf(floors[1]) }),
       pids: { sender: process.pid, ...Object.fromEntries(children.map(([role, child]) => [role, child.pid!])), ...realPids },

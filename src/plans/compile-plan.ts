@@ -6,6 +6,9 @@ import type { SchemaError } from './violations';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A passing message's errors: one frozen list for all, so a valid event makes none. */
+const NO_ERRORS: readonly SchemaError[] = Object.freeze([]);
+
 /** The names a rule plans: the keys under `properties.properties.properties` (events) or `properties.traits.properties`. */
 export function plannedNames(type: string, jsonSchema: Record<string, unknown>): Set<string> {
   const section = type === 'IDENTIFY' || type === 'GROUP' ? 'traits' : 'properties';
@@ -28,7 +31,7 @@ export function compilePlan(plan: { id: string; name: string }, rules: readonly 
       continue;
     }
     const { validate } = compiled;
-    const check = (message: MessageBody): readonly SchemaError[] => (validate(message) ? [] : ((validate.errors ?? []) as SchemaError[]));
+    const check = (message: MessageBody): readonly SchemaError[] => (validate(message) ? NO_ERRORS : ((validate.errors ?? NO_ERRORS) as SchemaError[]));
     if (!byType.has(rule.type)) byType.set(rule.type, new Map());
     const byKey = byType.get(rule.type)!;
     const key = rule.key ?? '';

@@ -65,25 +65,30 @@ export function versionFor(versions: readonly CompiledRuleVersion[], asked: numb
   return versions.find((rule) => rule.version === asked) ?? versions[0];
 }
 
-/** Where a message type's rule is found, the section its names live in, and the controls that apply. */
-function ruleOf(plan: CompiledPlan, body: MessageBody): { found?: readonly CompiledRuleVersion[]; unplannedEvent: boolean; section?: 'properties' | 'traits' } {
+/** A message type's rule versions: by event name for track; by name, else the keyless rule, for page and screen. */
+function rulesOf(plan: CompiledPlan, body: MessageBody): readonly CompiledRuleVersion[] | undefined {
   switch (body.type) {
-    case 'track': {
-      const found = ruleFor(plan, 'TRACK', String(body.event));
-      return { found, unplannedEvent: !found, section: 'properties' };
-    }
+    case 'track':
+      return ruleFor(plan, 'TRACK', String(body.event));
     case 'identify':
-      return { found: ruleFor(plan, 'IDENTIFY'), unplannedEvent: false, section: 'traits' };
+      return ruleFor(plan, 'IDENTIFY');
     case 'group':
-      return { found: ruleFor(plan, 'GROUP'), unplannedEvent: false, section: 'traits' };
+      return ruleFor(plan, 'GROUP');
     case 'page':
     case 'screen': {
-      const type = body.type.toUpperCase();
-      return { found: ruleFor(plan, type, typeof body.name === 'string' ? body.name : '') ?? ruleFor(plan, type), unplannedEvent: false, section: 'properties' };
+      const type = body.type === 'page' ? 'PAGE' : 'SCREEN';
+      return ruleFor(plan, type, typeof body.name === 'string' ? body.name : '') ?? ruleFor(plan, type);
     }
     default:
-      return { unplannedEvent: false };
+      return undefined;
   }
+}
+
+/** The section a message type's names live in, if its rules plan names. */
+function sectionOf(type: MessageBody['type']): 'properties' | 'traits' | undefined {
+  if (type === 'track' || type === 'page' || type === 'screen') return 'properties';
+  if (type === 'identify' || type === 'group') return 'traits';
+  return undefined;
 }
 
 /** What each stage does on violations, for this message type: `block`, `omit` or nothing (report only). */
@@ -149,23 +154,32 @@ interface Omission {
   omittedBy?: PlanStage;
 }
 
-function omitFrom(state: Omission, section: 'properties' | 'traits' | undefined, names: string[], stage: PlanStage): void {
-  if (!section || names.length === 0) return;
-  state.current = withoutNames(state.current, section, names, state.omitted);
-  state.omitted = [...state.omitted, ...names.map((name) => `${section}.${name}`)];
-  state.omittedBy ??= stage;
+/** Omits names from the message as omission has left it; the state is made at the first omission (most messages have none). */
+function omitFrom(state: Omission | undefined, body: MessageBody, section: 'properties' | 'traits', names: string[], stage: PlanStage): Omission | undefined {
+  if (names.length === 0) return state;
+  const current = state ?? { current: body, omitted: [] };
+  current.current = withoutNames(current.current, section, names, current.omitted);
+  current.omitted = [...current.omitted, ...names.map((name) => `${section}.${name}`)];
+  current.omittedBy ??= stage;
+  return current;
 }
-
-function noOmission(): void {}
 
 function blockedVerdict(body: MessageBody, violations: Violation[], stage: PlanStage, validatedVersion?: number): PlanVerdict {
-  return { status: 'blocked', decidedBy: stage, violations, omitted: [], ...(validatedVersion !== undefined && { validatedVersion }), body };
+  return validatedVersion === undefined ? { status: 'blocked', decidedBy: stage, violations, omitted: [], body } : { status: 'blocked', decidedBy: stage, violations, omitted: [], validatedVersion, body };
 }
 
-function violationsOf(errors: readonly SchemaError[], stage: PlanStage): Violation[] {
-  const found: Violation[] = [];
-  for (const error of errors) found.push(violationOf(error, stage));
-  return found;
+/** The violations these schema errors are, appended to the message's list (made now if none yet). */
+function addViolations(violations: Violation[] | undefined, errors: readonly SchemaError[], stage: PlanStage): Violation[] {
+  const list = violations ?? [];
+  for (const error of errors) list.push(violationOf(error, stage));
+  return list;
+}
+
+/** The verdict when no stage blocked: the key order and the keys present are those it always had. */
+function finalVerdict(body: MessageBody, violations: Violation[], state: Omission | undefined, validatedVersion: number | undefined): PlanVerdict {
+  if (!state) return validatedVersion === undefined ? { status: 'passed', violations, omitted: [], body } : { status: 'passed', violations, omitted: [], validatedVersion, body };
+  const { current, omitted, omittedBy } = state;
+  return validatedVersion === undefined ? { status: 'omitted', decidedBy: omittedBy, violations, omitted, body: current } : { status: 'omitted', decidedBy: omittedBy, violations, omitted, validatedVersion, body: current };
 }
 
 /**
@@ -174,54 +188,63 @@ function violationsOf(errors: readonly SchemaError[], stage: PlanStage): Violati
  */
 export function decidePlan(body: MessageBody, plan: CompiledPlan | undefined, controls: SchemaControls): PlanVerdict {
   if (!plan || body.type === 'alias') return PASSED(body);
+  // No closures, no intermediate objects: this runs for every message of a planned source, and a
+  // valid event (most of them) makes nothing but its verdict (issue 42 item 8).
   const effects = effectsOf(body.type, controls);
-  const { found, unplannedEvent, section } = ruleOf(plan, body);
-  const violations: Violation[] = [];
-  // What omission has left so far (no closures here: this runs for every message of a planned source).
-  const state: Omission = { current: body, omitted: [] };
-  const omit = section ? omitFrom : noOmission;
+  const found = rulesOf(plan, body);
+  const section = sectionOf(body.type);
+  let violations: Violation[] | undefined;
+  let state: Omission | undefined;
 
   // 1. Unplanned event.
-  if (unplannedEvent) {
-    violations.push({ violationType: 'Unplanned-Event', field: 'event', description: `event "${String(body.event)}" is not in the tracking plan`, stage: 'unplanned-event' });
+  if (body.type === 'track' && !found) {
+    violations = [{ violationType: 'Unplanned-Event', field: 'event', description: `event "${String(body.event)}" is not in the tracking plan`, stage: 'unplanned-event' }];
     if (effects.unplannedEvent === 'block') return blockedVerdict(body, violations, 'unplanned-event');
   }
-  const rule = found && versionFor(found, eventVersionOf(body));
+  const asked = eventVersionOf(body);
+  const rule = found && versionFor(found, asked);
 
   if (rule && section) {
     // 2. Unplanned properties or traits: names, never values.
-    const values = isObject(body[section]) ? (body[section]) : {};
-    const unplanned: string[] = [];
-    for (const name of Object.keys(values)) if (!rule.planned.has(name)) unplanned.push(name);
-    for (const name of unplanned) {
-      violations.push({ violationType: 'Unplanned-Property', field: `${section}.${name}`, description: `${section}.${name} is not planned for this ${body.type === 'track' ? 'event' : body.type}`, stage: 'unplanned-properties' });
+    const values = body[section];
+    let unplanned: string[] | undefined;
+    if (isObject(values)) {
+      for (const name of Object.keys(values)) {
+        if (rule.planned.has(name)) continue;
+        (unplanned ??= []).push(name);
+        (violations ??= []).push({ violationType: 'Unplanned-Property', field: `${section}.${name}`, description: `${section}.${name} is not planned for this ${body.type === 'track' ? 'event' : body.type}`, stage: 'unplanned-properties' });
+      }
     }
-    if (effects.unplannedNames === 'omit') omit(state, section, unplanned, 'unplanned-properties');
+    if (unplanned && effects.unplannedNames === 'omit') state = omitFrom(state, body, section, unplanned, 'unplanned-properties');
 
     // 3. The rule's own schema, on what the earlier stages left.
-    const found3 = violationsOf(rule.check(state.current), 'rule-violations');
-    violations.push(...found3);
-    if (found3.length > 0 && effects.ruleViolations === 'block') return blockedVerdict(body, violations, 'rule-violations', rule.version);
-    if (found3.length > 0 && effects.ruleViolations === 'omit') omit(state, section, offendingNames(found3, section, (state.current[section] as Record<string, unknown>) ?? {}), 'rule-violations');
+    const errors = rule.check(state ? state.current : body);
+    if (errors.length > 0) {
+      const before = violations ? violations.length : 0;
+      violations = addViolations(violations, errors, 'rule-violations');
+      if (effects.ruleViolations === 'block') return blockedVerdict(body, violations, 'rule-violations', rule.version);
+      if (effects.ruleViolations === 'omit') {
+        const current = state ? state.current : body;
+        state = omitFrom(state, body, section, offendingNames(violations.slice(before), section, (current[section] as Record<string, unknown>) ?? {}), 'rule-violations');
+      }
+    }
   }
 
   // 4. The common schema, which every message of the source meets.
   const common = ruleFor(plan, 'COMMON');
-  const commonRule = common && versionFor(common, eventVersionOf(body));
+  const commonRule = common && versionFor(common, asked);
   if (commonRule) {
-    const found4 = violationsOf(commonRule.check(state.current), 'common-violations');
-    violations.push(...found4);
-    if (found4.length > 0 && effects.commonViolations === 'block') return blockedVerdict(body, violations, 'common-violations', rule?.version);
-    if (found4.length > 0 && effects.commonViolations === 'omit' && section) omit(state, section, offendingNames(found4, section, isObject(state.current[section]) ? state.current[section] : {}), 'common-violations');
+    const errors = commonRule.check(state ? state.current : body);
+    if (errors.length > 0) {
+      const before = violations ? violations.length : 0;
+      violations = addViolations(violations, errors, 'common-violations');
+      if (effects.commonViolations === 'block') return blockedVerdict(body, violations, 'common-violations', rule?.version);
+      if (effects.commonViolations === 'omit' && section) {
+        const current = state ? state.current : body;
+        state = omitFrom(state, body, section, offendingNames(violations.slice(before), section, isObject(current[section]) ? current[section] : {}), 'common-violations');
+      }
+    }
   }
 
-  const { current, omitted, omittedBy } = state;
-  return {
-    status: omitted.length > 0 ? 'omitted' : 'passed',
-    ...(omittedBy && omitted.length > 0 && { decidedBy: omittedBy }),
-    violations,
-    omitted,
-    ...(rule && { validatedVersion: rule.version }),
-    body: current,
-  };
+  return finalVerdict(body, violations ?? [], state, rule ? rule.version : undefined);
 }

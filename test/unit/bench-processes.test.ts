@@ -26,6 +26,7 @@ describe('bench options: server, shards, workers and APIs', () => {
     [['--retention'], { retentionConcurrency: 16 }],
     [[], { retentionConcurrency: 0 }],
     [['--systems', 'floor,switchyard,limited'], { systems: ['floor', 'switchyard', 'limited'] }],
+    [['--systems', 'switchyard,planned'], { systems: ['switchyard', 'planned'] }],
   ])('reads %j', (argv, expected) => {
     expect(parseOptions(argv, 32)).toMatchObject(expected);
   });

@@ -1,5 +1,5 @@
 import type { PhaseResult } from '../../bench/phase';
-import { dataControlTable, encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, summarize } from '../../bench/report';
+import { dataControlTable, encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, summarize, trackingPlanTable } from '../../bench/report';
 
 const percentiles = { p50: 1, p95: 2, p99: 3, max: 4 };
 function run(system: PhaseResult['system'], repeat: number, messagesPerSecond: number, cpuTotal: number, peakRssMb: Record<string, number> = { temporal: 300 }): PhaseResult {
@@ -83,6 +83,19 @@ it("reports what consent and 10 destination filters cost: the governed source on
   expect(ratio.dataControl).toEqual({ worker: 0, api: 0.04, total: 0.005 });
   expect(dataControlTable(summaries, [ratio])).toContain('| 1,000 | 5.00 / 5.00 | +0.0 % | 2.08 / 2.00 | +4.0 % | 17.08 / 17.00 | +0.5 % |');
   expect(dataControlTable(summarize(results.slice(0, 1)), ratios(summarize(results.slice(0, 1))))).toBe('');
+});
+
+it("reports what a connected 50-rule tracking plan costs: the planned source on Switchyard's own processes beside Switchyard", () => {
+  const withRoles = (system: PhaseResult['system'], cpu: Record<string, number>): PhaseResult => {
+    const result = run(system, 1, 30, Object.values(cpu).reduce((a, b) => a + b, 0));
+    return { ...result, cost: { ...result.cost, cpuSecondsPer1000: { ...cpu, total: result.cost.cpuSecondsPer1000.total } } };
+  };
+  const results = [withRoles('switchyard', { worker: 5, api: 2, temporal: 10 }), withRoles('planned', { worker: 5, api: 2.02, temporal: 10 })];
+  const summaries = summarize(results);
+  const [ratio] = ratios(summaries);
+  expect(ratio.trackingPlan).toEqual({ worker: 0, api: 0.01, total: 0.001 });
+  expect(trackingPlanTable(summaries, [ratio])).toContain('| 1,000 | 5.00 / 5.00 | +0.0 % | 2.02 / 2.00 | +1.0 % | 17.02 / 17.00 | +0.1 % |');
+  expect(trackingPlanTable(summarize(results.slice(0, 1)), ratios(summarize(results.slice(0, 1))))).toBe('');
 });
 
 it('lists every run in order with CPU per message by component: the growth windows of one long run', () => {
