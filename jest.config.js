@@ -10,6 +10,9 @@
  * start first (test/jest/sequencer.js), and every run writes its timings (`npm run test:timings`).
  */
 const shared = {
+  // Jest's file map crawls only the tests: the repository's .test-data (tens of thousands of files
+  // after a few runs), node_modules and the rest are never listed. Modules are still resolved from disk.
+  roots: ['<rootDir>/test'],
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': '<rootDir>/test/jest/esbuild-transform.js' },
 };

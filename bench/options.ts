@@ -1,4 +1,4 @@
-import { DEFAULT_SYSTEMS, SYSTEMS, type SystemName } from './phase';
+import { DEFAULT_SYSTEMS, SYSTEMS, type SystemName } from './systems';
 
 export interface BenchOptions {
   messages: number[];

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SystemName } from './phase';
+import type { SystemName } from './systems';
 import type { CpuProfile, ProfileNode } from './profile';
 import { OWN_ROLES } from './report';
 

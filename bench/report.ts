@@ -1,5 +1,5 @@
-import type { PhaseResult, SystemName } from './phase';
-import { SYSTEM_TITLES, SYSTEMS } from './phase';
+import type { PhaseResult } from './phase';
+import { SYSTEM_TITLES, SYSTEMS, type SystemName } from './systems';
 import { STAGES, type Stage } from './stages';
 import { round, spread, type Spread } from './stats';
 

@@ -9,7 +9,7 @@ import { compileRule, re2Search, unterminatedQuote } from '../../src/plans/rule-
  * FC_SEED replays a failure; the seed is printed.
  */
 const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : process.env.CI ? 4242 : Date.now() % 2 ** 31;
-const RUNS = Number(process.env.FC_RUNS ?? 3_000);
+const RUNS = Number(process.env.FC_RUNS ?? 500);
 
 beforeAll(() => {
   console.log(`plan-pattern-search property test: FC_SEED=${SEED} (FC_RUNS=${RUNS}) replays this run`);
@@ -99,8 +99,10 @@ describe('re2Search, JSON Schema\'s `pattern` on RE2', () => {
     const compiled = PATTERNS.map((pattern) => ({ pattern, search: re2Search(pattern), reference: RE2JS.compile(pattern) }));
     const text = fc.oneof(
       fc.string({ unit: fc.constantFrom(...'abcxyABC\n-_0123456789 é😀.@order()\\Q'.split('')), maxLength: 20 }),
-      fc.string({ unit: 'grapheme', maxLength: 10 }),
-      fc.string({ unit: 'binary', maxLength: 10 }),
+      // Any code point, lone surrogates included, as fc.string's 'binary' unit gives them, without
+      // the reverse table of every code point that unit builds (most of a second of the unit project).
+      fc.array(fc.integer({ min: 0, max: 0x10ffff }), { maxLength: 10 }).map((points) => String.fromCodePoint(...points)),
+      fc.array(fc.constantFrom('e\u0301', '👩‍👩‍👧', '🇫🇷', 'ß', 'İ', 'ǅ', '\u200d'), { maxLength: 5 }).map((graphemes) => graphemes.join('')),
       fc.string({ maxLength: 20 }),
       fc.stringMatching(/^order-[0-9]{0,4}$/),
     );
