@@ -1,7 +1,7 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config';
-import { INGEST_ROUTES } from './ingest';
+import { INGEST_ROUTES } from './ingest-routes';
 import { isSourceSettingsPath } from './source-settings';
 
 const INGEST_PATHS = new Set(INGEST_ROUTES.map((route) => route.path));

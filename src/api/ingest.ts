@@ -15,9 +15,9 @@ import type { Deliveries } from '../ports';
 import { ApiError, badRequest } from './errors';
 import { acceptGzipBodies } from './gzip';
 import { parseAsStrictJson } from './json-body';
-import { MESSAGE_TYPES, type CallType } from '../delivery/types';
 import { Accepted, BatchBody, CallBody, ErrorReply } from './ingest-schema';
 import { guardIngestion } from './ingest-guard';
+import { INGEST_ROUTES } from './ingest-routes';
 import type { Metrics } from '../metrics';
 import { traceIngestRequest } from '../tracing/ingest-spans';
 import { sourcePlanReader } from '../plans/plan-reader';
@@ -33,17 +33,6 @@ interface IngestOptions {
   /** Seals user bodies under their subjects' data keys (undefined: PAYLOAD_ENCRYPTION=off, nothing sealed). */
   keyring?: Keyring;
 }
-
-export type IngestRoute = { path: string; kind: 'call'; type: CallType } | { path: string; kind: 'batch' };
-
-/**
- * Every ingestion route, once. Segment's browser and mobile libraries post to the short forms:
- * `{apiHost}/{first letter of the type}` per call, `{apiHost}/b` for a batch (apiHost ends in /v1).
- */
-export const INGEST_ROUTES: readonly IngestRoute[] = [
-  ...MESSAGE_TYPES.flatMap((type) => [`/v1/${type}`, `/v1/${type[0]}`].map((path): IngestRoute => ({ path, kind: 'call', type }))),
-  ...['/v1/batch', '/v1/b', '/v1/import'].map((path): IngestRoute => ({ path, kind: 'batch' })),
-];
 
 /** The sender's address as Fastify resolves it under TRUST_PROXY; an IPv4 client of a dual-stack socket shows as IPv4. */
 function clientAddress(request: FastifyRequest): string | undefined {

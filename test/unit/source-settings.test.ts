@@ -1,5 +1,5 @@
 import { isBrowserPath } from '../../src/api/cors';
-import { INGEST_ROUTES } from '../../src/api/ingest';
+import { INGEST_ROUTES } from '../../src/api/ingest-routes';
 import { publicEndpoint, settingsCaching, sourceSettings } from '../../src/api/source-settings';
 
 describe('INGEST_ROUTES', () => {
