@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { faultDir, startOwnTemporal, type OwnTemporal } from '../helpers/faults';
-import { freePort } from '../helpers/ports';
+import { freePort, portBoundLater } from '../helpers/ports';
 import { spawnApi, spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
 import { ADMIN_TOKEN } from '../helpers/system';
 
@@ -41,12 +41,14 @@ function env(port: number, taskQueue: string, more: NodeJS.ProcessEnv = {}): Nod
 const linesOf = (logFile: string, text: string) => readFileSync(logFile, 'utf8').split('\n').filter((line) => line.includes(text));
 
 it('a worker and an API started before Temporal wait for it, saying so, then poll and serve once it is up', async () => {
-  const temporalPort = await freePort();
+  // Both are bound only once Temporal is up, seconds from now.
+  const temporalPort = await portBoundLater();
   const taskQueue = `wait-for-temporal-${process.pid}`;
   const processEnv = env(temporalPort, taskQueue, { TEMPORAL_CONNECT_TIMEOUT: '0' });
   const workerLog = path.join(dir, 'worker.log');
   const apiLog = path.join(dir, 'api.log');
-  const apiPort = await freePort();
+  let apiPort = await portBoundLater();
+  while (apiPort === temporalPort) apiPort = await portBoundLater();
   const worker = spawnWorker(processEnv, workerLog);
   const api = spawnApi(processEnv, apiPort, apiLog);
   processes.push(worker, api);
