@@ -20,6 +20,7 @@ import { sendAuthorized, type Outbound } from './send-authorized';
 import type { LiveLag } from './live-lag';
 import { countDestination } from '../metrics';
 import { tracedAttempt } from '../tracing/attempt-span';
+import { AcceptedAttempts, attemptLane } from './accepted-attempts';
 
 /** Issue 43: told when an attempt's answer has just switched its URL off (activities/operational-events.ts). */
 export type SwitchedOff = (at: { sourceId: string; destinationId: string; webhookIndex: number; url: string; status: number; reason: string }) => Promise<void>;
@@ -68,6 +69,7 @@ function recordLiveLag(liveLag: LiveLag | undefined, req: AttemptRequest, sentAt
 export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER, outbound?: Outbound, liveLag?: LiveLag, switchedOff?: SwitchedOff) {
   // Issue 43: each destination's outcomes show at 0 from its first attempt on.
   const counted = new Set<string>();
+  const accepted = new AcceptedAttempts();
   const admit = makeAdmission(store, metrics?.heldMessages && metrics.throttledWaits && metrics.backpressuredWaits ? (metrics as FlowMetrics) : undefined);
   /** One signed request (a POST of the event, or issue 33's mapped request); a 410 Gone also switches a webhook URL off in the store. */
   async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, target: RenderedRequest, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number; pressure?: Pressure }> {
@@ -131,6 +133,14 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     const found = req.mapping === undefined ? webhookTarget(destination, req) : mappedTarget(destination, req.mapping, req.webhookIndex, req.message);
     if ('count' in found) return { destinationEnabled: true, webhookCount: found.count };
     const { webhookCount, webhook, target } = found;
+    // Once a receiver of this lane accepted the message in this run, nothing is sent again: this is
+    // the same attempt run again after a stall, or the one after an attempt reported lost.
+    const lane = attemptLane(req.destinationId, req.mapping);
+    const earlier = lane === undefined ? undefined : accepted.recall(lane, Date.now());
+    if (earlier) {
+      log.info('not sent again: this delivery run already had the message accepted', { destinationId: req.destinationId, webhookIndex: req.webhookIndex, acceptedBy: earlier.webhookIndex, ...(req.mapping !== undefined && { mapping: req.mapping }), round: req.round, messageId: req.messageId });
+      return { destinationEnabled: true, webhookCount, outcome: { kind: 'success', status: earlier.status }, durationMs: 0 };
+    }
     if (webhook.disabled) {
       return { destinationEnabled: true, webhookCount, outcome: { kind: 'permanent', reason: `webhook switched off (${webhook.disabled.at}): ${webhook.disabled.reason}` } };
     }
@@ -172,7 +182,9 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       if (timeoutMs <= 0) return windowEnded();
       sentAt = Date.now();
       recordLiveLag(liveLag, req, sentAt);
-      return { destinationEnabled: true, webhookCount, ...(await send(req, destination, webhook, target, timeoutMs)) };
+      const sent = await send(req, destination, webhook, target, timeoutMs);
+      if (lane !== undefined && sent.outcome.kind === 'success') accepted.remember(lane, { webhookIndex: req.webhookIndex, status: sent.outcome.status, at: Date.now() });
+      return { destinationEnabled: true, webhookCount, ...sent };
     } finally {
       finish(sentAt === undefined ? undefined : Date.now() - sentAt);
     }

@@ -14,6 +14,7 @@ const { CPU_DIR } = require('./timings-reporter');
 const TAIL_LINES = 40;
 const MAX_LINE = 400;
 const MAX_LOGS = 6;
+const FAILURES_DIR = path.resolve(__dirname, '../../.test-data/failures');
 
 /** @param {string} dir @returns {string[]} */
 function logsUnder(dir) {
@@ -82,7 +83,35 @@ class IntegrationEnvironment extends TestEnvironment {
       .sort((a, b) => b.modified - a.modified)
       .slice(0, MAX_LOGS);
     const parts = logs.map(({ file }) => `--- ${path.relative(process.cwd(), file)} (last ${TAIL_LINES} lines) ---\n${tail(file)}`);
-    process.stderr.write(`\n=== ${path.relative(process.cwd(), this.testPath)} failed (${this.failures.join('; ')}): logs written while it ran, slot ${process.env.JEST_WORKER_ID ?? '1'} ===\n${parts.join('\n') || '(no log written)'}\n=== end of logs ===\n`);
+    const temporalWarnings = this.temporalWarnings(path.join(path.dirname(slot.SWITCHYARD_TEST_DIR), 'temporal.log'));
+    if (temporalWarnings) parts.push(`--- the run's Temporal dev server: warnings and errors while the file ran (last ${TAIL_LINES}) ---\n${temporalWarnings}`);
+    const text = `\n=== ${path.relative(process.cwd(), this.testPath)} failed (${this.failures.join('; ')}): logs written while it ran, slot ${process.env.JEST_WORKER_ID ?? '1'} ===\n${parts.join('\n') || '(no log written)'}\n=== end of logs ===\n`;
+    process.stderr.write(text);
+    // Kept for scripts/test.sh, which prints every failed file's logs again after the run's summary:
+    // with three files side by side their lines interleave, and a long CI log may be cut at the top.
+    mkdirSync(FAILURES_DIR, { recursive: true });
+    writeFileSync(path.join(FAILURES_DIR, `${path.basename(this.testPath)}.log`), text);
+  }
+
+  /**
+   * The Temporal server's warning and error lines since the file started (the dev server logs one
+   * JSON or logfmt line per event, each with its time): a workflow task timed out, a completion
+   * refused, a persistence error.
+   * @param {string} file
+   */
+  temporalWarnings(file) {
+    let lines;
+    try {
+      lines = readFileSync(file, 'utf8').split('\n');
+    } catch {
+      return '';
+    }
+    const since = this.startedAt;
+    const wanted = lines.filter((line) => /level["=:\s]*"?(warn|error)/i.test(line)).filter((line) => {
+      const at = /"?time"?[=:]\s*"?([0-9T:.+-]+Z?)/.exec(line);
+      return !at || !(Date.parse(at[1]) < since);
+    });
+    return wanted.slice(-TAIL_LINES).map((line) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)} …` : line)).join('\n');
   }
 }
 

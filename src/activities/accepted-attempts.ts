@@ -1,0 +1,66 @@
+import { Context } from '@temporalio/activity';
+
+/** How long an accepted attempt is remembered: far past Temporal's 10 s workflow task timeout and a lost attempt's next try. */
+const REMEMBER_MS = 5 * 60_000;
+/**
+ * The most accepted attempts remembered at once (about 150 bytes each, so at most about 15 MB);
+ * past it the oldest is forgotten first. At 300 accepted attempts a second that still covers the
+ * five minutes above.
+ */
+const MAX_REMEMBERED = 100_000;
+
+export interface Accepted {
+  webhookIndex: number;
+  status: number;
+  at: number;
+}
+
+/**
+ * What this worker's receivers already accepted, per delivery run and lane (a destination, or one
+ * mapping of it), so the worker never sends a message to a lane a second time in the same run
+ * when nothing failed but a clock:
+ * - A first attempt runs as a local activity inside its workflow task. When the worker stalls (a
+ *   long GC pause, a starved event loop) past Temporal's workflow task timeout after the receiver
+ *   answered, Temporal runs the task again from history, which has no record of the attempt, and
+ *   the local activity would send again.
+ * - An attempt whose answer arrived after its own start-to-close timeout is reported lost, and the
+ *   workflow's next attempt would send again (to the next URL, or in the next round).
+ * In both cases the same worker is asked again, and answers with what it remembers. Across a
+ * worker's crash, or a retried task taken by another worker, the memory is gone and the attempt
+ * may repeat: docs/reliability.md states that guarantee.
+ */
+export class AcceptedAttempts {
+  private readonly accepted = new Map<string, Accepted>();
+
+  constructor(
+    private readonly rememberMs = REMEMBER_MS,
+    private readonly maxRemembered = MAX_REMEMBERED,
+  ) {}
+
+  recall(lane: string, now: number): Accepted | undefined {
+    const found = this.accepted.get(lane);
+    if (found && now - found.at > this.rememberMs) {
+      this.accepted.delete(lane);
+      return undefined;
+    }
+    return found;
+  }
+
+  remember(lane: string, accepted: Accepted): void {
+    this.accepted.delete(lane);
+    this.accepted.set(lane, accepted);
+    // A Map iterates in insertion order: the first key is the oldest.
+    while (this.accepted.size > this.maxRemembered) this.accepted.delete(this.accepted.keys().next().value!);
+  }
+}
+
+/** The lane key of the running attempt: its delivery run, destination and mapping; undefined outside an activity. */
+export function attemptLane(destinationId: string, mapping: string | undefined): string | undefined {
+  let execution: { workflowId: string; runId: string };
+  try {
+    execution = Context.current().info.workflowExecution;
+  } catch {
+    return undefined;
+  }
+  return `${execution.workflowId} ${execution.runId} ${destinationId} ${mapping ?? ''}`;
+}
