@@ -31,6 +31,8 @@ export interface Accepted {
  */
 export class AcceptedAttempts {
   private readonly accepted = new Map<string, Accepted>();
+  /** Attempts of a lane still waiting for their answer in this worker: as many as attempts in flight. */
+  private readonly sending = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly rememberMs = REMEMBER_MS,
@@ -44,6 +46,27 @@ export class AcceptedAttempts {
       return undefined;
     }
     return found;
+  }
+
+  /**
+   * The answer of the lane's attempt still in flight in this worker, if any: an attempt reported
+   * lost may still be reading its answer when the next one starts (the worker resumed from a
+   * stall), and the next one waits for it rather than race it.
+   */
+  inFlight(lane: string): Promise<unknown> | undefined {
+    return this.sending.get(lane);
+  }
+
+  /** Marks the lane's attempt as in flight until `answer` settles. */
+  sendingNow(lane: string, answer: Promise<unknown>): void {
+    const settled = answer.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.sending.set(lane, settled);
+    void settled.then(() => {
+      if (this.sending.get(lane) === settled) this.sending.delete(lane);
+    });
   }
 
   remember(lane: string, accepted: Accepted): void {

@@ -8,6 +8,7 @@ import type { TlsSettings } from '../mappings/types';
 import { dnsBudget } from '../delivery/webhook-dns';
 import { egressConnector } from './egress-connector';
 import { webhookResolver } from './webhook-resolver';
+import { stallAwareTimeout } from './stall-aware-timeout';
 
 /**
  * Response bodies are not used: at most this much is read and dropped, then the connection is cut,
@@ -31,15 +32,19 @@ export function createWebhookAgent(egressAllowlist: Cidr[], deliveryTimeoutMs: n
 
 /** `method`: issue 33's mappings may PUT or PATCH; a webhook always POSTs. */
 export async function postWebhook(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number, method: 'POST' | 'PUT' | 'PATCH' = 'POST'): Promise<AttemptOutcome> {
+  // One clock for the whole attempt, and one that tells a receiver's silence from this worker's
+  // own stall: undici's header and body timers are off, since after a stall they would fire before
+  // the answer waiting in the socket is read.
+  const deadline = stallAwareTimeout(timeoutMs);
   try {
     const response = await request(url, {
       method,
       headers,
       body,
       dispatcher: agent,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      signal: deadline.signal,
     });
     await response.body.dump({ limit: RESPONSE_BODY_CAP }).catch(() => undefined);
     const retryAfter = response.headers['retry-after'];
@@ -49,5 +54,7 @@ export async function postWebhook(agent: Agent, url: string, headers: Record<str
     const error = err as Error & { code?: unknown; cause?: { code?: unknown } };
     const code = [error.code, error.cause?.code, error.name].find((c): c is string => typeof c === 'string' && c !== 'Error');
     return classifyError(code, error.message, timeoutMs);
+  } finally {
+    deadline.clear();
   }
 }

@@ -28,8 +28,21 @@ afterAll(async () => {
   await closeSystemWithWorker(system, worker, [receiver]);
 });
 
-it('sends a message once when its worker stalls right after the receiver answered', async () => {
+/**
+ * A worker sends a first attempt as a regular activity until it has seen the URL answer fast, and
+ * as a local activity inside the workflow task after that: the stall hits a different clock in each.
+ */
+it.each([
+  ['a regular activity, timed out by its start-to-close', false],
+  ['a local activity, its workflow task timed out', true],
+])('sends a message once when its worker stalls right after the receiver answered: %s', async (_path, warm) => {
   const { writeKey, source } = await sourceWithDestination(system.store, { webhooks: [{ url: receiver.url, headers: {} }] });
+  receiver.respond(() => ({ status: 200 }));
+  if (warm) {
+    const warmUp = `warm-${Date.now()}`;
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Warm up', messageId: warmUp });
+    expect(await deliveryResult(system.client, source.id, warmUp)).toMatchObject({ ok: true });
+  }
   let stalled = false;
   receiver.respond(() => {
     // The answer is written at once; the worker reads it only after the stall.
@@ -46,7 +59,7 @@ it('sends a message once when its worker stalls right after the receiver answere
   const result = await deliveryResult(system.client, source.id, messageId);
   expect(result).toMatchObject({ ok: true });
   const sent = receiver.requests.filter((r) => r.body.includes(messageId)).length;
-  // What Temporal did meanwhile: the stall outlasted a workflow task, so the test is about something.
+  // What Temporal did meanwhile: the stall outlasted a timeout, so the test is about something.
   const outline = await deliveryOutline(system.client, source.id, messageId);
-  expect({ sent, outline }).toEqual({ sent: 1, outline: expect.stringContaining('WORKFLOW_TASK_TIMED_OUT') });
+  expect({ sent, outline }).toEqual({ sent: 1, outline: expect.stringContaining(warm ? 'WORKFLOW_TASK_TIMED_OUT' : 'ACTIVITY_TASK_TIMED_OUT') });
 }, 90_000);
