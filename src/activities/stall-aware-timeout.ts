@@ -20,7 +20,7 @@ export function onTimerFired(lateMs: number, readAlready: boolean): 'time-out' |
 }
 
 /** An abort signal that times out like `AbortSignal.timeout(timeoutMs)`, except after a stall (onTimerFired). */
-export function stallAwareTimeout(timeoutMs: number, now: () => number = () => performance.now()): { signal: AbortSignal; clear(): void } {
+export function stallAwareTimeout(timeoutMs: number, now: () => number = () => performance.now()): { signal: AbortSignal; clear: () => void } {
   const controller = new AbortController();
   let due = now() + timeoutMs;
   let readAlready = false;
