@@ -10,7 +10,7 @@ export type TokenAnswer = { token: string } | { reason: string };
 const TOKEN_BODY_CAP = 64 * 1024;
 
 /**
- * Issue 33: OAuth2 client-credentials tokens, fetched by the worker and shared by all its requests
+ * OAuth2 client-credentials tokens, fetched by the worker and shared by all its requests
  * until shortly before they expire; concurrent requests for the same client wait for one fetch.
  * Keyed by a hash of the whole auth setting, so changed credentials fetch a new token at once. The
  * token endpoint is reached through the same egress-checked pool as the receivers (no redirects,

@@ -6,7 +6,7 @@ import type { PlanDecisions } from './plan-deliveries';
 const MAX_COMPILED = 10_000;
 
 /**
- * The rules ingest decides by (issue 30): each enabled destination's consent as listed, and its
+ * The rules ingest decides by: each enabled destination's consent as listed, and its
  * switched-on filters as saved now, read in one query per request. A filter's condition is parsed
  * once per saved version (id and updatedAt), not per message; one that no longer compiles (saved
  * by a later version's grammar, or one past a limit added since) is left out and logged, never

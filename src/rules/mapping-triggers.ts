@@ -1,7 +1,7 @@
 import { parseFql, type FqlCondition } from './fql';
 import { conditionMatches } from './fql-match';
 
-/** Issue 33: a mapping's trigger parsed once, by the same FQL parser and evaluator as destination filters. */
+/** A mapping's trigger parsed once, by the same FQL parser and evaluator as destination filters. */
 export interface CompiledTrigger {
   name: string;
   condition: FqlCondition;

@@ -1,5 +1,5 @@
 /**
- * Issue 40 item 3: the one walker for every path a user supplies — filter `fields` keys and the
+ * The one walker for every path a user supplies — filter `fields` keys and the
  * names listed under them, `SAMPLE.path`, FQL field references (filters, mapping and replay
  * triggers), mapping `@path`s. It steps into OWN properties only (`Object.hasOwn`, as JSON
  * Pointer, RFC 6901, would), and a path with a `__proto__`, `constructor` or `prototype` segment

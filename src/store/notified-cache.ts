@@ -159,7 +159,7 @@ export function cachedErasureReads(db: Kysely<Tables>, erasures: Store['erasures
 }
 
 /**
- * The suppression store with `of` (what every attempt about a user calls, issue 30) served through
+ * The suppression store with `of` (what every attempt about a user calls) served through
  * the cache, one entry per id hash like the erasure checks; the erasure channel's NOTIFY empties it.
  */
 export function cachedSuppressionReads(db: Kysely<Tables>, suppressions: Store['suppressions'], cache: NotifiedCache<Suppression | undefined>, hashes: ErasedIdHashes, clock: () => number = Date.now): Store['suppressions'] {

@@ -11,7 +11,7 @@ export const WRITE_KEYS_UNNOTIFIED_FOR_MS = 1_000;
 
 /**
  * Every source's write key (as its hash) in memory, so that ingestion answers a valid key without a
- * lookup, and before the per-address limit on unknown keys (issue 40 item 2): a valid key is never
+ * lookup, and before the per-address limit on unknown keys: a valid key is never
  * refused for what others from its address sent. The whole table is read at once and read again
  * after a change: on PostgreSQL a NOTIFY on SOURCE_CHANNEL (store-notifications.ts), in this
  * process a committed admin change (openStore), and otherwise after WRITE_KEYS_UNNOTIFIED_FOR_MS.

@@ -162,7 +162,7 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       expect(await store.personas.profiles.get(sourceId, 'v1')).toMatchObject({ profileId: 'w', eventCount: 1, aliases: ['v1'] });
     });
 
-    it("keeps the consent preferences of the newest event that carried any, across requests, call types and a merge (issue 30)", async () => {
+    it("keeps the consent preferences of the newest event that carried any, across requests, call types and a merge", async () => {
       const sourceId = await newSource();
       const consent = (categoryPreferences: Record<string, boolean>) => ({ consent: { categoryPreferences } });
       // A page call alone makes no profile; it updates one that exists.

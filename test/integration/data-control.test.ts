@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, decodedWorkflowHistoryText, deliveryResult, hasDeliveryWorkflow, send, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 30: what each destination receives, decided at ingest per (message, destination) before
+ * What each destination receives, decided at ingest per (message, destination) before
  * any workflow starts. Real API, real Temporal, the run's worker, real receivers.
  */
 

@@ -58,7 +58,7 @@ it('runs the status writes after one that failed: the failed change answers its 
       replayPage: async () => ({ counts: { ...NO_COUNTS, matched: 1, started: 1 }, inFlight: ['m1'] }),
       replayOutcomes: async () => [],
       saveReplayCounts: async () => undefined,
-      // Issue 43: the replay's end raises background_task.finished; this worker sends none.
+      // The replay's end raises background_task.finished; this worker sends none.
       raiseOperationalEvent: async () => undefined,
       setReplayStatus: async ({ status }: { status: ReplayStatus }) => {
         if (failNext) {

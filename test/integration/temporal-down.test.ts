@@ -12,7 +12,7 @@ import { startTcpRelay } from '../helpers/tcp-relay';
  */
 
 const START_TIMEOUT_MS = 1_000;
-// The close-with-pending-retries cycle (issue 21): repeated, as one run of a race proves little.
+// The close-with-pending-retries cycle: repeated, as one run of a race proves little.
 const CLOSE_CYCLES = 20;
 // Short, so the 503 comes while the client is between its first retries (100 ms, 170 ms, 290 ms...).
 const CYCLE_START_TIMEOUT_MS = 700;

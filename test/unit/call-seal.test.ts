@@ -13,7 +13,7 @@ import type { EnabledDestination } from '../../src/store/types';
 import { testKeyring } from '../helpers/payload-keys';
 
 /**
- * Issue 40 item 4 (review finding 2): the seal is the call's, chosen before any destination's
+ * The seal is the call's, chosen before any destination's
  * rules. A filter on the first destination that drops the ids used to switch sealing off for the
  * whole message, every other destination's full body included.
  */

@@ -45,7 +45,7 @@ describe('FQL nesting limit', () => {
 
   it('answers 400 for a filter or trigger nested 2,000 deep on a cold process as on a warm one', () => {
     // The parser compiled to plain JavaScript and run by a bare `node`: a cold process without
-    // tsx's loader, which cost most of a second of the unit project (issue 41).
+    // tsx's loader, which cost most of a second of the unit project.
     const fql = buildSync({ entryPoints: [path.resolve(__dirname, '../../src/rules/fql.ts')], bundle: true, platform: 'node', format: 'cjs', write: false }).outputFiles[0].text;
     const script = `${fql}
       const parse = module.exports.parseFql;

@@ -47,7 +47,7 @@ export interface Change<T> {
 }
 
 /**
- * An admin change and its audit row, in one transaction (issue 32): both or neither. A result of
+ * An admin change and its audit row, in one transaction: both or neither. A result of
  * undefined or false means nothing was there to change (the route answers 404) and writes no row.
  */
 export async function audited<T>(store: Store, request: FastifyRequest, work: (tx: Store) => Promise<T>, change: Change<T>): Promise<T> {

@@ -17,7 +17,7 @@ export interface AuthorizeOptions extends AuthenticateOptions {
 }
 
 /**
- * The onRequest hook of every admin, codec and portal-settings route (issue 32): who the token is,
+ * The onRequest hook of every admin, codec and portal-settings route: who the token is,
  * whether the route's scope (route-access.ts) is among its scopes, and a denied attempt (a wrong
  * token, 401, or a missing scope, 403) into the audit log; a request with no credentials is only
  * logged, and an address past its share of wrong tokens is refused (429) before anything is

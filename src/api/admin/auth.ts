@@ -65,7 +65,7 @@ export interface AuthenticateOptions {
 
 /**
  * Who presented `Authorization: Bearer <token>`: the bootstrap ADMIN_TOKEN, or an unrevoked,
- * unexpired `swy_` token (issue 32), looked up by its hash on every request, so a revocation holds
+ * unexpired `swy_` token, looked up by its hash on every request, so a revocation holds
  * on every API process from its commit on. Messages never repeat what was presented. An address
  * past its share of wrong tokens gets 429 before its token is compared, right or wrong, or looked
  * at; a request presenting no token is no guess and is not counted (NoCredentials).

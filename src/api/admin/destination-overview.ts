@@ -40,7 +40,7 @@ export const Overview = Type.Object({
 export type FilterTitles = (destinationId: string) => Promise<Map<string, string>>;
 
 /**
- * Where every message went (issue 30), Segment's Delivery Overview: received and filtered come from
+ * Where every message went, Segment's Delivery Overview: received and filtered come from
  * the API processes' per-minute counts (message-count-recorder.ts), recorded once Temporal holds the
  * request's deliveries; delivered / retrying / failed / stopped from Temporal visibility, each
  * delivery under this destination's own outcome (finding 6: SwitchyardOutcomes), replays apart.
