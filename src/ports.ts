@@ -96,7 +96,7 @@ export interface DeliveryFilter {
   sourceId?: string;
   destinationId?: string;
   /**
-   * Finding 6: with destinationId, the deliveries whose outcome at that destination is this one
+   * With destinationId, the deliveries whose outcome at that destination is this one
    * (SwitchyardOutcomes), live or replayed; `status` is then the message's and is not asked.
    */
   outcome?: { outcome: DestinationOutcome; replay: boolean };
@@ -224,7 +224,7 @@ export interface ReplayDeliveries {
   outcome(replayId: string, messageId: string, recoveredFrom?: string): Promise<'running' | 'delivered' | 'failed' | 'gone'>;
 }
 
-/** A replay's pause, resume or cancel its workflow did not answer in time (review finding 13). */
+/** A replay's pause, resume or cancel its workflow did not answer in time. */
 export class ReplayChangeUnanswered extends Error {
   constructor(
     readonly change: ReplayChange,

@@ -52,7 +52,7 @@ export class OAuth2Tokens {
   }
 
   /**
-   * Drops every token past its reuse time (finding 18): the key includes the secret, so a rotated or
+   * Drops every token past its reuse time: the key includes the secret, so a rotated or
    * removed setting's entry is never asked for again and would otherwise stay for the process's life.
    * Run on each new token, so the cache holds at most the tokens fresh at the last fetch.
    */

@@ -110,7 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const retention = archiveRetention(options.store.archive, options.config.archiveRetention, app.log);
   app.addHook('onReady', async () => retention.start());
   app.addHook('onClose', () => retention.stop());
-  // Review finding 3: the audit log's rows past AUDIT_RETENTION (0: kept for ever).
+  // The audit log's rows past AUDIT_RETENTION (0: kept for ever).
   const auditRows = auditRetention(options.store.audit, options.config.auditRetention, app.log);
   app.addHook('onReady', async () => auditRows.start());
   app.addHook('onClose', () => auditRows.stop());

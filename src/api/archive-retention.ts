@@ -40,7 +40,7 @@ export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'pr
     start() {
       if (timer) return;
       sweeping = sweep();
-      // 0 keeps nothing (review finding 5): the archive written before is removed at start, and the
+      // 0 keeps nothing: the archive written before is removed at start, and the
       // hourly sweep removes what a process still archiving wrote meanwhile (a rolling restart).
       timer = setInterval(() => void (sweeping = sweeping.then(sweep)), retentionMs <= 0 ? SWEEP_AT_LEAST_EVERY_MS : sweepIntervalMs(retentionMs));
       timer.unref();

@@ -11,7 +11,7 @@ const MAX_COMPILED = 10_000;
  * once per saved version (id and updatedAt), not per message; one that no longer compiles (saved
  * by a later version's grammar, or one past a limit added since) is left out and logged, never
  * guessed at; a compile that throws counts as one that does not compile, cached the same way, so
- * one saved filter can never fail ingestion of its source (review finding 11).
+ * one saved filter can never fail ingestion of its source.
  */
 export function destinationRulesReader(filters: Pick<Store['destinationFilters'], 'listEnabledFor'>, warn: (message: string, filterId: string) => void): PlanDecisions['rulesOf'] {
   const compiled = new Map<string, CompiledFilter | undefined>();

@@ -10,7 +10,7 @@ export interface CompiledTrigger {
 /**
  * A saved trigger that no longer parses (saved by a later grammar, or past a limit added since)
  * matches nothing: never guessed at. A parse that throws is one that does not parse, so a saved
- * trigger can never fail ingestion (review finding 11).
+ * trigger can never fail ingestion.
  */
 export function compileTrigger(mapping: { name: string; trigger: string }): CompiledTrigger | undefined {
   try {

@@ -62,7 +62,7 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     return { ...webhook, ...(disablement && { disabled: disablement }), ...(backpressure && { backpressure }) };
   });
   const mappings = row.mappings ? (JSON.parse(row.mappings) as ActionsMapping[]) : [];
-  // Finding 7: a mapping URL's pause is in the same per-URL table as a webhook's.
+  // A mapping URL's pause is in the same per-URL table as a webhook's.
   const mappingBackpressure = Object.fromEntries(mappings.flatMap((mapping) => (pressed?.has(mapping.settings.url) ? [[mapping.name, pressed.get(mapping.settings.url)!]] : [])));
   return {
     id: row.id,

@@ -103,7 +103,7 @@ export function messageArchiveStore(db: Kysely<Tables>): Store['archive'] {
     async prune(nowMs, retentionMs) {
       const cutoffMs = nowMs - retentionMs;
       if (retentionMs <= 0) {
-        // ARCHIVE_RETENTION=0 keeps nothing (review finding 5): past days' partitions go whole, and
+        // ARCHIVE_RETENTION=0 keeps nothing: past days' partitions go whole, and
         // the rows of today's (and of any day ahead a process still archiving made) row by row.
         const droppedPartitions = postgres ? await dropArchivePartitions(db, archiveDay(nowMs)) : [];
         const result = await db.deleteFrom(ARCHIVE_TABLE).executeTakeFirst();

@@ -424,7 +424,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger sources_notify after insert or update or delete on sources for each statement execute function switchyard_notify_source()`.execute(db);
     },
   },
-  // Review finding 3: a retention path for the append-only audit log. An UPDATE is still refused
+  // A retention path for the append-only audit log. An UPDATE is still refused
   // always; a DELETE only of a row younger than AUDIT_LOG_KEPT_AT_LEAST_DAYS, so AUDIT_RETENTION can
   // prune old rows but nothing (a bug, a stolen database login) can erase recent history. `at` is
   // ISO-8601 UTC with milliseconds, so a text comparison orders it.

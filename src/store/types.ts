@@ -93,7 +93,7 @@ export interface Destination {
   /** An actions destination's mappings, in saved order; empty for `webhooks`. Header values never leave the store except to send. */
   mappings: ActionsMapping[];
   /**
-   * Finding 7: the mappings whose URL is under backpressure (it answered 429/503 with Retry-After),
+   * The mappings whose URL is under backpressure (it answered 429/503 with Retry-After),
    * by mapping name, as `webhooks[].backpressure` says it of a webhook's URL; over pauses may remain.
    */
   mappingBackpressure?: Record<string, WebhookBackpressure>;

@@ -114,7 +114,7 @@ export function statusClause(status: DeliveryStatusName): string {
 }
 
 /**
- * Finding 6: the deliveries whose outcome at one destination is `outcome`, from SwitchyardOutcomes.
+ * The deliveries whose outcome at one destination is `outcome`, from SwitchyardOutcomes.
  * An entry still `retrying` (a single destination's always is: its outcome is the run's, and its
  * history has no upsert for it) is read by how Temporal ended the run, as deliveryStatus reads
  * SwitchyardStatus: running is retrying; terminated (a regulation, an operator) or cancelled is

@@ -101,7 +101,7 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
         ...(userIdAttribute ? [{ key: USER_ID, value: userIdAttribute }] : []),
         ...(anonymousIdAttribute ? [{ key: ANONYMOUS_ID, value: anonymousIdAttribute }] : []),
         { key: STATUS, value: 'delivering' },
-        // Finding 6: every destination `retrying` until the workflow records its own outcome.
+        // Every destination `retrying` until the workflow records its own outcome.
         { key: OUTCOMES, value: outcomeEntries(input.destinationIds, new Map(), input.replay !== undefined) },
       ],
     });

@@ -73,7 +73,7 @@ export function deliveriesOptions(config: Pick<Config, 'temporalTaskQueue' | 'pe
 
 /** Signals in flight at once when a destination's flow control changes (a resume sends one at a time). */
 const FLOW_CHANGE_SIGNALS_AT_ONCE = 8;
-/** Held deliveries read from visibility at a time when waking them (finding 12): a page, not the backlog. */
+/** Held deliveries read from visibility at a time when waking them: a page, not the backlog. */
 const WAKE_PAGE_SIZE = 1_000;
 
 export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health, keyring }: DeliveriesOptions): Deliveries {
@@ -135,11 +135,11 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
       return tracked(options?.signal ? client.withAbortSignal(options.signal, withinDeadline) : withinDeadline());
     },
     async drain() {
-      // Finding 12: a wake job is not a call anyone awaits an answer to; it is stopped, not waited out.
+      // A wake job is not a call anyone awaits an answer to; it is stopped, not waited out.
       await wakeJobs.stopAll();
       while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
-    // Finding 12: one job per destination (a new change supersedes the one under way), reading the
+    // One job per destination (a new change supersedes the one under way), reading the
     // running deliveries a page at a time, each page oldest first (visibility lists newest first),
     // so the held deliveries ask again (and take rate-limit slots) in that order.
     wakeHeld: (destinationId, why) =>

@@ -437,7 +437,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   // One destination (the usual case) without Promise.all's promises; several in parallel.
   // A destination the input names mappings for is an actions destination (inputs from
   // before it name none, so they replay the same commands).
-  // Finding 6: with several destinations, each one's outcome, recorded as it finishes (in the
+  // With several destinations, each one's outcome, recorded as it finishes (in the
   // workflow task that saw it finish: no task of its own); the others stay `retrying` until theirs.
   const finished = new Map<string, DestinationReport['status']>();
   const recordOutcome = (report: DestinationReport) => {

@@ -68,7 +68,7 @@ export const REPLAY_PACED_PATCH = 'replay-paced-by-live-lag';
 const CHECK_EVERY_MS = 1_000;
 
 /**
- * Review finding 13: each status write runs after the one before whether or not that one failed (out
+ * Each status write runs after the one before whether or not that one failed (out
  * of retries: the store away for minutes), so one failed write no longer fails every later pause,
  * resume and the replay's end. The change whose write failed still answers with the failure, and it
  * is logged. Runs from before it replay as they ran.

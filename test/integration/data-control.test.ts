@@ -177,7 +177,7 @@ describe('consent per destination, as Segment decides it', () => {
   });
 });
 
-describe("each destination's overview shows its own outcome (finding 6)", () => {
+describe("each destination's overview shows its own outcome", () => {
   it('with one healthy, one failing and one retrying destination, each overview shows its own outcome, and received = delivered + filtered + retrying + failed', async () => {
     const none: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
     const { source, writeKey, destinations } = await sourceWith([none, none, none]);

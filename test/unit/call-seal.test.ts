@@ -116,7 +116,7 @@ describe("a call's bodies enter Temporal sealed under the call's seal, whatever 
   });
 });
 
-describe('a sealed body names the key it was sealed under (review finding 4)', () => {
+describe('a sealed body names the key it was sealed under', () => {
   const body = messageBody({ type: 'track', messageId: 'm1', userId: 'u1', timestamp: 't', receivedAt: 't', context: {}, event: 'E' });
 
   it('tells a key replaced since (the user erased, then back) from an altered body', () => {

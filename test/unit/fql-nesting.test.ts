@@ -10,7 +10,7 @@ import { DEFAULT_CONSENT } from '../../src/rules/consent';
 import type { DestinationFilterRecord } from '../../src/store/types';
 
 /**
- * Review finding 11: the FQL parser recursed without a limit, so a deep condition was a 500 and
+ * The FQL parser recursed without a limit, so a deep condition was a 500 and
  * whether it parsed depended on the process's JIT warmth. Now a nesting limit answers the same on
  * every process, and the ingest readers treat a condition that does not compile as skipped.
  */

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 /**
  * The code and the docs speak for themselves: someone who picks Switchyard up has the repository,
- * not the issue tracker it was planned in, so no file cites it ("issue 42", "(issue 42 item 8)",
+ * not the issue tracker it was planned in (nor the review notes beside it), so no file cites them ("issue 42", "(issue 42 item 8)",
  * "issue #12", "#51"). Each rule is said in words, or linked to the docs section that states it;
  * history is in CHANGELOG.md and git. OpenAPI descriptions are strings in src/, so this covers what
  * /openapi.json and /docs serve too.
@@ -27,6 +27,8 @@ const ISSUE = /\bissues?(?:\s+#?|\s*#|_?)\d+/i;
  * (`brianc/node-postgres#3202`), and is allowed; so are colours (`'#111'`) and a "#1" in code.
  */
 const BARE_NUMBER = /(?:^|[\s([,])#\d+\b/;
+/** "(review finding 3)", "Finding 6:": a numbered finding of a review kept outside the repository. */
+const FINDING = /\b(?:review )?findings? \d+/i;
 
 /** The tracker references on one line of prose or code, as found. */
 function trackerReferences(line: string): string[] {
@@ -35,6 +37,8 @@ function trackerReferences(line: string): string[] {
   if (issue) found.push(issue[0].trim());
   const bare = BARE_NUMBER.exec(line);
   if (bare) found.push(bare[0].trim());
+  const finding = FINDING.exec(line);
+  if (finding) found.push(finding[0]);
   return found;
 }
 
@@ -81,6 +85,8 @@ describe('no file cites the issue tracker', () => {
     ['function issue33Columns()', ['issue33']],
     ['fixed in (#51)', ['(#51']],
     ['#7 on a line of its own', ['#7']],
+    ['no audit row (review finding 3).', ['review finding 3']],
+    ['// Finding 6: each destination', ['Finding 6']],
   ])('finds the reference in %j', (line, expected) => {
     expect(trackerReferences(line)).toEqual(expected);
   });

@@ -58,7 +58,7 @@ describe('what an accepted call changes in the profiles', () => {
     ]);
   });
 
-  it('orders consent preferences dated in the future (no sentAt) at their receipt, never later (review finding 17)', () => {
+  it('orders consent preferences dated in the future (no sentAt) at their receipt, never later', () => {
     const [consent] = profileUpdates([{ type: 'identify', raw: { userId: 'victim', traits: {}, timestamp: '2099-01-01T00:00:00Z', context: { consent: { categoryPreferences: { ads: true } } } } }], received).filter((u) => u.type === 'consent');
     expect(consent).toMatchObject({ timestamp: '2026-03-01T10:00:10.000Z' });
   });

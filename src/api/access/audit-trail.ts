@@ -90,7 +90,7 @@ export async function recordDenied(audit: Pick<Store['audit'], 'append'>, reques
 const PAYLOAD_READS = new WeakMap<object, PayloadReadsRecorded>();
 
 /**
- * A read of decrypted payloads (review finding 16): `payload.read` (a delivery's detail with its
+ * A read of decrypted payloads: `payload.read` (a delivery's detail with its
  * message) or `payload.decode` (the codec server), recorded once per token, action and target a
  * minute (payload-reads.ts). A row that cannot be written is logged and does not fail the read.
  * `npm start`'s token-less codec over loopback has no actor: its rows have none.

@@ -28,14 +28,14 @@ export function authorizer(options: AuthorizeOptions): Authorize {
   return async function authorize(request) {
     let actor: Actor | undefined;
     // Not request.ip: under TRUST_PROXY=true that is the leftmost X-Forwarded-For entry, which the
-    // client writes itself (review finding 16).
+    // client writes itself.
     const address = limitedAddress(request, options.trustProxy ?? false);
     try {
       actor = await authenticate(request);
       const decision = decideAccess(actor.scopes, routeAccess(request.method, request.routeOptions.url)?.scope);
       if (!decision.allow) throw new ApiError(decision.status, 'forbidden', decision.message);
     } catch (err) {
-      // No credentials: a log line (Fastify's request log has the rest), no row (review finding 3).
+      // No credentials: a log line (Fastify's request log has the rest), no row.
       if (err instanceof NoCredentials) request.log.info({ address }, 'admin request without credentials refused');
       else if (err instanceof ApiError && (err.statusCode === 401 || err.statusCode === 403)) await recordDenied(options.audit, request, actor, address);
       throw err;

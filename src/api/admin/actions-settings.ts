@@ -72,7 +72,7 @@ export function actionsView(destination: Destination, nowMs = Date.now()) {
   };
 }
 
-/** Finding 7: a mapping URL's pause as the API shows it, while it lasts; undefined otherwise. */
+/** A mapping URL's pause as the API shows it, while it lasts; undefined otherwise. */
 export function mappingBackpressure(destination: Destination, name: string, nowMs: number): { until: string; reason: string } | undefined {
   const pressure = destination.mappingBackpressure && Object.hasOwn(destination.mappingBackpressure, name) ? destination.mappingBackpressure[name] : undefined;
   return pressure && pressure.untilMs > nowMs ? { until: new Date(pressure.untilMs).toISOString(), reason: pressure.reason } : undefined;

@@ -14,7 +14,7 @@ const denied = (message: string) => new ApiError(401, 'unauthorized', message, C
 
 /**
  * A request that presented no credentials at all: no guess, nobody to hold to account. Told apart
- * from a wrong token so that it writes no audit row (review finding 3): anyone on the internet can
+ * from a wrong token so that it writes no audit row: anyone on the internet can
  * send it at any rate, and an append-only table must not be theirs to fill.
  */
 export class NoCredentials extends ApiError {

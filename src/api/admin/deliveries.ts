@@ -106,7 +106,7 @@ const notRedelivered = (status: 'no_destinations' | 'stopped' | 'erased', messag
 
 /**
  * A delivery's detail. With payloads:read: the opened body and the plaintext userId in it. Without
- * (finding 15): no body, and the userId as visibility holds it (its keyed hash), as every other
+ * it: no body, and the userId as visibility holds it (its keyed hash), as every other
  * metadata answer names users; the body is not opened at all.
  */
 async function detailView(dataKeys: Store['dataKeys'], { input, row, visibleUserId, destinations }: DeliveryHistory, payloadsRead: boolean) {

@@ -18,7 +18,7 @@ import { badRequest, notFound } from '../errors';
 import { audited } from '../access/audit-trail';
 import { errorReplies, IdParams } from './schemas';
 
-/** A path with none of the segments that lead into a prototype (rules/safe-path.ts, review finding 1). */
+/** A path with none of the segments that lead into a prototype (rules/safe-path.ts). */
 const SAFE_PATH_PATTERN = `^(?!(?:.*\\.)?(?:${FORBIDDEN_SEGMENTS.join('|')})(?:\\.|$))`;
 
 const PropertyFields = Type.Object({}, {

@@ -88,7 +88,7 @@ const HealthView = Type.Object({
     { description: 'Flow control now (paused, rate limit) and the time messages waited without sending, all URLs together (ms).' },
   ),
   webhooks: Type.Array(WebhookHealthView),
-  mappings: Type.Optional(Type.Array(MappingHealthView, { description: "An actions destination's mappings, each with its URL's health and backpressure (finding 7)." })),
+  mappings: Type.Optional(Type.Array(MappingHealthView, { description: "An actions destination's mappings, each with its URL's health and backpressure." })),
 });
 
 const WebhookParams = Type.Object({ id: IdParams.properties.id, index: Type.String({ pattern: '^[0-9]{1,2}$', description: 'Position in the webhook list (0-based).' }) });
@@ -130,7 +130,7 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
       ...(webhook.backpressure && webhook.backpressure.untilMs > now && { backpressure: { until: new Date(webhook.backpressure.untilMs).toISOString(), reason: webhook.backpressure.reason } }),
       ...summarizeUrlHealth(byUrl.get(webhook.url) ?? [], now),
     }));
-    // Finding 7: a mapping's URL is attempted, recorded and paused like a webhook's; shown beside them.
+    // A mapping's URL is attempted, recorded and paused like a webhook's; shown beside them.
     const mappings =
       destination.type === 'actions'
         ? destination.mappings.map((mapping) => {

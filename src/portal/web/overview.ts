@@ -14,7 +14,7 @@ export interface DestinationOverview {
   delivered: number;
   retrying: number;
   failed: number;
-  /** Replayed deliveries, apart: their messages were received before the window (finding 6). */
+  /** Replayed deliveries, apart: their messages were received before the window. */
   replayed: { delivered: number; retrying: number; failed: number; stopped: number };
   byFilter: { id: string; title: string; dropped: number }[];
 }
