@@ -1,10 +1,10 @@
 /**
- * Tests by cost (issue 11). `unit`: pure modules, no Temporal, no network, seconds in all
+ * Tests by cost. `unit`: pure modules, no Temporal, no network, seconds in all
  * (`npm run test:unit`). `integration`: one real Temporal dev server and PostgreSQL for the whole
  * run, and one real worker process per Jest worker (a slot: test/helpers/slots.ts), started in
  * globalSetup, which only this project has, so a unit-only run never builds or starts Temporal.
  *
- * Issue 41: files run side by side on JEST_WORKERS workers (default 3, which fills 2 cores as files
+ * Files run side by side on JEST_WORKERS workers (default 3, which fills 2 cores as files
  * mostly wait on I/O; `JEST_WORKERS=1` runs in band: docs/testing.md); each slot has its
  * own store, data dir, task queue and worker, so files in different slots cannot see each other's data. The slowest files
  * start first (test/jest/sequencer.js), and every run writes its timings (`npm run test:timings`).
@@ -30,7 +30,7 @@ module.exports = {
     {
       ...shared,
       displayName: 'integration',
-      // Prints the tail of the run's logs when a file fails (issue 41).
+      // Prints the tail of the run's logs when a file fails.
       testEnvironment: '<rootDir>/test/jest/integration-environment.js',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',

@@ -1,5 +1,5 @@
 /**
- * Where the CPU of issue 30's rules at ingest goes, per message, without HTTP or Temporal around
+ * Where the CPU of consent, suppression and filters at ingest goes, per message, without HTTP or Temporal around
  * it: the decision alone, and a /v1/batch's planning (destinations and filters read, the decision
  * per message, bodies sealed) for the bench's governed destination (consent and 10 filters,
  * bench/governed-destination.ts) against a destination without either. The whole cost is

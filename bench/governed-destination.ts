@@ -1,5 +1,5 @@
 /**
- * The `governed` bench system's destination (issue 30): what a careful team configures, priced at
+ * The `governed` bench system's destination: what a careful team configures, priced at
  * ingest. Consent fails closed; ten filters in Segment's Public API shape cover every action and
  * most of FQL, and none of them stops a bench message (an Order Completed track of a known user
  * with consent granted), so every message still arrives and the runs compare like for like. The

@@ -1,5 +1,5 @@
 /**
- * The `mapped` bench system's destination (issue 33's Actions destinations, priced by issue 34): two
+ * The `mapped` bench system's destination (an Actions destination, priced): two
  * mappings that both match the bench's Order Completed track, so every message makes two requests,
  * each body built from the event by a mapping. The first carries the messageId (the receiver's
  * receipt); the second names it `orderEventId`, so the receiver counts each message once.

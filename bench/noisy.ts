@@ -7,7 +7,7 @@ import type { PhaseResult } from './phase';
 import { round } from './stats';
 
 /**
- * `npm run bench -- --noisy` (issue 20, no noisy neighbours): a healthy destination receiving
+ * `npm run bench -- --noisy` (no noisy neighbours): a healthy destination receiving
  * single calls at --rate (default 20/s), measured alone, then beside a destination of another
  * source whose receiver hangs until the delivery timeout on every request, with a backlog of
  * --backlog messages (default 2,000) accepted and waiting.

@@ -33,7 +33,7 @@ export interface BenchOptions {
   noisyBacklog: number;
   /** After the runs, delete every closed delivery as retention does and report what that cost (0: not). */
   retentionConcurrency: number;
-  /** The replay scenario (issue 31): archived messages replayed to a new destination beside live single calls (0: not this scenario). */
+  /** The replay scenario: archived messages replayed to a new destination beside live single calls (0: not this scenario). */
   replayMessages: number;
   /** The replay scenario's longest run in minutes, then it is cancelled and reported as far as it got (0: to the end). */
   replayMinutes: number;
@@ -66,11 +66,11 @@ export const USAGE = `npm run bench -- [options]
                         archive's cost; limited is Switchyard
                         to a destination with a rate limit that never binds, for the shared limiter's cost;
                         governed is Switchyard to a destination with consent and 10 destination filters,
-                        sent messages with consent, for the cost of issue 30's rules at ingest; mapped
+                        sent messages with consent, for the cost of consent and filters at ingest; mapped
                         is Switchyard to an Actions destination whose two mappings both match, two
-                        requests per message, for the cost of issue 33's mappings; planned is Switchyard
+                        requests per message, for the cost of Actions mappings; planned is Switchyard
                         from a source with a connected 50-rule tracking plan its messages meet, for the
-                        cost of issue 42's plans at ingest)
+                        cost of tracking plans at ingest)
       --label TEXT      appended to the result file names and stored in the results
       --out-dir DIR     where results go (default bench/results)
       --keep-data       keep the run's Temporal data folder under .bench-data/
@@ -86,12 +86,12 @@ export const USAGE = `npm run bench -- [options]
                         the floor runs as many (floorWorker-1, ...)
       --apis N          Switchyard API processes (default 1), metered as api-1, ...; the sender spreads
                         batches over them round-robin; the floor runs as many. Neither with --combined
-      --noisy           no noisy neighbours (issue 20): Switchyard alone, single calls at --rate
+      --noisy           no noisy neighbours: Switchyard alone, single calls at --rate
                         (default 20/s) for -n messages (default 1,200), measured alone and then beside
                         a destination of another source whose receiver hangs until the delivery
                         timeout, with a backlog of --backlog messages (default 2,000) waiting
       --backlog N       the hanging destination's backlog in --noisy (default 2000)
-      --replay N        a replay beside live traffic (issue 31): N messages archived for a source with
+      --replay N        a replay beside live traffic: N messages archived for a source with
                         no destination, then a destination added and the archive replayed to it
                         (POST /admin/replays) while live single calls at --rate (default 20/s) go to
                         Switchyard's own source in windows of -n messages (default 1,200), measured

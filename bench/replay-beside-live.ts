@@ -4,7 +4,7 @@ import { round, spread, type Spread } from './stats';
 import type { BenchStack, Receipt } from './system';
 
 /**
- * `npm run bench -- --replay N` (issue 31, "live traffic first"): N messages archived for a source
+ * `npm run bench -- --replay N` ("live traffic first"): N messages archived for a source
  * with no destination (a message no destination gets starts no workflow, but is archived), then a
  * destination added to that source and the archive replayed to it (a backfill) while live single
  * calls go to Switchyard's own source in windows of -n messages: windows before the replay, as many

@@ -32,15 +32,15 @@ export interface Ratio {
   /** p99 end-to-end latency, Switchyard over bare Temporal. */
   p99VsBare: number | null;
   /**
-   * Switchyard against the empty workflow started like a delivery (issue 15's goal: throughput at
+   * Switchyard against the empty workflow started like a delivery (the goal: throughput at
    * least 0.95×, CPU per message at most 1.1×): end-to-end throughput and CPU per message, medians.
    */
   switchyardVsFloor: number | null;
   cpuVsFloor: number | null;
   /**
-   * Switchyard against the design floor (issue 34: the same workflow calling one no-op local
+   * Switchyard against the design floor (the same workflow calling one no-op local
    * activity), when it ran: end-to-end throughput, CPU per message of every process, and of the
-   * system's own processes (workers and APIs; issue 34's goal: at most 1.1×), medians.
+   * system's own processes (workers and APIs; the goal: at most 1.1×), medians.
    */
   switchyardVsDesignFloor: { throughput: number | null; cpu: number | null; ownCpu: number | null } | null;
   /** The same two for Switchyard without payload encryption, when it ran. */
@@ -60,7 +60,7 @@ export interface Ratio {
    * message against one) over the classic destination's.
    */
   actions: { worker: number | null; api: number | null; total: number | null; workerPerRequest: number | null } | null;
-  /** What a connected 50-rule tracking plan adds to CPU per message, `planned` over Switchyard, when both ran (issue 42: the API's at most 5 %). */
+  /** What a connected 50-rule tracking plan adds to CPU per message, `planned` over Switchyard, when both ran (the API's at most 5 %). */
   trackingPlan: { worker: number | null; api: number | null; total: number | null } | null;
 }
 
@@ -268,7 +268,7 @@ function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' 
 
 /**
  * Every measured run in order, CPU ms per message by component: with one system and -n 5000 -r 6,
- * six consecutive 5,000-message windows on a server whose data grows (issue 22's growth table).
+ * six consecutive 5,000-message windows on a server whose data grows (docs/performance.md's growth table).
  */
 export function runsTable(results: PhaseResult[]): string {
   const lines = [

@@ -194,7 +194,7 @@ async function main(): Promise<number> {
       raw: SYSTEM_TITLES.raw,
       bare: SYSTEM_TITLES.bare,
       floor: `${SYSTEM_TITLES.floor}: Switchyard's workflow type, id, input, search attributes, summary and fan-out, from a minimal HTTP ingest (bench/floor), completing in its first workflow task; the floor of one workflow per message`,
-      'design-floor': `${SYSTEM_TITLES['design-floor']}: the floor's workflow (bench/floor/design-workflows.ts) started the same way, awaiting one local activity that only reports it ran; the least a workflow that calls an activity costs (issue 34)`,
+      'design-floor': `${SYSTEM_TITLES['design-floor']}: the floor's workflow (bench/floor/design-workflows.ts) started the same way, awaiting one local activity that only reports it ran; the least a workflow that calls an activity costs`,
       switchyard: SYSTEM_TITLES.switchyard,
       plain: `${SYSTEM_TITLES.plain}: the same API and worker with PAYLOAD_ENCRYPTION=off (no payload codec, no sealed bodies, plaintext search attributes), on its own task queue`,
       unarchived: `${SYSTEM_TITLES.unarchived}: the same API and worker with ARCHIVE_RETENTION=0 (no archive row written at ingest), on its own task queue`,

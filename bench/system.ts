@@ -429,14 +429,14 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     const limited = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench rate-limited' });
     await admin(`/admin/sources/${limited.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', maxRequestsPerSecond: MAX_REQUESTS_PER_SECOND_LIMIT, webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
 
-    // Issue 30's rules at ingest, priced: consent categories and 10 filters, none of which stops a bench message.
+    // Consent and filters at ingest, priced: consent categories and 10 filters, none of which stops a bench message.
     const governed = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench governed' });
     const governedDestination = await admin<{ id: string }>(`/admin/sources/${governed.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', consent: GOVERNED_CONSENT, webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });
     for (const filter of GOVERNED_FILTERS) await admin(`/admin/destinations/${governedDestination.id}/filters`, filter);
-    // Issue 33's Actions destinations, priced: two mappings, two requests per message.
+    // Actions destinations, priced: two mappings, two requests per message.
     const mapped = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench mapped' });
     await admin(`/admin/sources/${mapped.id}/destinations`, mappedDestination(`http://127.0.0.1:${receiverPort}/hook`));
-    // Issue 42's tracking plans, priced: 50 rules connected to the source, decided for every message
+    // Tracking plans, priced: 50 rules connected to the source, decided for every message
     // at ingest under the default controls (report only); the bench's messages meet their rule.
     const planned = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench planned' });
     await admin(`/admin/sources/${planned.id}/destinations`, { enabled: true, sharedSecret: 'bench-secret', webhooks: [{ url: `http://127.0.0.1:${receiverPort}/hook` }] });

@@ -1,13 +1,13 @@
 /**
  * The things measured side by side: two references, Temporal's floor for a delivery, and Switchyard;
- * `design-floor` is the floor's workflow calling one no-op local activity (issue 34: the least a
+ * `design-floor` is the floor's workflow calling one no-op local activity (the least a
  * workflow that calls an activity costs); `plain` is Switchyard with PAYLOAD_ENCRYPTION=off, beside it
  * in the same run for the codec's cost; `unarchived` is Switchyard with ARCHIVE_RETENTION=0 (the archive's cost);
  * `limited` is Switchyard's own processes sending to a destination with a rate limit that never binds,
  * for the shared limiter's cost; `governed` is them sending messages with consent preferences to a
- * destination with consent categories and 10 destination filters that let them through (issue 30);
- * `mapped` is them sending to an Actions destination whose two mappings both match (issue 33);
- * `planned` is them sending to a source with a connected 50-rule tracking plan that every message meets (issue 42).
+ * destination with consent categories and 10 destination filters that let them through;
+ * `mapped` is them sending to an Actions destination whose two mappings both match;
+ * `planned` is them sending to a source with a connected 50-rule tracking plan that every message meets.
  */
 export const SYSTEMS = ['raw', 'bare', 'floor', 'design-floor', 'switchyard', 'plain', 'unarchived', 'limited', 'governed', 'mapped', 'planned'] as const;
 export type SystemName = (typeof SYSTEMS)[number];

@@ -1,5 +1,5 @@
 /**
- * What tracing (issue 43) costs per message, on and off, in the code each process runs for it:
+ * What tracing costs per message, on and off, in the code each process runs for it:
  * the API's request span (one per batch of 100), each message's span and its carrier sealed beside
  * the body; the worker's carrier opened, its `webhook.attempt` span with the trace headers, and
  * every span exported over OTLP/HTTP (protobuf, the default) to a sink in another process, so the

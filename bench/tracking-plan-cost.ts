@@ -1,5 +1,5 @@
 /**
- * Issue 42 item 8: what a tracking plan costs the API per event, without HTTP or Temporal around
+ * What a tracking plan costs the API per event, without HTTP or Temporal around
  * it. A 50-rule plan (49 track events of six typed properties each, one with a pattern and one
  * with a format, and a COMMON rule), compiled once; then the decision alone for a valid event and
  * for one with two violations, and the ingest step (the source's plan read from the store, the

@@ -1,7 +1,7 @@
 import type { NewTrackingPlanRule } from '../src/store/types';
 
 /**
- * Issue 42 item 8's bench plan: 50 rules, one TRACK rule per event name (each with six typed
+ * The tracking-plan bench's plan: 50 rules, one TRACK rule per event name (each with six typed
  * properties: a `pattern`, a `format`, an `enum`, a `minimum`, an integer and a nullable string;
  * two required) and a COMMON rule. bench/tracking-plan-cost.ts prices its parts; the `planned`
  * bench system connects it to a source (its first event is the bench's `Order Completed`, which its

@@ -1,5 +1,5 @@
 /**
- * Issue 31 sizing: archives MESSAGES (default 20,000) of the bench's track call (bench/phase.ts) through
+ * Archive sizing: archives MESSAGES (default 20,000) of the bench's track call (bench/phase.ts) through
  * the ingest step itself (src/messages/archive-calls.ts: sealed under 997 users' data keys) into a
  * fresh store, and prints the archive's bytes per message on disk, indexes included.
  *

@@ -12,7 +12,7 @@
  * json`, written and read by test/helpers/histories.ts. Their payloads are encrypted with the
  * committed test key (test/fixtures/payload-keys, which the test setup gives every process), as a
  * production history is; test/fixtures/histories/before-encryption/ keeps the same scenarios as
- * recorded before issue 19, for workflows still running when encryption was switched on.
+ * recorded before payload encryption, for workflows still running when encryption was switched on.
  *
  * `npm run record-histories -- <scenario> ...` records only those scenarios: add a new one without
  * re-recording the histories of earlier code, which must keep replaying as they were recorded.
@@ -125,14 +125,14 @@ async function recordDeliveries(): Promise<void> {
     },
   });
 
-  // Issue 15 (policy.deliveredImplied): a delivery that succeeds writes no last status. The histories
+  // policy.deliveredImplied: a delivery that succeeds writes no last status. The histories
   // above were recorded before it, with `delivered` upserted at the end, and keep replaying so.
   await deliver(local, 'deliver-delivered-implied-first-try', [(await receiver(ok)).url], 'delivered in 1 round', { warmUp: true });
   await deliver(local, 'deliver-delivered-implied-after-retry', [(await receiver((_req, n) => ({ status: n === 0 ? 503 : 200 }))).url], 'delivered in 2 round(s)');
 }
 
 /**
- * Issue 12's delivery rules, each behind a patch in deliverMessage: histories of workflows that
+ * The delivery rules that used to break, each behind a patch in deliverMessage: histories of workflows that
  * reached them (the hard window's marker is in every delivery recorded since).
  */
 async function recordDeliveryRules(): Promise<void> {
@@ -165,7 +165,7 @@ async function recordDeliveryRules(): Promise<void> {
   }
 
   if (wanted('deliver-busy-waits-in-slow-lane')) {
-    // As above, since issue 20: the busy ones are made again in the slow lane and wait there.
+    // As above, since the slow lane: the busy ones are made again in the slow lane and wait there.
     const s = await system();
     const slow = await receiver(() => ({ status: 200, delayMs: 1_000 }));
     const { source, writeKey } = await destinationFor(s.store, 'slow lane', [slow.url]);
@@ -186,7 +186,7 @@ async function recordDeliveryRules(): Promise<void> {
   }
 
   if (wanted('deliver-failed-in-slow-lane-starts-there')) {
-    // Since issue 20's second step: 30 messages to a receiver whose first 26 requests outlast the
+    // Since slow-lane rounds: 30 messages to a receiver whose first 26 requests outlast the
     // timeout; those that found it busy fail in the slow lane, and their next round starts there.
     const s = await system({ deliveryTimeout: 1_500, deliveryRetryWindow: 120_000, deliveryInitialBackoff: 200, deliveryMaxBackoff: 500 });
     const hanging = await receiver((_request, n) => (n < 26 ? { status: 200, delayMs: 4_000 } : { status: 200 }));
@@ -228,7 +228,7 @@ async function recordDeliveryRules(): Promise<void> {
 }
 
 /**
- * Issue 20's flow control (policy.maxHoldMs): a delivery held on a paused destination, then resumed,
+ * Flow control (policy.maxHoldMs): a delivery held on a paused destination, then resumed,
  * behind a rate limit (held asks, timers, a reserved slot, then the attempt). Recorded encrypted only:
  * no delivery from before encryption carries the policy.
  */
@@ -299,7 +299,7 @@ async function recordSyncs(): Promise<void> {
   }, 60_000);
 }
 
-/** A bulk redelivery job (issue 14) over three refused deliveries: a page, waits, checks until its redeliveries close. */
+/** A bulk redelivery job over three refused deliveries: a page, waits, checks until its redeliveries close. */
 async function recordRedeliveries(): Promise<void> {
   if (!wanted('redeliver-matching')) return;
   const s = await system();
@@ -329,7 +329,7 @@ async function recordRedeliveries(): Promise<void> {
 }
 
 /**
- * Issue 31: a replay of three archived messages to a destination made after them, paused once and
+ * A replay of three archived messages to a destination made after them, paused once and
  * resumed (its Updates), and one of its replayed deliveries (input.replay: the header). Recorded
  * paced by live lag (`replay-archive-paced`); `replay-archive` is the same scenario recorded before
  * pacing, kept as it was for replays running across the upgrade (no longer recorded).
@@ -360,7 +360,7 @@ async function recordReplays(): Promise<void> {
   if (wanted('deliver-replayed')) await save(s.client, 'deliver-replayed', `replay:${id}:${ids[0]}`);
 }
 
-/** Issue 33: an actions destination, two mappings in one workflow: one accepted at once, one after a 503 (two rounds). */
+/** An actions destination, two mappings in one workflow: one accepted at once, one after a 503 (two rounds). */
 async function recordActions(): Promise<void> {
   const name = 'deliver-actions-mappings';
   if (!wanted(name)) return;
@@ -377,7 +377,7 @@ async function recordActions(): Promise<void> {
 }
 
 /**
- * Issue 43: a message accepted with a sender's traceparent while tracing is on, its bodies in the
+ * A message accepted with a sender's traceparent while tracing is on, its bodies in the
  * clear (no payload keys), so its input carries the trace context itself and each attempt gets it
  * under the patch `open-trace-context-in-attempts`; a 503 first, so two attempts ask for it. (A
  * sealed input carries it inside its sealed bodies: the same history as an untraced one.)

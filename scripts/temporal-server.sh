@@ -368,7 +368,7 @@ start() {
   # Registered is not yet usable: the frontend checks a start's search attributes against its own
   # namespace cache, refreshed every 10 s, and until then refuses every Switchyard start with
   # "Namespace ... has no mapping defined for search attribute ..." (a first ingest answered 503
-  # right after this script said ready: issue 21). A visibility query naming each of them is
+  # right after this script said ready). A visibility query naming each of them is
   # refused the same way and starts nothing: ready once the frontend accepts it.
   local query=""
   for attribute in "${search_attributes[@]}"; do query+="${query:+ AND }${attribute%=*} = \"readiness\""; done

@@ -1,7 +1,7 @@
 /**
  * One reading shared by every caller: callers while a read is under way await that read, and a
  * settled reading is answered for `freshForMs` after it settled, so however many ask, `read` runs
- * at most once per `freshForMs` (issue 29: a probe storm must not become a Temporal storm). A
+ * at most once per `freshForMs` (a probe storm must not become a Temporal storm). A
  * rejected read is not kept: the next caller reads again.
  */
 export function coalesced<T>(read: () => Promise<T>, freshForMs: number, now: () => number = Date.now): () => Promise<T> {

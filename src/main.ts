@@ -23,7 +23,7 @@ runMain(async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'switchyard', config.logFormat);
   const lifecycle = new Lifecycle(logger);
-  // Issue 43: before any Temporal client or worker exists (they would capture a no-op propagator); stopped last, exporting what is left.
+  // Before any Temporal client or worker exists (they would capture a no-op propagator); stopped last, exporting what is left.
   const stopTracing = await startTracing(config, 'switchyard');
   if (stopTracing) lifecycle.opened('tracing', stopTracing, (stop) => stop());
   mkdirSync(config.dataDir, { recursive: true });

@@ -8,7 +8,7 @@ import { MESSAGE_TYPES, type AttemptOutcome, type CallType, type DestinationStat
  * the same one to both), never into prom-client's global registry.
  *
  * Labels are closed sets (call types, route patterns, HTTP status codes, outcomes), and the
- * destination id (issue 43: on attempts and deliveries too), bounded by the configured destinations
+ * destination id (on attempts and deliveries too), bounded by the configured destinations
  * (forgetDestinations drops a deleted one's series), and a webhook URL's index, never its URL: no
  * write key, URL, secret, header or user id ever becomes a label, so no scrape can leak one.
  */
@@ -19,14 +19,14 @@ export interface Metrics {
   /** Ingestion API requests answered, by route pattern and HTTP status. */
   ingestRequests: Counter<'route' | 'status'>;
   ingestDuration: Histogram<'route'>;
-  /** Webhook POSTs sent (or tried: a refused connection is a retry), by outcome and destination id (issue 43). */
+  /** Webhook POSTs sent (or tried: a refused connection is a retry), by outcome and destination id. */
   deliveryAttempts: Counter<'outcome' | 'destination'>;
   attemptDuration: Histogram<'outcome'>;
-  /** Deliveries of a message to one destination that ended, by how and destination id (issue 43). */
+  /** Deliveries of a message to one destination that ended, by how and destination id. */
   deliveries: Counter<'status' | 'destination'>;
   attemptsInFlight: Gauge;
   /**
-   * Issue 20, per destination id (the one id a label may carry: chosen by the operator's store, never
+   * Flow control, per destination id (the one id a label may carry: chosen by the operator's store, never
    * by a sender): messages that began a hold on a paused destination, and waits under its rate limit
    * or a URL's backpressure. Nothing was sent for any of them.
    */
@@ -34,13 +34,13 @@ export interface Metrics {
   throttledWaits: Counter<'destination'>;
   backpressuredWaits: Counter<'destination'>;
   messagesFiltered: Counter<'destination' | 'reason'>;
-  /** Issue 43: 1 for each webhook URL switched off (a 410, or an operator), by destination id and URL index; set at scrape time from the store. */
+  /** 1 for each webhook URL switched off (a 410, or an operator), by destination id and URL index; set at scrape time from the store. */
   webhookDisabled: Gauge<'destination' | 'index'>;
-  /** Issue 43: when each of this worker's task queues last had a poll out (Unix seconds); set at scrape time. */
+  /** When each of this worker's task queues last had a poll out (Unix seconds); set at scrape time. */
   workerLastPoll: Gauge<'task_queue'>;
-  /** Issue 42: violations of a source's tracking plan, by source id, call type and violation type (all bounded). */
+  /** Violations of a source's tracking plan, by source id, call type and violation type (all bounded). */
   trackingPlanViolations: Counter<'source' | 'event_type' | 'violation_type'>;
-  /** Issue 42: `Violation Generated` events not forwarded because their (source, event, field) reached its cap for the minute. */
+  /** `Violation Generated` events not forwarded because their (source, event, field) reached its cap for the minute. */
   violationsSuppressed: Counter<'source'>;
 }
 
@@ -202,7 +202,7 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
   return server;
 }
 
-/** What a worker's scrape reads (issue 43): the store's destinations and switched-off URLs, and its pollers. */
+/** What a worker's scrape reads: the store's destinations and switched-off URLs, and its pollers. */
 export interface WorkerWatch {
   configured(): Promise<{ destinationIds: ReadonlySet<string>; disabled: { destinationId: string; index: number }[] }>;
   /** Each task queue this worker polls, and whether a poll of it is out (or the poller is polling) now. */
@@ -210,7 +210,7 @@ export interface WorkerWatch {
 }
 
 /**
- * Issue 43: fills the worker's scrape-time series. `switchyard_webhook_disabled` is read from the
+ * Fills the worker's scrape-time series. `switchyard_webhook_disabled` is read from the
  * store at each scrape (a URL an operator switched back on drops out; a deleted destination's
  * series go, counters included); a task queue's last-poll time moves while its poller is polling.
  * A store that does not answer leaves the last values (the scrape itself never fails for it).

@@ -62,8 +62,8 @@ export interface Deliveries {
   /** A bulk redelivery job and its progress; undefined when Temporal has no such job. */
   redeliveryJob(id: string): Promise<RedeliveryJobView | undefined>;
   /**
-   * Tells every running delivery to this destination, oldest first, that it was resumed (issue 20)
-   * or that its flow control changed (issue 29: a new rate limit, a cleared backpressure): held
+   * Tells every running delivery to this destination, oldest first, that it was resumed
+   * or that its flow control changed (a new rate limit, a cleared backpressure): held
    * ones ask again at once instead of at their next check. Returns how many were told.
    */
   wakeHeld(destinationId: string, why: WakeReason): Promise<number>;
@@ -96,7 +96,7 @@ export interface DeliveryFilter {
   sourceId?: string;
   destinationId?: string;
   /**
-   * Finding 6: with destinationId, the deliveries whose outcome at that destination is this one
+   * With destinationId, the deliveries whose outcome at that destination is this one
    * (SwitchyardOutcomes), live or replayed; `status` is then the message's and is not asked.
    */
   outcome?: { outcome: DestinationOutcome; replay: boolean };
@@ -128,7 +128,7 @@ export interface DeliveryPage {
 
 /** One POST (or one lost attempt) to one webhook, as its history records it. */
 export interface AttemptRecord {
-  /** Issue 33: the mapping of an actions destination the attempt sent (its webhookIndex is then 0). */
+  /** The mapping of an actions destination the attempt sent (its webhookIndex is then 0). */
   mapping?: string;
   webhookIndex: number;
   /** The URL as delivery/summary.ts webhookLabel shows it: no user info, query or token. */
@@ -192,7 +192,7 @@ export interface SyncSchedules {
 /** Starts one delivery workflow on a task queue; false when Temporal already has it (same messageId). */
 export type StartDelivery = (input: DeliveryInput, taskQueue: string) => Promise<boolean>;
 
-/** Issue 31: what the API needs of a replay's workflow (temporal/replays.ts). */
+/** What the API needs of a replay's workflow (temporal/replays.ts). */
 export interface Replays {
   /** Starts the replay's workflow (its store row is made first). */
   start(plan: ReplayPlan): Promise<void>;
@@ -211,7 +211,7 @@ export interface ReplayDeliveries {
   /** false when the replay started this message before (a page run again after a crash). */
   start(input: DeliveryInput): Promise<boolean>;
   /**
-   * Issue 42, a blocked-only replay: starts the message's own delivery (`message:<source>:<messageId>`,
+   * A blocked-only replay: starts the message's own delivery (`message:<source>:<messageId>`,
    * as if it had passed at ingest). true when this replay started it (now, or on an earlier try of
    * the page); false when the message has its delivery already otherwise (an earlier recovery, or
    * the sender's resend once the plan let it through): it is not sent twice.
@@ -224,7 +224,7 @@ export interface ReplayDeliveries {
   outcome(replayId: string, messageId: string, recoveredFrom?: string): Promise<'running' | 'delivered' | 'failed' | 'gone'>;
 }
 
-/** A replay's pause, resume or cancel its workflow did not answer in time (review finding 13). */
+/** A replay's pause, resume or cancel its workflow did not answer in time. */
 export class ReplayChangeUnanswered extends Error {
   constructor(
     readonly change: ReplayChange,
@@ -235,7 +235,7 @@ export class ReplayChangeUnanswered extends Error {
 }
 
 /**
- * Issue 43: operational events raised on their own lane (temporal/operational-events.ts). `scope`
+ * Operational events raised on their own lane (temporal/operational-events.ts). `scope`
  * names the incident (delivery/operational-events.ts incidentId): raised twice, one event goes out.
  */
 export interface OperationalEvents {

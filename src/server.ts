@@ -15,7 +15,7 @@ runMain(async () => {
   const keyring = loadKeyring(config);
   const logger = createLogger(config.logLevel, 'switchyard-api', config.logFormat);
   const lifecycle = new Lifecycle(logger);
-  // Issue 43: before the Temporal client exists (it would capture a no-op propagator); stopped last, exporting what is left.
+  // Before the Temporal client exists (it would capture a no-op propagator); stopped last, exporting what is left.
   const stopTracing = await startTracing(config, 'switchyard-api');
   if (stopTracing) lifecycle.opened('tracing', stopTracing, (stop) => stop());
   const store = lifecycle.opened('store', await openStore({ ...config, keyring, writeKeyDirectory: true }), (s) => s.close());

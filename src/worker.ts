@@ -14,7 +14,7 @@ runMain(async () => {
   const keyring = loadKeyring(config);
   const logger = createLogger(config.logLevel, 'switchyard-worker', config.logFormat);
   const lifecycle = new Lifecycle(logger);
-  // Issue 43: before the workers exist (see src/server.ts); stopped last, exporting the last attempts' spans.
+  // Before the workers exist (see src/server.ts); stopped last, exporting the last attempts' spans.
   const stopTracing = await startTracing(config, 'switchyard-worker');
   if (stopTracing) lifecycle.opened('tracing', stopTracing, (stop) => stop());
   // The worker's attempts read destinations through the LISTEN/NOTIFY cache on PostgreSQL.

@@ -5,7 +5,7 @@ import type { DesignFloorActivities } from './design-activities';
 const { seen } = proxyLocalActivities<DesignFloorActivities>({ startToCloseTimeout: '10s' });
 
 /**
- * The design floor (issue 34): the least a workflow that calls an activity can cost. Registered
+ * The design floor: the least a workflow that calls an activity can cost. Registered
  * under Switchyard's workflow type and started exactly as a delivery is, it runs one local activity
  * that does nothing but say it ran, so it pays what a delivery's first attempt pays in Temporal's
  * machinery (a local-activity marker, a second activation for its result) and none of the attempt.

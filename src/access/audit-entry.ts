@@ -1,4 +1,4 @@
-/** Issue 32: one row of the audit log, as the store keeps it, the API answers it and the portal shows it (no Node types: the portal imports it). */
+/** One row of the audit log, as the store keeps it, the API answers it and the portal shows it (no Node types: the portal imports it). */
 export interface AuditEntry {
   at: string;
   actor: { tokenId: string | null; name: string | null };

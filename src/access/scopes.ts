@@ -1,5 +1,5 @@
 /**
- * Who may do what (issue 32): the scopes an admin token carries and the pure decisions over them.
+ * Who may do what: the scopes an admin token carries and the pure decisions over them.
  * Deny by default: a route that declares no scope answers nobody, and no scope implies another
  * (`admin` opens tokens and the audit log, not payloads).
  */

@@ -12,7 +12,7 @@ export interface AdmissionClock {
 const realClock: AdmissionClock = { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 
 /**
- * Whether an attempt may send now (issue 20), asked right before sending: a paused destination
+ * Whether an attempt may send now, asked right before sending: a paused destination
  * holds it, a URL under backpressure holds it until its time, and a rate-limited destination hands
  * it a send slot (shared by every worker through the store). A hold is an answer, not a failed
  * attempt: the workflow waits it out, uncounted, and asks again.
@@ -21,7 +21,7 @@ export function makeAdmission(store: Pick<Store, 'flowControl'>, metrics?: FlowM
   async function decide(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, startMs: number): Promise<Hold | undefined> {
     if (destination.paused) return { reason: 'paused' };
     // The destination read (cached on PostgreSQL) only says the URL was paused; the store says how
-    // long is left by its own clock (issue 29), and a pause this delivery already waited out on its
+    // long is left by its own clock, and a pause this delivery already waited out on its
     // own clock holds it no longer.
     if (webhook.backpressure) {
       const pressure = await store.flowControl.backpressureLeft(destination.id, webhook.url);

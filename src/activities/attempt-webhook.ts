@@ -22,7 +22,7 @@ import { countDestination } from '../metrics';
 import { tracedAttempt } from '../tracing/attempt-span';
 import { AcceptedAttempts, attemptLane } from './accepted-attempts';
 
-/** Issue 43: told when an attempt's answer has just switched its URL off (activities/operational-events.ts). */
+/** Told when an attempt's answer has just switched its URL off (activities/operational-events.ts). */
 export type SwitchedOff = (at: { sourceId: string; destinationId: string; webhookIndex: number; url: string; status: number; reason: string }) => Promise<void>;
 
 type AttemptMetrics = Pick<Metrics, 'deliveryAttempts' | 'attemptDuration' | 'attemptsInFlight'> & Partial<FlowMetrics> & Partial<Pick<Metrics, 'deliveries'>>;
@@ -67,11 +67,11 @@ function recordLiveLag(liveLag: LiveLag | undefined, req: AttemptRequest, sentAt
 }
 
 export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER, outbound?: Outbound, liveLag?: LiveLag, switchedOff?: SwitchedOff) {
-  // Issue 43: each destination's outcomes show at 0 from its first attempt on.
+  // Each destination's outcomes show at 0 from its first attempt on.
   const counted = new Set<string>();
   const accepted = new AcceptedAttempts();
   const admit = makeAdmission(store, metrics?.heldMessages && metrics.throttledWaits && metrics.backpressuredWaits ? (metrics as FlowMetrics) : undefined);
-  /** One signed request (a POST of the event, or issue 33's mapped request); a 410 Gone also switches a webhook URL off in the store. */
+  /** One signed request (a POST of the event, or a mapping's request); a 410 Gone also switches a webhook URL off in the store. */
   async function send(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, target: RenderedRequest, timeoutMs: number): Promise<{ outcome: AttemptOutcome; durationMs: number; pressure?: Pressure }> {
     const fields = { destinationId: req.destinationId, webhookIndex: req.webhookIndex, ...(req.mapping !== undefined && { mapping: req.mapping }), round: req.round, messageId: req.messageId };
     const body = target.body;
@@ -87,8 +87,8 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     metrics?.attemptsInFlight.inc();
     let outcome: AttemptOutcome;
     try {
-      // Issue 33: the destination's outbound auth and client certificate, when it has them.
-      // Issue 43: the attempt's span (tracing on), and its traceparent unless the destination says not.
+      // The destination's outbound auth and client certificate, when it has them.
+      // The attempt's span (tracing on), and its traceparent unless the destination says not.
       const subject = { ...fields, method: target.method, url: webhook.url, ...(req.trace && { trace: req.trace }) };
       outcome = await tracedAttempt(subject, destination.propagateTraceContext, headers, (sent) =>
         sendAuthorized(destination, { url: webhook.url, headers: sent, body, method: target.method }, timeoutMs, outbound ?? { agentFor: () => agent }, postWebhook),
@@ -108,8 +108,8 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     const logged = { ...fields, durationMs, status: 'status' in outcome ? outcome.status : undefined };
     if (outcome.kind === 'success') log.debug('webhook accepted', logged);
     else log.warn(`webhook attempt failed: ${outcome.reason}`, { ...logged, outcome: outcome.kind });
-    // Issue 20: a 429 or 503 with Retry-After pauses the URL for every message, not only this one,
-    // for that long from the store's now (issue 29: no worker's clock in it).
+    // A 429 or 503 with Retry-After pauses the URL for every message, not only this one,
+    // for that long from the store's now (no worker's clock in it).
     const pauseMs = outcome.kind === 'retry' ? backpressureMs(outcome.status, outcome.retryAfterMs, backpressureBoundMs) : undefined;
     let pressure: Pressure | undefined;
     if (pauseMs !== undefined) {
@@ -129,7 +129,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
     const destination = await store.destinations.get(req.destinationId);
     if (!destination || !destination.enabled) return { destinationEnabled: false, webhookCount: 0 };
-    // Issue 33: a mapping's request is one URL; what it sends is rendered here, from the opened event.
+    // A mapping's request is one URL; what it sends is rendered here, from the opened event.
     const found = req.mapping === undefined ? webhookTarget(destination, req) : mappedTarget(destination, req.mapping, req.webhookIndex, req.message);
     if ('count' in found) return { destinationEnabled: true, webhookCount: found.count };
     const { webhookCount, webhook, target } = found;

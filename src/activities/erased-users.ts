@@ -11,7 +11,7 @@ export type OpenAttemptRequest = Omit<AttemptRequest, 'message' | 'sealedMessage
 
 /**
  * Checks, at send time, that no DELETE regulation erased the message's user after it was accepted,
- * and that no SUPPRESS regulation suppressed it (issue 30).
+ * and that no SUPPRESS regulation suppressed it.
  * A sealed body (crypto-shredding) opens only while its subject's data key exists: the regulation
  * destroyed it, so nothing is sent, whichever workflow asks — one the visibility index did not
  * show, a history imported back, a redelivery. Every body, opened or plaintext (delete
@@ -29,10 +29,10 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys' |
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
     const { message: plain, sealedMessage, trace: plainTrace, ...rest } = req;
     let message = plain;
-    // Issue 43: the message's trace context, beside its body (sealed with it, or in the clear with a
+    // The message's trace context, beside its body (sealed with it, or in the clear with a
     // plaintext body); whatever does not read as one is dropped, never a reason not to send.
     let trace: unknown = plainTrace;
-    // Issue 40 item 4: the call's ids, sealed beside the body, whatever this destination's filters
+    // The call's ids, sealed beside the body, whatever this destination's filters
     // left in it; a body sealed before them (or in the clear) has only its own.
     let call: CallIds | undefined;
     if (sealedMessage) {
@@ -54,7 +54,7 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys' |
     // was sealed under the user's new key, and only its acceptance time tells it from a new call.
     const ids = erasableIds(about);
     if (ids.length > 0 && erasedBeforeSend(about, await store.erasures.erasedAt(ids))) return erased(req);
-    // Issue 30: a suppressed user's running deliveries stop like an erased one's, and stay stopped
+    // A suppressed user's running deliveries stop like an erased one's, and stay stopped
     // after an UNSUPPRESS (it lifts the suppression for new calls only).
     if (ids.length > 0 && suppressedBeforeSend(about, await store.suppressions.of(ids))) return stopped(req, SUPPRESSED_REASON);
     return attempt({ ...rest, message, ...(isTraceCarrier(trace) && { trace }) });

@@ -10,12 +10,12 @@ const RETENTION_MINUTES = 2 * DAY_MINUTES;
 /** What an attempt hands over for webhook health: where it went, when it ended, how, how long. */
 export interface AttemptRecorder {
   record(destinationId: string, url: string, endedAtMs: number, outcome: AttemptOutcome, durationMs: number): void;
-  /** A wait a message sat out without sending (issue 20): paused, throttled or backpressured. */
+  /** A wait a message sat out without sending: paused, throttled or backpressured. */
   recordHold(destinationId: string, url: string, endedAtMs: number, reason: HoldReason, ms: number): void;
 }
 
 /**
- * Webhook health for one worker process (issue 14): attempts are added up in memory per
+ * Webhook health for one worker process: attempts are added up in memory per
  * destination, URL and minute (HealthAggregator), and every `flushIntervalMs` the buckets are
  * added to the store's rows in one transaction, so any number of workers sum up in the same rows.
  * The attempt's path pays a map lookup, never a write. A crash loses at most one interval's counts;

@@ -44,13 +44,13 @@ export function createActivities(
 ) {
   const allowlist = parseAllowlist(config.egressAllowlist);
   const agent = createWebhookAgent(allowlist, config.deliveryTimeout);
-  // Issue 33: mutual TLS pools per client certificate, and the worker-wide OAuth2 token cache.
+  // Mutual TLS pools per client certificate, and the worker-wide OAuth2 token cache.
   const outbound = { agentFor: webhookAgents(agent, (tls) => createWebhookAgent(allowlist, config.deliveryTimeout, tls)), tokens: new OAuth2Tokens(agent) };
-  // Live traffic first (issue 31): this worker's live first sends pace the replay pages it runs.
+  // Live traffic first: this worker's live first sends pace the replay pages it runs.
   const liveLag = new LiveLag();
   return {
     attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag, temporal.operationalEvents && webhookSwitchedOff(store, temporal.operationalEvents))),
-    // Issue 43: operational events, sent through the same egress-guarded agent as webhooks.
+    // Operational events, sent through the same egress-guarded agent as webhooks.
     ...makeOperationalActivities(store, agent, config.deliveryTimeout, temporal.operationalEvents),
     ...makePersonasActivities(store, config, temporal),
     ...makeRedeliveryActivities(store, deliveryPolicy(config), temporal.redeliveries),

@@ -4,7 +4,7 @@ import { BASELINE_MS, LAG_WINDOW_MS, MIN_LIVE_SAMPLES, type LagWindow, type Live
 const MAX_SAMPLES = 2_000;
 
 /**
- * The live lag this worker sees (issue 31, live traffic first): for each live message's first
+ * The live lag this worker sees (live traffic first): for each live message's first
  * request, how long after its `receivedAt` it went out. Kept in memory in windows of LAG_WINDOW_MS;
  * a replay's page activity reads it to pace the replay (delivery/replay-pace.ts). Per worker
  * process: with several workers each replay page is paced by the live traffic of the worker

@@ -10,7 +10,7 @@ export type TokenAnswer = { token: string } | { reason: string };
 const TOKEN_BODY_CAP = 64 * 1024;
 
 /**
- * Issue 33: OAuth2 client-credentials tokens, fetched by the worker and shared by all its requests
+ * OAuth2 client-credentials tokens, fetched by the worker and shared by all its requests
  * until shortly before they expire; concurrent requests for the same client wait for one fetch.
  * Keyed by a hash of the whole auth setting, so changed credentials fetch a new token at once. The
  * token endpoint is reached through the same egress-checked pool as the receivers (no redirects,
@@ -52,7 +52,7 @@ export class OAuth2Tokens {
   }
 
   /**
-   * Drops every token past its reuse time (finding 18): the key includes the secret, so a rotated or
+   * Drops every token past its reuse time: the key includes the secret, so a rotated or
    * removed setting's entry is never asked for again and would otherwise stay for the process's life.
    * Run on each new token, so the cache holds at most the tokens fresh at the last fetch.
    */

@@ -11,7 +11,7 @@ import { postWebhook } from './post-webhook';
 export const operationalEventId = (incident: string): string => `op_${createHash('sha256').update(incident, 'utf8').digest('base64url').slice(0, 32)}`;
 
 /**
- * Issue 43: the activities of operational events. `raiseOperationalEvent` is what a delivery
+ * The activities of operational events. `raiseOperationalEvent` is what a delivery
  * workflow calls (its own retries make a raise durable); `sendOperationalEvent` runs on the
  * operational lane: one signed POST through the egress-guarded agent (the same SSRF guard as
  * webhooks), thrown as retryable when the endpoint should be asked again.

@@ -36,7 +36,7 @@ export type PageResult = { status: 'gone' | 'superseded' | 'no_destinations' } |
  * refuses a second delivery workflow with the same id.
  */
 export function makePersonasActivities(store: Store, config: PersonasConfig, temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; keyring: Keyring | undefined }) {
-  // The same decision as ingested calls (issue 30): each destination's consent, today's suppression
+  // The same decision as ingested calls: each destination's consent, today's suppression
   // and its filters. Not counted in the overview, whose `received` counts ingested calls.
   const rulesOf = destinationRulesReader(store.destinationFilters, (message, filterId) => {
     log.warn(message, { filterId });

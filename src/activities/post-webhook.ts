@@ -25,12 +25,12 @@ export const RESPONSE_BODY_CAP = 8 * 1024;
  */
 export function createWebhookAgent(egressAllowlist: Cidr[], deliveryTimeoutMs: number, tls?: TlsSettings): Agent {
   const resolve = webhookResolver({ budget: dnsBudget(deliveryTimeoutMs) });
-  // Issue 33: a destination's client certificate (mutual TLS) is presented on its own pool's connections.
+  // A destination's client certificate (mutual TLS) is presented on its own pool's connections.
   const connectOptions = { rejectUnauthorized: true, ...(tls && { cert: tls.certificate, key: tls.privateKey }) };
   return new Agent({ keepAliveTimeout: 10_000, connect: egressConnector(egressAllowlist, connectOptions, resolve) });
 }
 
-/** `method`: issue 33's mappings may PUT or PATCH; a webhook always POSTs. */
+/** `method`: an actions destination's mappings may PUT or PATCH; a webhook always POSTs. */
 export async function postWebhook(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number, method: 'POST' | 'PUT' | 'PATCH' = 'POST'): Promise<AttemptOutcome> {
   // One clock for the whole attempt, and one that tells a receiver's silence from this worker's
   // own stall: undici's header and body timers are off, since after a stall they would fire before

@@ -22,7 +22,7 @@ export interface RedeliveryPageResult {
 }
 
 /**
- * The bulk redelivery job's I/O (issue 14). A page is safe to run again: decideRow finds the
+ * The bulk redelivery job's I/O. A page is safe to run again: decideRow finds the
  * redeliveries an earlier attempt of the same page started (their memo names the job and the run
  * they follow), so a retried page counts them and starts nothing twice.
  */

@@ -43,7 +43,7 @@ export interface ReplayOutcome {
 type Verdict = 'unmatched' | 'erased' | 'suppressed' | 'filtered' | 'blocked' | { send: DeliveryInput };
 
 /**
- * The replay's I/O (issue 31). Each archived message is decided as a live one is today: opened
+ * The replay's I/O. Each archived message is decided as a live one is today: opened
  * with its user's data key (gone: erased), the replay's trigger, the erasure and suppression
  * records, then the one decision of plan-deliveries.ts against the destination's consent and
  * filters as saved now. A page is read in batches, not per message: its data keys, its users'
@@ -51,7 +51,7 @@ type Verdict = 'unmatched' | 'erased' | 'suppressed' | 'filtered' | 'blocked' | 
  * by its deliveries, not by store round trips. A page is safe to run again: each delivery's
  * workflow id is the replay's and the message's, started at most once.
  *
- * Issue 42: the source's tracking plan as it is today decides each message first, as at ingest
+ * The source's tracking plan as it is today decides each message first, as at ingest
  * (plans/plan-decision.ts, once per message): a blocked one is stopped by the decision's `plan`
  * rule and counted `skipped.blocked`, an omitted property is left out. A blocked-only replay
  * (recovery) reads only what the plan blocked at ingest, decides it for every enabled destination
@@ -81,7 +81,7 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
         return openBody(key, messageId, call, ARCHIVED_CALL) as ArchivedCall;
       } catch (err) {
         if (!(err instanceof SealedBodyError)) throw err;
-        // Issue 40 (finding 4): a user erased by DELETE_ONLY who came back has a new key, which does
+        // A user erased by DELETE_ONLY who came back has a new key, which does
         // not open what the destroyed one sealed: erased, as redelivery counts it. A row that names
         // the current key and still does not open was altered: never sent either, and said.
         if (!(err instanceof ReplacedKeyError)) log.warn('archived call skipped as erased: it does not open under its subject\'s key (sealed under a destroyed key, or altered)', { messageId, keyNamed: call.keyCheck !== undefined });

@@ -21,7 +21,7 @@ export function webhookTarget(destination: Destination, req: { webhookIndex: num
 }
 
 /**
- * Issue 33: a mapping's request, read at send time like a webhook's settings (a new URL, header or
+ * A mapping's request, read at send time like a webhook's settings (a new URL, header or
  * data applies from the next attempt). A mapping removed, renamed or switched off since the message
  * was accepted has no request (count 0: the workflow stops that lane). Its URL is asked about
  * backpressure every time: the store's per-URL join covers the webhooks list only.

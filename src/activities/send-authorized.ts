@@ -20,7 +20,7 @@ interface OutgoingRequest {
 }
 
 /**
- * Issue 33: one request with the destination's outbound authentication, through the pool of its
+ * One request with the destination's outbound authentication, through the pool of its
  * client certificate. Bearer and basic set Authorization (over a static header of that name). OAuth2
  * takes the worker's cached token; a 401 answer drops it, fetches a new one and sends the request
  * once more; a token endpoint that fails is a retryable outcome with its own reason. Token fetch

@@ -6,7 +6,7 @@ import type { TlsSettings } from '../mappings/types';
 const MAX_TLS_AGENTS = 100;
 
 /**
- * Issue 33: the HTTP pool a destination's requests go through: the worker's shared one, or for a
+ * The HTTP pool a destination's requests go through: the worker's shared one, or for a
  * destination with mutual TLS one pool per client certificate (a connection presents the
  * certificate of the pool it belongs to). Pools are keyed by a hash of the certificate and key, so
  * a new certificate gets a new pool at once and no key is kept as a map key.

@@ -39,14 +39,14 @@ export interface AppOptions {
   deliveries: Deliveries;
   /** Temporal Schedules of audiences and computed traits (the Personas admin routes need it). */
   schedules?: SyncSchedules;
-  /** Issue 31: replays' workflows (the replay admin routes need it). */
+  /** Replays' workflows (the replay admin routes need it). */
   replays?: Replays;
   logger?: Logger | false;
   /** The process's metrics (`npm start` shares them with its worker); a fresh set without Node's default metrics when absent. */
   metrics?: Metrics;
   /** The payload keys the codec server decrypts with (undefined: PAYLOAD_ENCRYPTION=off). */
   keyring?: Keyring;
-  /** Issue 43: operational events the admin API raises (a webhook URL switched back on); none when absent. */
+  /** Operational events the admin API raises (a webhook URL switched back on); none when absent. */
   operationalEvents?: OperationalEvents;
   /** Only `npm start`: the codec server answers tokenless requests over loopback (src/api/codec.ts). */
   codecOpenToLoopback?: boolean;
@@ -102,15 +102,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // One count of wrong admin tokens per client address, wherever the token is presented, and one
   // access check (token, scope, denied attempts into the audit log) for admin, codec and portal.
   const authorize = authorizer({ adminToken: options.config.adminToken, failures: adminTokenFailures(options.config), tokens: options.store.tokens, audit: options.store.audit, trustProxy: options.config.trustProxy });
-  // Rotated-out signing secrets leave the store when their overlap ends (issue 29).
+  // Rotated-out signing secrets leave the store when their overlap ends.
   const signingOverlaps = signingOverlapSweep(options.store.destinations, app.log);
   app.addHook('onReady', async () => signingOverlaps.start());
   app.addHook('onClose', () => signingOverlaps.stop());
-  // Issue 31: the archive's retention (and, on PostgreSQL, its coming days' partitions).
+  // The archive's retention (and, on PostgreSQL, its coming days' partitions).
   const retention = archiveRetention(options.store.archive, options.config.archiveRetention, app.log);
   app.addHook('onReady', async () => retention.start());
   app.addHook('onClose', () => retention.stop());
-  // Review finding 3: the audit log's rows past AUDIT_RETENTION (0: kept for ever).
+  // The audit log's rows past AUDIT_RETENTION (0: kept for ever).
   const auditRows = auditRetention(options.store.audit, options.config.auditRetention, app.log);
   app.addHook('onReady', async () => auditRows.start());
   app.addHook('onClose', () => auditRows.stop());

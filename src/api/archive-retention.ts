@@ -15,7 +15,7 @@ export interface ArchiveRetention {
 export const sweepIntervalMs = (retentionMs: number) => Math.min(SWEEP_AT_LEAST_EVERY_MS, Math.max(SWEEP_AT_MOST_EVERY_MS, Math.floor(retentionMs / 4)));
 
 /**
- * Issue 31: ARCHIVE_RETENTION, swept by every API process (the processes that write the archive):
+ * ARCHIVE_RETENTION, swept by every API process (the processes that write the archive):
  * at start and then every sweepIntervalMs, it makes the coming days' partitions (PostgreSQL) and
  * removes what is past retention (PostgreSQL drops whole day partitions; SQLite deletes rows).
  * Several processes sweeping at once remove each thing once. ARCHIVE_RETENTION=0 sweeps too, with
@@ -40,7 +40,7 @@ export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'pr
     start() {
       if (timer) return;
       sweeping = sweep();
-      // 0 keeps nothing (review finding 5): the archive written before is removed at start, and the
+      // 0 keeps nothing: the archive written before is removed at start, and the
       // hourly sweep removes what a process still archiving wrote meanwhile (a rolling restart).
       timer = setInterval(() => void (sweeping = sweeping.then(sweep)), retentionMs <= 0 ? SWEEP_AT_LEAST_EVERY_MS : sweepIntervalMs(retentionMs));
       timer.unref();

@@ -10,7 +10,7 @@ export interface AuditRetention {
 }
 
 /**
- * AUDIT_RETENTION (review finding 3: the append-only log had no way to shrink): every API process
+ * AUDIT_RETENTION (the append-only log had no way to shrink): every API process
  * deletes the rows older than it at start and then hourly; several processes sweeping delete each
  * row once. 0 keeps every row. The database refuses to delete a row younger than its floor
  * (migration 0024), and config.ts refuses a retention below it, so this can never erase recent history.

@@ -37,7 +37,7 @@ export interface CodecOptions {
   corsOrigins: string[];
   /** Only `npm start`: answer tokenless requests from this machine (see above). */
   openToLoopback?: boolean;
-  /** Where a decode is recorded (review finding 16: reads of payloads are audited, a row a minute per token). */
+  /** Where a decode is recorded (reads of payloads are audited, a row a minute per token). */
   audit?: Pick<Store['audit'], 'append'>;
 }
 

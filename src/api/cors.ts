@@ -42,7 +42,7 @@ export async function allowBrowserOrigins(app: FastifyInstance, config: Pick<Con
         ? {
             origin: config.corsOrigins,
             methods: ['GET', 'HEAD', 'POST'],
-            // No allowedHeaders: the plugin allows the headers a preflight asks for. Issue 43: a page
+            // No allowedHeaders: the plugin allows the headers a preflight asks for. A page
             // with OpenTelemetry's fetch instrumentation asks for `traceparent, tracestate`; refused,
             // its analytics calls would be lost (test/integration/tracing.test.ts keeps it so).
             // Browsers cache the answer this long (Chromium caps it at 2 h): one preflight per page session, not per event.

@@ -33,14 +33,14 @@ function fieldPath(instancePath: string, missing?: string): string {
   return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }
 
-/** Issue 44: an unknown field, with the known one nearest to it when there is one. */
+/** An unknown field, with the known one nearest to it when there is one. */
 function unknownFieldRule(extra: string, request: FastifyRequest, context: string | undefined, schemaPath: string): string {
   const schema = context ? (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context] : undefined;
   const nearest = nearestField(extra, knownProperties(schema, schemaPath));
   return nearest ? `is not a known field; did you mean ${nearest}?` : 'is not a known field';
 }
 
-/** Issue 44: a format error with an example of the format (`since: must match format "date-time", e.g. 2026-11-28T10:00:00Z`). */
+/** A format error with an example of the format (`since: must match format "date-time", e.g. 2026-11-28T10:00:00Z`). */
 function withExample(error: { keyword: string; params: Record<string, unknown>; message?: string }): string | undefined {
   const format = error.keyword === 'format' ? error.params.format : undefined;
   const example = typeof format === 'string' && Object.hasOwn(FORMAT_EXAMPLES, format) ? FORMAT_EXAMPLES[format] : undefined;

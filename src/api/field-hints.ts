@@ -1,7 +1,7 @@
 import leven from 'leven';
 
 /**
- * Issue 44: errors that teach. A 400 keeps naming the field and the rule; these add the fix when it
+ * Errors that teach. A 400 keeps naming the field and the rule; these add the fix when it
  * is clear: the known field nearest to an unknown one (`consent.category` → `categories`), and an
  * example of a format (`2026-11-28T10:00:00Z` for a date-time).
  */

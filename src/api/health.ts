@@ -18,7 +18,7 @@ const Health = Type.Object({
  * only its store and Temporal's frontend, whatever the workers or search attributes are doing (a
  * worker outage must not take the APIs out of rotation: calls wait in Temporal for a worker). The
  * reply says nothing about the deployment (no task queue, worker count or namespace); the deep view
- * is GET /admin/status (issue 29).
+ * is GET /admin/status.
  */
 export const healthRoutes: FastifyPluginAsync<{ deliveries: Deliveries; store: Store }> = async (app, { deliveries, store }) => {
   const takesIngestion = coalesced(async () => (await Promise.all([deliveries.reachable(), storeAnswers(store)])).every(Boolean), READING_FRESH_MS);

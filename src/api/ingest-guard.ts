@@ -35,7 +35,7 @@ export function guardIngestion(app: FastifyInstance, store: Store, config: Pick<
 
   async function authenticate(request: FastifyRequest, writeKey: string | undefined): Promise<void> {
     // A key known valid is answered from memory, before the address's count of unknown keys: a
-    // valid key is never refused for what others behind the same address sent (issue 40).
+    // valid key is never refused for what others behind the same address sent.
     const known = writeKey && store.sources.knownWriteKey ? await timed(request, store.sources.knownWriteKey(writeKey)) : undefined;
     if (known) {
       await perSource(known.id);

@@ -50,13 +50,13 @@ const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 429: ErrorR
 export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { store, deliveries, config, metrics, keyring }) => {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   acceptGzipBodies(app);
-  // The overview's counts (issue 30), flushed like webhook health; the last ones are written at close.
+  // The overview's counts, flushed like webhook health; the last ones are written at close.
   const recorder = new MessageCountRecorder(store, config.healthFlushInterval > 0 ? config.healthFlushInterval : 5_000, metrics, app.log);
   app.addHook('onClose', () => recorder.close());
   const decisions: PlanDecisions = {
     rulesOf: destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message)),
   };
-  // Issue 42: violations counted as the overview's counts are; the last ones written at close.
+  // Violations counted as the overview's counts are; the last ones written at close.
   const violations = new StoredViolationRecorder(store, config.healthFlushInterval > 0 ? config.healthFlushInterval : 5_000, metrics, app.log);
   app.addHook('onClose', () => violations.close());
   const dependencies: IngestDependencies = {
@@ -89,7 +89,7 @@ export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { 
     // (up to the pool's 5 s connect timeout while PostgreSQL restarts), and without it a request
     // could run past the sender's patience. Not the body's transfer: a slow link is no slow store.
     const budgetFromMs = receivedAtMs - lookupMs(request);
-    // Issue 43: the request's span continues the sender's trace (undefined while tracing is off).
+    // The request's span continues the sender's trace (undefined while tracing is off).
     const trace = traceIngestRequest(route, sourceId, request.headers);
     let statusCode = 500;
     try {

@@ -1,6 +1,6 @@
 /**
  * What a request log line says about the request: Fastify's own fields, with the values of query
- * parameters that carry user data censored (issue 19: logs name no user id). The admin API and the
+ * parameters that carry user data censored (logs name no user id). The admin API and the
  * portal search deliveries by `?userId=`; a log line keeps that the filter was used, not for whom.
  */
 

@@ -130,7 +130,7 @@ const traitDocs = {
   sync: { summary: 'Start a sync now, outside its schedule', response: sync(TRAIT_ID) },
 };
 
-/** Issue 43. */
+/** An operational endpoint, as the examples show it. */
 const operationalEndpoint = {
   id: 'opep_5b0e0d8c9f6a4c1e8e0b7d2a1c3f4e5d',
   url: 'https://ops.example.com/switchyard',

@@ -19,7 +19,7 @@ export interface SigningOverlapSweep extends SigningOverlapEnds {
 }
 
 /**
- * Issue 29: a rotated-out Standard Webhooks secret is deleted from its row when its overlap ends,
+ * A rotated-out Standard Webhooks secret is deleted from its row when its overlap ends,
  * not only left unused. The API process sweeps at the earliest end it knows of (from the store, or
  * announced by a rotation it made), and at least every minute; several API processes sweeping the
  * same row delete it once.

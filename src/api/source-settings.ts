@@ -97,7 +97,7 @@ export const sourceSettingsRoutes: FastifyPluginAsync<{ store: Store; config: Pi
       const { writeKey } = request.params;
       const address = limitedAddress(request, config.trustProxy);
       void reply.header('cache-control', 'no-store');
-      // A known key first, from memory: an address's guesses never refuse a valid key (issue 40).
+      // A known key first, from memory: an address's guesses never refuse a valid key.
       const known = store.sources.knownWriteKey ? await store.sources.knownWriteKey(writeKey) : undefined;
       if (!known) await perAddress.refuseIfSpent(address);
       const source = known ?? (await store.sources.findByWriteKey(writeKey));

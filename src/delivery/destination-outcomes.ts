@@ -1,7 +1,7 @@
 import type { DestinationStatus } from './types';
 
 /**
- * Finding 6: each destination's own outcome of a delivery, as the overview counts it. A delivery
+ * Each destination's own outcome of a delivery, as the overview counts it. A delivery
  * workflow carries one entry per destination in the SwitchyardOutcomes search attribute,
  * `<outcome>:<destinationId>`: `retrying` from the start (set by the client), then the destination's
  * final status, upserted by the workflow when that destination finishes. A failure at B is then

@@ -4,7 +4,7 @@ import type { MessageBody } from './types';
 export type MessageIds = { type: string; userId?: unknown; anonymousId?: unknown; previousId?: unknown };
 
 /**
- * Issue 40 item 4: what the send-time checks read of the call a message came from, whatever a
+ * What the send-time checks read of the call a message came from, whatever a
  * destination's filters left in the body it gets: the ids a regulation names and when the call was
  * accepted. Sealed beside every body under the call's data key (privacy/sealed-body.ts).
  */

@@ -1,7 +1,7 @@
 import type { DeliveryPolicy, HoldReason } from './types';
 
 /**
- * Flow control (issue 20) as pure decisions: a destination's rate limit, the waits of a held
+ * Flow control as pure decisions: a destination's rate limit, the waits of a held
  * delivery, and how long a URL that asked for backpressure stays paused. The store keeps the state
  * (shared by every API and worker process) and calls these inside one write transaction; the
  * workflow imports the hold arithmetic. No clock, no randomness: callers pass `nowMs` (the
@@ -10,7 +10,7 @@ import type { DeliveryPolicy, HoldReason } from './types';
 
 /**
  * Spacing between two requests to a destination allowed `maxRequestsPerSecond`, in microseconds: no
- * burst, so no one-second window ever holds more. Microseconds (issue 34): 1/N s for any N up to
+ * burst, so no one-second window ever holds more. Microseconds: 1/N s for any N up to
  * the 10,000/s a destination may be allowed (100 µs), where whole-millisecond slots made every limit
  * above 1,000/s act as 1,000/s. Rounded up, never faster.
  */
@@ -77,7 +77,7 @@ export const holdMsOf = (waitUs: number): number => Math.ceil(waitUs / 1_000);
 
 /**
  * A reserved slot as the attempt request and hold carry it (`reservedSlotMs`): the epoch
- * millisecond the slot falls in, the field's meaning since issue 20, so a delivery that held a slot
+ * millisecond the slot falls in, the field's meaning since flow control began, so a delivery that held a slot
  * across the upgrade to µs slots reads the same. Only its presence is read (the slot is taken).
  */
 export const slotMsOf = (slotUs: number): number => Math.floor(slotUs / 1_000);
@@ -110,7 +110,7 @@ const HOLD_WORDS: Record<HoldReason, string> = {
 
 /**
  * How long a URL that answered 429 or 503 with Retry-After is paused for every message, from the
- * store's now (issue 29: relative, so no worker's clock enters it): the time it asked for, at most
+ * store's now (relative, so no worker's clock enters it): the time it asked for, at most
  * `boundMs` (the retry window: no delivery could wait longer anyway). Undefined: no pause (another
  * status, or no usable Retry-After).
  */

@@ -1,7 +1,7 @@
 import type { DestinationReport, MappingReport } from './types';
 
 /**
- * Issue 33, pure (the delivery workflow imports it): an actions destination's mappings each deliver
+ * Pure (the delivery workflow imports it): an actions destination's mappings each deliver
  * as a lane of their own — own rounds, retries and holds — inside the one message workflow.
  */
 

@@ -2,7 +2,7 @@ import { STOP_REASONS, type StopReason } from './stop-reasons';
 import { minuteOf } from './webhook-health';
 
 /**
- * The overview's counts (issue 30, "where every message went"): messages received per source and
+ * The overview's counts ("where every message went"): messages received per source and
  * minute, and messages a destination did not get per minute, by the reason that stopped them (the
  * decision's words) and, for filters, by filter. Pure: the API's recorder adds decisions up here
  * and the store adds every API process's counts into the same rows.

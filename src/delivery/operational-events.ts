@@ -1,5 +1,5 @@
 /**
- * Issue 43: operational webhooks, in Svix's event names so consumers written for Svix port over.
+ * Operational webhooks, in Svix's event names so consumers written for Svix port over.
  * Pure: what an event carries, when a delivery raises one, which incident it belongs to, and how it
  * reads in Slack. Imported by workflow code, so no I/O, no clock, no randomness here.
  *
@@ -22,7 +22,7 @@ export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
 export const OPERATIONAL_FORMATS = ['standard', 'slack'] as const;
 export type OperationalFormat = (typeof OPERATIONAL_FORMATS)[number];
 
-/** Svix sends `message.attempt.failing` at the 4th failed attempt (svix-webhooks PR #508): one failure is not an incident. */
+/** Svix sends `message.attempt.failing` at the 4th failed attempt (svix/svix-webhooks#508): one failure is not an incident. */
 export const FAILING_AFTER_ATTEMPTS = 4;
 
 export interface LastAttempt {

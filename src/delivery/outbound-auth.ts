@@ -1,7 +1,7 @@
 import type { OutboundAuth } from '../mappings/types';
 
 /**
- * Issue 33, pure decisions of outbound authentication: the Authorization header of the static
+ * Pure decisions of outbound authentication: the Authorization header of the static
  * kinds, the OAuth2 client-credentials token request, and how long a token is reused.
  */
 

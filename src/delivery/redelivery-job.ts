@@ -1,5 +1,5 @@
 /**
- * A bulk redelivery job (issue 14, `POST /admin/sources/:sourceId/redeliver`): what it matches and
+ * A bulk redelivery job (`POST /admin/sources/:sourceId/redeliver`): what it matches and
  * the rule that decides, per matching run, whether the job redelivers it. Pure, so the workflow,
  * the activities and the unit tests share it.
  */

@@ -1,5 +1,5 @@
 /**
- * Live traffic first (issue 31): how fast a replay may start deliveries, from how long live
+ * Live traffic first: how fast a replay may start deliveries, from how long live
  * deliveries wait. Temporal's priority orders queued tasks, but a replay beside live traffic on a
  * busy box shares the CPU, the store and Temporal's persistence without any queue forming: the
  * live tail grows first. So the replay is paced like a congestion window (additive increase,

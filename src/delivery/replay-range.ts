@@ -1,7 +1,7 @@
 import { formatDuration } from './duration';
 
 /**
- * Issue 44: what a replay's range can read of the archive, decided once when the replay is asked
+ * What a replay's range can read of the archive, decided once when the replay is asked
  * for. ARCHIVE_RETENTION bounds what a replay reads (activities/replay-archive.ts reads from
  * `max(since, now − retention)`), so a range starting earlier reads from `archiveFrom`, and says so;
  * a range that can read nothing at all is refused, naming why, rather than ending `matched 0`.

@@ -1,5 +1,5 @@
 /**
- * Archive and replay (issue 31): the shapes the API, the replay workflow, its activities and the
+ * Archive and replay: the shapes the API, the replay workflow, its activities and the
  * store share, and the pure rules among them. Plain data only: they cross Temporal.
  */
 
@@ -10,7 +10,7 @@ export interface ArchivedCall extends Record<string, unknown> {
   type: MessageType;
   message: MessageBody;
   integrations?: Record<string, unknown>;
-  /** Issue 42: the tracking plan's verdict at ingest: the body above is the call as sent, before any omission. */
+  /** The tracking plan's verdict at ingest: the body above is the call as sent, before any omission. */
   plan?: { status: 'passed' | 'omitted' | 'blocked'; decidedBy?: string; violations: Array<{ violationType: string; field: string; description: string }> };
 }
 
@@ -34,10 +34,10 @@ export interface ReplayCounts {
     suppressed: number;
     /** The destination's consent, the call's `integrations` or the destination's filters stop it today. */
     filtered: number;
-    /** Issue 42: the source's tracking plan, as it is today, blocks it (plans/plan-decision.ts). */
+    /** The source's tracking plan, as it is today, blocks it (plans/plan-decision.ts). */
     blocked: number;
     /**
-     * Issue 42, a blocked-only replay: the message has its delivery already (an earlier blocked-only
+     * A blocked-only replay: the message has its delivery already (an earlier blocked-only
      * replay sent it, or its sender sent the messageId again once the plan let it through): never twice.
      */
     duplicate: number;
@@ -53,7 +53,7 @@ export interface ReplayRequest {
   until: string;
   trigger?: string;
   dryRun?: boolean;
-  /** Issue 42: only the messages the tracking plan blocked at ingest, validated again under today's plan. */
+  /** Only the messages the tracking plan blocked at ingest, validated again under today's plan. */
   blockedOnly?: boolean;
 }
 
@@ -67,7 +67,7 @@ export interface Replay extends ReplayCounts {
   until: string;
   trigger: string | null;
   dryRun: boolean;
-  /** Issue 42: only what the tracking plan blocked at ingest, validated again under today's plan. */
+  /** Only what the tracking plan blocked at ingest, validated again under today's plan. */
   blockedOnly: boolean;
   status: ReplayStatus;
   createdAt: string;
@@ -85,7 +85,7 @@ export interface ReplayPlan {
   trigger?: string;
   dryRun: boolean;
   /**
-   * Issue 42 item 7, recovery: only archived messages the tracking plan blocked, each delivered
+   * Recovery: only archived messages the tracking plan blocked, each delivered
    * under its own message's workflow id (`message:<source>:<messageId>`, as if it had passed at
    * ingest), so it reaches every enabled destination once, whichever replay or resend comes later.
    * Absent in plans from before it: those replays run as they did.
@@ -97,7 +97,7 @@ export interface ReplayPlan {
   stepsPerRun?: number;
 }
 
-/** A replay as the admin API shows it (`GET /admin/replays/:id`): with `archiveFrom` when its range started before the archive (issue 44). */
+/** A replay as the admin API shows it (`GET /admin/replays/:id`): with `archiveFrom` when its range started before the archive. */
 export type ReplayView = Replay & { archiveFrom?: string };
 
 export const REPLAY_ID_PATTERN = '^rpl_[0-9a-f]{32}$';
@@ -126,7 +126,7 @@ export const REPLAY_PRIORITY = 5;
 export const isReplayOpen = (status: ReplayStatus) => status === 'running' || status === 'paused';
 
 /**
- * Adds page counts to running ones. Counts carried over from a run before issue 42 have no
+ * Adds page counts to running ones. Counts carried over from a run before blocked-only replays existed have no
  * `blocked` or `duplicate`: read as 0 (replay-archive.ts makes its state's counts whole this way first).
  */
 export function addCounts(a: ReplayCounts, b: Partial<Omit<ReplayCounts, 'skipped'>> & { skipped?: Partial<ReplayCounts['skipped']> }): ReplayCounts {

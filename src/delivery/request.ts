@@ -15,7 +15,7 @@ export const HEADERS_SET_BY_SWITCHYARD: ReadonlySet<string> = new Set([
   'webhook-id',
   'webhook-timestamp',
   'webhook-signature',
-  // Issue 31: names the replay that sent a request; a static header must not pretend to.
+  // Names the replay that sent a request; a static header must not pretend to.
   'x-switchyard-replay',
 ]);
 

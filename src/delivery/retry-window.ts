@@ -16,7 +16,7 @@ export const EXECUTION_GRACE_MS = 60_000;
 
 /**
  * The workflow's execution timeout. A start delay is added: the window counts from the workflow's
- * first task; so is the longest hold (issue 20), since held time moves the window's end.
+ * first task; so is the longest hold, since held time moves the window's end.
  */
 export function executionTimeoutMs(policy: Pick<DeliveryPolicy, 'retryWindowMs' | 'maxHoldMs'>, startDelayMs = 0): number {
   return policy.retryWindowMs + (policy.maxHoldMs ?? 0) + startDelayMs + EXECUTION_GRACE_MS;

@@ -1,5 +1,5 @@
 /**
- * The slow lane (issue 20, no noisy neighbours): an attempt whose webhook is busy (this worker's
+ * The slow lane (no noisy neighbours): an attempt whose webhook is busy (this worker's
  * WORKER_MAX_IN_FLIGHT_PER_WEBHOOK attempts to it already in flight, as with a receiver that hangs
  * until the timeout) is made again on a task queue of its own. There it waits as one queued task
  * in Temporal, then in a worker for the webhook's room, instead of asking again and again through

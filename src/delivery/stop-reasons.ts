@@ -1,8 +1,8 @@
 /**
- * Why a destination gets no delivery for a message (issue 30): the first rule of the decision that
+ * Why a destination gets no delivery for a message: the first rule of the decision that
  * stopped it, and the word the overview, the metric, the portal and the docs use for it.
- * `trigger` (issue 33): no enabled mapping of an actions destination has a trigger the message meets.
- * `plan` (issue 42): the source's tracking plan blocked the message, for every destination at once.
+ * `trigger`: no enabled mapping of an actions destination has a trigger the message meets.
+ * `plan`: the source's tracking plan blocked the message, for every destination at once.
  */
 export const STOP_REASONS = ['plan', 'integrations', 'consent', 'suppressed', 'filters', 'sampled', 'trigger'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -23,14 +23,14 @@ function plain(text: string, max = MAX_NAME_CHARS): string {
   return oneLine(text, max).replace(/[\\[\]<>]/g, (c) => `\\${c}`);
 }
 
-/** `track · Order Completed · user u1 → 2 destinations`; `redelivery · track · …` when an operator asked for it again, `replay rpl_… · track · …` from a replay (issue 31). */
+/** `track · Order Completed · user u1 → 2 destinations`; `redelivery · track · …` when an operator asked for it again, `replay rpl_… · track · …` from a replay. */
 export function deliverySummary(input: Pick<DeliveryInput, 'type' | 'userId' | 'visibleIds' | 'destinationIds' | 'message' | 'sealedMessage' | 'destinationBodies' | 'redelivery' | 'replay'>): string {
   const parts: string[] = input.redelivery ? ['redelivery', input.type] : input.replay ? [`replay ${input.replay.id}`, input.type] : [input.type];
   // A sealed body (crypto-shredding) has no readable name or user here: the summary names neither
   // (`track · sealed → …`) rather than keep a copy outside the user's data key.
   const subject = input.type === 'track' ? input.message?.event : input.type === 'page' || input.type === 'screen' ? input.message?.name : undefined;
   if (typeof subject === 'string' && subject.trim() !== '') parts.push(plain(subject));
-  // Issue 40 item 4: a call sealed under its user's key (visibleIds, or any sealed body) is never
+  // A call sealed under its user's key (visibleIds, or any sealed body) is never
   // named here, whatever an input's plaintext fields say: the summary is outside the data key.
   const sealed = input.visibleIds !== undefined || input.sealedMessage !== undefined || Object.values(input.destinationBodies ?? {}).some((own) => own.sealedMessage !== undefined);
   parts.push(sealed ? 'sealed' : input.userId ? `user ${plain(input.userId)}` : 'anonymous');

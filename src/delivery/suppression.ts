@@ -1,7 +1,7 @@
 import { erasableIds, type AcceptanceTimes, type MessageIds } from './erasure';
 
 /**
- * One id's suppression as the store keeps it (issue 30): from when a SUPPRESS_ONLY or
+ * One id's suppression as the store keeps it: from when a SUPPRESS_ONLY or
  * SUPPRESS_WITH_DELETE regulation suppressed it, and when an UNSUPPRESS lifted it, if one did.
  */
 export interface Suppression {

@@ -2,7 +2,7 @@
  * Why a webhook URL was switched off by a 410 Gone, as the admin API and the portal show it for as
  * long as the URL stays off. It names the message so an operator can look at what was refused; a
  * delete notification's message id is derived from its user, so that one is named by its
- * regulation instead (issue 19: a stored reason names no user id, hashed or not).
+ * regulation instead (a stored reason names no user id, hashed or not).
  */
 export function goneReason(status: number, messageId: string, type: string, byHeader = false): string {
   // A receiver switches a URL off with 410 Gone, or with the `webhook-delivery: disable` header on any status.

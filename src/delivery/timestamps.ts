@@ -17,7 +17,7 @@ export function isIsoDateTime(value: string): boolean {
 }
 
 /**
- * Issue 40 (finding 17): when a call's consent preferences take effect, to order them against
+ * When a call's consent preferences take effect, to order them against
  * others: the call's timestamp, but never later than when Switchyard received it. Without `sentAt`
  * the timestamp is the client's own clock, and a future one (a wrong clock, or anyone holding the
  * public browser write key) would otherwise outrank every later revocation of that user.

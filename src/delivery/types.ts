@@ -18,26 +18,26 @@ export interface SealedBody {
   iv: string;
   data: string;
   /**
-   * Issue 40 (finding 4): a check value of the data key it was sealed under (privacy/sealed-body.ts
+   * A check value of the data key it was sealed under (privacy/sealed-body.ts
    * keyCheck), so a body sealed under a key since destroyed and replaced (the user erased, then
    * back) reads as erased, apart from one altered. Absent in bodies sealed before it.
    */
   keyCheck?: string;
   /**
-   * Issue 40 item 4: the ids of the call the body came from, sealed under the same key (nonce ‖
+   * The ids of the call the body came from, sealed under the same key (nonce ‖
    * ciphertext ‖ tag, base64): what the send-time erasure and suppression checks read, whatever a
    * destination's filters left in the body. Absent in bodies sealed before it.
    */
   ids?: string;
   /**
-   * Issue 43: the message's W3C trace context (tracing/trace-carrier.ts), sealed under the same key
+   * The message's W3C trace context (tracing/trace-carrier.ts), sealed under the same key
    * in the same way, so every attempt of every destination reads it beside the body without the
    * workflow passing anything new. Absent while tracing is off, and in bodies sealed before it.
    */
   trace?: string;
 }
 
-/** Issue 43: a message's W3C trace context (tracing/trace-carrier.ts), as plain data. */
+/** A message's W3C trace context (tracing/trace-carrier.ts), as plain data. */
 export interface TraceCarrier {
   traceparent: string;
   tracestate?: string;
@@ -55,14 +55,14 @@ export interface DeliveryPolicy {
    */
   firstAttemptLocal?: boolean;
   /**
-   * The retry window is a hard deadline (issue 12): every attempt's schedule-to-close is the time
+   * The retry window is a hard deadline: every attempt's schedule-to-close is the time
    * left in the window, and no attempt starts or sends after it. Carried in the policy, like
    * firstAttemptLocal, so workflows accepted before it replay their original commands without a
    * patch marker in every new delivery's history.
    */
   hardWindow?: boolean;
   /**
-   * A delivery that succeeded writes no last status (issue 15): its run completing says it, so the
+   * A delivery that succeeded writes no last status: its run completing says it, so the
    * workflow skips the `delivered` upsert, one history event and one visibility write less per
    * message; SwitchyardStatus stays `delivering` (or `retrying`) and readers take a completed run
    * with either as delivered (temporal/delivery-query.ts). Carried in the policy, like hardWindow,
@@ -70,7 +70,7 @@ export interface DeliveryPolicy {
    */
   deliveredImplied?: boolean;
   /**
-   * Flow control (issue 20): before sending, each attempt asks whether its destination is paused,
+   * Flow control: before sending, each attempt asks whether its destination is paused,
    * throttled (`maxRequestsPerSecond`) or its URL backpressured (429/503 with Retry-After), and
    * waits without counting: held time moves the retry window's end, up to this much in total per
    * destination (DELIVERY_MAX_HOLD), then the delivery fails with that reason. Carried in the policy,
@@ -99,10 +99,10 @@ export interface DeliveryInput {
    * from before crypto-shredding. Absent when `sealedMessage` carries the body.
    */
   message?: MessageBody;
-  /** The body sealed under its subject's data key (issue 19): a regulation destroying the key erases every copy. */
+  /** The body sealed under its subject's data key: a regulation destroying the key erases every copy. */
   sealedMessage?: SealedBody;
   /**
-   * Issue 30: per destination whose filters made its body different, the body it gets instead
+   * Per destination whose filters made its body different, the body it gets instead
    * (one of message / sealedMessage, as above). Absent for every other destination, and in inputs
    * accepted before filters: the attempt request is then the same as it always was.
    */
@@ -121,19 +121,19 @@ export interface DeliveryInput {
    */
   redelivery?: { requestedAt: string; previousRunId: string; jobId?: string };
   /**
-   * Issue 31: present when a replay of the archive sent this message (workflow id
+   * Present when a replay of the archive sent this message (workflow id
    * `replay:<id>:<messageId>`): every request carries `X-Switchyard-Replay: <id>`. Optional, and
    * read only into the attempts' input, so histories replay unchanged.
    */
   replay?: { id: string };
   /**
-   * Issue 33: per actions destination, the names of the mappings whose trigger the message met
+   * Per actions destination, the names of the mappings whose trigger the message met
    * when it was accepted; each is its own request with its own retries. Absent for `webhooks`
    * destinations and in every input from before Actions destinations, which replay unchanged.
    */
   mappings?: Record<string, string[]>;
   /**
-   * Issue 43: the message's W3C trace context, in the clear, only in an input whose bodies are (no
+   * The message's W3C trace context, in the clear, only in an input whose bodies are (no
    * seal: seal-bodies.ts); a sealed input carries it inside its sealed bodies (SealedBody.trace).
    * Absent while tracing is off and in every input from before it.
    */
@@ -156,7 +156,7 @@ export interface AttemptRequest {
   timeoutMs: number;
   round: number;
   /**
-   * Issue 33: the mapping of an actions destination this attempt sends (rendered from the event
+   * The mapping of an actions destination this attempt sends (rendered from the event
    * here, in the activity); `webhookIndex` is then 0. Absent for `webhooks` destinations.
    */
   mapping?: string;
@@ -174,24 +174,24 @@ export interface AttemptRequest {
   /** The hold this message just waited out, for health and metrics (the activity records it). */
   afterHold?: { reason: HoldReason; ms: number };
   /**
-   * The URL's backpressure pause this delivery has waited out on its own clock (issue 29: the
+   * The URL's backpressure pause this delivery has waited out on its own clock (the
    * pause's `pressureUntilMs`, passed back unread): that pause holds it no longer, whatever the
    * store's clock says is left of it. A later pause (another 429/503) holds it again.
    */
   waitedOutPressureMs?: number;
-  /** Issue 31: the replay that sent this message (DeliveryInput.replay): the request names it in a header. */
+  /** The replay that sent this message (DeliveryInput.replay): the request names it in a header. */
   replayId?: string;
-  /** Issue 43: DeliveryInput.trace, passed through unread (an unsealed input's trace context). */
+  /** DeliveryInput.trace, passed through unread (an unsealed input's trace context). */
   trace?: TraceCarrier;
 }
 
-/** Why an attempt sent nothing and waits, without counting as an attempt (issue 20). */
+/** Why an attempt sent nothing and waits, without counting as an attempt. */
 export type HoldReason = 'paused' | 'throttled' | 'backpressure';
 
 /** A hold answer: `waitMs` absent for `paused` (the workflow asks again on its own schedule). */
 export interface Hold {
   reason: HoldReason;
-  /** How long to wait from now (issue 29: relative, so no clock but the waiter's times it). */
+  /** How long to wait from now (relative, so no clock but the waiter's times it). */
   waitMs?: number;
   reservedSlotMs?: number;
   /** Names the backpressure pause waited for (the store's clock: compared with nothing in the workflow). */
@@ -237,7 +237,7 @@ export interface DestinationReport {
   webhookIndex?: number;
   rounds: number;
   reason?: string;
-  /** Issue 33: an actions destination's requests, one per mapping whose trigger the message met. */
+  /** An actions destination's requests, one per mapping whose trigger the message met. */
   mappings?: MappingReport[];
 }
 

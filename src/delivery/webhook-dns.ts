@@ -1,5 +1,5 @@
 /**
- * How a worker resolves a webhook's host name (issue 29): the decisions, apart from the resolver
+ * How a worker resolves a webhook's host name: the decisions, apart from the resolver
  * that does the I/O (activities/webhook-resolver.ts). `dns.lookup` ran on libuv's four-thread pool
  * with no timeout, so four lookups that hang blocked every new connection of the worker; the
  * resolver asks DNS servers itself (c-ares, on the event loop) within a budget below the attempt's

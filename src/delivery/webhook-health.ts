@@ -1,7 +1,7 @@
 import type { AttemptOutcome, HoldReason } from './types';
 
 /**
- * Webhook health (issue 14): what each attempt leaves behind for `GET /admin/destinations/:id/health`,
+ * Webhook health: what each attempt leaves behind for `GET /admin/destinations/:id/health`,
  * and how it is read back. Pure: the worker's recorder (activities/health-recorder.ts) aggregates
  * attempts into minute buckets with these functions, the store adds the buckets of every worker up,
  * and the admin route summarises them, all without a clock of their own.
@@ -33,7 +33,7 @@ export interface HealthBucket {
   latency: number[];
   /** The minute's latest failure reason and when (ms since the epoch), if it had one. */
   lastError?: { reason: string; atMs: number };
-  /** Issue 20: time messages waited to this URL without sending, summed (ms); absent is 0. */
+  /** Time messages waited to this URL without sending, summed (ms); absent is 0. */
   throttledMs?: number;
   heldMs?: number;
   backpressuredMs?: number;
@@ -105,7 +105,7 @@ export class HealthAggregator {
     return bucket;
   }
 
-  /** A wait a message sat out without sending (issue 20), in the minute it ended. */
+  /** A wait a message sat out without sending, in the minute it ended. */
   recordHold(destinationId: string, url: string, endedAtMs: number, reason: HoldReason, ms: number): void {
     const bucket = this.bucket(destinationId, url, endedAtMs);
     bucket[HOLD_FIELD[reason]] = (bucket[HOLD_FIELD[reason]] ?? 0) + Math.max(0, Math.round(ms));
@@ -180,7 +180,7 @@ export interface HealthTotals {
   /** Estimated from the histogram (latencyPercentile); null without attempts. */
   p50Ms: number | null;
   p95Ms: number | null;
-  /** Issue 20: time messages waited without sending (ms, summed over messages). */
+  /** Time messages waited without sending (ms, summed over messages). */
   waited: { throttledMs: number; heldMs: number; backpressuredMs: number };
 }
 

@@ -1,7 +1,7 @@
 import { pathRule } from '../rules/safe-path';
 
 /**
- * Issue 40 item 3 for mappings: every path a mapping's `data` hands Segment's mapping kit
+ * One safe walker for mappings too: every path a mapping's `data` hands Segment's mapping kit
  * (`@path`, `@arrayPath`'s root, `@template`'s `{{…}}` placeholders) checked by the one safe path
  * walker (rules/safe-path.ts) before the kit sees it. The kit's `get` reads inherited properties
  * (`prevObj[key]`), so `"$.constructor.prototype"` would step out of the event. Pure.

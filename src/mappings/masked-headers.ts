@@ -19,7 +19,7 @@ export function maskedMappings(mappings: ActionsMapping[]): ActionsMapping[] {
 
 /**
  * A PATCH's mappings with every masked header value replaced by the value saved for the same
- * mapping name, header name and URL (issue 40: a secret stays with the URL it was set for). A mask
+ * mapping name, header name and URL (a secret stays with the URL it was set for). A mask
  * with no such saved value (a renamed or new mapping, a new header, a changed URL) is refused,
  * naming the field: sent as written, the receiver would get `********` as its key.
  */

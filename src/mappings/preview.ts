@@ -5,7 +5,7 @@ import { MASKED_VALUE, maskedHeaders } from './masked-headers';
 import { renderMappingBody } from './render-mapping';
 import type { ActionsMapping, OutboundAuth } from './types';
 
-/** Issue 33's preview of one mapping for one event: whether its trigger matches, and the request it would send or why it cannot render. */
+/** The preview of one mapping for one event: whether its trigger matches, and the request it would send or why it cannot render. */
 export type MappingPreview =
   | { name: string; enabled: boolean; matched: boolean; request: { method: string; url: string; headers: Record<string, string>; body: unknown } }
   | { name: string; enabled: boolean; matched: boolean; error: string };

@@ -4,7 +4,7 @@ import { transformMapping } from './mapping-kit';
 import { syntheticEvent } from './synthetic-events';
 
 /**
- * Issue 44: a mapping the kit's validator passes can still fail on every message
+ * A mapping the kit's validator passes can still fail on every message
  * (`"@if": {"exist": …}` validates, then throws `@if requires an "exists" key…` at each render).
  * So before a mapping is saved its data is rendered against a synthetic message of each type its
  * trigger can match; the first failure names the field (a JSON pointer into `data`), the directive

@@ -3,7 +3,7 @@ import { mappingPathViolation } from './mapping-paths';
 import type { ActionsMapping } from './types';
 
 /**
- * Issue 33: a mapping's body for one event, rendered by Segment's own mapping kit
+ * A mapping's body for one event, rendered by Segment's own mapping kit
  * (`@segment/actions-core`), so `@path`, `@template`, `@if`, `@arrayPath`, … mean exactly what
  * Segment documents. Called only by the attempt activity (on the opened event, so no rendered body
  * lands in history) and the admin preview; workflow code never imports it.

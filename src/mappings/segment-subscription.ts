@@ -3,7 +3,7 @@ import type { RuleViolation } from '../delivery/webhook-rules';
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '../api/json-body';
 
 /**
- * Issue 44: a Webhooks (Actions) subscription pastes unchanged, as Segment's Public API returns it
+ * A Webhooks (Actions) subscription pastes unchanged, as Segment's Public API returns it
  * (`id`, `actionId`, `actionSlug`, `modelId`, `destinationId`, `settings.enable_batching`,
  * `settings.batch_size`, `settings.batch_keys`) and as its Terraform provider writes it (snake_case
  * ids, `settings` a JSON string). Those keys are read, checked and then ignored: they describe

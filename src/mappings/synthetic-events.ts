@@ -1,7 +1,7 @@
 import type { EventType } from '../rules/trigger-types';
 
 /**
- * Issue 44: one made-up message of each type, with every field Segment's spec gives that type, so a
+ * One made-up message of each type, with every field Segment's spec gives that type, so a
  * mapping can be rendered once per type its trigger can match before it is saved. Values are
  * plain and well-formed: a directive that fails on them fails on every message of that type.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 33: an Actions destination's settings, in the shape Segment's Public API returns for a
+ * An Actions destination's settings, in the shape Segment's Public API returns for a
  * Webhooks (Actions) subscription, and the outbound authentication any destination may carry.
  * Plain data only: the store, the API, the planner and the attempt activity share these.
  */

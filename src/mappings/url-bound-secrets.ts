@@ -1,7 +1,7 @@
 import type { ActionsMapping, OutboundAuth } from './types';
 
 /**
- * Issue 40 item 6: a destination's outbound secrets (auth, the client certificate) were set for the
+ * A destination's outbound secrets (auth, the client certificate) were set for the
  * URLs the destination sent to then. They are write-only, so whoever may edit a destination must not
  * be able to read them by pointing it at a URL of their own: a change that adds a URL the secrets
  * were not set for drops them, unless the same change supplies them again. Removing or reordering

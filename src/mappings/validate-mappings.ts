@@ -7,7 +7,7 @@ import { renderFailure } from './render-check';
 import { MAX_MAPPING_HEADERS, MAX_MAPPINGS, type ActionsMapping, type OutboundAuth, type TlsSettings } from './types';
 
 /**
- * Issue 33: the rules a saved mapping keeps, checked on create and PATCH so a mapping that can
+ * The rules a saved mapping keeps, checked on create and PATCH so a mapping that can
  * never render is a 400 (naming the mapping, the field and the directive), not hours of failed
  * attempts. The mapping language is Segment's own validator (`@segment/actions-core`): a mapping
  * Segment saves, Switchyard saves.

@@ -52,7 +52,7 @@ export function acceptCall(call: Call, receivedAtMs: number, batchSentAt?: strin
   return {
     type,
     // From the client's timestamp as sent (normalised), never from sentAt or the correction it
-    // makes: Segment's libraries re-stamp sentAt on every retry (issue 29). Without sentAt this is
+    // makes: Segment's libraries re-stamp sentAt on every retry. Without sentAt this is
     // the timestamp the ids were always derived from, so those ids stay what they were.
     messageId: asId(fields.messageId) ?? newMessageId(correctTimestamp(receivedAtMs, clientTimestamp)),
     userId: asId(fields.userId),

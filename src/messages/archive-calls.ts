@@ -8,14 +8,14 @@ import type { ArchivedMessage, Store } from '../store/types';
 import type { AcceptedCall } from './accept-calls';
 import type { DataKeyReads } from './request-data-keys';
 
-/** The ingest step that archives a request's accepted calls (issue 31), reading keys through the request's `dataKeys`. */
+/** The ingest step that archives a request's accepted calls, reading keys through the request's `dataKeys`. */
 export type ArchiveCalls = (sourceId: string, accepted: ArchivableCall[], dataKeys: DataKeyReads) => Promise<void>;
 
-/** An accepted call as sent, with the tracking plan's verdict on it where the source has a plan (issue 42). */
+/** An accepted call as sent, with the tracking plan's verdict on it where the source has a plan. */
 export type ArchivableCall = AcceptedCall & { plan?: ArchivedCall['plan'] };
 
 /**
- * Issue 31: every accepted call into the archive before the request is answered (it is part of
+ * Every accepted call into the archive before the request is answered (it is part of
  * "durable"), whether any destination gets it or not: the body as it would be sent and the call's
  * `integrations` (what a replay decides by), sealed as one under the user's data key, so the
  * crypto-shredding of a DELETE regulation erases the archived copy with every other. The columns

@@ -48,7 +48,7 @@ export function callProblem({ type, fields }: Call, at = ''): string | undefined
 /**
  * The rule of every date a sender gives (a call's `timestamp`, `originalTimestamp`, `sentAt`, a
  * batch's `sentAt`): absent, or an ISO 8601 date-time as Segment's libraries send it. Anything else
- * is the sender's mistake to hear about, not a date to guess (issue 29: `"yesterday"` was a 500).
+ * is the sender's mistake to hear about, not a date to guess (`"yesterday"` was a 500).
  */
 export function dateProblem(field: string, value: unknown): string | undefined {
   if (value === undefined || (typeof value === 'string' && isIsoDateTime(value))) return undefined;

@@ -7,7 +7,7 @@ import type { Outgoing } from './plan-deliveries';
 /**
  * Seed, Events: a DELETE regulation sends each affected source's destinations one `delete`
  * message per user. Its id derives from the regulation, so a retried start cannot notify twice;
- * from the user by the keyed hash (issue 19): the id names the workflow, which outlives the
+ * from the user by the keyed hash: the id names the workflow, which outlives the
  * user's data in Temporal and in reasons that quote it. The body still carries the userId the
  * seed requires.
  */

@@ -6,12 +6,12 @@ import type { PlanDecisions } from './plan-deliveries';
 const MAX_COMPILED = 10_000;
 
 /**
- * The rules ingest decides by (issue 30): each enabled destination's consent as listed, and its
+ * The rules ingest decides by: each enabled destination's consent as listed, and its
  * switched-on filters as saved now, read in one query per request. A filter's condition is parsed
  * once per saved version (id and updatedAt), not per message; one that no longer compiles (saved
  * by a later version's grammar, or one past a limit added since) is left out and logged, never
  * guessed at; a compile that throws counts as one that does not compile, cached the same way, so
- * one saved filter can never fail ingestion of its source (review finding 11).
+ * one saved filter can never fail ingestion of its source.
  */
 export function destinationRulesReader(filters: Pick<Store['destinationFilters'], 'listEnabledFor'>, warn: (message: string, filterId: string) => void): PlanDecisions['rulesOf'] {
   const compiled = new Map<string, CompiledFilter | undefined>();

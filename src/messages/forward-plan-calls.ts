@@ -5,7 +5,7 @@ import type { Store } from '../store/types';
 import { ingestCalls, type IngestDependencies } from './ingest-calls';
 
 /**
- * Issue 42 item 6, Segment's forwarding: blocked events, unchanged, into `forwardingBlockedEventsTo`,
+ * Segment's forwarding: blocked events, unchanged, into `forwardingBlockedEventsTo`,
  * and one `Violation Generated` per violation (capped per source, event and field a minute) into
  * `forwardingViolationsTo`, each through the whole ingest path of that source as if sent there,
  * never forwarded again. A source deleted since it was named is skipped and logged.

@@ -25,18 +25,18 @@ export interface IngestDependencies {
   planDeliveries: PlanDeliveries;
   /** INGEST_START_TIMEOUT: how long the workflow starts of one request may take before the sender hears "unavailable". */
   startTimeoutMs: number;
-  /** Counts each source's received messages for the overview (issue 30); the planner counts what each destination did not get. */
+  /** Counts each source's received messages for the overview; the planner counts what each destination did not get. */
   /** The overview's counts: what the source received and each destination's stops, recorded once the starts succeed. */
   recorder?: DecisionRecorder;
   /** Counts accepted messages by call type (the API process's metrics). */
   metrics?: Pick<Metrics, 'messagesIngested'>;
-  /** Issue 31: writes the accepted calls to the archive (absent: ARCHIVE_RETENTION=0). */
+  /** Writes the accepted calls to the archive (absent: ARCHIVE_RETENTION=0). */
   archive?: ArchiveCalls;
-  /** Issue 42: the source's tracking plan and schema controls (absent: no plans are read). */
+  /** The source's tracking plan and schema controls (absent: no plans are read). */
   plans?: SourcePlanReader;
-  /** Issue 42: where the plan's violations are counted. */
+  /** Where the plan's violations are counted. */
   violations?: ViolationRecorder;
-  /** Issue 42: sends blocked events and violations into the sources the controls name, once this request's starts succeeded. */
+  /** Sends blocked events and violations into the sources the controls name, once this request's starts succeeded. */
   forward?: (planned: PlannedCall[], request: IngestRequest, plan: { id: string; name: string }, forwarding: { violationsTo?: string; blockedTo?: string }) => Promise<void>;
 }
 
@@ -52,9 +52,9 @@ export interface IngestRequest {
   inBatch: boolean;
   /** The sender's address as the API sees it (after TRUST_PROXY): `context.ip` of calls that bring none. */
   ip?: string;
-  /** Issue 43: the request's spans while tracing is on; each message's trace context then rides in its workflow input. */
+  /** The request's spans while tracing is on; each message's trace context then rides in its workflow input. */
   trace?: Pick<IngestTrace, 'messageCarrier'>;
-  /** Issue 42: calls forwarded from another source's plan: never forwarded again, whatever this source's controls say. */
+  /** Calls forwarded from another source's plan: never forwarded again, whatever this source's controls say. */
   forwarded?: boolean;
 }
 
@@ -67,8 +67,7 @@ export type IngestResult =
  * While Temporal is unreachable the client library keeps retrying a start for tens of seconds;
  * the sender should hear 503 long before its own timeout instead. At the deadline every start still
  * under way is cancelled, retries waiting for their turn included, so nothing of the request
- * outlives its answer by more than the cancel (nor the connection, closed after the app's drain:
- * issue 21). A start that landed in time is found by id on the sender's retry, so nothing is
+ * outlives its answer by more than the cancel (nor the connection, closed after the app's drain). A start that landed in time is found by id on the sender's retry, so nothing is
  * delivered twice.
  */
 function withinStartTimeout(timeoutMs: number, start: (deadline: number, signal: AbortSignal) => Promise<void>): Promise<void> {
@@ -97,12 +96,12 @@ function withinStartTimeout(timeoutMs: number, start: (deadline: number, signal:
 export async function ingestCalls(deps: IngestDependencies, request: IngestRequest): Promise<IngestResult> {
   const acceptance = acceptCalls(request.calls, request);
   if ('problem' in acceptance) return { status: 'rejected', problem: acceptance.problem };
-  // Issue 42: the source's plan, once per message, before anything else reads the calls: an
+  // The source's plan, once per message, before anything else reads the calls: an
   // omitted property reaches no profile, no workflow; a blocked message only the archive.
   const planned = deps.plans ? await planCalls(deps.plans, request.sourceId, acceptance.accepted) : undefined;
   const accepted = planned?.calls ?? acceptance.accepted;
   const isBlocked = accepted.map((_, i) => planned?.calls[i].verdict.status === 'blocked');
-  // Issue 30: a suppressed user's calls are answered as accepted (the sender must not retry) but
+  // A suppressed user's calls are answered as accepted (the sender must not retry) but
   // go nowhere: no profile row, and the decision stops them for every destination (counted there).
   const suppressed = await suppressedUsers(deps.store.suppressions, accepted.map((a) => a.message));
   const isSuppressed = accepted.map((a) => isAboutSuppressed(a.message, suppressed));
@@ -111,9 +110,9 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
 
   // The archive and the sealing need the same users' data keys: one read for both.
   const dataKeys = requestDataKeys(deps.store.dataKeys);
-  // Issue 31: the archive is written beside the profiles and the plan, and awaited before any
+  // The archive is written beside the profiles and the plan, and awaited before any
   // workflow starts: an answered request is archived. A suppressed user's calls are not kept.
-  // Issue 42: each call as sent (before any omission), with the plan's verdict: blocked ones can be replayed.
+  // Each call as sent (before any omission), with the plan's verdict: blocked ones can be replayed.
   const toArchive = planned ? planned.calls.map((call) => ({ message: call.original, integrations: call.integrations, plan: archivedVerdict(call.verdict) })) : accepted;
   const archived = deps.archive?.(request.sourceId, toArchive.filter((_, i) => !isSuppressed[i]), dataKeys);
   archived?.catch(() => undefined);
@@ -159,5 +158,5 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   return { status: 'accepted', deliveries: inputs.length };
 }
 
-/** Issue 42: ingests calls into another source (forwarding), as if sent there, never forwarded again. */
+/** Ingests calls into another source (forwarding), as if sent there, never forwarded again. */
 export type ForwardCalls = (sourceId: string, calls: Call[]) => Promise<void>;

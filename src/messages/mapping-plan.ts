@@ -18,7 +18,7 @@ function compiledTrigger(mapping: { name: string; trigger: string }): CompiledTr
   return condition && { name: mapping.name, condition };
 }
 
-/** Issue 33: the planner's view of the source's actions destinations and their enabled mappings' triggers. */
+/** The planner's view of the source's actions destinations and their enabled mappings' triggers. */
 export interface DestinationTriggers {
   has(destinationId: string): boolean;
   /** What the decision reads for this destination: its compiled triggers, or nothing for a `webhooks` destination. */

@@ -15,7 +15,7 @@ export interface DecisionRecorder {
 }
 
 /**
- * The overview's counts for one API process (issue 30), as HealthRecorder does for webhook health:
+ * The overview's counts for one API process, as HealthRecorder does for webhook health:
  * added up in memory per minute and written by PeriodicFlush in one transaction that adds to the
  * stored rows, so the ingest path pays a map update, never a write. The metric counts at once.
  */

@@ -2,7 +2,7 @@ import type { FilteredReason } from '../delivery/message-counts';
 import type { DecisionRecorder } from './message-count-recorder';
 
 /**
- * Finding 6: one request's overview counts, held until Temporal holds its deliveries. A request
+ * One request's overview counts, held until Temporal holds its deliveries. A request
  * answered 503 (its starts not confirmed) is sent again by its client; counted at decision time, its
  * `received` and its stops were counted once per try. Committed, they are counted once, with the
  * request that was accepted.

@@ -19,7 +19,7 @@ function withBody(message: Message, verdict: PlanVerdict): Message {
 }
 
 /**
- * Issue 42 item 3: the ingest step that runs the source's plan over every accepted call, once per
+ * The ingest step that runs the source's plan over every accepted call, once per
  * message, before the archive, the profiles and the per-destination decision. Undefined when the
  * source has no plan: nothing is decided, nothing changes.
  */

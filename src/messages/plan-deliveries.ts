@@ -30,9 +30,9 @@ export interface Outgoing {
    * redelivery, the bodies recorded, which today's rules start from.
    */
   destinationBodies?: Record<string, MessageBody>;
-  /** Issue 33: per actions destination, the mappings that send it (set by the plan; carried over by a redelivery). */
+  /** Per actions destination, the mappings that send it (set by the plan; carried over by a redelivery). */
   mappings?: Record<string, string[]>;
-  /** Issue 43: the W3C trace context of the message's span at ingest (tracing on); sealed with its bodies. */
+  /** The W3C trace context of the message's span at ingest (tracing on); sealed with its bodies. */
   trace?: TraceCarrier;
 }
 
@@ -63,7 +63,7 @@ export interface PlanDecisions {
 }
 
 /**
- * Issue 30: one decision per (message, destination), made here and nowhere else, before any
+ * One decision per (message, destination), made here and nowhere else, before any
  * workflow starts: the destinations that get the message, each with the body it gets, and every
  * stop counted for the overview. The first destination's body is the message's; another
  * destination gets a body of its own only where its filters made it different.
@@ -103,7 +103,7 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
  * again at send time), less those the rules stop for this message, and the delivery policy fixed
  * for the message's whole life. A message no destination gets starts no workflow. With `seal`
  * (payload keys), each call's seal is chosen from the call first, before any destination's rules,
- * and every body of its input is sealed under it (crypto-shredding; issue 40 item 4).
+ * and every body of its input is sealed under it (crypto-shredding: sealing is the call's, never a destination's).
  */
 export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listEnabled'>, policy: DeliveryPolicy, seal?: ChooseSeals, decisions?: PlanDecisions): PlanDeliveries {
   return async (sourceId, messages, dataKeys, recorder) => {

@@ -49,7 +49,7 @@ async function openRecorded(dataKeys: Pick<Store['dataKeys'], 'get'>, input: Del
 }
 
 /**
- * Issue 30, "redelivery of an old message re-applies today's rules": a redelivery goes to the
+ * A redelivery of an old message re-applies today's rules: a redelivery goes to the
  * destinations the message went to that are enabled now, each starting from the body it was sent,
  * through today's decision (consent, suppression, filters). The `integrations` object is not
  * recorded; every destination it went to had passed it, and it does not change. Destinations added

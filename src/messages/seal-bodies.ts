@@ -7,7 +7,7 @@ import type { Store } from '../store/types';
 import type { DataKeyReads } from './request-data-keys';
 
 /**
- * Issue 40 item 4, "sealing decided by the call, never by a destination's rules": how every body of
+ * Sealing decided by the call, never by a destination's rules: how every body of
  * one call enters Temporal, chosen from the call as accepted, before any destination's consent,
  * filters or mappings had a say. `sealed`: under the subject's data key, the ids leaving with the
  * bodies (`visibleIds`: their keyed hashes, for visibility) and sealed beside each body (`ids`: for
@@ -68,7 +68,7 @@ export function inputBodies(messageId: string, seal: CallSeal, bodies: { userId?
     const own = destinationBodies && Object.fromEntries(Object.entries(destinationBodies).map(([id, message]) => [id, { message }]));
     return { ...(userId !== undefined && { userId }), message: body, ...(own && { destinationBodies: own }), ...(trace && { trace }) } as InputBodies;
   }
-  // Issue 43: the trace context (the caller's tracestate is the caller's data) is sealed beside
+  // The trace context (the caller's tracestate is the caller's data) is sealed beside
   // every body, so each attempt opens it with the body it sends and the input holds it nowhere else.
   const sealed = (message: MessageBody) => sealBody(seal.key, seal.subject, messageId, message, undefined, seal.ids, trace);
   const own = destinationBodies && Object.fromEntries(Object.entries(destinationBodies).map(([id, message]) => [id, { sealedMessage: sealed(message) }]));

@@ -11,7 +11,7 @@ import {
 import { parseWithin } from './within';
 
 /**
- * The definition grammar of issue 5, checked node by node so an error names the JSON path of the
+ * The audience definition grammar (docs/personas.md), checked node by node so an error names the JSON path of the
  * node that broke it (`definition.all[1].op: unknown operator "equals" ...`): definitions are
  * written by hand and portable between installations, so the message has to be enough to fix one.
  */

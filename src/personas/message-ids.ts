@@ -19,7 +19,7 @@ export const uuidV5 = (name: string, namespace: string): string => v5(name, name
  * One message per (computation, snapshot version, profile): the issue's "derived deterministically
  * from (definition, snapshot version, user)". The parts are JSON-encoded so no choice of ids can
  * make two different triples collide on a separator. With keys the profile id enters as its keyed
- * hash (issue 19): the message id is in the workflow id, and an unkeyed UUIDv5 of a guessed email
+ * hash: the message id is in the workflow id, and an unkeyed UUIDv5 of a guessed email
  * would confirm it; the hash key does not change, so a rerun still computes the same id.
  */
 export function personasMessageId(keyring: Keyring | undefined, computationId: string, version: number, profileId: string): string {

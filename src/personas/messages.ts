@@ -27,8 +27,8 @@ export interface ProfileChange {
  * Seed, Personas rules 1-2: a computed trait or an audience membership is sent as an identify call
  * whose traits hold one property, the snake_case key, with the value (`true`/`false` for an
  * audience). `context.personas` tells a receiver which computation sent it, in the keys Segment uses.
- * The profile's latest consent preferences ride along as `context.consent.categoryPreferences`
- * (issue 30), so the one delivery decision sends the change only to destinations they grant, and
+ * The profile's latest consent preferences ride along as `context.consent.categoryPreferences`,
+ * so the one delivery decision sends the change only to destinations they grant, and
  * a destination with `whenAbsent: "drop"` gets nothing about a profile whose preferences are unknown.
  * Everything here is derived from its inputs, so a rerun of the same version builds the same bytes.
  */

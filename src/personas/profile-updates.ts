@@ -3,7 +3,7 @@ import { consentTime } from '../delivery/timestamps';
 import { categoryPreferences } from '../rules/consent';
 
 /**
- * What an accepted call changes in the profiles (issue 5, "Profiles"): identify merges traits,
+ * What an accepted call changes in the profiles (docs/personas.md): identify merges traits,
  * track records an event, alias links two ids. Page, screen and group calls change nothing here.
  * A call with both a userId and an anonymousId also links them (the same person, before and after
  * logging in), the way Segment's identity resolution does. Any call with consent preferences also
@@ -13,7 +13,7 @@ export type ProfileUpdate =
   | { type: 'identify'; userId?: string; anonymousId?: string; traits: Record<string, unknown> }
   | { type: 'track'; userId?: string; anonymousId?: string; messageId: string; event: string; properties: Record<string, unknown>; timestamp: string }
   | { type: 'alias'; userId: string; previousId: string }
-  /** Any call carrying `context.consent.categoryPreferences` (issue 30): the profile keeps the newest. */
+  /** Any call carrying `context.consent.categoryPreferences`: the profile keeps the newest. */
   | { type: 'consent'; userId?: string; anonymousId?: string; preferences: Record<string, unknown>; timestamp: string; receivedAt: string };
 
 const asObject = (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});

@@ -1,5 +1,5 @@
 /**
- * Issue 42 item 8: JSON Schema's `date-time` format with exactly ajv-formats' full-mode semantics
+ * JSON Schema's `date-time` format with exactly ajv-formats' full-mode semantics
  * (ajv-formats 3, `fullFormats['date-time']`: RFC 3339, a time zone required, leap seconds at 23:59
  * UTC), read in one pass over the string: no regular expression, no split, no allocation on the
  * way to a verdict. ajv-formats' own check measured about 1 µs of a 50-rule plan's 2.6 µs per

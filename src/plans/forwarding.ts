@@ -4,7 +4,7 @@ import type { Call } from '../messages/call';
 import type { Violation } from './violations';
 
 /**
- * Issue 42 item 6: the calls Segment's forwarding makes, as plain calls for another source's
+ * The calls Segment's forwarding makes, as plain calls for another source's
  * ingestion. Their messageIds are derived from the original, so a sender's retry of the same
  * request forwards nothing twice (the workflow id `message:<source>:<messageId>` dedupes).
  */

@@ -3,7 +3,7 @@ import type { SchemaControls } from './schema-controls';
 import { violationOf, type PlanStage, type SchemaError, type Violation } from './violations';
 
 /**
- * Issue 42 items 2 and 3: the one decision a tracking plan makes about a message, at ingest, before
+ * The one decision a tracking plan makes about a message, at ingest, before
  * the per-destination decision (rules/delivery-decision.ts, whose `plan` rule reads the status).
  * Pure: the compiled plan and the controls are looked up by the caller.
  *
@@ -189,7 +189,7 @@ function finalVerdict(body: MessageBody, violations: Violation[], state: Omissio
 export function decidePlan(body: MessageBody, plan: CompiledPlan | undefined, controls: SchemaControls): PlanVerdict {
   if (!plan || body.type === 'alias') return PASSED(body);
   // No closures, no intermediate objects: this runs for every message of a planned source, and a
-  // valid event (most of them) makes nothing but its verdict (issue 42 item 8).
+  // valid event (most of them) makes nothing but its verdict.
   const effects = effectsOf(body.type, controls);
   const found = rulesOf(plan, body);
   const section = sectionOf(body.type);

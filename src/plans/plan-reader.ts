@@ -15,7 +15,7 @@ export type SourcePlanReader = (sourceId: string) => Promise<SourcePlan>;
 const MAX_COMPILED = 1_000;
 
 /**
- * Issue 42: the plan ingest decides by, read per request as the destinations' rules are (one
+ * The plan ingest decides by, read per request as the destinations' rules are (one
  * query: the controls and the plan's revision), so an admin change applies to the next request on
  * every API process. The rules are read and compiled only when a plan's revision changes: plans
  * change rarely, and a compile costs milliseconds where a validation costs a fraction of one.

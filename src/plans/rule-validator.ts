@@ -6,7 +6,7 @@ import { RE2JS } from 're2js';
 import { isDateTime } from './date-time-format';
 
 /**
- * Issue 42 item 4: a tracking-plan rule's `jsonSchema` compiled once, when it is saved (and once per
+ * A tracking-plan rule's `jsonSchema` compiled once, when it is saved (and once per
  * process per saved version at ingest, plan-reader.ts), never per event. Patterns run on RE2
  * (re2js): linear time whatever the pattern, so `^(a+)+$` cannot stall ingestion, and the same
  * dialect as Segment's Go validator, which refuses `(?!`. ajv is strict, so a misspelt keyword is

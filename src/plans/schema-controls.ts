@@ -1,5 +1,5 @@
 /**
- * Issue 42 item 2: a source's schema controls, in the shape of Segment's Public API
+ * A source's schema controls, in the shape of Segment's Public API
  * (`updateSchemaSettingsInSourceV1Input`). The defaults allow everything, as on Segment: a plan
  * connected to a source reports violations and blocks nothing until someone decides to block.
  */

@@ -55,7 +55,7 @@ export class ViolationAggregator {
 }
 
 /**
- * Issue 42 item 6: at most `perMinute` Violation Generated events per (source, event, field) a
+ * At most `perMinute` Violation Generated events per (source, event, field) a
  * minute; the rest are suppressed and counted. One bad release must not multiply traffic.
  */
 export class ViolationCap {

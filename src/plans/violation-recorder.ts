@@ -15,7 +15,7 @@ export interface ViolationRecorder {
 }
 
 /**
- * Issue 42 item 5: violations counted in memory per minute and written by PeriodicFlush, as the
+ * Violations counted in memory per minute and written by PeriodicFlush, as the
  * overview's counts are (message-count-recorder.ts); the metric counts at once.
  */
 export class StoredViolationRecorder implements ViolationRecorder {

@@ -1,5 +1,5 @@
 /**
- * Issue 42 item 5: what a violation is called, in the words of Segment's Violations page and its
+ * What a violation is called, in the words of Segment's Violations page and its
  * `Violation Generated` events. Pure: the plan decision makes them from a validator's errors.
  */
 

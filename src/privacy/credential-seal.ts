@@ -2,7 +2,7 @@ import { openWithKey, sealWithKey } from './aes-gcm';
 import type { Keyring } from './keyring';
 
 /**
- * Receiver credentials at rest (issue 29 item 10): a destination's shared secret, Standard Webhooks
+ * Receiver credentials at rest: a destination's shared secret, Standard Webhooks
  * signing secrets and static header values, each sealed with AES-256-GCM under a payload master key
  * (the same keyring, so rotation and `npm run keys:rewrap` cover them). The destination id and the
  * field are bound as AAD: a sealed value copied onto another destination, or into another field of
@@ -15,12 +15,12 @@ export type CredentialField =
   /** A static header's value, bound to its URL and name; `index` only names it in errors (a URL may carry a token). */
   | { kind: 'header'; url: string; name: string; index: number }
   /**
-   * Issue 33: a mapping's static header value, bound to the mapping's name and the header's; since
-   * issue 40 to the mapping's URL as well (a webhook header's binding), so a value does not open
+   * A mapping's static header value, bound to the mapping's name and the header's; since
+   * URL-bound secrets to the mapping's URL as well (a webhook header's binding), so a value does not open
    * once its mapping points elsewhere.
    */
   | { kind: 'mappingHeader'; mapping: string; url: string; name: string; index: number }
-  /** Issue 33: the outbound auth settings and the mutual TLS certificate and key, each sealed whole as JSON. */
+  /** The outbound auth settings and the mutual TLS certificate and key, each sealed whole as JSON. */
   | { kind: 'auth' }
   | { kind: 'tls' };
 
@@ -32,7 +32,7 @@ export function credentialFieldName(field: CredentialField): string {
 }
 
 /**
- * Marks a mapping header value sealed bound to its mapping's URL (issue 40). Values sealed before
+ * Marks a mapping header value sealed bound to its mapping's URL. Values sealed before
  * carry no mark and open under their first binding (name only) until the row's next write re-seals
  * them bound; the mark is outside the ciphertext, and a value moved from one form to the other does
  * not authenticate under the other's AAD.

@@ -3,7 +3,7 @@ import { openWithKey, sealWithKey } from './aes-gcm';
 import type { Keyring } from './keyring';
 
 /**
- * A subject's data key as the store keeps it (crypto-shredding, issue 19): AES-256-GCM under a
+ * A subject's data key as the store keeps it (crypto-shredding): AES-256-GCM under a
  * master key, the subject hash bound as AAD so a wrapped key copied onto another subject's row does
  * not unwrap, and the master key's id kept beside it so a rotation keeps unwrapping older rows.
  */

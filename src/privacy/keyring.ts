@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * Named 256-bit master keys (issue 19). The active key encrypts every new payload; every listed
+ * Named 256-bit master keys. The active key encrypts every new payload; every listed
  * key still decrypts what it once encrypted, so rotation is "add a key and make it active" and an
  * old key leaves the list only when no history still needs it. The hash key (by default the first
  * listed) keys the HMAC of identifiers put in visibility: it must stay the same for as long as old

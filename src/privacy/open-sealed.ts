@@ -26,7 +26,7 @@ export async function openForReader(dataKeys: Pick<Store['dataKeys'], 'get'>, me
  */
 export async function openSealedIn(dataKeys: Pick<Store['dataKeys'], 'get'>, value: unknown): Promise<{ value: unknown; changed: boolean }> {
   let changed = false;
-  // A body sealed deeper down (a destination's own body, issue 30) is bound to the messageId of the
+  // A body sealed deeper down (a destination's own body, after its filters) is bound to the messageId of the
   // nearest object above it that names one.
   const walk = async (v: unknown, messageId: string | undefined): Promise<unknown> => {
     if (Array.isArray(v)) return Promise.all(v.map((item) => walk(item, messageId)));

@@ -9,7 +9,7 @@
  * (a destination deleted, a data key destroyed by a regulation) is never asked about.
  * Bounded: past `limit` ids the oldest entry goes.
  *
- * Issue 40 (finding 14): a row gone must not leave its plaintext here either, in this process or
+ * A row gone must not leave its plaintext here either, in this process or
  * any other (a heap or core dump after an erasure would still hold the key crypto-shredding says is
  * gone). The process that deletes the row forgets it at once, a process told by a store
  * notification forgets it then (store-notifications.ts), and every entry goes `maxAgeMs` after it

@@ -57,7 +57,7 @@ export function decryptPayload(keyring: Keyring, payload: Payload): Payload {
 }
 
 /**
- * Temporal's data-converter step for every client and worker Switchyard makes (issue 19): payloads
+ * Temporal's data-converter step for every client and worker Switchyard makes: payloads
  * leave this process encrypted under the active key and come back decrypted by the key they name.
  */
 export class EncryptionCodec implements PayloadCodec {

@@ -4,7 +4,7 @@ import type { MessageBody, SealedBody, TraceCarrier } from '../delivery/types';
 import { openWithKey, sealWithKey } from './aes-gcm';
 
 /**
- * A message body sealed under its subject's data key (crypto-shredding, issue 19): destroying the
+ * A message body sealed under its subject's data key (crypto-shredding): destroying the
  * key makes every copy unreadable — workflow inputs, attempt inputs, Temporal's backups and
  * archives — while the master-key codec around it keeps working. The subject hash and the
  * messageId are bound as AAD: a sealed body moved onto another subject or message does not open.
@@ -24,7 +24,7 @@ export const UNREADABLE_BODY = '[unreadable: the sealed body does not authentica
 
 /**
  * What a sealed value is for, bound into its AAD with the subject and messageId: a delivery body,
- * or an archived call (issue 31), so neither opens in the other's place.
+ * or an archived call, so neither opens in the other's place.
  */
 export type SealPurpose = 'switchyard-sealed-body-v1' | 'switchyard-archived-call-v1';
 export const ARCHIVED_CALL: SealPurpose = 'switchyard-archived-call-v1';
@@ -34,11 +34,11 @@ const aad = (subject: string, messageId: string, purpose: SealPurpose) => Buffer
 /** The call's ids beside a delivery body are bound apart from any body: they never open in a body's place. */
 const idsAad = (subject: string, messageId: string) => Buffer.from(`switchyard-call-ids-v1\0${subject}\0${messageId}`, 'utf8');
 
-/** Issue 43: a message's trace context beside its body, bound apart like the ids: it never opens in a body's or the ids' place. */
+/** A message's trace context beside its body, bound apart like the ids: it never opens in a body's or the ids' place. */
 const traceAad = (subject: string, messageId: string) => Buffer.from(`switchyard-trace-context-v1\0${subject}\0${messageId}`, 'utf8');
 
 /**
- * Issue 40 (finding 4): which data key a value was sealed under, without saying anything of the key
+ * Which data key a value was sealed under, without saying anything of the key
  * (a truncated HMAC under the key itself). A subject's key is made anew after a regulation
  * destroyed it (a DELETE_ONLY user who came back): a body whose check value is not the current
  * key's was sealed under the destroyed one, so it is erased, not altered.
@@ -48,7 +48,7 @@ export function keyCheck(dataKey: Buffer): string {
 }
 
 /**
- * `ids`: the call's ids (issue 40 item 4), sealed beside the body under the same key, for the
+ * `ids`: the call's ids, sealed beside the body under the same key, for the
  * send-time checks of a body a destination's filters stripped of them.
  */
 export function sealBody(dataKey: Buffer, subject: string, messageId: string, body: MessageBody, purpose: SealPurpose = 'switchyard-sealed-body-v1', ids?: CallIds, trace?: TraceCarrier): SealedBody {
@@ -68,7 +68,7 @@ export function sealBody(dataKey: Buffer, subject: string, messageId: string, bo
 }
 
 /**
- * Issue 43: the trace context sealed beside a body (sealBody `trace`), or undefined for a body
+ * The trace context sealed beside a body (sealBody `trace`), or undefined for a body
  * sealed without one. One that does not authenticate is dropped, not thrown: a trace is never a
  * reason not to deliver (the body beside it is checked on its own).
  */

@@ -2,7 +2,7 @@ import type { MessageBody, MessageType } from '../delivery/types';
 import { identifierHash, type Keyring } from './keyring';
 
 /**
- * Whose data key seals a message (crypto-shredding, issue 19): its userId when it has one, else its
+ * Whose data key seals a message (crypto-shredding): its userId when it has one, else its
  * anonymousId (an anonymous visitor is a subject of its own until an alias links it to a user).
  * None for a delete notification (it must still reach receivers after the user's key is gone) or
  * a message with neither id. Subjects are known by their keyed hash only, the same value the

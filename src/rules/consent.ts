@@ -1,5 +1,5 @@
 /**
- * Issue 30, consent per destination, as Segment's Consent Management decides it: the categories a
+ * Consent per destination, as Segment's Consent Management decides it: the categories a
  * destination needs, and what to do with a message that carries no preferences at all.
  */
 export interface ConsentSettings {
@@ -9,7 +9,7 @@ export interface ConsentSettings {
   whenAbsent: 'deliver' | 'drop';
 }
 
-/** The track Segment's consent wrappers send when a visitor changes their consent (issue 30). */
+/** The track Segment's consent wrappers send when a visitor changes their consent. */
 export const CONSENT_PREFERENCE_EVENT = 'Segment Consent Preference Updated';
 
 /**

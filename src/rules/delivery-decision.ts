@@ -15,7 +15,7 @@ export interface DeliveryDecisionInput {
   integrations: Record<string, unknown> | undefined;
   /** Whether the message's user is under a SUPPRESS regulation (looked up by the caller). */
   suppressed: boolean;
-  /** Issue 42: the source's tracking plan blocked the message (plans/plan-decision.ts, decided once per message by the caller). */
+  /** The source's tracking plan blocked the message (plans/plan-decision.ts, decided once per message by the caller). */
   planBlocked?: boolean;
   destination: {
     consent: ConsentSettings;
@@ -23,7 +23,7 @@ export interface DeliveryDecisionInput {
     filters: readonly CompiledFilter[];
     /** Its key in the `integrations` object; every destination is "Webhooks" today. */
     integrationName?: string;
-    /** Issue 33: an actions destination's enabled mappings, triggers compiled once; absent for `webhooks`. */
+    /** An actions destination's enabled mappings, triggers compiled once; absent for `webhooks`. */
     mappings?: readonly CompiledTrigger[];
   };
 }
@@ -39,7 +39,7 @@ type DeliveryRule = (input: DeliveryDecisionInput, body: MessageBody) => RuleRes
 
 /**
  * The one decision per (message, destination), as an ordered list of named rules. The plan's
- * verdict comes first (issue 42): it is the source's, the same for every destination. Consent comes
+ * verdict comes first: it is the source's, the same for every destination. Consent comes
  * before the `integrations` object: in Segment's reconciliation table a denied category cannot be
  * overridden by an `integrations` key. The consent change itself passes the consent rule (see
  * isConsentChange): a revocation stopped by the consent it revokes would never reach anyone.
@@ -67,7 +67,7 @@ export const DELIVERY_RULES: ReadonlyArray<{ name: string; rule: DeliveryRule }>
 ];
 
 /**
- * The rules in order, then (issue 33) an actions destination's triggers, on the body the filters
+ * The rules in order, then an actions destination's triggers, on the body the filters
  * left (as Segment runs destination filters before mappings): `mappings` names the ones that send.
  */
 export function decideDelivery(input: DeliveryDecisionInput): DeliveryDecision {

@@ -126,7 +126,7 @@ function actionError(action: Record<string, unknown>, field: string): FilterErro
   }
 }
 
-/** A `fields` key, or a name listed under it, that would step out of the message into a prototype (review finding 1). */
+/** A `fields` key, or a name listed under it, that would step out of the message into a prototype. */
 function fieldsPathError(fields: PropertyFields, field: string): FilterError | undefined {
   for (const [key, names] of Object.entries(fields)) {
     const keyRule = key === '' ? undefined : pathRule(key);
@@ -148,7 +148,7 @@ export type FilterOutcome =
  * Every enabled filter whose condition the message (as received, before any filter changed it)
  * meets, its actions applied in Segment's order across all of them, on a copy. Drop and allow
  * properties walk own properties only (safe-path.ts), not tsub's `dlv`, which follows a
- * `"constructor.prototype"` key into Object.prototype (review finding 1).
+ * `"constructor.prototype"` key into Object.prototype.
  */
 export function applyFilters(message: Record<string, unknown>, filters: readonly CompiledFilter[]): FilterOutcome {
   const matched = filters.filter((filter) => filter.enabled && conditionMatches(filter.condition, message));

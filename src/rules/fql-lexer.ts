@@ -134,7 +134,7 @@ export function lexFql(source: string): LexResult {
 }
 
 /**
- * Issue 44: the spellings other languages taught (`&&`, `||`, `==`, `!==`, `<>`) are not FQL; the
+ * The spellings other languages taught (`&&`, `||`, `==`, `!==`, `<>`) are not FQL; the
  * error names the FQL word for each, so a person fixes the condition without reading the docs.
  */
 const MISTAKES: [written: string, fql: string, example: string][] = [

@@ -49,7 +49,7 @@ const KEYWORDS = new Set(['and', 'or', 'in', 'true', 'false', 'null']);
 const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
 
 /**
- * How deep `(` and `!` may nest (review finding 11). The parser recurses about six frames per
+ * How deep `(` and `!` may nest. The parser recurses about six frames per
  * level, so without a limit the depth that parses depended on the stack and on JIT warmth: a
  * condition a warm process saved failed every cold one. 64 is far beyond any hand-written
  * condition and far below any stack; the same text answers the same on every process.

@@ -1,7 +1,7 @@
 import { parseFql, type FqlCondition } from './fql';
 import { conditionMatches } from './fql-match';
 
-/** Issue 33: a mapping's trigger parsed once, by the same FQL parser and evaluator as destination filters. */
+/** A mapping's trigger parsed once, by the same FQL parser and evaluator as destination filters. */
 export interface CompiledTrigger {
   name: string;
   condition: FqlCondition;
@@ -10,7 +10,7 @@ export interface CompiledTrigger {
 /**
  * A saved trigger that no longer parses (saved by a later grammar, or past a limit added since)
  * matches nothing: never guessed at. A parse that throws is one that does not parse, so a saved
- * trigger can never fail ingestion (review finding 11).
+ * trigger can never fail ingestion.
  */
 export function compileTrigger(mapping: { name: string; trigger: string }): CompiledTrigger | undefined {
   try {

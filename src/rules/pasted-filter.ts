@@ -1,7 +1,7 @@
 import type { RuleViolation } from '../delivery/webhook-rules';
 
 /**
- * Issue 44: a filter exported from Segment (DestinationFilterV1) carries `id`, `sourceId`,
+ * A filter exported from Segment (DestinationFilterV1) carries `id`, `sourceId`,
  * `destinationId`, `createdAt` and `updatedAt`. They are Segment's, so they are ignored, with one
  * exception: an id in Switchyard's own form (`src_…`, `dst_…`, `flt_…`; Segment's ids never take
  * it) that names another record than the route is a mistake worth a 400, not a silent move.

@@ -1,11 +1,11 @@
 /**
- * Issue 40 item 3: the one walker for every path a user supplies — filter `fields` keys and the
+ * The one walker for every path a user supplies — filter `fields` keys and the
  * names listed under them, `SAMPLE.path`, FQL field references (filters, mapping and replay
  * triggers), mapping `@path`s. It steps into OWN properties only (`Object.hasOwn`, as JSON
  * Pointer, RFC 6901, would), and a path with a `__proto__`, `constructor` or `prototype` segment
  * is refused where it is saved or previewed, so no user string reaches a prototype: tsub's `dlv`
  * and actions-core's `get` walk inherited properties, and `"constructor.prototype"` once let a
- * DROP_PROPERTIES delete `Object.prototype.hasOwnProperty` process-wide (review finding 1).
+ * DROP_PROPERTIES delete `Object.prototype.hasOwnProperty` process-wide.
  * Pure: no I/O, importable anywhere.
  */
 

@@ -7,7 +7,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 type Truth = true | false | 'unknown';
 
 /**
- * Issue 44: the types of message a trigger can match, read from its condition alone. Every test of
+ * The types of message a trigger can match, read from its condition alone. Every test of
  * `type` (`=`, `!=`, `in` a list) is decided for the type in question; every other test could go
  * either way (`unknown`), so a type is left out only when the condition is false whatever the
  * other fields hold. `type = "track" and event = "X"` → track; `!(type = "identify")` → all but

@@ -31,7 +31,7 @@ export function connectSqlite(databasePath: string): Kysely<Tables> {
   // Off by default in SQLite, per connection; the schema relies on it to cascade source deletes.
   database.pragma('foreign_keys = ON');
   // Deleted rows are overwritten, not left in free pages: a regulation's deletions (profiles,
-  // events, seen users) must not linger readable in the file (issue 19).
+  // events, seen users) must not linger readable in the file.
   database.pragma('secure_delete = ON');
   return new Kysely<Tables>({ dialect: new SqliteDialect({ database: keepingStatements(database) }) });
 }
@@ -115,7 +115,7 @@ export function postgresPool(databaseUrl: string): pg.Pool {
   pool.on('error', () => undefined);
   // The pool listens for errors of idle connections only: a connection checked out when PostgreSQL
   // goes away (restart, crash, a terminated backend) emits 'error' with no listener, which throws
-  // and ends the process (brianc/node-postgres#3202, #2439). Its query, if any, fails on its own;
+  // and ends the process (brianc/node-postgres#3202, brianc/node-postgres#2439). Its query, if any, fails on its own;
   // the pool then drops it on release, as it is no longer queryable.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;

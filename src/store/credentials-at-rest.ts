@@ -36,7 +36,7 @@ async function reseal(db: Kysely<Tables>, keyring: Keyring, rows: (CredentialCol
 }
 
 /**
- * Seals the credentials of rows written in plaintext — by a version before issue 29, or by a
+ * Seals the credentials of rows written in plaintext — by a version before credentials were sealed at rest, or by a
  * process with PAYLOAD_ENCRYPTION=off — when a process with keys opens the store: the migration
  * that "encrypts existing rows" (a kysely migration has no keys). Safe when several processes open
  * the store at once. On SQLite the WAL is then checkpointed and truncated, so the plaintext pages

@@ -14,7 +14,7 @@ const PER_QUERY = 500;
 export const OPENED_KEYS = 10_000;
 
 /**
- * Crypto-shredding's keys (issue 19): one random data key per subject (the keyed hash of a userId,
+ * Crypto-shredding's keys: one random data key per subject (the keyed hash of a userId,
  * or of an anonymousId not yet linked to one), stored wrapped under a master key. Destroying a row
  * makes every body sealed under it unreadable wherever its copies are. Without a keyring
  * (PAYLOAD_ENCRYPTION=off) there is nothing to wrap with: every call fails, and callers seal nothing.

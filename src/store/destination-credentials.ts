@@ -5,15 +5,15 @@ import type { Webhook } from './types';
 import type { ActionsMapping } from '../mappings/types';
 
 /**
- * How a destinations row keeps its receiver credentials (issue 29 item 10): the shared secret, the
+ * How a destinations row keeps its receiver credentials: the shared secret, the
  * signing secrets and every static header value sealed under the keyring's active key, whose id the
  * row keeps; header names and URLs stay readable (the admin API lists them, the worker routes by
  * them). Without keys (PAYLOAD_ENCRYPTION=off) they are stored as given, with no key id.
  */
 export type CredentialColumns = Pick<DestinationRow, 'shared_secret' | 'signing_secret' | 'previous_signing_secret' | 'webhooks' | 'credentials_key_id'> & Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls'>>;
 
-/** Issue 33's credential columns: absent from rows read before them (treated as null). */
-const ISSUE_33_COLUMNS = ['mappings', 'auth', 'tls'] as const;
+/** The actions destinations' credential columns: absent from rows read before them (treated as null). */
+const ACTIONS_COLUMNS = ['mappings', 'auth', 'tls'] as const;
 
 /** The credential columns in use: plaintext. */
 export type PlainCredentials = Omit<CredentialColumns, 'credentials_key_id'>;
@@ -32,7 +32,7 @@ function transformed(destinationId: string, columns: PlainCredentials, transform
     url,
     headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, transform({ kind: 'header', url, name, index }, value)])),
   }));
-  // Issue 33: a mapping's header values like a webhook's (bound to its URL, issue 40); its name, URL, trigger and data stay readable.
+  // A mapping's header values like a webhook's (bound to its URL); its name, URL, trigger and data stay readable.
   const mappings =
     columns.mappings == null
       ? columns.mappings
@@ -55,7 +55,7 @@ function transformed(destinationId: string, columns: PlainCredentials, transform
 
 /** The columns to write for these plaintext credentials: sealed under the active key, or as given without keys. */
 export function sealedCredentials(keyring: Keyring | undefined, destinationId: string, plain: PlainCredentials): CredentialColumns {
-  const columns = { shared_secret: plain.shared_secret, signing_secret: plain.signing_secret, previous_signing_secret: plain.previous_signing_secret, webhooks: plain.webhooks, ...issue33Columns(plain) };
+  const columns = { shared_secret: plain.shared_secret, signing_secret: plain.signing_secret, previous_signing_secret: plain.previous_signing_secret, webhooks: plain.webhooks, ...actionsColumns(plain) };
   if (!keyring) return { ...columns, credentials_key_id: null };
   const keyId = keyring.activeKeyId;
   return { ...transformed(destinationId, columns, (field, value) => sealCredential(keyring, keyId, destinationId, field, value)), credentials_key_id: keyId };
@@ -63,13 +63,13 @@ export function sealedCredentials(keyring: Keyring | undefined, destinationId: s
 
 /** A stored row's credentials in plaintext; throws CredentialSealError (naming the field and key id) when one does not open. */
 export function openedCredentials(keyring: Keyring | undefined, row: CredentialColumns & Pick<DestinationRow, 'id'>): PlainCredentials {
-  const columns = { shared_secret: row.shared_secret, signing_secret: row.signing_secret, previous_signing_secret: row.previous_signing_secret, webhooks: row.webhooks, ...issue33Columns(row) };
+  const columns = { shared_secret: row.shared_secret, signing_secret: row.signing_secret, previous_signing_secret: row.previous_signing_secret, webhooks: row.webhooks, ...actionsColumns(row) };
   const keyId = row.credentials_key_id;
   if (keyId === null) return columns;
   return transformed(row.id, columns, (field, sealed) => openCredential(keyring, keyId, row.id, field, sealed));
 }
 
-/** The issue 33 columns a row or write carries (a partial row may leave them out: they are then left alone). */
-function issue33Columns(from: Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls'>>): Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls'>> {
-  return Object.fromEntries(ISSUE_33_COLUMNS.filter((column) => from[column] !== undefined).map((column) => [column, from[column]]));
+/** The actions columns a row or write carries (a partial row may leave them out: they are then left alone). */
+function actionsColumns(from: Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls'>>): Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls'>> {
+  return Object.fromEntries(ACTIONS_COLUMNS.filter((column) => from[column] !== undefined).map((column) => [column, from[column]]));
 }

@@ -17,7 +17,7 @@ const DEFAULT_NAME = 'Webhooks';
 /** The reason recorded when an operator switches a URL off through the admin API. */
 export const SWITCHED_OFF_BY_OPERATOR = 'switched off through the admin API';
 
-/** Issue 30: a destination without consent settings needs no category and delivers events without preferences (Segment's default). */
+/** A destination without consent settings needs no category and delivers events without preferences (Segment's default). */
 
 function toConsent(stored: string | null): ConsentSettings {
   return stored === null ? { ...DEFAULT_CONSENT, categories: [] } : { ...DEFAULT_CONSENT, ...(JSON.parse(stored) as Partial<ConsentSettings>) };
@@ -62,7 +62,7 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     return { ...webhook, ...(disablement && { disabled: disablement }), ...(backpressure && { backpressure }) };
   });
   const mappings = row.mappings ? (JSON.parse(row.mappings) as ActionsMapping[]) : [];
-  // Finding 7: a mapping URL's pause is in the same per-URL table as a webhook's.
+  // A mapping URL's pause is in the same per-URL table as a webhook's.
   const mappingBackpressure = Object.fromEntries(mappings.flatMap((mapping) => (pressed?.has(mapping.settings.url) ? [[mapping.name, pressed.get(mapping.settings.url)!]] : [])));
   return {
     id: row.id,
@@ -102,20 +102,20 @@ function storedWebhooks(webhooks: Webhook[]): string {
   return JSON.stringify(webhooks.map(({ url, headers }) => ({ url, headers: headers ?? {} })));
 }
 
-/** Issue 33: an actions destination's switched-on mappings, with what the planner reads of them. */
+/** An actions destination's switched-on mappings, with what the planner reads of them. */
 function enabledMappings(row: Pick<DestinationRow, 'type' | 'mappings'>): Pick<ActionsMapping, 'name' | 'trigger'>[] {
   if (row.type !== 'actions' || !row.mappings) return [];
   return (JSON.parse(row.mappings) as ActionsMapping[]).filter((mapping) => mapping.enabled).map(({ name, trigger }) => ({ name, trigger }));
 }
 
-/** Nothing is delivered through a destination without a URL (or, issue 33, a mapping) that is switched on, however it is switched. */
+/** Nothing is delivered through a destination without a URL (or, for an actions destination, a mapping) that is switched on, however it is switched. */
 function isDeliverable(row: Pick<DestinationRow, 'id' | 'enabled' | 'webhooks' | 'type' | 'mappings'>, disabled: Disabled): boolean {
   const off = disabled.get(row.id);
   if (row.type === 'actions') return row.enabled === 1 && enabledMappings(row).length > 0;
   return row.enabled === 1 && (JSON.parse(row.webhooks) as Webhook[]).some((webhook) => !off?.has(webhook.url));
 }
 
-/** Issue 33's JSON columns as written: auth and tls null to clear, mappings only for actions destinations. */
+/** The actions destination's JSON columns as written: auth and tls null to clear, mappings only for actions destinations. */
 function storedJson(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
@@ -173,7 +173,7 @@ async function applyWebhookSettings(db: Kysely<Tables>, destinationId: string, w
   }
 }
 
-/** No previous signing secret: it is never kept past its overlap (issue 29), only while it signs. */
+/** No previous signing secret: it is never kept past its overlap, only while it signs. */
 const NO_PREVIOUS_SIGNING_SECRET = { previous_signing_secret: null, previous_signing_secret_until: null } as const;
 
 const overlapEnded = (until: string | null, nowMs: number) => until !== null && Date.parse(until) <= nowMs;
@@ -198,7 +198,7 @@ function signingChanges(current: Pick<DestinationRow, 'signing_secret' | 'previo
 }
 
 /**
- * `keyring` seals the receiver credentials of every row written and opens those read (issue 29);
+ * `keyring` seals the receiver credentials of every row written and opens those read;
  * undefined with PAYLOAD_ENCRYPTION=off: written as given, and a sealed row does not open.
  */
 export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefined, credentials = new OpenedValues<PlainCredentials>(OPENED_DESTINATIONS)): Store['destinations'] {
@@ -297,14 +297,14 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
           changes.paused = patch.paused ? 1 : 0;
           changes.paused_at = patch.paused ? now.toISOString() : null;
         }
-        // Issue 40: secrets set for the old URLs do not follow the destination to a new one, unless given again.
+        // Secrets set for the old URLs do not follow the destination to a new one, unless given again.
         const kept = secretsKept(reachOf(current), reachOf({ ...current, ...changes }), { auth: patch.auth !== undefined, tls: patch.tls !== undefined });
         if (kept.dropAuth) changes.auth = null;
         if (kept.dropTls) changes.tls = null;
         // Every write seals the whole row again under the active key: one key id per row.
         const sealed = sealedCredentials(keyring, id, { ...current, ...changes });
         const row = await trx.updateTable('destinations').set({ ...changes, ...sealed }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
-        // A new rate limit (issue 29) starts a new queue: slots handed out under the old one no longer
+        // A new rate limit starts a new queue: slots handed out under the old one no longer
         // push new asks back (the admin API wakes their holders, who ask again under the new limit).
         // The last send stays, so the new spacing holds from it.
         if (patch.maxRequestsPerSecond !== undefined && patch.maxRequestsPerSecond !== current.max_requests_per_second) {

@@ -11,7 +11,7 @@ const IDS_PER_QUERY = 500;
 /**
  * The one-way forms an erased id is looked up by, the first the one it is written in: enough to
  * recognise a message about it, not to read it back from the store. Deterministic, so the lookup
- * can use an index. With keys, the keyed hash (HMAC under the hash key, issue 19), so a guessed id
+ * can use an index. With keys, the keyed hash (HMAC under the hash key), so a guessed id
  * (an email address, say) cannot be confirmed without the key; the unsalted SHA-256 rows written
  * before keys existed are still looked up, so their erasures keep holding (they cannot be turned
  * into keyed hashes: the ids are not kept). Without keys (PAYLOAD_ENCRYPTION=off), SHA-256 only.

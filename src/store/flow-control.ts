@@ -6,10 +6,10 @@ import type { Store } from './types';
 import { writeTransaction } from './write-transaction';
 
 /**
- * Flow control state every API and worker process shares (issue 20): the rate limiter of each
+ * Flow control state every API and worker process shares: the rate limiter of each
  * rate-limited destination and the URLs paused by backpressure.
  *
- * One clock (issue 29): every time kept here is the database's, read inside the statement that
+ * One clock: every time kept here is the database's, read inside the statement that
  * compares it, and every answer is relative ("wait N ms"; the limiter's in µs). Workers' clocks
  * never meet in a comparison, so a worker whose clock runs ahead cannot push another's slots out,
  * nor one behind hold a URL longer than it asked. (SQLite's clock is the host's, which is every process's there.)
@@ -26,7 +26,7 @@ export function flowControlStore(db: Kysely<Tables>): Store['flowControl'] {
   // Stable within a statement on both: SQLite's 'now' within one step, PostgreSQL's now() within the transaction.
   const nowMs: RawBuilder<number> = postgres ? sql<number>`floor(extract(epoch from now()) * 1000)::bigint` : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
   /**
-   * The limiter's now in microseconds (issue 34), one per statement. PostgreSQL: clock_timestamp(),
+   * The limiter's now in microseconds, one per statement. PostgreSQL: clock_timestamp(),
    * read where the statement compares it, so an ask that queued on the row lock behind another is
    * judged by the time it got the row, not when it began (now() would make it wait for a send that
    * is already an interval back); the µs between two reads in one statement only shorten a wait the

@@ -47,7 +47,7 @@ export interface StoreOptions {
    */
   destinationCacheTtlMs?: number;
   /**
-   * Keys erased-id hashes and regulation records (issue 19) and seals receiver credentials (issue 29);
+   * Keys erased-id hashes and regulation records and seals receiver credentials;
    * undefined with PAYLOAD_ENCRYPTION=off, where they stay unkeyed SHA-256, plaintext ids and
    * plaintext credentials as before.
    */
@@ -55,7 +55,7 @@ export interface StoreOptions {
   /** Apply missing migrations at open (default); false: only check, and refuse naming `npm run migrate`. Config: DATABASE_MIGRATE. */
   databaseMigrate?: boolean;
   /**
-   * An API process (issue 40): write keys answered from memory (write-key-directory.ts), and on
+   * An API process: write keys answered from memory (write-key-directory.ts), and on
    * PostgreSQL a LISTEN connection that hears sources made and deleted. Without it (a worker, a
    * script) `knownWriteKey` is absent.
    */
@@ -76,7 +76,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw err;
   }
   const hashes = erasedIdHashes(options.keyring);
-  // Issue 40 (finding 14): what this process opened, forgotten on another process's change too.
+  // What this process opened, forgotten on another process's change too.
   const opened = { destinations: new OpenedValues<PlainCredentials>(OPENED_DESTINATIONS), dataKeys: new OpenedValues<Buffer>(OPENED_KEYS) };
   const plain = plainStores(db, options.keyring, opened);
   let { destinations, erasures, dataKeys, suppressions, sources, transaction } = plain;

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Tables } from './tables';
 
 /**
- * The archive's table (issue 31). One row per accepted message: plaintext columns that name no user
+ * The archive's table. One row per accepted message: plaintext columns that name no user
  * (the source, the UTC day, receivedAt, the messageId, the type, the user's keyed hashes) and the
  * call sealed under its subject's data key. Its primary key includes the day, so a sender's retry
  * of the same messageId on the same day archives it once.

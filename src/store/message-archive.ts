@@ -50,7 +50,7 @@ function decodeCursor(cursor: string): [string, string] {
 
 const isMissingPartition = (err: unknown) => (err as { code?: unknown }).code === NO_PARTITION;
 
-/** The archive of accepted messages (issue 31): see message-archive-table.ts for its shape. */
+/** The archive of accepted messages: see message-archive-table.ts for its shape. */
 export function messageArchiveStore(db: Kysely<Tables>): Store['archive'] {
   const postgres = dialectOf(db) === 'postgres';
 
@@ -82,7 +82,7 @@ export function messageArchiveStore(db: Kysely<Tables>): Store['archive'] {
         .where('source_id', '=', sourceId)
         .where('received_at', '>=', since)
         .where('received_at', '<', until);
-      // Issue 42: a blocked-only replay reads what the plan blocked at ingest (the page index still orders it).
+      // A blocked-only replay reads what the plan blocked at ingest (the page index still orders it).
       if (planStatus !== undefined) query = query.where('plan_status', '=', planStatus);
       if (cursor !== undefined) {
         const [receivedAt, messageId] = decodeCursor(cursor);
@@ -103,7 +103,7 @@ export function messageArchiveStore(db: Kysely<Tables>): Store['archive'] {
     async prune(nowMs, retentionMs) {
       const cutoffMs = nowMs - retentionMs;
       if (retentionMs <= 0) {
-        // ARCHIVE_RETENTION=0 keeps nothing (review finding 5): past days' partitions go whole, and
+        // ARCHIVE_RETENTION=0 keeps nothing: past days' partitions go whole, and
         // the rows of today's (and of any day ahead a process still archiving made) row by row.
         const droppedPartitions = postgres ? await dropArchivePartitions(db, archiveDay(nowMs)) : [];
         const result = await db.deleteFrom(ARCHIVE_TABLE).executeTakeFirst();

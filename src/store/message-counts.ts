@@ -8,7 +8,7 @@ import type { Store } from './types';
 const ROWS_PER_INSERT = 500;
 
 /**
- * The overview's counts (issue 30): every API process upserts what it decided since its last
+ * The overview's counts: every API process upserts what it decided since its last
  * flush, adding to the rows already there, so any number of APIs sum up in the same rows.
  */
 export function messageCountsStore(db: Kysely<Tables>): Store['messageCounts'] {

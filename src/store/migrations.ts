@@ -138,7 +138,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger erased_ids_notify after insert or update or delete on erased_ids for each statement execute function switchyard_notify_erasure()`.execute(db);
     },
   },
-  // Webhook health (issue 14): per destination, webhook URL and minute, the attempts of every worker
+  // Webhook health: per destination, webhook URL and minute, the attempts of every worker
   // added up, with a fixed latency histogram (one integer column per bucket, so an upsert adds to
   // it); no foreign key, so a flush never fails on a destination deleted meanwhile (rows age out).
   '0007_webhook_health': {
@@ -161,7 +161,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('webhook_health_minute').on('webhook_health').column('minute').execute();
     },
   },
-  // Issue 19: a regulation keeps keyed hashes of its subject ids, not the ids. Rows written before
+  // A regulation keeps keyed hashes of its subject ids, not the ids. Rows written before
   // (plaintext, 0) are hashed when a process with keys opens the store (regulations.ts
   // hashPlaintextSubjectIds): a migration has no keys, and with PAYLOAD_ENCRYPTION=off they stay.
   '0008_regulation_subject_hashes': {
@@ -169,7 +169,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('regulations').addColumn('subject_ids_hashed', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     },
   },
-  // Issue 19, crypto-shredding: one data key per subject, wrapped (store/data-keys.ts). Text, not
+  // Crypto-shredding: one data key per subject, wrapped (store/data-keys.ts). Text, not
   // bytea/blob, so both dialects read the same base64; SQLite's secure_delete scrubs destroyed rows.
   '0009_data_keys': {
     async up(db: Kysely<any>) {
@@ -182,7 +182,7 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
-  // Issue 20, flow control: a destination's rate limit and pause, the limiter state every process
+  // Flow control: a destination's rate limit and pause, the limiter state every process
   // shares (one row per rate-limited destination), URLs paused by backpressure, and the time
   // messages waited in webhook health. Epoch milliseconds are bigint: they overflow PostgreSQL's integer.
   '0010_flow_control': {
@@ -222,7 +222,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each statement execute function switchyard_notify_erasure()`.execute(db);
     },
   },
-  // Issue 29: receiver credentials sealed under the payload keys, the key's id on the row. Rows
+  // Receiver credentials sealed under the payload keys, the key's id on the row. Rows
   // written before stay plaintext (null) until a process with keys opens the store and seals them
   // (credentials-at-rest.ts sealPlaintextCredentials): a migration has no keys.
   '0012_credentials_at_rest': {
@@ -230,7 +230,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('destinations').addColumn('credentials_key_id', 'text').execute();
     },
   },
-  // PostgreSQL only (issue 29): 0011 made every new user's first key empty each worker's erasure and
+  // PostgreSQL only: 0011 made every new user's first key empty each worker's erasure and
   // data-key caches. Now each row NOTIFYs its subject hash on its own channel, and a worker drops
   // that subject's key only; erasures keep their own notification (0006). Same trigger name.
   '0013_data_key_notifications_per_subject': {
@@ -246,13 +246,13 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger data_keys_notify after insert or update or delete on data_keys for each row execute function switchyard_notify_data_key()`.execute(db);
     },
   },
-  // Consent settings per destination (issue 30), as JSON; null is the default, so rows need no backfill.
+  // Consent settings per destination, as JSON; null is the default, so rows need no backfill.
   '0014_destination_consent': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('destinations').addColumn('consent', 'text').execute();
     },
   },
-  // Suppressed ids (issue 30), one-way hashes like erased_ids; on PostgreSQL a change NOTIFYs the
+  // Suppressed ids, one-way hashes like erased_ids; on PostgreSQL a change NOTIFYs the
   // erasure channel, so every worker's cached suppression checks are dropped before its next attempt.
   '0015_suppressions': {
     async up(db: Kysely<any>) {
@@ -266,7 +266,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger suppressed_ids_notify after insert or update or delete on suppressed_ids for each statement execute function switchyard_notify_erasure()`.execute(db);
     },
   },
-  // Issue 30, the overview: per-minute counts every API process adds to (no foreign keys, so a
+  // The overview: per-minute counts every API process adds to (no foreign keys, so a
   // flush never fails on a source or destination deleted meanwhile; rows age out).
   '0016_message_counts': {
     async up(db: Kysely<any>) {
@@ -290,7 +290,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('filtered_counts_minute').on('filtered_counts').column('minute').execute();
     },
   },
-  // Issue 30: destination filters in Segment's Public API shape, at most 10 per destination.
+  // Destination filters in Segment's Public API shape, at most 10 per destination.
   '0017_destination_filters': {
     async up(db: Kysely<any>) {
       await db.schema
@@ -308,7 +308,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('destination_filters_destination_id').on('destination_filters').columns(['destination_id', 'created_at']).execute();
     },
   },
-  // Issue 32: scoped admin tokens (hashes only) and the audit log of every admin change, which
+  // Scoped admin tokens (hashes only) and the audit log of every admin change, which
   // the database itself keeps append-only: an UPDATE or DELETE of a row fails on both dialects.
   '0018_tokens_and_audit': {
     async up(db: Kysely<any>) {
@@ -350,7 +350,7 @@ const MIGRATIONS: Record<string, Migration> = {
       }
     },
   },
-  // Issue 30, Personas syncs respect consent: each profile keeps the consent preferences of the
+  // Personas syncs respect consent: each profile keeps the consent preferences of the
   // newest event that carried them (JSON), and that event's timestamp to tell newer from older.
   '0021_profile_consent': {
     async up(db: Kysely<any>) {
@@ -358,7 +358,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('profiles').addColumn('consent_at', 'text').execute();
     },
   },
-  // Issue 31: every accepted message, sealed, for ARCHIVE_RETENTION; and the replays made of it.
+  // Every accepted message, sealed, for ARCHIVE_RETENTION; and the replays made of it.
   '0019_archive': {
     async up(db: Kysely<any>) {
       await createMessageArchive(db);
@@ -385,7 +385,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('replays_created_at').on('replays').column('created_at').execute();
     },
   },
-  // Issue 33: Actions destinations (mappings) and outbound authentication. `type` defaults to the
+  // Actions destinations (mappings) and outbound authentication. `type` defaults to the
   // seed's destination; mappings, auth and tls are JSON, their secrets sealed like the other credentials.
   '0020_actions_destinations': {
     async up(db: Kysely<any>) {
@@ -395,7 +395,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('destinations').addColumn('tls', 'text').execute();
     },
   },
-  // Issue 34: the limiter's slots in microseconds, so a limit above 1,000/s spaces sends 1/N s apart
+  // The limiter's slots in microseconds, so a limit above 1,000/s spaces sends 1/N s apart
   // instead of a whole millisecond. A row in use carries over: its next slot and last send, ×1,000.
   '0022_rate_slots_us': {
     async up(db: Kysely<any>) {
@@ -409,7 +409,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('destination_rates').dropColumn('last_send_ms').execute();
     },
   },
-  // PostgreSQL only (issue 40): a source made, renamed or deleted NOTIFYs once per statement, with
+  // PostgreSQL only: a source made, renamed or deleted NOTIFYs once per statement, with
   // no payload, so every API reads its write-key directory again (write-key-directory.ts) and a
   // deleted source's key stops working on every process at once. SQLite has no one to tell.
   '0023_source_notifications': {
@@ -424,7 +424,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger sources_notify after insert or update or delete on sources for each statement execute function switchyard_notify_source()`.execute(db);
     },
   },
-  // Review finding 3: a retention path for the append-only audit log. An UPDATE is still refused
+  // A retention path for the append-only audit log. An UPDATE is still refused
   // always; a DELETE only of a row younger than AUDIT_LOG_KEPT_AT_LEAST_DAYS, so AUDIT_RETENTION can
   // prune old rows but nothing (a bug, a stolen database login) can erase recent history. `at` is
   // ISO-8601 UTC with milliseconds, so a text comparison orders it.
@@ -446,7 +446,7 @@ const MIGRATIONS: Record<string, Migration> = {
       }
     },
   },
-  // Issue 43: operational endpoints, where Switchyard sends its own events (a message given up
+  // Operational endpoints, where Switchyard sends its own events (a message given up
   // on, a URL switched off). The Standard Webhooks secret is sealed like a destination's (bound to
   // the endpoint's id), under the key named in secret_key_id; null secret_key_id: stored as given
   // (PAYLOAD_ENCRYPTION=off). Both dialects: plain columns only.
@@ -466,14 +466,14 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
-  // Issue 43: a destination's switch for sending the message's trace context (traceparent,
+  // A destination's switch for sending the message's trace context (traceparent,
   // tracestate) to its receivers; on by default, so existing destinations propagate once tracing is on.
   '0026_propagate_trace_context': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('destinations').addColumn('propagate_trace_context', 'integer', (c) => c.notNull().defaultTo(1)).execute();
     },
   },
-  // Issue 42: tracking plans in Segment's shapes, the schema controls of each source, violations
+  // Tracking plans in Segment's shapes, the schema controls of each source, violations
   // counted per minute, and each archived message's verdict (blocked ones are replayed from it).
   // `revision` is bumped by every change of a plan or its rules: the API's compiled copy is keyed by it.
   '0027_tracking_plans': {
@@ -533,7 +533,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable(ARCHIVE_TABLE).addColumn('plan_status', 'text').execute();
     },
   },
-  // Issue 42 item 7: blocked-only replays (recovery) and the two counts they add. Such a replay has
+  // Blocked-only replays (recovery) and the two counts they add. Such a replay has
   // no one destination: its destination_id is '' (the column is NOT NULL since 0019, which SQLite
   // cannot drop without rebuilding the table); store/replays.ts reads '' as null.
   '0028_blocked_only_replays': {
@@ -545,7 +545,7 @@ const MIGRATIONS: Record<string, Migration> = {
   },
 };
 
-/** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */
+/** The archive's table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */
 async function createMessageArchive(db: Kysely<any>): Promise<void> {
   if (dialectOf(db) === 'postgres') {
     await sql`

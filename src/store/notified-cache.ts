@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Suppression } from '../delivery/suppression';
 import { erasedAtEach, type ErasedIdHashes } from './erasures';
+import { ListenedChanges } from './listened-changes';
 import { suppressionsByHash } from './suppressions';
 import type { Tables } from './tables';
 import type { Destination, Store } from './types';
@@ -18,9 +19,8 @@ import type { Destination, Store } from './types';
  * This class decides; it does no I/O and reads no clock (callers pass `now`), so the decisions are
  * a table test (test/unit/notified-cache.test.ts).
  */
-export class NotifiedCache<T> {
+export class NotifiedCache<T> extends ListenedChanges {
   private readonly entries = new Map<string, { value: T; expiresAt: number }>();
-  private listening = false;
   /**
    * Bumped by every invalidation. A read remembers the generation it started in and is kept only
    * if its key (or everything) was not invalidated meanwhile: a read that began before a change
@@ -37,7 +37,12 @@ export class NotifiedCache<T> {
   misses = 0;
 
   /** `maxEntries`: beyond it the oldest entry goes (one per user id seen, for erasures). */
-  constructor(readonly ttlMs: number, readonly maxEntries = 100_000) {}
+  constructor(
+    readonly ttlMs: number,
+    readonly maxEntries = 100_000,
+  ) {
+    super();
+  }
 
   /** The entry if it may be served now; otherwise a miss, with the generation to hand to `remember`. */
   lookup(key: string, now: number): { hit: true; value: T } | { hit: false; generation: number } {
@@ -71,7 +76,10 @@ export class NotifiedCache<T> {
     } else this.keyChangedAt.set(key, this.generation);
   }
 
-  /** A NOTIFY naming no key (a regulation erased ids): anything may have changed. */
+  /**
+   * A NOTIFY naming no key (a regulation erased ids), or the listener coming or going: anything may
+   * have changed, so everything is forgotten (and, while the listener is down, nothing is kept).
+   */
   changedAll(): void {
     this.generation++;
     this.allChangedAt = this.generation;
@@ -79,24 +87,8 @@ export class NotifiedCache<T> {
     this.entries.clear();
   }
 
-  /** LISTEN is in place: from now on every change is notified, so entries may be served. */
-  listenerUp(): void {
-    this.changedAll();
-    this.listening = true;
-  }
-
-  /** The LISTEN connection is gone: changes may go unseen, so forget everything and cache nothing. */
-  listenerDown(): void {
-    this.changedAll();
-    this.listening = false;
-  }
-
   get size(): number {
     return this.entries.size;
-  }
-
-  get isListening(): boolean {
-    return this.listening;
   }
 }
 
@@ -159,7 +151,7 @@ export function cachedErasureReads(db: Kysely<Tables>, erasures: Store['erasures
 }
 
 /**
- * The suppression store with `of` (what every attempt about a user calls, issue 30) served through
+ * The suppression store with `of` (what every attempt about a user calls) served through
  * the cache, one entry per id hash like the erasure checks; the erasure channel's NOTIFY empties it.
  */
 export function cachedSuppressionReads(db: Kysely<Tables>, suppressions: Store['suppressions'], cache: NotifiedCache<Suppression | undefined>, hashes: ErasedIdHashes, clock: () => number = Date.now): Store['suppressions'] {

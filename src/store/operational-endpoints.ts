@@ -23,7 +23,7 @@ function toEndpoint(row: Selectable<OperationalEndpointRow>): OperationalEndpoin
 }
 
 /**
- * Issue 43: operational endpoints. The secret is write-only: no read but `secretOf` (the sending
+ * Operational endpoints. The secret is write-only: no read but `secretOf` (the sending
  * activity's) returns it, so no admin answer, log line or audit row can carry it.
  */
 export function operationalEndpointStore(db: Kysely<Tables>, keyring: Keyring | undefined): Store['operationalEndpoints'] {

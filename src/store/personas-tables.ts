@@ -11,7 +11,7 @@ export interface ProfileRow {
   user_id: string | null;
   /** JSON object: every identify's traits merged in arrival order. */
   traits: string;
-  /** JSON object: `context.consent.categoryPreferences` of the newest event that carried them (issue 30); null: none seen. */
+  /** JSON object: `context.consent.categoryPreferences` of the newest event that carried them; null: none seen. */
   consent: string | null;
   /** That event's timestamp (ISO 8601 UTC): a later-arriving older event does not replace them. */
   consent_at: string | null;

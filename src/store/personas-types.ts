@@ -12,7 +12,7 @@ export interface Profile {
   /** Other ids that resolve to this profile (aliases, anonymous ids seen with its user id). */
   aliases: string[];
   eventCount: number;
-  /** The consent preferences of the newest event that carried any (issue 30), and its timestamp. */
+  /** The consent preferences of the newest event that carried any, and its timestamp. */
   consent: { categoryPreferences: Record<string, unknown>; timestamp: string } | null;
   createdAt: string;
   updatedAt: string;

@@ -112,7 +112,7 @@ type StoredConsent = { consent: string | null; consent_at: string | null };
 /**
  * The preferences a profile keeps: those of the newest event that carried any (by the event's
  * timestamp, so a late-arriving older event does not undo a newer choice; a tie goes to the later call).
- * Issue 40 (finding 17): the incoming time is never past its receipt (profile-updates.ts), and a kept
+ * The incoming time is never past its receipt (profile-updates.ts), and a kept
  * time later than this call's receipt was written from a future timestamp before that rule: it
  * pins nothing, the incoming choice wins.
  */

@@ -20,7 +20,7 @@ function toRegulation(row: Selectable<RegulationRow>): Regulation {
 
 /**
  * The record of a regulation outlives the users it erased, so it keeps their ids in the form
- * SwitchyardUserId holds them (issue 19): keyed hashes, which an operator can match against
+ * SwitchyardUserId holds them: keyed hashes, which an operator can match against
  * visibility but nobody can read or confirm a guess against without the hash key.
  */
 const subjectForm = (keyring: Keyring | undefined, ids: string[]) => ids.map((id) => visibleId(keyring, 'userId', id));

@@ -43,7 +43,7 @@ const toReplay = (row: ReplayRow): Replay => ({
   finishedAt: row.finished_at,
 });
 
-/** Replays (issue 31): the row is what the API shows; the replay's workflow keeps it current. */
+/** Replays: the row is what the API shows; the replay's workflow keeps it current. */
 export function replayStore(db: Kysely<Tables>): Store['replays'] {
   const get = async (id: string) => {
     const row = await db.selectFrom('replays').selectAll().where('id', '=', id).executeTakeFirst();

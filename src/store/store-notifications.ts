@@ -55,14 +55,14 @@ export interface NotifiedCaches {
   /** A worker's (DESTINATION_CACHE_TTL); absent in an API process, which reads destinations uncached. */
   destinations?: NotifiedCache<unknown>;
   erasures?: NotifiedCache<unknown>;
-  /** Told by the source channel: an API's write keys (write-key-directory.ts, issue 40). */
+  /** Told by the source channel: an API's write keys (write-key-directory.ts). */
   sources?: NotifiedWhole;
   /** Told by the data-key channel: that subject's key destroyed, made or re-wrapped (migration 0013). */
   dataKeys?: NotifiedCache<unknown>;
-  /** Told by the erasure channel too: an id suppressed or its suppression lifted (issue 30). */
+  /** Told by the erasure channel too: an id suppressed or its suppression lifted. */
   suppressions?: NotifiedCache<unknown>;
   /**
-   * Issue 40 (finding 14): the plaintext this process opened, forgotten when the row it came from
+   * The plaintext this process opened, forgotten when the row it came from
    * changes or goes in any process: a destination's credentials, a subject's data key.
    */
   opened?: { destinations?: Forgets; dataKeys?: Forgets };

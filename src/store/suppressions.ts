@@ -9,7 +9,7 @@ import type { Store } from './types';
 const IDS_PER_QUERY = 500;
 
 /**
- * Ids suppressed by regulations (issue 30), kept like erased ids: by their one-way hashes only
+ * Ids suppressed by regulations, kept like erased ids: by their one-way hashes only
  * (erasures.ts), written in the first form and looked up by every form. A suppression is global,
  * as regulations are: every source, every destination.
  */

@@ -31,33 +31,33 @@ export interface DestinationRow {
   /** The secret before the last rotation, still used to sign until `previous_signing_secret_until`. */
   previous_signing_secret: string | null;
   previous_signing_secret_until: string | null;
-  /** Issue 20: requests per second to all of the destination's URLs together; null: no limit. */
+  /** Requests per second to all of the destination's URLs together; null: no limit. */
   max_requests_per_second: number | null;
   /** 0 or 1: held (paused) deliveries wait without sending until it is 0 again. */
   paused: number;
   /** When the destination was paused; null while it is not. */
   paused_at: string | null;
-  /** Issue 43: 0 or 1 (the default): whether requests carry `traceparent`/`tracestate`. */
+  /** 0 or 1 (the default): whether requests carry `traceparent`/`tracestate`. */
   propagate_trace_context: number;
   /**
-   * Issue 29: the payload master key the row's credentials (shared_secret, signing_secret,
+   * The payload master key the row's credentials (shared_secret, signing_secret,
    * previous_signing_secret and the header values in webhooks) are sealed under
    * (store/destination-credentials.ts); null: they are plaintext (written without keys, or before).
    */
   credentials_key_id: string | null;
-  /** Issue 30: JSON of ConsentSettings; null: the default (no categories, deliver when absent). */
+  /** JSON of ConsentSettings; null: the default (no categories, deliver when absent). */
   consent: string | null;
-  /** Issue 33: `webhooks` (the seed's) or `actions`. */
+  /** `webhooks` (the seed's) or `actions`. */
   type: string;
-  /** Issue 33: JSON array of ActionsMapping (header values sealed like the webhooks'); null for `webhooks`. */
+  /** JSON array of ActionsMapping (header values sealed like the webhooks'); null for `webhooks`. */
   mappings: string | null;
-  /** Issue 33: JSON of OutboundAuth, sealed whole; null: none. */
+  /** JSON of OutboundAuth, sealed whole; null: none. */
   auth: string | null;
-  /** Issue 33: JSON of TlsSettings, sealed whole; null: none. */
+  /** JSON of TlsSettings, sealed whole; null: none. */
   tls: string | null;
 }
 
-/** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch µs (issue 34, 0022_rate_slots_us). */
+/** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch µs (0022_rate_slots_us). */
 export interface DestinationRateRow {
   destination_id: string;
   /** The next free send slot (GCRA theoretical arrival time). */
@@ -128,7 +128,7 @@ export interface ErasedIdRow {
   erased_at: string;
 }
 
-/** An id a regulation suppressed (issue 30), as its one-way hash like erased_ids. */
+/** An id a regulation suppressed, as its one-way hash like erased_ids. */
 export interface SuppressedIdRow {
   id_hash: string;
   /** When the (latest) suppression began: deliveries of messages accepted up to it never send. */
@@ -152,13 +152,13 @@ export type WebhookHealthRow = {
   /** The minute's latest failure reason, and its time as milliseconds into the minute. */
   last_error: string | null;
   last_error_ms: number | null;
-  /** Issue 20: time messages waited without sending, by why (ms, summed over messages). */
+  /** Time messages waited without sending, by why (ms, summed over messages). */
   throttled_ms: number;
   held_ms: number;
   backpressured_ms: number;
 } & { [K in LatencyColumn]: number };
 
-/** Issue 30, the overview: messages a source accepted per minute, added up over every API process. */
+/** The overview: messages a source accepted per minute, added up over every API process. */
 export interface ReceivedCountRow {
   source_id: string;
   /** Minutes since the epoch (UTC). */
@@ -166,7 +166,7 @@ export interface ReceivedCountRow {
   count: number;
 }
 
-/** Issue 30: messages a destination did not get per minute, by the first reason that stopped them ('' filter_id unless a filter). */
+/** Messages a destination did not get per minute, by the first reason that stopped them ('' filter_id unless a filter). */
 export interface FilteredCountRow {
   destination_id: string;
   minute: number;
@@ -175,7 +175,7 @@ export interface FilteredCountRow {
   count: number;
 }
 
-/** Issue 30: one destination filter, as Segment's Public API takes it. */
+/** One destination filter, as Segment's Public API takes it. */
 export interface DestinationFilterRow {
   id: string;
   destination_id: string;
@@ -191,7 +191,7 @@ export interface DestinationFilterRow {
   updated_at: string;
 }
 
-/** Issue 32: an admin token, kept as its SHA-256 only (the token is shown once, at creation). */
+/** An admin token, kept as its SHA-256 only (the token is shown once, at creation). */
 export interface AdminTokenRow {
   id: string;
   name: string;
@@ -205,7 +205,7 @@ export interface AdminTokenRow {
   revoked_at: string | null;
 }
 
-/** Issue 32: one append-only row per admin change or denied attempt; names fields, never their values. */
+/** One append-only row per admin change or denied attempt; names fields, never their values. */
 export interface AuditRow {
   id: string;
   at: string;
@@ -220,7 +220,7 @@ export interface AuditRow {
   changed: string;
 }
 
-/** Issue 31: one archived message (message-archive-table.ts). */
+/** One archived message (message-archive-table.ts). */
 export interface MessageArchiveRow {
   source_id: string;
   /** UTC days since the epoch: PostgreSQL's partition key. */
@@ -232,11 +232,11 @@ export interface MessageArchiveRow {
   anonymous_hash: string | null;
   /** JSON: a SealedBody of the ArchivedCall, or the ArchivedCall in the clear. */
   body: string;
-  /** Issue 42: the tracking plan's verdict (passed, omitted, blocked); null where no plan decided. */
+  /** The tracking plan's verdict (passed, omitted, blocked); null where no plan decided. */
   plan_status: string | null;
 }
 
-/** Issue 31: one replay and the progress its workflow wrote. */
+/** One replay and the progress its workflow wrote. */
 export interface ReplayRow {
   id: string;
   source_id: string;
@@ -253,7 +253,7 @@ export interface ReplayRow {
   skipped_erased: number;
   skipped_suppressed: number;
   skipped_filtered: number;
-  /** Issue 42 (0028): blocked-only replays and their counts. */
+  /** Migration 0028: blocked-only replays and their counts. */
   blocked_only: number;
   skipped_blocked: number;
   skipped_duplicate: number;
@@ -261,7 +261,7 @@ export interface ReplayRow {
   finished_at: string | null;
 }
 
-/** Issue 43: one operational endpoint (src/store/operational-endpoints.ts). */
+/** One operational endpoint (src/store/operational-endpoints.ts). */
 export interface OperationalEndpointRow {
   id: string;
   url: string;
@@ -305,7 +305,7 @@ export interface Tables {
   tracking_plan_violations: TrackingPlanViolationRow;
 }
 
-/** Issue 42: a tracking plan; `revision` grows with every change of it or its rules. */
+/** A tracking plan; `revision` grows with every change of it or its rules. */
 export interface TrackingPlanRow {
   id: string;
   name: string;

@@ -35,7 +35,7 @@ function decodeCursor(cursor: string): [string, string, number] | undefined {
   return undefined;
 }
 
-/** Issue 42's tables (migration 0027_tracking_plans). Every change of a plan's rules bumps its revision. */
+/** The tracking plans' tables (migration 0027_tracking_plans). Every change of a plan's rules bumps its revision. */
 export function trackingPlanStore(db: Kysely<Tables>): Store['trackingPlans'] {
   const bump = (trx: Kysely<Tables>, planId: string, at: string) =>
     trx

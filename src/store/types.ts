@@ -82,26 +82,26 @@ export interface Destination {
   /** When set, every request also carries Standard Webhooks headers. Never leaves the store except to sign. */
   signing: SigningSecrets | null;
   webhooks: DestinationWebhook[];
-  /** Issue 20: requests per second to all its URLs together, across every worker; null: no limit. */
+  /** Requests per second to all its URLs together, across every worker; null: no limit. */
   maxRequestsPerSecond: number | null;
-  /** Issue 20: while paused, deliveries are held without sending (unlike `enabled: false`, which drops them). */
+  /** While paused, deliveries are held without sending (unlike `enabled: false`, which drops them). */
   paused: boolean;
   pausedAt?: string;
   consent: ConsentSettings;
-  /** Issue 33: `webhooks` (the seed's: the whole event, URLs in order) or `actions` (mapped requests). */
+  /** `webhooks` (the seed's: the whole event, URLs in order) or `actions` (mapped requests). */
   type: DestinationType;
-  /** Issue 33: an actions destination's mappings, in saved order; empty for `webhooks`. Header values never leave the store except to send. */
+  /** An actions destination's mappings, in saved order; empty for `webhooks`. Header values never leave the store except to send. */
   mappings: ActionsMapping[];
   /**
-   * Finding 7: the mappings whose URL is under backpressure (it answered 429/503 with Retry-After),
+   * The mappings whose URL is under backpressure (it answered 429/503 with Retry-After),
    * by mapping name, as `webhooks[].backpressure` says it of a webhook's URL; over pauses may remain.
    */
   mappingBackpressure?: Record<string, WebhookBackpressure>;
-  /** Issue 33: outbound authentication and mutual TLS; secrets never leave the store except to send. */
+  /** Outbound authentication and mutual TLS; secrets never leave the store except to send. */
   auth: OutboundAuth | null;
   tls: TlsSettings | null;
   /**
-   * Issue 43: whether its requests carry the message's W3C trace context (`traceparent`, and
+   * Whether its requests carry the message's W3C trace context (`traceparent`, and
    * `tracestate` beside it); false sends neither, while the attempts' spans are still exported.
    */
   propagateTraceContext: boolean;
@@ -110,7 +110,7 @@ export interface Destination {
 }
 
 export interface NewDestination {
-  /** Issue 33: absent is `webhooks`. Fixed at creation. */
+  /** Absent is `webhooks`. Fixed at creation. */
   type?: DestinationType;
   mappings?: ActionsMapping[];
   /** null clears (on PATCH). */
@@ -126,7 +126,7 @@ export interface NewDestination {
   webhooks: WebhookSetting[];
   /** Absent fields take the defaults on create (no categories, deliver) and keep their value on a patch. */
   consent?: Partial<ConsentSettings>;
-  /** Issue 43: absent is true on create, and keeps its value on a patch. */
+  /** Absent is true on create, and keeps its value on a patch. */
   propagateTraceContext?: boolean;
 }
 
@@ -136,7 +136,7 @@ export type DestinationPatch = Partial<NewDestination> & {
 };
 
 /**
- * Segment's regulation types (issue 30). `DELETE` is the name Switchyard took first and stays,
+ * Segment's regulation types. `DELETE` is the name Switchyard took first and stays,
  * meaning `DELETE_ONLY`; `SUPPRESS_WITH_DELETE` is both a deletion and a suppression.
  */
 export const REGULATION_TYPES = ['DELETE', 'DELETE_ONLY', 'SUPPRESS_ONLY', 'SUPPRESS_WITH_DELETE', 'UNSUPPRESS'] as const;
@@ -151,7 +151,7 @@ export interface Regulation {
 }
 
 /**
- * One archived message (issue 31). `call` is sealed under its subject's data key, or in the clear
+ * One archived message. `call` is sealed under its subject's data key, or in the clear
  * with PAYLOAD_ENCRYPTION=off or for a message with no user. The other fields name no user.
  */
 export interface ArchivedMessage {
@@ -163,7 +163,7 @@ export interface ArchivedMessage {
   userHash?: string;
   anonymousHash?: string;
   call: SealedBody | ArchivedCall;
-  /** Issue 42: the tracking plan's verdict at ingest (its violations are sealed in `call`); absent where no plan decided. */
+  /** The tracking plan's verdict at ingest (its violations are sealed in `call`); absent where no plan decided. */
   planStatus?: 'passed' | 'omitted' | 'blocked';
 }
 
@@ -172,11 +172,11 @@ export interface EnabledDestination {
   id: string;
   webhookUrls: string[];
   consent: ConsentSettings;
-  /** Issue 33: an actions destination's enabled mappings, each with its trigger (the planner decides which send). */
+  /** An actions destination's enabled mappings, each with its trigger (the planner decides which send). */
   mappings?: Pick<ActionsMapping, 'name' | 'trigger'>[];
 }
 
-/** Issue 43: where Switchyard sends its own operational events; the secret is never part of it (write-only). */
+/** Where Switchyard sends its own operational events; the secret is never part of it (write-only). */
 export interface OperationalEndpointSettings {
   url: string;
   /** Event types it receives; empty: every type. */
@@ -207,7 +207,7 @@ export interface Store {
      */
     knownWriteKey?(writeKey: string): Promise<Source | undefined>;
   };
-  /** Issue 43: operational endpoints (store/operational-endpoints.ts). */
+  /** Operational endpoints (store/operational-endpoints.ts). */
   operationalEndpoints: {
     create(settings: OperationalEndpointSettings, secret: string): Promise<OperationalEndpoint>;
     list(): Promise<OperationalEndpoint[]>;
@@ -225,7 +225,7 @@ export interface Store {
     /** How many endpoints' secrets each master key seals (PLAINTEXT_CREDENTIALS: none). */
     secretsByMasterKey(): Promise<Record<string, number>>;
   };
-  /** Issue 43: the configured destinations and their switched-off URLs (store/webhook-switches.ts). */
+  /** The configured destinations and their switched-off URLs (store/webhook-switches.ts). */
   webhookSwitches: {
     configured(): Promise<{ destinationIds: Set<string>; disabled: { destinationId: string; index: number }[] }>;
     /** When this URL was switched off; undefined while it is on. */
@@ -254,8 +254,8 @@ export interface Store {
     /** Switches one webhook URL back on; true when it was off (for whatever reason), false when it was on already. */
     enableWebhook(id: string, url: string): Promise<boolean>;
     /**
-     * Deletes every rotated-out signing secret whose overlap has ended by `nowMs` from its row (issue
-     * 29: not only unused). `nextEndMs`: the earliest overlap still running, if any.
+     * Deletes every rotated-out signing secret whose overlap has ended by `nowMs` from its row
+     * (not only unused ones). `nextEndMs`: the earliest overlap still running, if any.
      */
     dropEndedSigningOverlaps(nowMs: number): Promise<{ dropped: number; nextEndMs?: number }>;
     /**
@@ -268,13 +268,13 @@ export interface Store {
     credentialsByMasterKey(): Promise<Record<string, number>>;
   };
   /**
-   * Flow control state shared by every process (issue 20; decisions in delivery/flow-control.ts).
-   * Times are the store's own clock (issue 29): callers get waits relative to it, never pass a time.
+   * Flow control state shared by every process (decisions in delivery/flow-control.ts).
+   * Times are the store's own clock: callers get waits relative to it, never pass a time.
    */
   flowControl: {
     /**
      * Takes the destination's next send slot, unless it is more than `maxWaitUs` away; one
-     * statement, so any number of workers share one limiter. Microseconds (issue 34). `waitUs`: how
+     * statement, so any number of workers share one limiter. Microseconds. `waitUs`: how
      * far the slot is from now; `slotUs` names the slot (the store's clock: compare it with nothing).
      */
     reserveSlot(destinationId: string, intervalUs: number, maxWaitUs: number): Promise<{ slotUs: number; waitUs: number; reserved: boolean }>;
@@ -300,7 +300,7 @@ export interface Store {
     /** The latest `limit` regulations, newest first. */
     list(limit: number): Promise<Regulation[]>;
   };
-  /** Issue 30: each destination's filters, in the order they were created (at most 10: checked by the caller). */
+  /** Each destination's filters, in the order they were created (at most 10: checked by the caller). */
   destinationFilters: {
     /** undefined when the destination already has `limit` filters (counted in the same write transaction). */
     create(destinationId: string, settings: FilterSettings, limit: number): Promise<DestinationFilterRecord | undefined>;
@@ -345,7 +345,7 @@ export interface Store {
     suppressedAmong(ids: string[]): Promise<Set<string>>;
   };
   /**
-   * Crypto-shredding's per-subject data keys (issue 19), by subject hash (identifierHash of a userId
+   * Crypto-shredding's per-subject data keys, by subject hash (identifierHash of a userId
    * or anonymousId). Keys in memory only as long as a call needs them; never logged.
    */
   dataKeys: {
@@ -382,7 +382,7 @@ export interface Store {
     /** What the destination did not get in minutes [sinceMinute, untilMinute), by reason and filter. */
     filtered(destinationId: string, sinceMinute: number, untilMinute: number): Promise<Array<Pick<FilteredCount, 'reason' | 'filterId' | 'count'>>>;
   };
-  /** Issue 31: every accepted message for ARCHIVE_RETENTION (message-archive.ts). */
+  /** Every accepted message for ARCHIVE_RETENTION (message-archive.ts). */
   archive: {
     /** One INSERT for a whole request's messages; a messageId the source archived the same UTC day already is kept as it was. */
     add(messages: ArchivedMessage[]): Promise<void>;
@@ -401,7 +401,7 @@ export interface Store {
     /** Deletes every archived message of these subjects (keyed hashes of user or anonymous ids): erasure where nothing is sealed. */
     forget(idHashes: string[]): Promise<number>;
   };
-  /** Issue 42: tracking plans, their rules and sources, each source's schema controls, and violations counted. */
+  /** Tracking plans, their rules and sources, each source's schema controls, and violations counted. */
   trackingPlans: {
     create(input: TrackingPlanInput): Promise<TrackingPlan>;
     list(): Promise<TrackingPlan[]>;
@@ -429,13 +429,13 @@ export interface Store {
     controls(sourceId: string): Promise<string | undefined>;
     setControls(sourceId: string, controls: string): Promise<void>;
   };
-  /** Issue 42: violations per source and minute, added to by every API process. */
+  /** Violations per source and minute, added to by every API process. */
   violations: {
     add(rows: ViolationCount[], options?: { deleteBeforeMinute?: number }): Promise<void>;
     /** Aggregated over [sinceMinute, untilMinute), optionally for one event name. */
     list(sourceId: string, sinceMinute: number, untilMinute: number, eventName?: string): Promise<ViolationSummary[]>;
   };
-  /** Issue 31: replays of the archive, with the progress their workflows write. */
+  /** Replays of the archive, with the progress their workflows write. */
   replays: {
     create(replay: Replay): Promise<void>;
     get(id: string): Promise<Replay | undefined>;
@@ -448,9 +448,9 @@ export interface Store {
   };
   /** Profiles, audiences and computed traits (see personas-types.ts). */
   personas: PersonasStore;
-  /** Issue 32: scoped admin tokens, each kept as a hash. */
+  /** Scoped admin tokens, each kept as a hash. */
   tokens: TokenStore;
-  /** Issue 32: the append-only audit log of admin changes and denied attempts. */
+  /** The append-only audit log of admin changes and denied attempts. */
   audit: AuditStore;
   /**
    * Runs `work` in one write transaction, with a store whose every write joins it: an admin change
@@ -514,7 +514,7 @@ export interface AuditStore {
   prune(before: string): Promise<number>;
 }
 
-/** Issue 42: a tracking plan, as the admin API shows it. */
+/** A tracking plan, as the admin API shows it. */
 export interface TrackingPlan {
   id: string;
   name: string;

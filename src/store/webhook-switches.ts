@@ -3,7 +3,7 @@ import type { Tables } from './tables';
 import type { Store, Webhook } from './types';
 
 /**
- * Issue 43: which destinations exist and which of their webhook URLs are switched off, read in one
+ * Which destinations exist and which of their webhook URLs are switched off, read in one
  * query for a scrape (the `destination` label's bound and `switchyard_webhook_disabled`), and when
  * one URL was switched off (the incident an `endpoint.disabled` event names). Uncached: a worker's
  * destination cache may not yet have heard of the switch it just made.

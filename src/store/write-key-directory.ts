@@ -1,3 +1,4 @@
+import { ListenedChanges } from './listened-changes';
 import type { Source, Store } from './types';
 import { hashWriteKey } from './write-keys';
 
@@ -11,7 +12,7 @@ export const WRITE_KEYS_UNNOTIFIED_FOR_MS = 1_000;
 
 /**
  * Every source's write key (as its hash) in memory, so that ingestion answers a valid key without a
- * lookup, and before the per-address limit on unknown keys (issue 40 item 2): a valid key is never
+ * lookup, and before the per-address limit on unknown keys: a valid key is never
  * refused for what others from its address sent. The whole table is read at once and read again
  * after a change: on PostgreSQL a NOTIFY on SOURCE_CHANNEL (store-notifications.ts), in this
  * process a committed admin change (openStore), and otherwise after WRITE_KEYS_UNNOTIFIED_FOR_MS.
@@ -19,15 +20,16 @@ export const WRITE_KEYS_UNNOTIFIED_FOR_MS = 1_000;
  * This class decides; it does no I/O and reads no clock (callers pass `now`), so its decisions are a
  * table test (test/unit/write-key-directory.test.ts).
  */
-export class WriteKeyDirectory {
+export class WriteKeyDirectory extends ListenedChanges {
   private keys = new Map<string, Source>();
-  private listening = false;
   /** Bumped by every change; a reading is current only if none came since it began. */
   private generation = 1;
   private readGeneration = 0;
   private readAt = Number.NEGATIVE_INFINITY;
 
-  constructor(readonly unnotifiedForMs = WRITE_KEYS_UNNOTIFIED_FOR_MS) {}
+  constructor(readonly unnotifiedForMs = WRITE_KEYS_UNNOTIFIED_FOR_MS) {
+    super();
+  }
 
   /** Whether the table must be read again before the directory answers. */
   needsReading(now: number): boolean {
@@ -52,21 +54,9 @@ export class WriteKeyDirectory {
     return this.keys.get(writeKeyHash);
   }
 
-  /** A source was created or deleted (a NOTIFY, or a change this process committed). */
+  /** A source was created or deleted (a NOTIFY, or a change this process committed); also the listener coming or going. */
   changedAll(): void {
     this.generation++;
-  }
-
-  /** LISTEN is in place: from now on every change is heard; what was read before may be stale. */
-  listenerUp(): void {
-    this.changedAll();
-    this.listening = true;
-  }
-
-  /** The LISTEN connection is gone: changes may go unheard, so readings age out again. */
-  listenerDown(): void {
-    this.changedAll();
-    this.listening = false;
   }
 }
 

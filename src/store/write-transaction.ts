@@ -23,7 +23,7 @@ const OPEN = new WeakSet<object>();
  * process's, without SERIALIZABLE's retry-on-conflict.
  */
 export async function writeTransaction<DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
-  // Already inside one (a change and its audit row, issue 32): the work joins it.
+  // Already inside one (a change and its audit row): the work joins it.
   if (OPEN.has(db.getExecutor())) return work(db);
   if (dialectOf(db) === 'postgres') {
     return db.transaction().execute(async (trx) => {

@@ -39,7 +39,7 @@ const minus = (at: string, ms: number | undefined) => (ms === undefined ? at : n
  * Per destination of the input, in its order, each attempt in the order history recorded it. A
  * local first attempt records no input: the workflow schedules one per destination, in the order of
  * `destinationIds`, before anything else, so local activity sequence number n is destination n-1's
- * first URL in round 1. Issue 33: an actions destination schedules one per matched mapping instead,
+ * first URL in round 1. An actions destination schedules one per matched mapping instead,
  * in the order of its `mappings` (workflows/deliver-message.ts starts every lane before awaiting).
  */
 export function deliveryAttempts(input: DeliveryInput, items: HistoryItem[]): DestinationAttempts[] {

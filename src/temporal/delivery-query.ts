@@ -80,7 +80,7 @@ const UNDER_WAY: DeliveryStatusName[] = ['delivering', 'retrying'];
  * A delivery's status as the API shows it: the workflow's own SwitchyardStatus, except for runs
  * Temporal ended without the workflow writing a last status (terminated by a regulation or an
  * operator: stopped; past the execution timeout, the hard retry window: failed) and for a delivery
- * that succeeded, which writes none (policy.deliveredImplied, issue 15): a completed run whose
+ * that succeeded, which writes none (policy.deliveredImplied): a completed run whose
  * SwitchyardStatus is still under way is delivered.
  */
 export function deliveryStatus(attribute: string | undefined, execution: string): DeliveryStatusName {
@@ -114,7 +114,7 @@ export function statusClause(status: DeliveryStatusName): string {
 }
 
 /**
- * Finding 6: the deliveries whose outcome at one destination is `outcome`, from SwitchyardOutcomes.
+ * The deliveries whose outcome at one destination is `outcome`, from SwitchyardOutcomes.
  * An entry still `retrying` (a single destination's always is: its outcome is the run's, and its
  * history has no upsert for it) is read by how Temporal ended the run, as deliveryStatus reads
  * SwitchyardStatus: running is retrying; terminated (a regulation, an operator) or cancelled is
@@ -141,7 +141,7 @@ export function outcomeClause(destinationId: string, outcome: DestinationOutcome
 const TYPES = new Set(['identify', 'track', 'page', 'screen', 'group', 'alias', 'delete']);
 
 /**
- * `keyring`: the userId filter matches SwitchyardUserId's keyed hash (issue 19), so any userId is
+ * `keyring`: the userId filter matches SwitchyardUserId's keyed hash, so any userId is
  * searchable, quotes and backslashes included; without keys (PAYLOAD_ENCRYPTION=off) it matches the
  * plaintext attribute, and such a userId is refused (visibilityLiteral).
  */
@@ -197,7 +197,7 @@ export function userDeliveryQueries(ids: string[], keyring: Keyring | undefined)
 export function messageIdOf(workflowId: string, sourceId: string): string {
   const prefix = `message:${sourceId}:`;
   if (workflowId.startsWith(prefix)) return workflowId.slice(prefix.length);
-  // Issue 31: a replayed delivery, `replay:<replayId>:<messageId>` (replay ids hold no colon).
+  // A replayed delivery, `replay:<replayId>:<messageId>` (replay ids hold no colon).
   const replayed = /^replay:rpl_[0-9a-f]{32}:(.+)$/s.exec(workflowId);
   return replayed ? replayed[1] : workflowId;
 }

@@ -7,7 +7,7 @@ import { defaultGrpcRetryOptions, type GrpcRetryOptions } from '@temporalio/clie
  * - cancelling a call (an AbortSignal under `withAbortSignal`) while it waits between two attempts
  *   clears that wait and ends the call now; the SDK's interceptor cannot see the cancel there and
  *   starts the next attempt later anyway, on a connection that may have been closed meanwhile
- *   ("Channel has been shut down" thrown from a timer: issue 21);
+ *   ("Channel has been shut down" thrown from a timer, which ended the process);
  * - no attempt is scheduled to begin after the call's deadline: the call ends at once with the
  *   status of its last attempt (the real reason, e.g. UNAVAILABLE) instead of a timer that fires
  *   later only to find the deadline gone.

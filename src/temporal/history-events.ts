@@ -41,7 +41,7 @@ export async function historyItems(history: History, converter: LoadedDataConver
     const at = isoTime(event.eventTime);
     const id = (value: { toString(): string } | null | undefined) => value?.toString() ?? '';
     if (event.activityTaskScheduledEventAttributes) {
-      // Issue 43: a failing delivery also raises operational events (raiseOperationalEvent): not attempts.
+      // A failing delivery also raises operational events (raiseOperationalEvent): not attempts.
       if (event.activityTaskScheduledEventAttributes.activityType?.name === 'raiseOperationalEvent') continue;
       const request = await first<AttemptRequest>(event.activityTaskScheduledEventAttributes.input, converter);
       if (request) items.push({ kind: 'scheduled', eventId: id(event.eventId), request });

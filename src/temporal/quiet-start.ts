@@ -1,7 +1,7 @@
 import type { LogLevel } from '@temporalio/worker';
 
 /**
- * Issue 44, quiet start: what the Temporal SDK says at start that nobody acts on, moved to DEBUG
+ * Quiet start: what the Temporal SDK says at start that nobody acts on, moved to DEBUG
  * so `npm start` piped to a file or a log shipper shows the banner and real problems only.
  */
 

@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor, messageIdOf, redeliverySnapshotQuery } from
 import { startedInput } from './history-events';
 import { startRedeliveryWorkflow } from './start-delivery';
 
-/** Bulk redelivery jobs (issue 14) on Temporal: the API's side (start, read) and the worker's (RedeliveryRuns). */
+/** Bulk redelivery jobs on Temporal: the API's side (start, read) and the worker's (RedeliveryRuns). */
 
 /** Starts the job's workflow; its definition is also its memo, so a job reads back without a worker. */
 export async function startRedeliveryJob(client: Client, taskQueue: string, sourceId: string, filter: RedeliveryFilter): Promise<{ id: string }> {

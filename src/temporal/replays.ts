@@ -8,7 +8,7 @@ import { STATUS } from '../workflows/search-attributes';
 import { deliveryStatus } from './delivery-query';
 import { startRecoveredDeliveryWorkflow, startReplayDeliveryWorkflow } from './start-delivery';
 
-/** Replays (issue 31) on Temporal: the API's side (start, pause, resume, cancel) and the worker's (ReplayDeliveries). */
+/** Replays on Temporal: the API's side (start, pause, resume, cancel) and the worker's (ReplayDeliveries). */
 
 /** workflows/replay-archive.ts's Updates, by name: the API never loads workflow code. */
 const UPDATES: Record<ReplayChange, string> = { pause: 'pauseReplay', resume: 'resumeReplay', cancel: 'cancelReplay' };

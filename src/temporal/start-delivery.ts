@@ -38,13 +38,13 @@ export async function startReplayDeliveryWorkflow(client: Client, taskQueue: str
   return (await start(client, taskQueue, keyring, input, false)) !== undefined;
 }
 
-/** What a recovered delivery's memo says: the blocked-only replay that started it (issue 42). */
+/** What a recovered delivery's memo says: the blocked-only replay that started it. */
 export interface RecoveryMemo {
   recoveredBy: string;
 }
 
 /**
- * Issue 42 item 7: a message the tracking plan blocked at ingest, recovered by a blocked-only
+ * A message the tracking plan blocked at ingest, recovered by a blocked-only
  * replay, starts the delivery it would have had: its own workflow id, the live reuse policy (a
  * delivered or running one is never started twice; a failed one may be), the replay's header and
  * priority. true when this replay started it, now or on an earlier try of the page (its memo names
@@ -83,7 +83,7 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
       workflowIdReusePolicy:
         input.replay && !recovered ? WorkflowIdReusePolicy.REJECT_DUPLICATE : input.redelivery ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       args: [input],
-      // Issue 31: a replay's deliveries wait behind live ones on the same task queue (their activities inherit it).
+      // A replay's deliveries wait behind live ones on the same task queue (their activities inherit it).
       priority: { fairnessKey: input.sourceId, ...(input.replay && { priorityKey: REPLAY_PRIORITY }) },
       // What the Web UI's workflow list and page say without opening the input (delivery/summary.ts).
       staticSummary: deliverySummary(input),
@@ -96,12 +96,12 @@ async function start(client: Client, taskQueue: string, keyring: Keyring | undef
         { key: SOURCE, value: input.sourceId },
         { key: DESTINATIONS, value: input.destinationIds },
         { key: MESSAGE_TYPE, value: input.type },
-        // Keyed hashes (issue 19): visibility is readable by whoever operates Temporal, and the
+        // Keyed hashes: visibility is readable by whoever operates Temporal, and the
         // admin API and regulations search by hashing their query the same way.
         ...(userIdAttribute ? [{ key: USER_ID, value: userIdAttribute }] : []),
         ...(anonymousIdAttribute ? [{ key: ANONYMOUS_ID, value: anonymousIdAttribute }] : []),
         { key: STATUS, value: 'delivering' },
-        // Finding 6: every destination `retrying` until the workflow records its own outcome.
+        // Every destination `retrying` until the workflow records its own outcome.
         { key: OUTCOMES, value: outcomeEntries(input.destinationIds, new Map(), input.replay !== undefined) },
       ],
     });

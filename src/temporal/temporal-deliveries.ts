@@ -23,8 +23,8 @@ import { taskQueueHealth } from './worker-health';
 const HEALTH_DEADLINE_MS = 3_000;
 
 /**
- * A delivery workflow as the admin API lists it. With keys visibility holds only the userId's hash
- * (issue 19), so the row shows the userId it knows from elsewhere: the filter that found it, or the
+ * A delivery workflow as the admin API lists it. With keys visibility holds only the userId's hash,
+ * so the row shows the userId it knows from elsewhere: the filter that found it, or the
  * decoded input of a delivery's detail. A plaintext attribute (no keys, or a delivery started
  * before them) is shown as it is. No copy of the id is kept in Temporal for this (a memo would be
  * one that crypto-shredding cannot reach).
@@ -73,7 +73,7 @@ export function deliveriesOptions(config: Pick<Config, 'temporalTaskQueue' | 'pe
 
 /** Signals in flight at once when a destination's flow control changes (a resume sends one at a time). */
 const FLOW_CHANGE_SIGNALS_AT_ONCE = 8;
-/** Held deliveries read from visibility at a time when waking them (finding 12): a page, not the backlog. */
+/** Held deliveries read from visibility at a time when waking them: a page, not the backlog. */
 const WAKE_PAGE_SIZE = 1_000;
 
 export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health, keyring }: DeliveriesOptions): Deliveries {
@@ -135,11 +135,11 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
       return tracked(options?.signal ? client.withAbortSignal(options.signal, withinDeadline) : withinDeadline());
     },
     async drain() {
-      // Finding 12: a wake job is not a call anyone awaits an answer to; it is stopped, not waited out.
+      // A wake job is not a call anyone awaits an answer to; it is stopped, not waited out.
       await wakeJobs.stopAll();
       while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
-    // Finding 12: one job per destination (a new change supersedes the one under way), reading the
+    // One job per destination (a new change supersedes the one under way), reading the
     // running deliveries a page at a time, each page oldest first (visibility lists newest first),
     // so the held deliveries ask again (and take rate-limit slots) in that order.
     wakeHeld: (destinationId, why) =>
@@ -149,7 +149,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
           const running = client.workflow.list({ query: `${DESTINATIONS.name} = ${JSON.stringify(destinationId)} AND ExecutionStatus = "Running"`, pageSize: WAKE_PAGE_SIZE });
           try {
             for await (const page of oldestFirstPages(running, WAKE_PAGE_SIZE)) {
-              // A resume goes out one at a time, strictly oldest first. A flow change (issue 29) goes
+              // A resume goes out one at a time, strictly oldest first. A flow change goes
               // out a few at once, still oldest first by the batch: its held deliveries ask again
               // under the new limit (or none) at once, and one signal at a time made a backlog wait.
               await inParallel(page, why === 'resumed' ? 1 : FLOW_CHANGE_SIGNALS_AT_ONCE, async (execution) => {

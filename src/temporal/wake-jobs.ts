@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 
 /**
- * Finding 12: waking a destination's held deliveries (a resume, a new rate limit, a cleared
+ * Waking a destination's held deliveries (a resume, a new rate limit, a cleared
  * backpressure) is one job per destination. A new change supersedes the job under way: that one
  * stops before its next signal (its holds are woken by the new job's signals, which every hold
  * treats alike). Three rate changes during an incident are then one walk of the backlog, not three

@@ -60,7 +60,7 @@ function deliverySinks(metrics: Metrics | undefined): InjectedSinks<DeliverySink
   return {
     deliveries: {
       ended: {
-        // Issue 43: by destination; a workflow bundled before it passes statuses alone.
+        // By destination; a workflow bundled before it passes statuses alone.
         fn: (_info, statuses, destinationIds?: string[]) => {
           statuses.forEach((status, i) => metrics?.deliveries.inc({ status, ...(destinationIds?.[i] !== undefined && { destination: destinationIds[i] }) }));
         },
@@ -134,10 +134,10 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
     // Bulk redelivery jobs start their redeliveries where the API starts single ones.
     redeliveries: temporalRedeliveryRuns(client, config.temporalTaskQueue, keyring),
-    // Replays (issue 31) start their deliveries on the delivery queue, at a lower priority.
+    // Replays start their deliveries on the delivery queue, at a lower priority.
     replays: temporalReplayDeliveries(client, config.temporalTaskQueue, keyring),
     keyring,
-    // Issue 43: operational events start their workflows on their own lane (its own task queue and worker below).
+    // Operational events start their workflows on their own lane (its own task queue and worker below).
     operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue)),
   }, metrics, health);
   const workflows = await workflowBundle(logger, config.workflowBundle);
@@ -172,7 +172,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     ),
   );
   workers.push(...slowLanes);
-  // Issue 43: the operational lane, its own task queue and slots: an alert about a failing
+  // The operational lane, its own task queue and slots: an alert about a failing
   // destination never waits behind that destination's backlog, holds or rate limit.
   const operational = await Worker.create({
     connection: workerConnection,

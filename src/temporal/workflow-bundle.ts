@@ -12,7 +12,7 @@ export const PREBUILT_WORKFLOW_BUNDLE = path.join(__dirname, '..', 'workflow-bun
 
 /**
  * The workflow code (src/workflows, or dist/workflows when compiled) bundled for Temporal's sandbox,
- * with the failure converter that encodes failure messages (a bundle carries its own; issue 19).
+ * with the failure converter that encodes failure messages (a bundle carries its own).
  */
 export function bundleWorkflows(logger?: Logger) {
   return bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), failureConverterPath: FAILURE_CONVERTER_PATH, logger });

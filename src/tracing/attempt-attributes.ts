@@ -3,7 +3,7 @@ import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CO
 import { webhookLabel } from '../delivery/summary';
 import type { AttemptOutcome } from '../delivery/types';
 
-/** Issue 43: the span of one request to one webhook URL (one attempt), short-lived: none stays open across a retry wait. */
+/** The span of one request to one webhook URL (one attempt), short-lived: none stays open across a retry wait. */
 export const ATTEMPT_SPAN = 'webhook.attempt';
 
 /** Switchyard's own attributes, under its namespace (OpenTelemetry's naming rules: `<company>.<name>`). */

@@ -8,7 +8,7 @@ import { activeTracer } from './tracing';
 const TRACE_HEADERS = new Set(['traceparent', 'tracestate', 'baggage']);
 
 /**
- * Issue 43: one attempt as its own short span, `webhook.attempt`, a child of the message's span
+ * One attempt as its own short span, `webhook.attempt`, a child of the message's span
  * (the carrier sealed in its input): it starts when the request is sent and ends with the answer,
  * so no span stays open across a retry wait and each attempt has its own span id under the
  * message's trace id. With `propagate` (the destination's `propagateTraceContext`), the request

@@ -4,7 +4,7 @@ import { ATTEMPT_ATTRIBUTES } from './attempt-attributes';
 import { parseTraceparent, parseTracestate, type TraceCarrier } from './trace-carrier';
 import { activeTracer } from './tracing';
 
-/** Issue 43: each accepted message's own span, a child of its request's (a batch's messages are siblings). */
+/** Each accepted message's own span, a child of its request's (a batch's messages are siblings). */
 export const MESSAGE_SPAN = 'message.accept';
 export const SOURCE_ATTRIBUTE = 'switchyard.source_id';
 

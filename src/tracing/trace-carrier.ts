@@ -2,7 +2,7 @@ import { isSpanContextValid, TraceFlags, type SpanContext } from '@opentelemetry
 import type { TraceCarrier } from '../delivery/types';
 
 /**
- * Issue 43: a message's W3C trace context as it travels from ingest to its attempts (the workflow
+ * A message's W3C trace context as it travels from ingest to its attempts (the workflow
  * input, sealed with the body: seal-bodies.ts): `traceparent` of the message's own span, and the
  * caller's `tracestate`, passed on unread. Never `baggage`: it may carry anything of the caller's,
  * and a receiver is a third party. Declared with the shapes that cross Temporal (delivery/types.ts).

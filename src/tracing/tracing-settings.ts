@@ -14,7 +14,7 @@ export interface TracingSettings {
 const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
 
 /**
- * Issue 43: whether this process traces, from the standard OTEL_* variables (OpenTelemetry's
+ * Whether this process traces, from the standard OTEL_* variables (OpenTelemetry's
  * environment specification): off unless an exporter is asked for, by name or by giving it an
  * endpoint. The per-signal endpoint is used as is; the base endpoint gets `/v1/traces` appended.
  */

@@ -3,7 +3,7 @@ import { VERSION } from '../version';
 import { tracingSettings, type TracingConfig } from './tracing-settings';
 
 /**
- * Issue 43: the process's tracer while tracing is on. OpenTelemetry's API is process-wide by
+ * The process's tracer while tracing is on. OpenTelemetry's API is process-wide by
  * design (one global provider and propagator, which any library may read), so Switchyard's switch
  * sits beside it: the ingest and attempt code ask this first, and while it is off they make no
  * span, read no header and send none, at the cost of one comparison.

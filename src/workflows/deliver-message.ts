@@ -33,20 +33,20 @@ import { errorText, laneTransition, statusOfReason, type LaneIncident, type Oper
 const ACTIVITY_GRACE_MS = 5_000;
 
 /**
- * Patches (issue 12): workflows that started before one of these rules replay the commands they
+ * Patches: workflows that started before one of these rules replay the commands they
  * ran with; each rule applies from the point a workflow first reaches it on new code, and only
  * then writes its marker (both are rare: no marker in an ordinary delivery's history).
  * - a busy webhook (the worker's per-webhook cap) waits its turn on the same URL;
  * - a first attempt lost with its worker keeps the round's other URLs.
- * - a busy webhook's next attempt waits its turn in the slow lane (issue 20), not asking again.
- * - a URL whose attempt went to the slow lane and failed there starts its next round there (issue
- *   20): a hanging receiver's backlog then skips the busy answer through the delivery queue each
+ * - a busy webhook's next attempt waits its turn in the slow lane, not asking again.
+ * - a URL whose attempt went to the slow lane and failed there starts its next round there:
+ *   a hanging receiver's backlog then skips the busy answer through the delivery queue each
  *   round (one activity task and one workflow task less per round).
  * - a throttled or backpressured hold ends early when its destination's flow control changes
- *   (issue 29: a new rate limit, a cleared backpressure), as a paused one does on resume;
- * - so does the wait between two rounds when an answer of the round paused its URL (issue 29).
+ *   (a new rate limit, a cleared backpressure), as a paused one does on resume;
+ * - so does the wait between two rounds when an answer of the round paused its URL.
  * The hard retry window is the policy's `hardWindow` instead, since it applies to every delivery.
- * - (finding 6) with several destinations, each one's own outcome is upserted in SwitchyardOutcomes
+ * - with several destinations, each one's own outcome is upserted in SwitchyardOutcomes
  *   when it finishes, so the overview counts it per destination. A single destination's outcome is
  *   the run's (SwitchyardStatus and how the run ended): its history stays as it was, no upsert.
  */
@@ -58,7 +58,7 @@ const WAKE_HOLDS_PATCH = 'flow-change-wakes-every-hold';
 const CLEARED_PRESSURE_PATCH = 'cleared-backpressure-ends-round-wait';
 const DESTINATION_OUTCOMES_PATCH = 'destination-outcomes-in-visibility';
 /**
- * Issue 43: a lane's 4th failed attempt, its success after that, and its giving up raise an
+ * A lane's 4th failed attempt, its success after that, and its giving up raise an
  * operational event (an activity: commands older histories do not have). Asked only on those
  * paths, so an ordinary delivery's history carries no marker.
  */
@@ -68,7 +68,7 @@ const OPERATIONAL_EVENTS_PATCH = 'operational-events';
 const { raiseOperationalEvent } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 10 } });
 
 /**
- * Issue 43: an input whose bodies are in the clear carries its trace context beside them, and each
+ * An input whose bodies are in the clear carries its trace context beside them, and each
  * attempt gets it (a sealed input's rides inside its sealed bodies: nothing new to pass). Asked
  * only when the input has one, so no delivery without tracing writes its marker. No OpenTelemetry
  * code runs in the workflow: the attempt activity makes the spans.
@@ -87,7 +87,7 @@ interface FirstLocal {
   resumesAtAsk: number;
 }
 
-/** A destination's flow control within one delivery (issue 20): what it was held for, and the hold under way. */
+/** A destination's flow control within one delivery: what it was held for, and the hold under way. */
 interface HoldState {
   heldMs: number;
   consecutive: number;
@@ -101,7 +101,7 @@ interface HoldState {
  * is not called again when the workflow is replayed.
  */
 export interface DeliverySinks extends Sinks {
-  /** `destinationIds` (issue 43: the `destination` label), in the order of `statuses`. */
+  /** `destinationIds` (the `destination` label), in the order of `statuses`. */
   deliveries: { ended(statuses: DestinationStatus[], destinationIds: string[]): void };
 }
 const { deliveries: deliveriesSink } = proxySinks<DeliverySinks>();
@@ -119,11 +119,11 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   const { policy } = input;
   const windowEnd = Date.now() + policy.retryWindowMs;
   const windowIsHard = policy.hardWindow === true;
-  // Issue 20: held time (paused, throttled, backpressured) does not count against the retry window,
+  // Held time (paused, throttled, backpressured) does not count against the retry window,
   // so each destination's window ends that much later. Without flow control nothing is ever held.
   const flowControl = policy.maxHoldMs !== undefined;
   const holds = new Map<string, HoldState>(input.destinationIds.map((id) => [id, { heldMs: 0, consecutive: 0 }]));
-  // Issue 33: each mapping of an actions destination is a lane of its own (its own holds and window
+  // Each mapping of an actions destination is a lane of its own (its own holds and window
   // end); a `webhooks` destination's lane is the destination, keyed by its id as before.
   const holdOf = (lane: Lane) => {
     const key = laneKey(lane);
@@ -132,7 +132,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   };
   const deadlineOf = (lane: Lane) => windowEnd + holdOf(lane).heldMs;
   // A resumed destination's held deliveries are told at once (admin API), and so are those of a
-  // destination whose rate limit changed or whose URL's backpressure was cleared (issue 29); a
+  // destination whose rate limit changed or whose URL's backpressure was cleared; a
   // signal adds no command.
   const resumes = new Map<string, number>();
   const wake = (destinationId: string) => void resumes.set(destinationId, (resumes.get(destinationId) ?? 0) + 1);
@@ -141,7 +141,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
     setHandler(defineSignal<[string]>(FLOW_CHANGED), wake);
   }
   // Per destination and URL index: the backpressure pause this delivery has waited out on its own
-  // clock (issue 29), passed back so the store's clock cannot hold it a second time.
+  // clock, passed back so the store's clock cannot hold it a second time.
   const waitedOutPressure = new Map<string, number>();
   const pressureKey = (lane: Lane, webhookIndex: number) => `${webhookIndex} ${laneKey(lane)}`;
   // Built per attempt: under the hard window its schedule-to-close is what is left of the window,
@@ -180,7 +180,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
 
-  // Issue 43: per lane, its failed attempts and whether `failing` went out (delivery/operational-events.ts).
+  // Per lane, its failed attempts and whether `failing` went out (delivery/operational-events.ts).
   const incidents = new Map<string, { incident: LaneIncident; last?: { index: number; reason: string; at: string } }>();
   const incidentOf = (lane: Lane) => {
     const key = laneKey(lane);
@@ -237,7 +237,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         ...(hold.last && { afterHold: hold.last }),
         ...(waitedOut !== undefined && { waitedOutPressureMs: waitedOut }),
       }),
-      // Issue 31: an activity's input is not part of the command's identity: no patch needed.
+      // An activity's input is not part of the command's identity: no patch needed.
       ...(input.replay && { replayId: input.replay.id }),
       ...(input.trace !== undefined && patched(TRACE_CONTEXT_PATCH) && { trace: input.trace }),
     };
@@ -300,7 +300,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   }
 
   /**
-   * An attempt that waits out holds (issue 20): while the activity answers "held" (destination
+   * An attempt that waits out holds: while the activity answers "held" (destination
    * paused or throttled, URL backpressured), nothing was sent and nothing counts; sleep as long as it
    * says (or, paused, until the next check or a resume signal) and ask again. Held time moves this destination's window
    * end; past policy.maxHoldMs of it in all, the delivery fails with that reason.
@@ -319,7 +319,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       if (hold.consecutive === 1) log.info('delivery held', { destinationId, webhookIndex, reason: result.held.reason });
       const since = Date.now();
       // Paused: wait for the next check or the destination's resume, whichever comes first; since
-      // issue 29 any hold ends early when the destination's flow control changes.
+      // the flow-change patch (above) any hold ends early when the destination's flow control changes.
       const asked = resumesAtAsk;
       const wokenSince = () => resumesSoFar() > asked;
       let woken = false;
@@ -361,7 +361,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   }
 
   /**
-   * Issue 33: an actions destination's matched mappings, each its own request with its own rounds
+   * An actions destination's matched mappings, each its own request with its own rounds
    * and retries, in parallel; the destination's report adds them up (delivery/mapping-lanes.ts).
    */
   async function deliverMappings(destinationId: string, names: string[]): Promise<DestinationReport> {
@@ -388,7 +388,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
     for (let round = 1; ; round++) {
       let retryAfterMs: number | undefined;
       const reasons: string[] = [];
-      // URLs whose answer this round paused them for every message (issue 29), by index.
+      // URLs whose answer this round paused them for every message, by index.
       const pressed = new Map<number, Pressure>();
       for (let index = 0; index < webhookCount; index++) {
         if (givenUp.has(index)) continue;
@@ -424,7 +424,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       log.info('round failed; retrying', { destinationId, ...(mapping !== undefined && { mapping }), round, delayMs: delay, reason });
       setStatus('retrying');
       // A wait that honours a URL's pause (429/503 with Retry-After) ends early when the operator
-      // clears it (issue 29); one waited to its end waits the pause out, on this workflow's clock.
+      // clears it; one waited to its end waits the pause out, on this workflow's clock.
       let woken = false;
       if (flowControl && pressed.size > 0 && patched(CLEARED_PRESSURE_PATCH)) {
         const asked = resumes.get(destinationId) ?? 0;
@@ -435,9 +435,9 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
   }
 
   // One destination (the usual case) without Promise.all's promises; several in parallel.
-  // Issue 33: a destination the input names mappings for is an actions destination (inputs from
+  // A destination the input names mappings for is an actions destination (inputs from
   // before it name none, so they replay the same commands).
-  // Finding 6: with several destinations, each one's outcome, recorded as it finishes (in the
+  // With several destinations, each one's outcome, recorded as it finishes (in the
   // workflow task that saw it finish: no task of its own); the others stay `retrying` until theirs.
   const finished = new Map<string, DestinationReport['status']>();
   const recordOutcome = (report: DestinationReport) => {

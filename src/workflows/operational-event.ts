@@ -9,7 +9,7 @@ export interface OperationalEventInput {
 }
 
 /**
- * Issue 43: the operational lane's own retries, apart from any destination's retry window, hold or
+ * The operational lane's own retries, apart from any destination's retry window, hold or
  * rate limit: about three hours of growing waits, then the endpoint's send fails in history.
  */
 const { sendOperationalEvent } = proxyActivities<Activities>({

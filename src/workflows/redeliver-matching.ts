@@ -7,7 +7,7 @@ import { backgroundTaskFinished } from './task-finished';
 export type { RedeliveryProgress };
 
 /**
- * A bulk redelivery job (issue 14): every delivery of a source that matched the job's filter and had
+ * A bulk redelivery job: every delivery of a source that matched the job's filter and had
  * closed when the job was made is delivered again, as a new run of its workflow id.
  *
  *   pages    → one activity per page of PAGE_SIZE matched runs starts their redeliveries; the job's

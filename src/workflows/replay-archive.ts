@@ -6,8 +6,8 @@ import { REST_MS, type ReplayPace } from '../delivery/replay-pace';
 import { backgroundTaskFinished } from './task-finished';
 
 /**
- * A replay of the archive to one destination (issue 31), or of what the tracking plan blocked to
- * every enabled destination of the source (a blocked-only replay, issue 42: the same steps, its
+ * A replay of the archive to one destination, or of what the tracking plan blocked to
+ * every enabled destination of the source (a blocked-only replay: the same steps, its
  * page activity decides and starts differently), one workflow per replay:
  *
  *   pages    → one activity per page of the archive (by a cursor over receivedAt) decides each
@@ -52,14 +52,14 @@ export const PAGE_SIZE = 50;
 const STEPS_PER_RUN = 200;
 const FIRST_WAIT_MS = 500;
 /**
- * Since issue 34: the next page starts once half a page fits, not a whole one, so the page's slowest
+ * Since this patch: the next page starts once half a page fits, not a whole one, so the page's slowest
  * delivery (a retry, a hold) no longer stops the replay until it ends. Histories from before it
  * replay as they ran.
  */
 export const REFILL_AT_HALF_PATCH = 'replay-refills-at-half-a-page';
 const LONGEST_WAIT_MS = 10_000;
 /**
- * Since issue 31's live-traffic-first fix: pages are paced by live lag (the page activity waits
+ * Since live traffic first: pages are paced by live lag (the page activity waits
  * between starts and rests to measure), and deliveries under way are asked about every
  * CHECK_EVERY_MS between pages rather than only once the replay is full. Runs from before it
  * replay as they ran.
@@ -68,7 +68,7 @@ export const REPLAY_PACED_PATCH = 'replay-paced-by-live-lag';
 const CHECK_EVERY_MS = 1_000;
 
 /**
- * Review finding 13: each status write runs after the one before whether or not that one failed (out
+ * Each status write runs after the one before whether or not that one failed (out
  * of retries: the store away for minutes), so one failed write no longer fails every later pause,
  * resume and the replay's end. The change whose write failed still answers with the failure, and it
  * is logged. Runs from before it replay as they ran.
@@ -79,7 +79,7 @@ const { replayPage, replayOutcomes } = proxyActivities<Activities>(PAGE_ACTIVITY
 const { saveReplayCounts, setReplayStatus } = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: PAGED_JOB_RETRY });
 
 export async function replayArchive({ replay, resume }: ReplayArchiveInput): Promise<ReplayCounts> {
-  // Counts carried from a run before issue 42 lack skipped.blocked and .duplicate: made whole before
+  // Counts carried from a run before blocked-only replays lack skipped.blocked and .duplicate: made whole before
   // `saved` is taken, so the first comparison sees the same change (and saves when) the old code did.
   const state: ReplayState = resume ? { ...resume, counts: addCounts(NO_COUNTS, resume.counts) } : { pagesDone: false, counts: NO_COUNTS, inFlight: [], paused: false, runs: 1 };
   const paced = patched(REPLAY_PACED_PATCH);
@@ -160,7 +160,7 @@ export async function replayArchive({ replay, resume }: ReplayArchiveInput): Pro
         if (!checkDue) await condition(() => cancelled, waitMs);
         if (cancelled) break;
         checkedAt = Date.now();
-        // A blocked-only replay's deliveries are the messages' own workflows (issue 42): absent before it, the same input.
+        // A blocked-only replay's deliveries are the messages' own workflows: absent before it, the same input.
         const ended = await replayOutcomes({ replayId: replay.id, messageIds: state.inFlight, ...(replay.blockedOnly && { recoveredFrom: replay.sourceId }) });
         const done = new Set(ended.map((e) => e.messageId));
         state.inFlight = state.inFlight.filter((messageId) => !done.has(messageId));

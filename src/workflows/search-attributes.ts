@@ -13,7 +13,7 @@ export const STATUS = defineSearchAttributeKey('SwitchyardStatus', SearchAttribu
 /** Set at start only (client side) when the message has one: a regulation finds anonymous-only deliveries of a user's linked ids. */
 export const ANONYMOUS_ID = defineSearchAttributeKey('SwitchyardAnonymousId', SearchAttributeType.KEYWORD);
 /**
- * Finding 6: each destination's own outcome, `<outcome>:<destinationId>` (delivery/destination-outcomes.ts):
+ * Each destination's own outcome, `<outcome>:<destinationId>` (delivery/destination-outcomes.ts):
  * `retrying` from the start, then delivered / failed / stopped as each destination finishes.
  */
 export const OUTCOMES = defineSearchAttributeKey('SwitchyardOutcomes', SearchAttributeType.KEYWORD_LIST);

@@ -3,11 +3,11 @@
  * code. Pure constants, imported by both.
  */
 
-/** A destination was resumed (issue 20): its held deliveries ask again now instead of at their next check. Argument: the destination id. */
+/** A destination was resumed: its held deliveries ask again now instead of at their next check. Argument: the destination id. */
 export const DESTINATION_RESUMED = 'destinationResumed';
 
 /**
- * A destination's flow control changed under its held deliveries (issue 29): its maxRequestsPerSecond
+ * A destination's flow control changed under its held deliveries: its maxRequestsPerSecond
  * (slots reserved under the old limit are given up and taken again under the new one) or a URL's
  * backpressure was cleared. They ask again now instead of at the end of their wait. Argument: the destination id.
  */

@@ -3,7 +3,7 @@ import type { Activities } from '../activities';
 import type { OperationalEventData } from '../delivery/operational-events';
 
 /**
- * Issue 43: a replay or bulk redelivery job that ends raises `background_task.finished` (an
+ * A replay or bulk redelivery job that ends raises `background_task.finished` (an
  * activity: a command the histories recorded before it do not have, hence the patch, asked only at
  * the job's end).
  */

@@ -5,7 +5,7 @@ import type { Receiver } from './receiver';
 import type { TcpRelay } from './tcp-relay';
 
 /**
- * The faults of issue 21's matrix, each a `Fault` for test/helpers/fault-drill.ts: it injects the
+ * The faults of the fault matrix (docs/reliability.md), each a `Fault` for test/helpers/fault-drill.ts: it injects the
  * fault, waits for its length, heals it and resolves. What /health and /admin/status must show meanwhile is beside it.
  */
 

@@ -7,7 +7,7 @@ import { waitFor } from './processes';
 import { basicAuth } from './system';
 
 /**
- * Issue 21's fault matrix, one drill for every fault: single calls at a steady rate through real
+ * The fault matrix (docs/reliability.md), one drill for every fault: single calls at a steady rate through real
  * API processes (open loop, each with a timeout), one or more faults applied at even intervals
  * while they run, then a count of what was acknowledged, delivered, duplicated and how long the
  * service took to come back. A fault is whatever `apply` does (restart a PostgreSQL, cut a TCP relay

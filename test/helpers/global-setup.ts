@@ -47,7 +47,7 @@ export default async function globalSetup(globalConfig?: Pick<Config.GlobalConfi
     LOG_LEVEL: 'info',
     // The worker adds its webhook health to the store this often: tests read it back within a second.
     HEALTH_FLUSH_INTERVAL: '200ms',
-    // Every process of the run encrypts payloads with the committed test key (issue 19).
+    // Every process of the run encrypts payloads with the committed test key.
     PAYLOAD_KEYS_FILE: TEST_PAYLOAD_KEYS_FILE,
     WORKFLOW_BUNDLE: bundle,
   };
@@ -73,7 +73,7 @@ export default async function globalSetup(globalConfig?: Pick<Config.GlobalConfi
   const workers = Object.values(slots).map((slot) => ({ slot, worker: spawnWorker({ ...env, ...slot }, path.join(slot.DATA_DIR, 'worker.log')) }));
   (globalThis as Record<string, unknown>).__SWITCHYARD_WORKERS__ = workers.map(({ worker }) => worker);
   await Promise.all(workers.map(({ slot, worker }) => waitForPoller(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, slot.TEMPORAL_TASK_QUEUE, worker)));
-  // Issue 41: the shared processes, so each file's CPU can be split by process (test/jest/cpu.js).
+  // The shared processes, so each file's CPU can be split by process (test/jest/cpu.js).
   process.env.SWITCHYARD_TEST_PIDS = JSON.stringify({
     temporal: temporal.pid,
     postgres: Number(readFileSync(path.join(dir, 'postgres', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]),

@@ -6,7 +6,7 @@ import type { Log } from './scenarios';
 import { startTcpRelay } from './tcp-relay';
 
 /**
- * Issue 21: the network between the workers and Temporal cut for a while, then between the API and
+ * The network between the workers and Temporal cut for a while, then between the API and
  * Temporal, under steady single calls. Each process of the scenario's own reaches the run's dev
  * server through a TCP relay of its own that the drill cuts (open connections reset, new ones
  * refused) and restores. While the worker is cut off the API keeps accepting and deliveries wait;

@@ -16,7 +16,7 @@ export interface NoisyNeighbourFigures {
 }
 
 /**
- * Issue 20, item 5: a destination whose receiver hangs until the delivery timeout on every request,
+ * A destination whose receiver hangs until the delivery timeout on every request,
  * with a backlog of `backlog` messages, beside a healthy destination of another source receiving a
  * message every `healthyGapMs`. The healthy destination's latency alone, then beside the backlog.
  * Its own Temporal dev server (fairness on, as scripts/temporal-dev.sh starts it) and worker.

@@ -15,7 +15,7 @@ export interface ReceivedSpan {
 }
 
 /**
- * A loopback stand-in for an OpenTelemetry Collector's OTLP/HTTP receiver (issue 43): it accepts
+ * A loopback stand-in for an OpenTelemetry Collector's OTLP/HTTP receiver: it accepts
  * `POST /v1/traces` as `application/json` (OTLP/JSON) or `application/x-protobuf` (decoded with the
  * part of opentelemetry-proto's trace schema below), and keeps every span. No collector binary is
  * packaged for Debian, and the spans are all a test needs.

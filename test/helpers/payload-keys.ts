@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseKeyring, type Keyring } from '../../src/privacy/keyring';
 
 /**
- * The one committed test key (issue 19): every process of a test run (the run's worker, each
+ * The one committed test key: every process of a test run (the run's worker, each
  * test's API, spawned workers and APIs, replayed histories) encrypts and decrypts with it, so a
  * history written by one is read by the others. Test-only: it is public.
  */

@@ -162,7 +162,7 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       expect(await store.personas.profiles.get(sourceId, 'v1')).toMatchObject({ profileId: 'w', eventCount: 1, aliases: ['v1'] });
     });
 
-    it("keeps the consent preferences of the newest event that carried any, across requests, call types and a merge (issue 30)", async () => {
+    it("keeps the consent preferences of the newest event that carried any, across requests, call types and a merge", async () => {
       const sourceId = await newSource();
       const consent = (categoryPreferences: Record<string, boolean>) => ({ consent: { categoryPreferences } });
       // A page call alone makes no profile; it updates one that exists.
@@ -182,7 +182,7 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       expect((await store.personas.profiles.get(sourceId, 'c'))?.consent).toEqual({ categoryPreferences: { ads: false }, timestamp: '2026-03-01T09:20:00.000Z' });
     });
 
-    it('a future timestamp (no sentAt) does not pin a profile\'s consent: a later revocation wins (review finding 17)', async () => {
+    it('a future timestamp (no sentAt) does not pin a profile\'s consent: a later revocation wins', async () => {
       const sourceId = await newSource();
       const consent = (categoryPreferences: Record<string, boolean>) => ({ consent: { categoryPreferences } });
       await record(sourceId, [{ type: 'identify', raw: { userId: 'pinned', traits: {}, timestamp: '2099-01-01T00:00:00Z', context: consent({ ads: true }) } }]);
@@ -192,7 +192,7 @@ export function describePersonasStore(open: () => Promise<Store>): void {
       expect((await store.personas.profiles.get(sourceId, 'pinned'))?.consent).toMatchObject({ categoryPreferences: { ads: false } });
     });
 
-    it('a consent time stored from a future timestamp before the fix pins nothing either (review finding 17)', async () => {
+    it('a consent time stored from a future timestamp before the fix pins nothing either', async () => {
       const sourceId = await newSource();
       const consent = (categoryPreferences: Record<string, boolean>) => ({ consent: { categoryPreferences } });
       // What a row written before the rule holds: the client's future timestamp as its consent time.

@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from './receiver';
 import type { Log } from './scenarios';
 
 /**
- * Issue 21's fault matrix on the production shape, in the order a drill applies them: its one
+ * The fault matrix (docs/reliability.md) on the production shape, in the order a drill applies them: its one
  * PostgreSQL (Temporal's and the store's) restarted immediate then fast, Temporal's server SIGKILLed
  * and restarted, API 2 SIGKILLed mid-request and restarted, the receiver hanging, the workers' and
  * then the APIs' network to Temporal cut. The worker SIGKILL is production-shape.test.ts's own test.

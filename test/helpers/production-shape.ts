@@ -14,7 +14,7 @@ import { basicAuth, trackBatch } from './system';
 import { startTcpRelay, type TcpRelay } from './tcp-relay';
 
 /**
- * The production shape on one machine (issue 13): Temporal's own server on PostgreSQL with several
+ * The production shape on one machine: Temporal's own server on PostgreSQL with several
  * history shards, Switchyard's store on PostgreSQL, two API processes and two worker processes,
  * nothing shared but those two servers. Used by test/integration/production-shape.test.ts.
  * The workers reach Temporal through one TCP relay and the APIs through another, so a drill can cut

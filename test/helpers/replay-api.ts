@@ -2,7 +2,7 @@ import type { Replay } from '../../src/delivery/replay';
 import { waitFor } from './processes';
 import { ADMIN_TOKEN, type TestSystem } from './system';
 
-/** Replays through the admin API (issue 31), as an operator makes and watches them. */
+/** Replays through the admin API, as an operator makes and watches them. */
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** `POST /admin/replays`: 202 and running, its id. */

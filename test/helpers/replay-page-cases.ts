@@ -16,7 +16,7 @@ import type { Tables } from '../../src/store/tables';
 import { testKeyring } from './payload-keys';
 
 /**
- * A replay page's decisions and its store reads (issue 31), shared by the SQLite and PostgreSQL
+ * A replay page's decisions and its store reads, shared by the SQLite and PostgreSQL
  * runs (test/integration/replay-page.test.ts): the batch reads the page makes (erased ids,
  * suppressions, data keys, the destination's rules) and the store methods behind them.
  */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 
 /**
- * Issue 41: integration files run side by side, one Jest worker per slot. Each slot has its own
+ * Integration files run side by side, one Jest worker per slot. Each slot has its own
  * store file, data dir and task queue, served by its own worker process, so files in different
  * slots share only the Temporal dev server (workflow ids carry each file's own source ids) and
  * PostgreSQL (each file creates its own database). Files within one slot run one after another,

@@ -7,7 +7,7 @@ import { startReceiver } from './receiver';
 import type { Log } from './scenarios';
 
 /**
- * Issue 21: Switchyard's store PostgreSQL restarted under steady single calls, as a crash
+ * Switchyard's store PostgreSQL restarted under steady single calls, as a crash
  * (`immediate`) and as an orderly stop (`fast`), with an API and a worker process of the scenario's
  * own on a PostgreSQL of its own (the run's shared one is never touched). While the database is
  * away every call must get a clear 503 with Retry-After (never a 500, never a hang), no process may

@@ -8,7 +8,7 @@ import { waitFor } from '../helpers/processes';
 import { ADMIN_TOKEN, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 32 on PostgreSQL with two API processes: this test's (in-process, `a`) and one it spawns
+ * Scoped tokens and the audit log on PostgreSQL with two API processes: this test's (in-process, `a`) and one it spawns
  * (`b`), sharing one database. Tokens are revoked on every process at once, expire, and never mint
  * more than they hold; every change writes exactly one audit row, denied attempts are recorded, and
  * no secret value reaches a row, a log line or a reply.

@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 32: every admin, codec and portal-settings route against a token of each scope, on the real
+ * Every admin, codec and portal-settings route against a token of each scope, on the real
  * API (real Temporal, real store). A token holding only the route's scope gets past the access check
  * (its answer is the route's own: 200, 400 for the empty body, 404 for the made-up ids); every other
  * scope gets 403, no token 401. The bodies are empty and the ids made up, so nothing is changed.

@@ -7,7 +7,7 @@ import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, type Tes
 import { startTokenEndpoint, type TokenEndpoint } from '../helpers/token-endpoint';
 
 /**
- * Issue 33: Actions destinations through the real API, a real Temporal, the run's worker process
+ * Actions destinations through the real API, a real Temporal, the run's worker process
  * and real receivers: each mapping whose trigger matches is its own request, rendered by Segment's
  * mapping kit, with the seed's delivery rules per request; outbound auth with its secrets nowhere.
  */
@@ -88,7 +88,7 @@ describe('an actions destination', () => {
     expect(user.headers['x-team']).toBeUndefined();
   }, 60_000);
 
-  it("delivers Segment's exported subscriptions pasted unchanged (Public API JSON and Terraform's settings string) as Segment would (issue 44)", async () => {
+  it("delivers Segment's exported subscriptions pasted unchanged (Public API JSON and Terraform's settings string) as Segment would", async () => {
     const r = await receiver();
     const exports = JSON.parse(readFileSync(path.join(__dirname, '..', 'fixtures', 'segment-exports', 'webhooks-subscriptions.json'), 'utf8')) as {
       publicApi: { settings: Record<string, unknown> }[];

@@ -9,7 +9,7 @@ import { faultDir, startOwnWorker, stopProcess, type OwnWorker } from '../helper
 import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 33: mutual TLS to a receiver that requires a client certificate. The test makes its own CA
+ * Mutual TLS to a receiver that requires a client certificate. The test makes its own CA
  * (openssl) and hands it to a worker of this file's own through NODE_EXTRA_CA_CERTS, so the
  * receiver's certificate verifies as a real one would (self-signed stays refused).
  */

@@ -6,7 +6,7 @@ import { createTestDatabase } from '../helpers/postgres';
 import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 
 /**
- * Issue 33 in the store (migration 0020_actions_destinations), on a SQLite file and a real
+ * Actions destinations in the store (migration 0020_actions_destinations), on a SQLite file and a real
  * PostgreSQL database: an actions destination's mappings, outbound auth and client certificate are
  * kept, their secrets sealed under the payload keyring like every other receiver credential.
  */

@@ -257,7 +257,7 @@ describe('destinations', () => {
     expect(await store.destinations.listEnabledIds(source.id)).toEqual([]);
   });
 
-  it('keeps propagateTraceContext as given (issue 43): default true, false on create, changed by PATCH, a non-boolean refused naming the field', async () => {
+  it('keeps propagateTraceContext as given: default true, false on create, changed by PATCH, a non-boolean refused naming the field', async () => {
     const source = await createSource();
     const created = await createDestination(source.id, { enabled: true, propagateTraceContext: false, webhooks: webhooks(1) });
     expect(created.json()).toMatchObject({ propagateTraceContext: false });
@@ -294,7 +294,7 @@ describe('destinations', () => {
     expect(del.statusCode).toBe(404);
   });
 
-  it('sets a rate limit and a hold on create and PATCH, shows them, and clears them (issue 20)', async () => {
+  it('sets a rate limit and a hold on create and PATCH, shows them, and clears them', async () => {
     const source = await createSource();
     const created = await createDestination(source.id, { enabled: true, maxRequestsPerSecond: 5, paused: true, webhooks: webhooks(1) });
     expect(created.statusCode).toBe(201);
@@ -313,7 +313,7 @@ describe('destinations', () => {
     expect(read.json()).toMatchObject({ maxRequestsPerSecond: 250, paused: false });
   });
 
-  it('sets consent categories on create, changes one field with PATCH keeping the other, and shows them (issue 30)', async () => {
+  it('sets consent categories on create, changes one field with PATCH keeping the other, and shows them', async () => {
     const source = await createSource();
     const created = await createDestination(source.id, { enabled: true, consent: { categories: ['advertising', 'analytics'] }, webhooks: webhooks(1) });
     expect(created.statusCode).toBe(201);
@@ -340,7 +340,7 @@ describe('destinations', () => {
     [{ maxRequestsPerSecond: 2.5 }, 'maxRequestsPerSecond: must be integer'],
     [{ maxRequestsPerSecond: 'fast' }, 'maxRequestsPerSecond: must be integer'],
     [{ paused: 'yes' }, 'paused: must be boolean'],
-    // Issue 30: consent settings.
+    // Consent settings.
     [{ consent: { categories: Array.from({ length: 21 }, (_, i) => `c${i}`) } }, 'consent.categories: must NOT have more than 20 items'],
     [{ consent: { categories: [''] } }, 'consent.categories[0]: must NOT have fewer than 1 characters'],
     [{ consent: { categories: ['ok', 'c'.repeat(101)] } }, 'consent.categories[1]: must NOT have more than 100 characters'],

@@ -7,7 +7,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
 /**
- * The admin API's deliveries (issue 14): listed from Temporal visibility, read from a workflow's
+ * The admin API's deliveries: listed from Temporal visibility, read from a workflow's
  * history, delivered again as a new run. On the run's real Temporal server and worker.
  */
 let system: TestSystem;
@@ -88,7 +88,7 @@ describe('GET /admin/deliveries', () => {
     expect(ids(bySource.body.deliveries)).toEqual(['list-1', 'list-2']);
     const row = bySource.body.deliveries.find((r) => r.messageId === 'list-1')!;
     expect(row).toMatchObject({ sourceId: sourceA, type: 'track', status: 'delivered', workflowId: deliveryWorkflowId(sourceA, 'list-1') });
-    // Issue 19 changed this rule: visibility holds only the userId's keyed hash, so a row shows the
+    // Crypto-shredding changed this rule: visibility holds only the userId's keyed hash, so a row shows the
     // userId when the filter names it (and the detail, from the decoded input), never the hash.
     expect(row.userId).toBeUndefined();
     expect((await list({ userId: 'u-list', sourceId: sourceA })).body.deliveries).toEqual([expect.objectContaining({ messageId: 'list-1', userId: 'u-list' })]);
@@ -102,7 +102,7 @@ describe('GET /admin/deliveries', () => {
     expect((await list({ sourceId: sourceA, status: 'retrying' })).body.deliveries).toEqual([]);
   });
 
-  // Issue 19 changed this rule: visibility holds keyed hashes, so a double quote or a backslash,
+  // Crypto-shredding changed this rule: visibility holds keyed hashes, so a double quote or a backslash,
   // refused before, is now searchable like any other character.
   it('takes a userId as a value, never as query text: any id, quotes, backslashes and non-ASCII included, is found by its keyed hash', async () => {
     expect(ids((await list({ userId: "o'brien" })).body.deliveries)).toEqual(['list-2']);
@@ -250,7 +250,7 @@ describe('GET /admin/deliveries', () => {
   });
 });
 
-describe('a delivery that succeeded writes no last status (issue 15): its completed run says delivered', () => {
+describe('a delivery that succeeded writes no last status: its completed run says delivered', () => {
   /** Each event's kind, from the one `…EventAttributes` field it carries. */
   const kinds = (history: temporal.api.history.v1.IHistory) =>
     (history.events ?? []).map((event) => Object.keys(event).find((key) => key.endsWith('EventAttributes') && event[key as keyof typeof event])?.replace(/EventAttributes$/, ''));

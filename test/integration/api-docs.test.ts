@@ -10,7 +10,7 @@ import { ROOT, waitFor } from '../helpers/processes';
 import { useSystem, type TestSystem } from '../helpers/system';
 
 /**
- * The API reference (issue 23): /openapi.json documents every operation (a summary, what each
+ * The API reference: /openapi.json documents every operation (a summary, what each
  * error means, one example request and response that pass their own schemas), and /docs shows
  * every one of them in a real headless Chromium without a request leaving the API's origin.
  * The page is photographed into docs/api-screenshots/ for docs/api.md.

@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, sourceWithDestination, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 31 on the PostgreSQL store: the archive is partitioned by day; retention drops whole
+ * The archive on the PostgreSQL store: the archive is partitioned by day; retention drops whole
  * partitions; a replay reads it like SQLite's. An API (in process) and a worker process of this
  * file's own, on their own database and task queue.
  */

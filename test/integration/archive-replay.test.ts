@@ -8,7 +8,7 @@ import { readReplay as readReplayVia, replayFinished, startReplay as startReplay
 import { ADMIN_TOKEN, basicAuth, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 31 on the SQLite store: every accepted message is archived, and a replay delivers the
+ * The archive and replays on the SQLite store: every accepted message is archived, and a replay delivers the
  * archive of a range to one destination, made after the messages (a backfill), each message once
  * with its original messageId and the X-Switchyard-Replay header. This file runs its own worker
  * process on its own task queue, so one test can kill it mid-replay.
@@ -215,13 +215,13 @@ it('pause holds the replay; resume finishes it, each message once', async () => 
   expect(resumed.json()).toMatchObject({ status: 'running' });
   expect(await finished(id)).toMatchObject({ status: 'completed', matched: MESSAGES, started: MESSAGES, delivered: MESSAGES });
   exactlyOnce(target, ids);
-  // Issue 32: the start and each change wrote one audit row naming the replay.
+  // The start and each change wrote one audit row naming the replay.
   const audit = await system.app.inject({ method: 'GET', url: `/admin/audit?target=${id}`, headers: auth });
   expect(audit.statusCode).toBe(200);
   expect((audit.json().entries as { action: string; outcome: string }[]).map((row) => `${row.action} ${row.outcome}`).sort()).toEqual(['replay.pause success', 'replay.resume success', 'replay.start success']);
 }, 180_000);
 
-it('starts the next page once half a page fits: one delivery that keeps failing does not stop the replay (issue 34)', async () => {
+it('starts the next page once half a page fits: one delivery that keeps failing does not stop the replay', async () => {
   const { source, ids, since, until } = await sharedHistory();
   // The first message the destination sees fails (500, retried) until it has seen more than a whole
   // page (REPLAY_MAX_IN_FLIGHT, 5) of others, or for 20 s: a replay that waits for its slowest

@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/processes';
 import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 
 /**
- * Review finding 5: ARCHIVE_RETENTION=0 is "keeps nothing", so the archive an earlier run (with a
+ * ARCHIVE_RETENTION=0 is "keeps nothing", so the archive an earlier run (with a
  * retention) wrote goes when a process starts with 0, on both stores; before, the sweep never ran.
  */
 const DAY_MS = 86_400_000;

@@ -3,7 +3,7 @@ import { waitFor } from '../helpers/processes';
 import { isSealedBody } from '../../src/privacy/sealed-body';
 
 /**
- * Issue 31 on the SQLite store (`npm start`'s): every accepted message is in the archive when the
+ * The archive on the SQLite store (`npm start`'s): every accepted message is in the archive when the
  * call is answered, sealed, with no user id in the clear; ARCHIVE_RETENTION removes it by a
  * scheduled delete; `0` switches the archive off.
  */

@@ -2,7 +2,7 @@ import { startReceiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Accountability (issue 40, review findings 3 and 16), against the whole API on its SQLite store:
+ * Accountability, against the whole API on its SQLite store:
  * nobody without credentials can fill the append-only audit log; an address past its share of
  * wrong tokens is refused before anything more is recorded; and a row names the address the
  * failure limiter counts, not the X-Forwarded-For entry a client wrote itself.

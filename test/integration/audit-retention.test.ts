@@ -8,7 +8,7 @@ import { waitFor } from '../helpers/processes';
 import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 
 /**
- * Review finding 3's retention path, on both stores: AUDIT_RETENTION deletes rows past it, while the
+ * The audit log's retention path, on both stores: AUDIT_RETENTION deletes rows past it, while the
  * database still refuses any UPDATE, and any DELETE of a row younger than its 90-day floor, whoever asks.
  */
 const DAY_MS = 86_400_000;

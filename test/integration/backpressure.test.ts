@@ -4,7 +4,7 @@ import { startReceiver, type Receiver, type Responder } from '../helpers/receive
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem, useSystem } from '../helpers/system';
 
 /**
- * Issue 20, what a receiver may ask for: a 429 or 503 with Retry-After pauses its URL for every
+ * Backpressure, what a receiver may ask for: a 429 or 503 with Retry-After pauses its URL for every
  * message (not only the one that got it); `webhook-delivery: disable` switches the URL off like
  * 410; `webhook-delivery: abort-message` gives up that one message.
  */

@@ -90,7 +90,7 @@ describe('the unauthenticated limit behind a proxy', () => {
       const limited = await track(system, `random-${randomUUID()}`, '203.0.113.30');
       expect(limited.statusCode).toBe(429);
       expect(limited.headers['retry-after']).toMatch(/^\d+$/);
-      // Issue 40: a valid key from the same address is never refused for its neighbours' guesses.
+      // A valid key from the same address is never refused for its neighbours' guesses.
       expect((await track(system, real.writeKey, '203.0.113.30')).statusCode).toBe(200);
       expect(lookups).toHaveBeenCalledTimes(LIMIT);
 

@@ -10,7 +10,7 @@ import { ROOT } from '../helpers/processes';
  * `npm run bench` works end to end: its own Temporal dev server, workers, APIs and receiver, every
  * system delivering every message, and the result file has the documented shape. A benchmark is not
  * a timed test: nothing here asserts a speed; the figures in docs/performance.md come from full runs.
- * Issue 41: what is proved is the harness's code paths, not the volume, so two runs prove them all
+ * What is proved is the harness's code paths, not the volume, so two runs prove them all
  * (each bench run starts a dev server and a tsx process per worker and API, most of this file's CPU):
  * one run of every system a ratio needs, as single calls (POST /v1/track on schedule) after a warm-up
  * that sends each system's messages as concurrent batches (/v1/batch, the default mode), then

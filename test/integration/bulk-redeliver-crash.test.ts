@@ -7,7 +7,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 14: a bulk redelivery job is "resumable after a crash, no message twice". This test runs its
+ * A bulk redelivery job is "resumable after a crash, no message twice". This test runs its
  * own worker process on its own task queue (the job and its redeliveries run there), kills it with
  * SIGKILL while the job is under way, starts another, and checks the job completes with every
  * message redelivered exactly once: one new run per message, whatever attempts the crash cut short.

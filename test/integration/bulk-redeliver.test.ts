@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem } from '../helpers/system';
 
 /**
- * Bulk redelivery (issue 14): `POST /admin/sources/:sourceId/redeliver` runs a Temporal workflow
+ * Bulk redelivery: `POST /admin/sources/:sourceId/redeliver` runs a Temporal workflow
  * that sends every matching ended delivery again, once, and `GET /admin/redeliveries/:id` follows
  * it. On the run's real Temporal server and worker.
  */

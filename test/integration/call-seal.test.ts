@@ -8,10 +8,10 @@ import { replayFinished, startReplay } from '../helpers/replay-api';
 import { ADMIN_TOKEN, codecDecodedStartInput, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 40 item 4 (review finding 2): sealing is the call's, never a destination's rules'. A
+ * Sealing is the call's, never a destination's rules'. A
  * filter on the first destination dropping `userId` used to switch crypto-shredding off for the
  * whole message: every body in Temporal under the master key only, a DELETE regulation shredding
- * none of them. And finding 4: a replay over a range holding a message of a user erased
+ * none of them. And a replay over a range holding a message of a user erased
  * (DELETE_ONLY) who has come back used to fail outright.
  */
 let system: TestSystem;

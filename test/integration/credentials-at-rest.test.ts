@@ -8,7 +8,7 @@ import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 import { createTestDatabase } from '../helpers/postgres';
 
 /**
- * Issue 29 item 10: receiver credentials — shared secrets, Standard Webhooks signing secrets (current
+ * Receiver credentials — shared secrets, Standard Webhooks signing secrets (current
  * and rotated out) and static header values — are stored sealed under the payload keyring, bound to
  * their destination and field; a row written in plaintext before (older versions, or
  * PAYLOAD_ENCRYPTION=off) is sealed by the first process with keys; a rotated-out signing secret

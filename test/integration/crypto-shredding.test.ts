@@ -14,7 +14,7 @@ import { testDataConverter } from '../helpers/data-converter';
 import { ADMIN_TOKEN, codecDecodedStartInput, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, useSystem, workflowHistoryText, type TestSystem } from '../helpers/system';
 
 /**
- * Crypto-shredding (issue 19 part 4): a DELETE regulation destroys the user's data key, and with it
+ * Crypto-shredding: a DELETE regulation destroys the user's data key, and with it
  * every copy of the user's events: a delivery still retrying, and a workflow the regulation could
  * neither find nor delete (started without the user's search attributes: what a delivery the
  * visibility index does not show yet looks like), and a history exported before the regulation.

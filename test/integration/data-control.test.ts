@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, decodedWorkflowHistoryText, deliveryResult, hasDeliveryWorkflow, send, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 30: what each destination receives, decided at ingest per (message, destination) before
+ * What each destination receives, decided at ingest per (message, destination) before
  * any workflow starts. Real API, real Temporal, the run's worker, real receivers.
  */
 
@@ -177,7 +177,7 @@ describe('consent per destination, as Segment decides it', () => {
   });
 });
 
-describe("each destination's overview shows its own outcome (finding 6)", () => {
+describe("each destination's overview shows its own outcome", () => {
   it('with one healthy, one failing and one retrying destination, each overview shows its own outcome, and received = delivered + filtered + retrying + failed', async () => {
     const none: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
     const { source, writeKey, destinations } = await sourceWith([none, none, none]);

@@ -8,7 +8,7 @@ import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/r
 import { ADMIN_TOKEN, basicAuth, deliveryResult } from '../helpers/system';
 
 /**
- * Issue 13: the delivery rules on the PostgreSQL store, end to end — an API process and a worker
+ * The delivery rules on the PostgreSQL store, end to end — an API process and a worker
  * process of this file's own on their own database and task queue. The worker reads destinations
  * through its LISTEN/NOTIFY cache, here with a 10-minute TTL: a switched-off destination or a
  * rotated secret must still apply to the very next attempt, which only the notification makes

@@ -73,7 +73,7 @@ describe('the request sent to a webhook URL', () => {
     await deliverOne(writeKey, source.id, 'track', { userId: 'u5', event: 'Viewed', messageId: 'sa-1' });
     const description = await system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'sa-1')).describe();
     const attrs = description.typedSearchAttributes;
-    // A delivery that succeeded writes no last status (issue 15): it stays `delivering` on the completed run.
+    // A delivery that succeeded writes no last status: it stays `delivering` on the completed run.
     expect([attrs.get(SOURCE), attrs.get(MESSAGE_TYPE), attrs.get(USER_ID), attrs.get(STATUS)]).toEqual([source.id, 'track', identifierHash(system.keyring!, 'userId', 'u5'), 'delivering']);
     // docs/operations.md's Web UI query for delivered deliveries, as an operator types it.
     const delivered = '(SwitchyardStatus = "delivered" OR (ExecutionStatus = "Completed" AND SwitchyardStatus IN ("delivering", "retrying")))';

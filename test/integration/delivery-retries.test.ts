@@ -43,7 +43,7 @@ it('retries a 5xx answer until the webhook succeeds, with the same message each 
 });
 
 it('ends failed when the retry window runs out, without attempts after the deadline', async () => {
-  // Issue 12 made the window a hard deadline (no attempt after it): long enough here for several
+  // The window is a hard deadline (no attempt after it): long enough here for several
   // rounds even when the server fires a short timer a second late, as the dev server may.
   const windowMs = 4_000;
   const short = await startSystem({ deliveryRetryWindow: windowMs, deliveryInitialBackoff: 200, deliveryMaxBackoff: 400 });

@@ -10,7 +10,7 @@ import { replayFinished, startReplay } from '../helpers/replay-api';
 import { basicAuth, deliveryResult, send, sourceWithDestination, startSystem, trackBatch, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 12, "Delivery rules that break today", the ones that need a worker of this file's own (on
+ * Delivery rules that used to break (docs/reliability.md), the ones that need a worker of this file's own (on
  * its own task queue, so stopping it touches no other test): the retry window as a hard deadline,
  * the per-webhook cap without failover, and a lost first attempt that keeps failover.
  */
@@ -71,7 +71,7 @@ it('keeps a busy webhook its messages: cap 2, 20 at once to [A answering in 500 
   expect(new Set(a.requests.map((r) => JSON.parse(r.body).messageId)).size).toBe(20);
   expect(b.requests).toHaveLength(0);
 
-  // Issue 20: the busy ones waited their turn in the slow lane, not by asking again after a timer.
+  // The busy ones waited their turn in the slow lane, not by asking again after a timer.
   const histories = await Promise.all(ids.map(async (id) => (await s.client.workflow.getHandle(deliveryWorkflowId(source.id, id)).fetchHistory()).events ?? []));
   const inSlowLane = histories.filter((events) => events.some((e) => e.activityTaskScheduledEventAttributes?.taskQueue?.name === slowLaneTaskQueue(queue)));
   expect(inSlowLane.length).toBeGreaterThan(0);

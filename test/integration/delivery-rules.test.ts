@@ -3,7 +3,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 12, "Delivery rules that break today": header values that are no HTTP field value, and a
+ * Delivery rules that used to break (docs/reliability.md): header values that are no HTTP field value, and a
  * failed delivery sent again. On the run's worker; docs/reliability.md lists what each test covers.
  */
 
@@ -37,7 +37,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000));
 /** Attempts run as regular activities (a first local attempt to a webhook not seen yet defers without sending). */
 const activityAttemptsIn = async (s: TestSystem, workflowId: string) => {
   const { events } = await s.client.workflow.getHandle(workflowId).fetchHistory();
-  // Attempts only: a delivery that gives up also raises its operational event (issue 43), an activity too.
+  // Attempts only: a delivery that gives up also raises its operational event, an activity too.
   return (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes && e.activityTaskScheduledEventAttributes.activityType?.name !== 'raiseOperationalEvent').length;
 };
 
@@ -119,7 +119,7 @@ describe('a message sent again with the same messageId', () => {
     expect(hook.requests).toHaveLength(3);
   });
 
-  // Issue 29 item 13, documented in docs/api.md ("Idempotent"): a re-send is deduplicated for as
+  // Documented in docs/api.md ("Idempotent"): a re-send is deduplicated for as
   // long as the message's delivery run is open, even once one destination has given up its every
   // URL; only a re-send after the run closed failed is delivered again.
   it('is deduplicated while its delivery is still open, even for a destination that gave up, and delivered again once it failed', async () => {
@@ -149,7 +149,7 @@ describe('a message sent again with the same messageId', () => {
   });
 });
 
-describe('a call sent without messageId (issue 29)', () => {
+describe('a call sent without messageId', () => {
   it('is delivered once when its sender re-sends it with a new sentAt', async () => {
     const hook = await receiver(200);
     const { source, writeKey } = await sourceWithDestination(system.store, { webhooks: [{ url: hook.url, headers: {} }] });

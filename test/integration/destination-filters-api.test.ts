@@ -6,7 +6,7 @@ import { openStore, type Store } from '../../src/store';
 import { auth, buildAdminApp } from '../helpers/admin-app';
 import { createTestDatabase } from '../helpers/postgres';
 
-/** Issue 30: destination filters in Segment's Public API shape, saved in a real store on both dialects. */
+/** Destination filters in Segment's Public API shape, saved in a real store on both dialects. */
 
 const dialects: [string, () => Promise<{ store: Store; cleanUp: () => void }>][] = [
   [

@@ -4,7 +4,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem, useSystem } from '../helpers/system';
 
 /**
- * Issue 14, webhook health: the run's worker process counts every attempt in memory and adds it to
+ * Webhook health: the run's worker process counts every attempt in memory and adds it to
  * the store every HEALTH_FLUSH_INTERVAL (200 ms in tests, global-setup.ts); the admin route reads it
  * back per URL. Real Temporal, real worker, real receivers.
  */

@@ -6,7 +6,7 @@ import { apiKillScenario, temporalRestartScenario, workerKillScenario } from '..
  * ones are never touched). Counts are scaled down for `npm test`; scripts/faults.ts runs the same
  * scenarios at full size (docs/reliability.md). Each rule needs only that its fault lands mid-run
  * (a kill at a third delivered or accepted, Temporal stopped with a quarter delivered): 120, 200 and
- * 100 messages keep that at a fraction of the CPU (issue 41).
+ * 100 messages keep that at a fraction of the CPU.
  */
 
 const log = (line: string) => process.stdout.write(`${line}\n`);

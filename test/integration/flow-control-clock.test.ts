@@ -7,7 +7,7 @@ import { createTestDatabase } from '../helpers/postgres';
 import { ROOT } from '../helpers/processes';
 
 /**
- * Issue 29, one clock for holds: two workers whose clocks are a minute apart share a destination's
+ * One clock for holds: two workers whose clocks are a minute apart share a destination's
  * rate limit and a URL's backpressure through the store. Every time the store keeps is its own, and
  * each answer is a wait from the store's now, so neither worker's skew reaches the other: the one
  * behind is not starved by slots and sends the one ahead wrote, and a pause lasts what the URL asked.

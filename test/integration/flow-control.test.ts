@@ -8,7 +8,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, postTrackBatch, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 20, flow control, on two worker processes of this file's own task queue sharing one
+ * Flow control, on two worker processes of this file's own task queue sharing one
  * PostgreSQL store (the shape in which processes on several machines share the limiter): a
  * destination's rate limit holds across both, a paused destination holds its deliveries until it
  * is resumed, and held time does not use up the retry window (up to DELIVERY_MAX_HOLD).
@@ -101,7 +101,7 @@ it('keeps maxRequestsPerSecond 5 across two workers: 30 messages all delivered, 
   const hook = await receiver();
   const { source, writeKey, destination } = await sourceWithDestination(s.store, { maxRequestsPerSecond: 5, webhooks: [{ url: hook.url, headers: {} }] });
   // 30 messages are six seconds of sends at the limit, both workers taking them: the limit is held
-  // from the second second on as it was over twelve with 60 (issue 41).
+  // from the second second on as it was over twelve with 60.
   const ids = Array.from({ length: 30 }, (_, i) => `rate-${i}`);
   expect((await postTrackBatch(s.app, writeKey, ids)).statusCode).toBe(200);
 

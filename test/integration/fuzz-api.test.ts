@@ -257,7 +257,7 @@ const notJson = fc.record({ route: routeArb, text: fc.string({ maxLength: 2_000 
   return { method: 'POST', url: route, headers: { ...json, authorization: basicAuth(writeKey) }, payload: text, expect: valid ? 'any' : 'client-error', messageIds: [], label: 'text that is not JSON' };
 });
 
-/** Strings that are no ISO 8601 date-time (issue 29: `"yesterday"` as a batch's sentAt was a 500). */
+/** Strings that are no ISO 8601 date-time (`"yesterday"` as a batch's sentAt was a 500). */
 const notADate = fc.oneof(
   fc.constantFrom('yesterday', '', 'now', 'NaN', '2026-01-01', '2026-01-01T00:00:00', '2026-13-01T00:00:00Z', '2026-01-01T25:61:00Z', '2026-01-01T00:00:00+99:99', '1767225600000', '+275760-09-13T00:00:00.000Z', 'Thu, 01 Jan 2026 00:00:00 GMT'),
   fc.string({ maxLength: 40 }).filter((value) => !isIsoDateTime(value)),

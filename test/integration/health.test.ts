@@ -5,7 +5,7 @@ import { ADMIN_TOKEN, postTrackBatch, sourceWithDestination, startSystem, type T
 import { VERSION } from '../../src/version';
 
 /**
- * Issue 29: `/health` is what a load balancer reads, 200 while this API can take ingestion (store
+ * `/health` is what a load balancer reads, 200 while this API can take ingestion (store
  * and Temporal answer) whatever the workers do, with its status and version only; the deep view
  * (workers per task queue, search attributes, problems) is `/admin/status`, behind the admin token.
  * Both read Temporal at most once a second however many ask. Short windows: this test's own dev

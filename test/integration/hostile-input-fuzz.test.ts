@@ -14,7 +14,7 @@ import { decidePlan } from '../../src/plans/plan-decision';
 import { DEFAULT_CONTROLS, patchControls } from '../../src/plans/schema-controls';
 
 /**
- * Issue 40 item 7 (the fuzzer half): FQL strings, filter bodies, mapping bodies and (issue 42)
+ * Hostile input, the fuzzer half: FQL strings, filter bodies, mapping bodies and
  * tracking-plan rules and schema controls — deep nesting,
  * long inputs, hostile keys — through the save and preview routes of the admin API over a real
  * store, with the API's own JSON body parser. Every answer is a result or a 4xx naming a field, never a 500, a hang or a crash, and
@@ -49,8 +49,8 @@ const nested = (depth: number, leaf: unknown, wrap: (inner: unknown) => unknown)
   for (let i = 0; i < depth; i++) value = wrap(value);
   return value;
 };
-// Mostly within the API's 64 levels of JSON, so the routes see them; sometimes up to 2,000 (issue 40:
-// "nested 2,000 deep"), which the body parser refuses. Deeper, the test's own JSON.stringify runs out of stack.
+// Mostly within the API's 64 levels of JSON, so the routes see them; sometimes up to 2,000
+// (nested 2,000 deep), which the body parser refuses. Deeper, the test's own JSON.stringify runs out of stack.
 const depth = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 66 }) }, { weight: 1, arbitrary: fc.integer({ min: 60, max: 2_000 }) });
 
 const fqlToken = fc.constantFrom('(', ')', '!', 'and', 'or', 'in', '=', '!=', '<', '.', ',', '[', ']', 'event', 'userId', "'x'", '1', 'null', 'true', 'contains(', 'length(', 'match(', 'properties.total', ...HOSTILE);
@@ -98,7 +98,7 @@ const mapping = fc.record({
   settings: fc.record({ url: fc.constant('https://hooks.example.com/m'), method: fc.constant('POST'), data: objectOf(directive) }),
 });
 
-// Issue 44: what Segment's exports carry besides, and Terraform's settings as a JSON string.
+// What Segment's exports carry besides, and Terraform's settings as a JSON string.
 const segmentId = fc.oneof(fc.constantFrom('dst_00000000000000000000000000000000', 'src_00000000000000000000000000000000', 'flt_0', '65f1c7d2e8a94b0012ab34cd', '', ...HOSTILE), fc.string({ maxLength: 110 }));
 const exportedFilter = fc.tuple(filter, fc.record({ id: segmentId, sourceId: segmentId, destinationId: segmentId, createdAt: fc.string({ maxLength: 70 }), updatedAt: fc.anything() }, { requiredKeys: [] })).map(([body, extra]) => ({ ...body, ...extra }));
 const settingsText = fc.oneof(
@@ -110,7 +110,7 @@ const settingsText = fc.oneof(
 const subscription = fc
   .tuple(mapping, fc.record({ id: segmentId, actionId: segmentId, actionSlug: segmentId, modelId: fc.option(segmentId, { nil: null }), destinationId: segmentId, destination_id: segmentId, enable_batching: fc.boolean(), batch_size: fc.oneof(fc.integer(), fc.string({ maxLength: 8 })) }, { requiredKeys: [] }), fc.option(settingsText, { nil: undefined }))
   .map(([m, { enable_batching, batch_size, ...ids }, text]) => ({ ...m, ...ids, settings: text ?? { ...m.settings, ...(enable_batching !== undefined && { enable_batching }), ...(batch_size !== undefined && { batch_size }) } }));
-// Issue 42: tracking-plan rules (a schema is user input through and through) and schema controls.
+// Tracking-plan rules (a schema is user input through and through) and schema controls.
 const pattern = fc.oneof(
   fc.constantFrom('^(a+)+$', '^(?!test).*$', '(?<=x)y', '(a)\\1', '[', '^order-[0-9]+$', '\\p{L}+', '(?i)abc', ...HOSTILE),
   fc.string({ maxLength: 40 }),
@@ -226,7 +226,7 @@ describe('hostile input through the admin API is data: a result or a 4xx naming 
     );
   }, 120_000);
 
-  it('saves, previews or refuses any filter pasted as Segment exports it (issue 44)', async () => {
+  it('saves, previews or refuses any filter pasted as Segment exports it', async () => {
     await fc.assert(
       fc.asyncProperty(exportedFilter, event, async (body, message) => {
         const saved = await send('POST', `/admin/destinations/${webhooksId}/filters`, body);
@@ -238,7 +238,7 @@ describe('hostile input through the admin API is data: a result or a 4xx naming 
     );
   }, 120_000);
 
-  it('saves or refuses any subscription pasted as Segment or Terraform exports it, and previews it as a draft (issue 44)', async () => {
+  it('saves or refuses any subscription pasted as Segment or Terraform exports it, and previews it as a draft', async () => {
     await fc.assert(
       fc.asyncProperty(subscription, event, async (body, message) => {
         expectAnswered(await send('PATCH', `/admin/destinations/${actionsId}`, { mappings: [body] }), 'subscription save');
@@ -248,7 +248,7 @@ describe('hostile input through the admin API is data: a result or a 4xx naming 
     );
   }, 120_000);
 
-  // Issue 43: operational endpoints take a user URL, secret and event type list.
+  // Operational endpoints take a user URL, secret and event type list.
   const operationalEndpoint = fc.record(
     {
       url: fc.oneof(fc.constantFrom('https://ops.example.com/hook', 'http://127.0.0.1:1/x', 'https://u:p@ops.example.com', 'javascript:alert(1)', 'file:///etc/passwd', ''), fc.string({ maxLength: 300 }), fc.webUrl()),
@@ -276,7 +276,7 @@ describe('hostile input through the admin API is data: a result or a 4xx naming 
     );
   }, 120_000);
 
-  it('accepts a call whatever its traceparent and tracestate say, with tracing on (issue 43)', async () => {
+  it('accepts a call whatever its traceparent and tracestate say, with tracing on', async () => {
     const { writeKey } = await store.sources.create('Traced fuzz');
     // Exports go nowhere (nothing listens on port 9): what is checked is the answer, not the spans.
     const stopTracing = await startTracing({ tracesExporter: '', otlpEndpoint: '', otlpTracesEndpoint: 'http://127.0.0.1:9/v1/traces', otlpTracesProtocol: 'http/json', serviceName: 'fuzz', bspScheduleDelay: 60_000 }, 'fuzz');

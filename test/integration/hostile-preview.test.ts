@@ -4,8 +4,8 @@ import { createTestDatabase } from '../helpers/postgres';
 import { ADMIN_TOKEN, basicAuth } from '../helpers/system';
 
 /**
- * Issue 40, done when: "A read token's preview with any hostile path answers 400, and the process
- * serves the next request." Review finding 1: one filter preview with a read token and a
+ * A read token's preview with any hostile path answers 400, and the process
+ * serves the next request. Before: one filter preview with a read token and a
  * DROP_PROPERTIES key `"constructor.prototype"` deleted Object.prototype.hasOwnProperty in the API
  * process, and the next request killed it. Against a real API process (src/server.ts) on
  * PostgreSQL, with the real Temporal of the run behind ingestion.

@@ -61,7 +61,7 @@ describe('validation: 400 naming the field and the rule, and nothing is delivere
     ['batch item with unknown type', '/v1/batch', { batch: [{ type: 'click', userId: 'u' }] }, /^batch\[0\]\.type: must be equal to one of the allowed values: identify, track/],
     ['batch item breaking a rule', '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'ok', messageId: 'never-1' }, { type: 'track', userId: 'u', messageId: 'never-2' }] }, /^batch\[1\]\.event: is required/],
     ['empty batch', '/v1/batch', { batch: [] }, /^batch: must NOT have fewer than 1 items/],
-    // Issue 30, as Segment: a preference update must carry the preferences.
+    // As Segment: a preference update must carry the preferences.
     ['Segment Consent Preference Updated without preferences', '/v1/track', { userId: 'u', event: 'Segment Consent Preference Updated', context: { consent: {} } }, /^context\.consent\.categoryPreferences: is required for a track named "Segment Consent Preference Updated"/],
     ['the same inside a batch', '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'Segment Consent Preference Updated', messageId: 'never-3' }] }, /^batch\[0\]\.context\.consent\.categoryPreferences: is required/],
   ];
@@ -85,7 +85,7 @@ describe('validation: 400 naming the field and the rule, and nothing is delivere
   it('rejects a batch request over 500 KB', async () => {
     const batch = Array.from({ length: 20 }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `big-${i}`, properties: { blob: 'x'.repeat(30 * 1024) } }));
     const response = await post('/v1/batch', { batch });
-    // Issue 12: a 400 with a stable code naming the rule, not the framework's 413.
+    // A 400 with a stable code naming the rule, not the framework's 413.
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ code: 'request_too_large', message: expect.stringMatching(/^body: is larger than 500 KB \(512000 bytes\)/) });
   });

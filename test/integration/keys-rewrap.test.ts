@@ -11,7 +11,7 @@ import { ROOT } from '../helpers/processes';
 /**
  * `npm run keys:rewrap`, the rotation runbook's step that lets an old master key go (docs/privacy.md):
  * a body sealed before the rotation still opens with only the new master key listed, and so do a
- * destination's credentials (issue 29 item 10: they are re-sealed under the new key) and an
+ * destination's credentials (they are re-sealed under the new key) and an
  * operational endpoint's signing secret.
  */
 const run = promisify(execFile);

@@ -6,7 +6,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 40 items 5 and 6 on the real API (real Temporal, the run's worker, real store and receivers):
+ * Least privilege and URL-bound secrets on the real API (real Temporal, the run's worker, real store and receivers):
  * no route reveals an event body, a plaintext user id or a yes/no answer about one to a token without
  * payloads:read, whatever its scope; and receiver secrets stay with the URL they were set for.
  */
@@ -112,7 +112,7 @@ describe('the exposure model against the real answers', () => {
   });
 });
 
-describe("an operational endpoint's secret is write-only (issue 43)", () => {
+describe("an operational endpoint's secret is write-only", () => {
   it('is answered once, in the 201, and no GET route answers it to any scope afterwards; a read token cannot change the endpoint', async () => {
     const created = await system.app.inject({ method: 'POST', url: '/admin/operational-endpoints', headers: admin, payload: { url: 'https://ops.example.com/least-privilege', eventTypes: [] } });
     expect(created.statusCode).toBe(201);

@@ -6,7 +6,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { basicAuth, deliveryResult, send, sourceWithDestination, startSystem, trackBatch, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 13, "Metrics": real traffic through the API and a worker process of this file's own (its
+ * Metrics: real traffic through the API and a worker process of this file's own (its
  * own task queue, METRICS_PORT and TEMPORAL_METRICS_BIND), then both /metrics scraped: the counts
  * match what was sent and delivered, and no write key or webhook URL shows anywhere.
  */
@@ -109,7 +109,7 @@ it('counts ingestion on the API and attempts and deliveries on the worker, with 
   expect(flaky.requests).toHaveLength(2);
 
   // The sink reports a delivery's end once its last workflow task completes: poll briefly.
-  // Issue 43: both counters carry the destination id, each destination's outcomes from 0.
+  // Both counters carry the destination id, each destination's outcomes from 0.
   const [dstA, dstB] = [a.destination.id, b.destination.id];
   let scraped = '';
   await waitFor(async () => {
@@ -146,7 +146,7 @@ it('counts ingestion on the API and attempts and deliveries on the worker, with 
   }
 }, 180_000);
 
-it('shows a URL a 410 switched off as switchyard_webhook_disabled, and drops every series of a destination once it is deleted (issue 43)', async () => {
+it('shows a URL a 410 switched off as switchyard_webhook_disabled, and drops every series of a destination once it is deleted', async () => {
   const gone = await startReceiver(() => ({ status: 410 }));
   const ok = await startReceiver();
   receivers.push(gone, ok);

@@ -3,7 +3,7 @@ import { faultDir } from '../helpers/faults';
 import { networkCutScenario } from '../helpers/network-cut-scenario';
 
 /**
- * Issue 21: the network between a worker and Temporal, then between an API and Temporal, cut under
+ * The network between a worker and Temporal, then between an API and Temporal, cut under
  * steady single calls (10 s each here; `npx tsx scripts/faults.ts network-cut` cuts for 30 s).
  */
 

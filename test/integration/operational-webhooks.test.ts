@@ -5,7 +5,7 @@ import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/r
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 43, operational webhooks, on real processes (the run's worker, its operational lane, real
+ * Operational webhooks, on real processes (the run's worker, its operational lane, real
  * receivers): events in Svix's names, one per incident, signed with Standard Webhooks and checked
  * with the `standardwebhooks` package. Operational endpoints see every destination's events, and
  * other files run beside this one: every assertion reads only the events of this file's destinations.

@@ -12,7 +12,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem, workflowHistoryText } from '../helpers/system';
 
 /**
- * Issue 19: nothing a user sent is readable in Temporal without the payload keys. Histories are read
+ * Nothing a user sent is readable in Temporal without the payload keys. Histories are read
  * with the real `temporal` CLI, as anyone with access to Temporal (or its Web UI) would: without a
  * codec, and through Switchyard's codec server with the admin token.
  */

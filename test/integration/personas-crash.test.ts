@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 5: "a rerun of a crashed sync (kill the worker between start and commit) delivers each
+ * "a rerun of a crashed sync (kill the worker between start and commit) delivers each
  * change once". These tests run their own worker process on their own task queue, so killing it
  * touches no other test. One change per page (PERSONAS_SYNC_PAGE_SIZE=1) makes a sync of MEMBERS
  * users take long enough to be interrupted half-way, and more than 100 pages make it continue as new.

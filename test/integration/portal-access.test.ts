@@ -4,9 +4,9 @@ import { screenshot } from '../helpers/portal';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 32 in the portal, in a real headless Chromium on the real API: any token logs in, the page
+ * Scoped tokens in the portal, in a real headless Chromium on the real API: any token logs in, the page
  * says which one and what it may do, and the audit log is a page for a token with the admin scope.
- * Issue 44: a read-only token sees what it may not change disabled, the scope named; a page it
+ * A read-only token sees what it may not change disabled, the scope named; a page it
  * cannot read says which scope it needs; the audit log names what each change touched.
  */
 let system: TestSystem;

@@ -2,7 +2,7 @@ import { openDestinations, screenshot, usePortal, waitFor } from '../helpers/por
 import { deliveryResult, send } from '../helpers/system';
 
 /**
- * Issue 44 in the operators' portal, in a real headless Chromium on the real API, Temporal, worker
+ * Destinations in the operators' portal, in a real headless Chromium on the real API, Temporal, worker
  * and receiver: a source's destinations as a list (name, type, state, the last hour's delivered and
  * failed), each name opening the destination's page, whose panels read nothing until opened; and
  * destinations by name where deliveries show them.

@@ -2,10 +2,10 @@ import { openDestination, screenshot, usePortal } from '../helpers/portal';
 import { deliveryResult, send } from '../helpers/system';
 
 /**
- * Issue 30's destination filters in the operators' portal, in a real headless Chromium on the real
+ * Destination filters in the operators' portal, in a real headless Chromium on the real
  * API, Temporal and worker: an operator adds a filter, previews an event under it, and the next
  * message through ingestion reaches the real receiver as the preview said. The preview runs what
- * is in the form (issue 44): a draft, before it is saved, named when it drops the event.
+ * is in the form: a draft, before it is saved, named when it drops the event.
  */
 
 const run = usePortal();
@@ -37,7 +37,7 @@ it('adds a DROP_PROPERTIES filter, previews the event without the property, and 
   expect(await form.getByLabel('If (FQL)').getAttribute('aria-invalid')).toBe('true');
   expect(await system.store.destinationFilters.list(destination.id)).toEqual([]);
 
-  // Issue 44: a draft previews as it is in the form, before it is saved, named when it stops the event.
+  // A draft previews as it is in the form, before it is saved, named when it stops the event.
   await form.getByLabel('Title').fill('Drop orders (draft)');
   await form.getByLabel('If (FQL)').fill("event = 'Order Completed'");
   await form.getByLabel(/^Actions/).fill(JSON.stringify([{ type: 'DROP' }]));

@@ -2,7 +2,7 @@ import { openDestination, screenshot, usePortal } from '../helpers/portal';
 import { deliveryResult, send } from '../helpers/system';
 
 /**
- * Issues 33 and 44 in the operators' portal, in a real headless Chromium on the real API, Temporal
+ * Actions destinations' mappings in the operators' portal, in a real headless Chromium on the real API, Temporal
  * and worker: an actions destination's mappings edited as a form per mapping (key → directive rows
  * for the data), the draft previewed before it is saved, raw JSON one toggle away, and the next
  * message reaching the real receiver as the preview said.

@@ -3,7 +3,7 @@ import { openDestination, usePortal, waitFor } from '../helpers/portal';
 import { ADMIN_TOKEN, deliveryResult, send } from '../helpers/system';
 
 /**
- * Issue 30 in the operators' portal, in a real headless Chromium on the real API, Temporal and
+ * Consent and the delivery overview in the operators' portal, in a real headless Chromium on the real API, Temporal and
  * worker: a destination's card shows where the last 24 h of messages went, as a funnel whose every
  * step is a number in text, named with the overview API's words.
  */

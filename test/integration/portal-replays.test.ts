@@ -2,7 +2,7 @@ import { openDestination, screenshot, usePortal, waitFor } from '../helpers/port
 import { basicAuth } from '../helpers/system';
 
 /**
- * Issue 31's replays in the operators' portal, in a real headless Chromium on the real API,
+ * Replays in the operators' portal, in a real headless Chromium on the real API,
  * Temporal, worker and receiver: from a destination made after the messages, a dry run first
  * (the Replay button stays off until then), then the replay, its progress to completed, and a
  * second replay paused and cancelled from its row.
@@ -30,7 +30,7 @@ it('starts a replay from a destination after a dry run, shows its progress, and 
   await card.locator('.dry-run-result', { hasText: '6 would be sent' }).waitFor({ timeout: 60_000 });
   expect(receiver.requests.filter((r) => r.headers['x-switchyard-replay'])).toHaveLength(0);
   expect(await replayButton.isDisabled()).toBe(false);
-  // Issue 44: the dry run's row says it is one.
+  // The dry run's row says it is one.
   const dryRun = (await system.store.replays.list(10)).find((r) => r.destinationId === destination.id && r.dryRun)!;
   await card.locator(`tr[data-replay-id="${dryRun.id}"] .dry-run`, { hasText: 'dry run' }).waitFor();
 

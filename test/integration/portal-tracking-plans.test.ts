@@ -2,7 +2,7 @@ import { ADMIN_TOKEN, basicAuth } from '../helpers/system';
 import { usePortal, waitFor } from '../helpers/portal';
 
 /**
- * Issue 42's portal page, in a real headless Chromium on the real API: a plan's rules (planned and
+ * The tracking plans' portal page, in a real headless Chromium on the real API: a plan's rules (planned and
  * required names) and, per connected source, its violations of the last day.
  */
 

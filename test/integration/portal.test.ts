@@ -71,7 +71,7 @@ it('serves /portal with a strict Content-Security-Policy and asks for the admin 
   expect(response?.url()).toBe(`${origin}/portal/`);
   expect(response?.headers()['content-security-policy']).toBe(PORTAL_CSP);
   expect(PORTAL_CSP).toContain("default-src 'self'");
-  // Issue 44: the login page is the login only: no navigation, no Log out.
+  // The login page is the login only: no navigation, no Log out.
   await page.getByLabel('Admin token').waitFor();
   expect(await page.locator('#nav').isVisible()).toBe(false);
   expect(await page.getByRole('button', { name: 'Log out' }).count()).toBe(0);
@@ -162,7 +162,7 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   expect(await attempts.count()).toBe(1);
   expect(await attempts.first().textContent()).toMatch(/webhook 1, round 1 .*HTTP 400 permanent/);
   expect(await page.locator('#delivery-status').textContent()).toBe('failed');
-  // Issue 44: the destination and source by name, their ids in small type.
+  // The destination and source by name, their ids in small type.
   expect(await page.locator(`section[data-destination-id="${destinationId}"] h2`).textContent()).toContain(`Destination Order hook ${destinationId}`);
   expect(await page.locator('table.facts').textContent()).toContain(`Portal shop ${sourceId}`);
   const workflowId = `message:${sourceId}:${messageId}`;
@@ -213,7 +213,7 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   await switches.getByRole('button', { name: 'Switch on' }).click();
   await switches.getByRole('button', { name: 'Switch off' }).waitFor();
   expect((await system.store.destinations.get(destinationId))!.enabled).toBe(true);
-  // Issue 20: hold and resume, and a rate limit, from the page; the page says which holds.
+  // Hold and resume, and a rate limit, from the page; the page says which holds.
   await openPanel('rate-limit');
   await openPanel('consent');
   await openPanel('signing');
@@ -245,7 +245,7 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   expect(signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
   expect((await system.store.destinations.get(destinationId))!.signing?.current).toBe(signingSecret);
 
-  // Issue 30: the consent categories a destination needs, and what happens to events without preferences.
+  // The consent categories a destination needs, and what happens to events without preferences.
   const consentOf = async () => (await system.store.destinations.get(destinationId))!.consent;
   expect(await card.locator('.consent-state').textContent()).toBe('Needs no consent category: gets events whatever their consent. Events without consent preferences are delivered.');
   await card.getByLabel('Consent categories it needs, comma-separated (empty for none)').fill('analytics, advertising');

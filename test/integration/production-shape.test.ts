@@ -7,7 +7,7 @@ import { productionFaults } from '../helpers/production-faults';
 import { basicAuth, workflowHistoryText, workflowListText } from '../helpers/system';
 
 /**
- * The production shape (issue 13) on this machine: Temporal's own server v1.32.1 on PostgreSQL
+ * The production shape on this machine: Temporal's own server v1.32.1 on PostgreSQL
  * with 4 history shards, the store on PostgreSQL, 2 API and 2 worker processes sharing nothing
  * else. Nothing here is the dev server or SQLite: the processes are told a DATA_DIR they cannot
  * create, so a write to local disk would fail them.
@@ -40,7 +40,7 @@ it('shares one store: a source created through API 1 is read through API 2', asy
 });
 
 it('keeps user data out of the real server: no email, event or user id in `temporal workflow show` or `workflow list` without a codec; the codec server decodes it', async () => {
-  // Issue 19 on Temporal's own server and PostgreSQL, as an operator of that cluster reads it.
+  // Payload encryption on Temporal's own server and PostgreSQL, as an operator of that cluster reads it.
   const [api1, api2] = shape.apis;
   const canary = { email: 'real-canary-7f3a@example.com', event: 'Real Canary 7f3a', userId: 'real-canary-user-7f3a' };
   const { sourceId, writeKey } = await sourceThrough(api1, 'canary', receiver.url);

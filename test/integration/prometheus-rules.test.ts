@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ensurePromtool } from '../helpers/promtool';
 
 /**
- * Issue 43: the shipped alert rules pass `promtool check rules`, and `promtool test rules` runs
+ * The shipped alert rules pass `promtool check rules`, and `promtool test rules` runs
  * each alert where it must fire and where it must stay quiet (deploy/prometheus/switchyard-rules.test.yml).
  * Integration project: it may install Debian's prometheus package first (minutes, network).
  */

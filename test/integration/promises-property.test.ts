@@ -8,14 +8,14 @@ import { ADMIN_TOKEN, basicAuth, useSystem, type TestSystem } from '../helpers/s
 import { startTracing } from '../../src/tracing/tracing';
 
 /**
- * Issue 40 item 7: the promises checked as invariants over random configurations, end to end on the
+ * The promises checked as invariants over random configurations, end to end on the
  * real API, worker and Temporal dev server. Each run makes a source with 2–3 destinations, each with
  * random consent categories, a random filter (dropping the ids, allowing one property, dropping an
  * event) and a receiver that accepts or refuses for good; suppresses one of its users; sends random
  * calls. Then, whatever the mix:
  * - privacy: no workflow input the API started holds a user's id, email or trait in clear once the
  *   master-key codec is opened (the bodies inside are sealed under the user's data key), nor the
- *   `tracestate` its sender traced it with (issue 43: tracing is on, the carrier sealed beside the body);
+ *   `tracestate` its sender traced it with (tracing is on, the carrier sealed beside the body);
  * - hostile input is data: the built-in prototypes are what they were;
  * - counted once per destination: each destination's overview settles at
  *   received = delivered + filtered (every reason) + retrying + failed, with nothing left retrying.

@@ -82,7 +82,7 @@ describe('npm start (quick start)', () => {
     started = await npmStart(dataDir, ports);
     const { adminToken, writeKey, sourceId, api, metrics } = started.banner;
     expect(started.output()).toContain(`Temporal Web UI http://localhost:${ports.ui}/namespaces/default/workflows`);
-    // Issue 44, quiet start: stdout is a pipe here, so at the default level no webpack stats and no
+    // Quiet start: stdout is a pipe here, so at the default level no webpack stats and no
     // warning for the activity-only slow lanes; the bundle's one line stays.
     expect(started.output()).toContain('Workflow bundle created');
     expect(started.output()).not.toMatch(/webpack|asset workflow-bundle|No workflows registered|No Nexus services registered/);
@@ -133,7 +133,7 @@ describe('npm start (quick start)', () => {
     expect((await counter(metrics, 'workflow_eager_execution_denied')) - deniedBefore).toBeLessThan(messageIds.length);
 
     // Payloads are encrypted under the development key npm start made in its data folder, and its Web
-    // UI decodes them through the API's codec server (issue 19): a newcomer sees the delivery's input.
+    // UI decodes them through the API's codec server: a newcomer sees the delivery's input.
     expect(readFileSync(path.join(dataDir, 'payload-keys'), 'utf8')).toMatch(/^dev-1=/m);
     const browser = await launchChromium();
     try {

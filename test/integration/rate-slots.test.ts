@@ -7,7 +7,7 @@ import { createTestDatabase } from '../helpers/postgres';
 import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 
 /**
- * Issue 34, sub-millisecond rate slots (migration 0022_rate_slots_us), on a SQLite file and a real
+ * Sub-millisecond rate slots (migration 0022_rate_slots_us), on a SQLite file and a real
  * PostgreSQL database: a limit of N requests/s hands out slots 1/N s apart for any N up to 10,000,
  * where whole-millisecond slots made every limit above 1,000/s act as 1,000/s. Asserted on the
  * slot values the store hands out, never on how fast the machine is.

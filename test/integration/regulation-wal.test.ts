@@ -6,7 +6,7 @@ import { erasedSubjects } from '../../src/privacy/subjects';
 import { ADMIN_TOKEN, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 29 item 9: on SQLite, the rows a DELETE regulation deletes must not stay readable in the
+ * On SQLite, the rows a DELETE regulation deletes must not stay readable in the
  * store's files. `secure_delete` overwrites them in the database pages, but in WAL mode the pages
  * that held them were first written to `-wal`, and those frames stay there, readable with `strings`,
  * until a checkpoint truncates the log. The test reads the files' bytes, as someone with a copy of

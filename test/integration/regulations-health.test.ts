@@ -27,7 +27,7 @@ describe('DELETE regulations (seed: Events, delete)', () => {
     const sourceA = await sourceWithDestination(system.store, { sharedSecret: 'k', webhooks: [{ url: a.url, headers: {} }] });
     const sourceB = await sourceWithDestination(system.store, { webhooks: [{ url: b.url, headers: {} }] });
     const sourceOff = await sourceWithDestination(system.store, { enabled: false, webhooks: [{ url: off.url, headers: {} }] });
-    // Issue 12: only sources that have seen a user are told it was deleted.
+    // Only sources that have seen a user are told it was deleted.
     for (const { writeKey } of [sourceA, sourceB, sourceOff]) {
       for (const userId of ['gone-1', 'gone-2']) await send(system.app, writeKey, 'identify', { userId, traits: {} });
     }
@@ -35,7 +35,7 @@ describe('DELETE regulations (seed: Events, delete)', () => {
     const response = await deleteUsers(['gone-1', 'gone-2']);
     expect(response.statusCode).toBe(201);
     const regulation = response.json();
-    // Issue 19: the record keeps keyed hashes of the ids, as SwitchyardUserId holds them.
+    // The record keeps keyed hashes of the ids, as SwitchyardUserId holds them.
     expect(regulation).toMatchObject({ id: expect.stringMatching(/^reg_/), subjectIds: ['gone-1', 'gone-2'].map((id) => identifierHash(system.keyring!, 'userId', id)) });
 
     for (const [receiver, { source }] of [[a, sourceA], [b, sourceB]] as const) {
@@ -102,7 +102,7 @@ describe('DELETE regulations (seed: Events, delete)', () => {
   });
 });
 
-describe('GET /health and GET /admin/status (issue 29)', () => {
+describe('GET /health and GET /admin/status', () => {
   it('/health is 200 {"status":"ok"} with its version only when Temporal and the store answer', async () => {
     const response = await system.app.inject({ method: 'GET', url: '/health' });
     expect(response.statusCode).toBe(200);

@@ -23,7 +23,7 @@ const notificationId = (regulation: { id: string; createdAt: string }, userId: s
 const bodies = (r: Receiver) => r.requests.map((request) => JSON.parse(request.body) as Record<string, unknown>);
 const requestsFor = (r: Receiver, messageId: string) => r.requests.filter((request) => (JSON.parse(request.body) as { messageId?: string }).messageId === messageId);
 
-/** Every text column of the store, the regulation record included (it keeps hashes, issue 19), for "Switchyard keeps no copy of the id" checks. */
+/** Every text column of the store, the regulation record included (it keeps hashes), for "Switchyard keeps no copy of the id" checks. */
 function storeMentions(id: string): string[] {
   const db = new Database(system.config.databasePath, { readonly: true });
   try {
@@ -87,7 +87,7 @@ describe('a DELETE regulation tells only the sources that have seen the user', (
     expect(bodies(other).filter((body) => body.type === 'delete')).toEqual([]);
     expect(bodies(other).some((body) => JSON.stringify(body).includes(userId))).toBe(false);
 
-    // No table keeps the user or the id seen with it; the regulation record keeps the keyed hash (issue 19).
+    // No table keeps the user or the id seen with it; the regulation record keeps the keyed hash.
     expect(await system.store.sourceUsers.sourcesThatSaw([userId])).toEqual(new Map());
     expect(storeMentions(userId)).toEqual([]);
     expect(await system.store.regulations.get(regulation.id)).toMatchObject({ subjectIds: [hashed('userId', userId)] });

@@ -8,7 +8,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 30, suppression: Segment's SUPPRESS_ONLY, UNSUPPRESS and SUPPRESS_WITH_DELETE on the real
+ * Suppression: Segment's SUPPRESS_ONLY, UNSUPPRESS and SUPPRESS_WITH_DELETE on the real
  * API, a real Temporal server and worker, and real receivers.
  */
 let system: TestSystem;

@@ -10,7 +10,7 @@ import type { replayArchive } from '../../src/workflows/replay-archive';
 import { ADMIN_TOKEN, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Review finding 13: a replay's pause, resume and cancel never hang an API request, and one status
+ * A replay's pause, resume and cancel never hang an API request, and one status
  * write that failed does not fail every later one. The real replayArchive workflow on the run's
  * Temporal dev server: on a task queue no worker polls, and on one whose worker's store writes fail once.
  */
@@ -58,7 +58,7 @@ it('runs the status writes after one that failed: the failed change answers its 
       replayPage: async () => ({ counts: { ...NO_COUNTS, matched: 1, started: 1 }, inFlight: ['m1'] }),
       replayOutcomes: async () => [],
       saveReplayCounts: async () => undefined,
-      // Issue 43: the replay's end raises background_task.finished; this worker sends none.
+      // The replay's end raises background_task.finished; this worker sends none.
       raiseOperationalEvent: async () => undefined,
       setReplayStatus: async ({ status }: { status: ReplayStatus }) => {
         if (failNext) {

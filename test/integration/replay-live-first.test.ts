@@ -7,7 +7,7 @@ import { basicAuth, sourceWithDestination, type TestSystem } from '../helpers/sy
 import { closeSystemWithWorker, startSystemWithWorker } from '../helpers/system-with-worker';
 
 /**
- * Issue 31, live traffic first: a replay is paced by the live lag of the worker that runs it
+ * Live traffic first: a replay is paced by the live lag of the worker that runs it
  * (delivery/replay-pace.ts). This worker's REPLAY_LIVE_LAG_LIMIT is 1 ms, so any live traffic is
  * "waiting too long": while live calls flow the replay goes at its floor, one delivery a second,
  * and once they stop it finishes every message, each once. (The `auto` limit, 25 % over the

@@ -6,7 +6,7 @@ import { postgresStoreDatabase } from '../helpers/postgres-store-database';
 import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 
 /**
- * Issue 31: a replay page decided with a few batch reads, whatever its size (erased ids,
+ * A replay page decided with a few batch reads, whatever its size (erased ids,
  * suppressions, data keys, the destination's rules), and the same decisions as ingest makes; on a
  * SQLite file and on PostgreSQL, the same cases.
  */

@@ -4,7 +4,7 @@ import { ADMIN_TOKEN, sourceWithDestination, type TestSystem, useSystem } from '
 import type { Receiver } from '../helpers/receiver';
 
 /**
- * Issue 44, replays say what they are: a dry run is marked `dryRun` in the replay's view and the
+ * Replays say what they are: a dry run is marked `dryRun` in the replay's view and the
  * list; a range starting before the archive answers `archiveFrom` beside the counts; a range wholly
  * past retention or in the future is a 400 saying so; a date without a time gets an example.
  * Through the real API and the run's worker; every replay is of this file's own source.

@@ -16,7 +16,7 @@ import { TEST_PAYLOAD_KEYS_FILE } from '../helpers/payload-keys';
  * Integration project: the workflow bundle is built with webpack (seconds).
  *
  * Both sets replay through the codec with the committed test key (test/fixtures/payload-keys), as a
- * worker reads them: the histories recorded encrypted (issue 19), and the same scenarios recorded
+ * worker reads them: the histories recorded encrypted, and the same scenarios recorded
  * before payloads were encrypted, which workflows still running at the upgrade look like (the codec
  * passes their plaintext payloads through).
  */
@@ -32,36 +32,36 @@ const SCENARIOS = [
   'deliver-retry-rounds',
   'deliver-retry-window-exhausted',
   'deliver-destination-switched-off',
-  // Issue 12's delivery rules, recorded with their patches (deliverMessage).
+  // The delivery rules that used to break, recorded with their patches (deliverMessage).
   'deliver-hard-window-exhausted',
   'deliver-busy-waits-its-turn',
   'deliver-lost-first-attempt-keeps-failover',
-  // Issue 15: a delivery that succeeds writes no last status (policy.deliveredImplied).
+  // A delivery that succeeds writes no last status (policy.deliveredImplied).
   'deliver-delivered-implied-first-try',
   'deliver-delivered-implied-after-retry',
   'sync-audience-continued-as-new.run-1',
   'sync-audience-continued-as-new.run-2',
   'sync-computed-trait',
-  // Issue 14's bulk redelivery job: a page, a wait, a check of its redeliveries (redeliverMatching).
+  // The bulk redelivery job: a page, a wait, a check of its redeliveries (redeliverMatching).
   'redeliver-matching',
 ];
 
-/** Scenarios recorded encrypted only: they came after encryption (issue 19), so no delivery from before it carries them. */
+/** Scenarios recorded encrypted only: they came after encryption, so no delivery from before it carries them. */
 const ENCRYPTED_ONLY = [
-  // Issue 20's flow control (policy.maxHoldMs): held on a paused destination, resumed, then waiting for a rate-limit slot.
+  // Flow control (policy.maxHoldMs): held on a paused destination, resumed, then waiting for a rate-limit slot.
   'deliver-held-then-resumed',
-  // Issue 20: a busy webhook's attempt made again in the slow lane.
+  // A busy webhook's attempt made again in the slow lane.
   'deliver-busy-waits-in-slow-lane',
-  // Issue 20: a URL that failed in the slow lane starts its next round there.
+  // A URL that failed in the slow lane starts its next round there.
   'deliver-failed-in-slow-lane-starts-there',
-  // Issue 31: a replay of the archive, paused and resumed (replayArchive), and one of its deliveries (input.replay);
+  // A replay of the archive, paused and resumed (replayArchive), and one of its deliveries (input.replay);
   // recorded before replays were paced by live lag, and after (REPLAY_PACED_PATCH).
   'replay-archive',
   'replay-archive-paced',
   'deliver-replayed',
-  // Issue 33: an actions destination's two mappings, each its own lane (one retried) in one workflow.
+  // An actions destination's two mappings, each its own lane (one retried) in one workflow.
   'deliver-actions-mappings',
-  // Issue 43: a traced message whose bodies are in the clear (accepted by an API with PAYLOAD_ENCRYPTION=off): its
+  // A traced message whose bodies are in the clear (accepted by an API with PAYLOAD_ENCRYPTION=off): its
   // input carries the trace context, and its two attempts get it under TRACE_CONTEXT_PATCH.
   'deliver-traced-open',
 ];

@@ -127,7 +127,7 @@ function runUntilExit(entry: 'worker' | 'server', env: NodeJS.ProcessEnv, name: 
 
 describe('TLS: the server\'s certificate signed by a private CA', () => {
   // First, straight after the start: the script's "ready" once came while the frontend's namespace
-  // cache still lacked the search attributes, and the first ingest answered 503 (issue 21).
+  // cache still lacked the search attributes, and the first ingest answered 503.
   it('accepts a start carrying every Switchyard search attribute as soon as the server script says ready', async () => {
     const connection = await Connection.connect({ address: temporal!.address, tls: { serverRootCACertificate: readFileSync(pki.caCert) } });
     try {
@@ -141,7 +141,7 @@ describe('TLS: the server\'s certificate signed by a private CA', () => {
     const { api, worker } = await startPair('tls', { TEMPORAL_TLS_CA: pki.caCert });
     const { sourceId, messageId } = await deliverOneMessage(api);
     expect(worker.exitCode).toBeNull();
-    // A delivery that succeeded writes no last status (issue 15): PostgreSQL visibility answers the
+    // A delivery that succeeded writes no last status: PostgreSQL visibility answers the
     // API's delivered clause (a completed run still `delivering`) as the dev server's SQLite does.
     await waitFor(async () => expect(await listed(api, sourceId, 'delivered')).toEqual([`${messageId} delivered`]), 30_000);
     expect(await listed(api, sourceId, 'delivering')).toEqual([]);

@@ -6,7 +6,7 @@ import { openStore, type Store } from '../../src/store';
 import { auth, buildAdminApp } from '../helpers/admin-app';
 
 /**
- * Issue 44: a team moving off Segment pastes its exports unchanged — destination filters as the
+ * A team moving off Segment pastes its exports unchanged — destination filters as the
  * Public API returns them (DestinationFilterV1), Webhooks (Actions) subscriptions as the Public API
  * and the Terraform provider write them — and they behave as on Segment; what Switchyard cannot
  * honour is a 400 naming the field. Drafts preview without being saved; errors name the fix.

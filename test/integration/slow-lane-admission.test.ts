@@ -13,7 +13,7 @@ import type { Store } from '../../src/store/types';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 
 /**
- * Issue 20: a rate-limited destination's send slot is taken right before sending, with the
+ * A rate-limited destination's send slot is taken right before sending, with the
  * webhook's room in hand. The attempt activity runs here as the worker runs it (in the SDK's
  * activity environment, on a task queue's name), against a real SQLite store and a real receiver,
  * with a cap of one attempt per webhook: attempts that wait for room in the slow lane must not have

@@ -95,7 +95,7 @@ describe('Standard Webhooks signing (optional, per destination)', () => {
     expect(verifies(after, later)).toBe(true);
     expect(verifies(before, later)).toBe(false);
     expect((await system.app.inject({ method: 'GET', url: `/admin/destinations/${destination.id}`, headers: auth })).json().previousSigningSecretUntil).toBeUndefined();
-    // Gone from the stored row as well, not only from the signatures (issue 29 item 10): the API
+    // Gone from the stored row as well, not only from the signatures: the API
     // drops a rotated-out secret when its overlap ends.
     const raw = connectSqlite(system.config.databasePath);
     try {

@@ -9,7 +9,7 @@ import { ROOT, spawnApi, spawnWorker, waitFor, waitForPoller } from '../helpers/
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/workflows/search-attributes';
 
 /**
- * Issue 21: a process refuses to start against a namespace that lacks one of Switchyard's search
+ * A process refuses to start against a namespace that lacks one of Switchyard's search
  * attributes, naming it and the command that registers it, instead of starting healthy and failing
  * the first DELETE regulation; /admin/status names a search attribute removed later, and answers 200 once
  * it is back. On the run's real dev server, in a namespace of this file's own. A store whose schema
@@ -92,7 +92,7 @@ it('starts once the command it named has run', async () => {
     return reply.body;
   }, 60_000);
   expect(broken.searchAttributes).toBe(false);
-  // What a load balancer reads does not change: the API itself answers (issue 29).
+  // What a load balancer reads does not change: the API itself answers.
   expect((await fetch(`${api.url}/health`)).status).toBe(200);
   expect(broken.problems).toEqual([expect.stringContaining(`search attributes: Temporal namespace ${namespace} lacks Switchyard's search attributes: SwitchyardAnonymousId (Keyword) is missing. Register it with: temporal operator search-attribute create --namespace ${namespace} --name SwitchyardAnonymousId --type Keyword`)]);
   await temporalCli('operator', 'search-attribute', 'create', '--namespace', namespace, '--name', 'SwitchyardAnonymousId', '--type', 'Keyword');

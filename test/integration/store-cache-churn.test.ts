@@ -13,7 +13,7 @@ import { identifierHash, parseKeyring } from '../../src/privacy/keyring';
 import { createTestDatabase } from '../helpers/postgres';
 
 /**
- * Issue 29 item 11: two store handles on one database, as an API process and a worker process have
+ * Two store handles on one database, as an API process and a worker process have
  * them. A new user's data key (made for every new user's first call) must not empty the worker's
  * caches of erasure answers and data keys of every other user; an erasure or a destroyed key still
  * reaches the worker's copy at once. On PostgreSQL the worker's caches count their hits: a read

@@ -116,7 +116,7 @@ it("a user's data key destroyed or made anew through another handle reaches the 
   }
 });
 
-it("a user suppressed, and the suppression lifted, through another handle reach the worker's cached suppression checks at once (issue 30)", async () => {
+it("a user suppressed, and the suppression lifted, through another handle reach the worker's cached suppression checks at once", async () => {
   // openStore's own wiring, as src/worker.ts opens it, with a TTL far too long to hide a missed change.
   const cachedWorker = await openStore({ databasePath: '', databaseUrl: url, destinationCacheTtlMs: HOUR });
   const user = `suppressed-${Date.now()}`;

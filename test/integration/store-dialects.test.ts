@@ -12,14 +12,14 @@ import { postgresStoreDatabase } from '../helpers/postgres-store-database';
 import { sqliteStoreFile } from '../helpers/sqlite-store-file';
 
 /**
- * Issue 13: one table of store rules, run on both dialects — a SQLite file (the embedded default)
+ * One table of store rules, run on both dialects — a SQLite file (the embedded default)
  * and a real PostgreSQL database. The PostgreSQL database is created with an ICU en-US collation,
  * as a production server's default often is, so an ORDER BY on text that only sorted right under
  * SQLite's byte order (or PostgreSQL's "C") fails here.
  */
 
 interface Dialect {
-  /** A store handle, as one process opens it (the API, a worker); with keys when given (issue 19). */
+  /** A store handle, as one process opens it (the API, a worker); with keys when given. */
   open(keyring?: Keyring): Promise<Store>;
   /** The same database through Kysely directly: rows the Store interface does not show. */
   raw(): Kysely<Tables>;
@@ -129,12 +129,12 @@ describe.each([
         maxRequestsPerSecond: null,
         paused: false,
         consent: { categories: [], whenAbsent: 'deliver' },
-        // Issue 33: the seed's destination type, with no mappings and no outbound auth.
+        // The seed's destination type, with no mappings and no outbound auth.
         type: 'webhooks',
         mappings: [],
         auth: null,
         tls: null,
-        // Issue 43: requests carry the trace context unless the operator says not.
+        // Requests carry the trace context unless the operator says not.
         propagateTraceContext: true,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
@@ -143,7 +143,7 @@ describe.each([
       expect(await store.destinations.get('dst_missing')).toBeUndefined();
     });
 
-    it('keeps propagateTraceContext a boolean both ways (issue 43, migration 0026)', async () => {
+    it('keeps propagateTraceContext a boolean both ways (migration 0026)', async () => {
       const source = await newSource();
       const quiet = await store.destinations.create(source.id, { enabled: true, propagateTraceContext: false, webhooks: [hook(1)] });
       expect((await other.destinations.get(quiet.id))?.propagateTraceContext).toBe(false);
@@ -277,7 +277,7 @@ describe.each([
     });
   });
 
-  describe('destination consent (issue 30)', () => {
+  describe('destination consent', () => {
     it('keeps categories in order and whenAbsent; a patch changes only the fields it names', async () => {
       const source = await newSource();
       const d = await store.destinations.create(source.id, { enabled: true, consent: { categories: ['b', 'A', 'ü'] }, webhooks: [hook(1)] });
@@ -289,7 +289,7 @@ describe.each([
     });
   });
 
-  describe('suppressions (issue 30)', () => {
+  describe('suppressions', () => {
     it('suppressedAmong: ids suppressed now; lift ends it for new calls; of keeps every suppression, lifted ones too', async () => {
       const p = randomUUID();
       await store.suppressions.add([`${p}a`, `${p}b`, `${p}a`], '2026-01-01T00:00:00.000Z');
@@ -314,7 +314,7 @@ describe.each([
       expect(await store.regulations.get('reg_missing')).toBeUndefined();
     });
 
-    it('lists the latest regulations newest first, each with its type (issue 30)', async () => {
+    it('lists the latest regulations newest first, each with its type', async () => {
       const made = [];
       for (const regulationType of ['SUPPRESS_ONLY', 'UNSUPPRESS', 'SUPPRESS_WITH_DELETE'] as const) {
         made.push(await store.regulations.create({ regulationType, subjectType: 'USER_ID', subjectIds: [randomUUID()] }));
@@ -377,7 +377,7 @@ describe.each([
   });
 
   // Last: a keyed store hashes every plaintext regulation it finds when it opens.
-  describe('with keys (issue 19)', () => {
+  describe('with keys', () => {
     const keyring = parseKeyring(`k1=${Buffer.alloc(32, 9).toString('base64')}`);
 
     it('another process reads each destination by its own id, with a changed secret or header value at its next read', async () => {
@@ -453,7 +453,7 @@ describe.each([
     });
   });
 
-  // Crypto-shredding (issue 19 part 4).
+  // Crypto-shredding.
   describe('data keys', () => {
     const keyA = Buffer.alloc(32, 9).toString('base64');
     const keyB = Buffer.alloc(32, 7).toString('base64');
@@ -538,7 +538,7 @@ describe.each([
     });
   });
 
-  describe('flow control (issue 20)', () => {
+  describe('flow control', () => {
     it('keeps a rate limit and a pause on the destination; pausing again keeps when the hold began', async () => {
       const source = await newSource();
       const d = await store.destinations.create(source.id, { enabled: true, maxRequestsPerSecond: 5, webhooks: [hook(1)] });

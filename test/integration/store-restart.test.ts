@@ -19,7 +19,7 @@ import { storeRestartScenario } from '../helpers/store-restart-scenario';
 import { basicAuth, sourceWithDestination, startSystem } from '../helpers/system';
 
 /**
- * Issue 21: Switchyard's store PostgreSQL restarting must never end a Switchyard process, nor turn
+ * Switchyard's store PostgreSQL restarting must never end a Switchyard process, nor turn
  * into a 500: callers get 503 with Retry-After while it is away and service within seconds of its
  * return. scripts/faults.ts store-restart runs the drill at full size and repeatedly.
  */

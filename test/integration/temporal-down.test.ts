@@ -12,7 +12,7 @@ import { startTcpRelay } from '../helpers/tcp-relay';
  */
 
 const START_TIMEOUT_MS = 1_000;
-// The close-with-pending-retries cycle (issue 21): repeated, as one run of a race proves little.
+// The close-with-pending-retries cycle: repeated, as one run of a race proves little.
 const CLOSE_CYCLES = 20;
 // Short, so the 503 comes while the client is between its first retries (100 ms, 170 ms, 290 ms...).
 const CYCLE_START_TIMEOUT_MS = 700;
@@ -71,7 +71,7 @@ it('answers 503 at the start deadline and starts none of those messages once Tem
     return res;
   }, 120_000);
   expect(retry.statusCode).toBe(200);
-  // Finding 6: `received` is recorded once Temporal holds the deliveries, so the tries answered 503
+  // `received` is recorded once Temporal holds the deliveries, so the tries answered 503
   // count nothing; two flush intervals after the count appears it is whole.
   const received = async () => (await api.app.inject({ method: 'GET', url: `/admin/destinations/${destinationId}/overview`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json<{ received: number }>().received;
   await waitFor(async () => {

@@ -7,7 +7,7 @@ import { deliveryResult, send, sourceWithDestination, type TestSystem, useSystem
 /**
  * The Temporal Web UI reads a delivery without opening its input: the workflow's static summary and
  * details, and each attempt's summary, are user metadata on the start request and on the attempt's
- * command. They name a user and an event, so they are encrypted like every payload (issue 19): read
+ * command. They name a user and an event, so they are encrypted like every payload: read
  * here through the client's codec, as the UI reads them through the codec server.
  */
 let system: TestSystem;
@@ -30,7 +30,7 @@ const summaryOf = async (metadata: { summary?: Payload | null } | null | undefin
   (await decodeOptionalSinglePayload<string>(system.client.options.loadedDataConverter, metadata?.summary)) ?? undefined;
 
 describe('summaries in the Temporal Web UI', () => {
-  it('a delivery shows "type · sealed → destinations" (its body sealed under the user\'s data key, issue 19) and each attempt "POST webhook i <url>", with no query, properties or secrets', async () => {
+  it('a delivery shows "type · sealed → destinations" (its body sealed under the user\'s data key) and each attempt "POST webhook i <url>", with no query, properties or secrets', async () => {
     const { source, writeKey, destination } = await sourceWithDestination(system.store, {
       sharedSecret: 'summary-secret',
       webhooks: [

@@ -52,7 +52,7 @@ async function testServer(): Promise<string> {
 }
 
 beforeAll(async () => {
-  // Encrypted as in production: the codec, the failure converter and a sealed body (issue 19).
+  // Encrypted as in production: the codec, the failure converter and a sealed body.
   env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: await testServer() } }, client: { dataConverter: switchyardDataConverter(keyring) } });
   // The workflow sets SwitchyardStatus; the test server, like a production namespace, needs it registered.
   await env.connection.operatorService.addSearchAttributes({
@@ -77,7 +77,7 @@ async function deliver(name: string, responder: Responder) {
   receivers.push(receiver);
   const { source } = await store.sources.create(`time-skipping ${name}`);
   const destination = await store.destinations.create(source.id, { enabled: true, webhooks: [{ url: receiver.url, headers: {} }] });
-  // With flow control (issue 29): holds are waits the activity answers relative to the store's
+  // With flow control: holds are waits the activity answers relative to the store's
   // clock, timed by the workflow's own, so the store's clock (which time skipping does not move)
   // cannot hold a delivery past a wait it has already made.
   const policy = deliveryPolicy(config);

@@ -9,7 +9,7 @@ import { startOwnApi, type OwnApi } from '../helpers/faults';
 import { stopProcess, waitFor } from '../helpers/processes';
 
 /**
- * Issue 43, "Done when": one trace from the sender's `traceparent` to the receiver's, through a
+ * One trace from the sender's `traceparent` to the receiver's, through a
  * real API process (src/server.ts, exporting OTLP/protobuf), a real worker process (exporting
  * OTLP/JSON) and a loopback OTLP receiver standing in for a collector. The API runs as its own
  * process, not in Jest's: the OTLP exporter loads node:http by dynamic import, which Jest's module

@@ -6,7 +6,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, deliveryResult, send, startSystem, workflowHistoryText, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 42 item 7, "Done when": after fixing a rule, a blocked-only replay delivers the formerly
+ * Recovery: after fixing a rule, a blocked-only replay delivers the formerly
  * blocked events once. Real API, real Temporal, the run's worker and store, real receivers. Every
  * source, plan and id is this file's own.
  */

@@ -4,7 +4,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, decodedWorkflowHistoryText, deliveryResult, hasDeliveryWorkflow, send, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 42, "Done when": tracking plans in Segment's shapes, decided at ingest. Real API, real
+ * Tracking plans in Segment's shapes, decided at ingest. Real API, real
  * Temporal, the run's worker and store, real receivers. Every source, plan and id is this file's own.
  */
 

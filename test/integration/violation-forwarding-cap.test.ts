@@ -3,7 +3,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, basicAuth, deliveryResult, hasDeliveryWorkflow, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 42 item 6: VIOLATION_EVENTS_PER_MINUTE caps the `Violation Generated` events forwarded per
+ * VIOLATION_EVENTS_PER_MINUTE caps the `Violation Generated` events forwarded per
  * (source, event, field) a minute, and counts the suppressed ones. Real API (its cap set to 2),
  * real Temporal, the run's worker, real receivers; every source and id is this file's own.
  */

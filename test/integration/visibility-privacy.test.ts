@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, workflowListText, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 19, part 3: no plaintext identifiers in Temporal's visibility. User and anonymous ids are
+ * No plaintext identifiers in Temporal's visibility. User and anonymous ids are
  * keyed hashes there, searches and regulations hash their query, so ids with quotes, backslashes
  * and non-ASCII characters work end to end. On the run's real dev server and worker.
  */
@@ -183,7 +183,7 @@ describe('what a regulation leaves names no user', () => {
     const [destinationId] = await system.store.destinations.listEnabledIds(source.id);
     const messageId = unique('plaintext-track');
     const at = new Date().toISOString();
-    // No keyring: what a process before issue 19 (or with PAYLOAD_ENCRYPTION=off) started.
+    // No keyring: what a process before payload encryption (or with PAYLOAD_ENCRYPTION=off) started.
     await startDeliveryWorkflow(system.client, system.config.temporalTaskQueue, undefined, {
       sourceId: source.id,
       messageId,

@@ -12,7 +12,7 @@ import { startDnsServer, type DnsServer } from '../helpers/dns-server';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 
 /**
- * Issue 29 item 7: a worker resolves webhook hosts on a resolver with a deadline, off libuv's
+ * A worker resolves webhook hosts on a resolver with a deadline, off libuv's
  * thread pool, against a real DNS server on 127.0.0.1 that answers some names and never answers
  * others. The attempts' own timeout (3 s here) is far longer than the DNS budget (half of 1 s), so
  * a DNS failure shows as such, never as the attempt timing out.

@@ -8,7 +8,7 @@ import { waitFor } from '../helpers/processes';
 import { ADMIN_TOKEN, basicAuth, startSystem, type TestSystem } from '../helpers/system';
 
 /**
- * Issue 40 item 2: a valid write key is never refused for others' failures. Behind one NAT, one
+ * A valid write key is never refused for others' failures. Behind one NAT, one
  * misconfigured service spraying unknown keys must not throttle the company's other services; the
  * spray still costs the store nothing past INGEST_UNAUTHENTICATED_RATE_LIMIT, and a deleted source's
  * key stops working at once, on this API and (PostgreSQL, NOTIFY) on another.

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Issue 41: where a test file's CPU goes. Linux only (/proc); elsewhere every figure is 0.
+ * Where a test file's CPU goes. Linux only (/proc); elsewhere every figure is 0.
  * A process tree's CPU is each live process's own time plus the time of the children it has
  * reaped (cutime/cstime), so a process that ran and exited during a file still counts.
  */

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Issue 41: Jest's TypeScript transform, by esbuild (already the dev toolchain's, through tsx).
+ * Jest's TypeScript transform, by esbuild (already the dev toolchain's, through tsx).
  * It strips types file by file (the tsconfig's isolatedModules makes that safe); types are
  * checked once by `npm run typecheck` in CI, not in every Jest worker.
  */

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Issue 41: a failing integration file prints what it takes to diagnose it without a rerun: the
+ * A failing integration file prints what it takes to diagnose it without a rerun: the
  * tail of every log the products of the run wrote while the file ran (its slot's worker, and the
  * processes the file started itself, which log under the slot's dir). Property tests print their
  * seed themselves (FC_SEED).

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Issue 41: the slowest files first, so no Jest worker is left with a long file at the end of the
+ * The slowest files first, so no Jest worker is left with a long file at the end of the
  * run while the others idle. Durations come from this machine's last run when Jest has them (its
  * cache), else from test/durations.json (`npm run test:timings -- --save` writes it from a run),
  * else from the file's size, as Jest's own sequencer does.

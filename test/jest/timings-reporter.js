@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Issue 41: every run writes each test file's wall time (Jest's own, from the file's start to its
+ * Every run writes each test file's wall time (Jest's own, from the file's start to its
  * end) to .test-data/timings.json; `npm run test:timings` prints the slowest of the last run.
  */
 const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');

@@ -22,7 +22,7 @@ describe('callProblem', () => {
     expect(callProblem({ type, fields: raw })).toBe(problem);
   });
 
-  describe('Segment Consent Preference Updated needs the preferences it announces (issue 30, as Segment)', () => {
+  describe('Segment Consent Preference Updated needs the preferences it announces (as Segment)', () => {
     const PREFERENCE_EVENT = 'Segment Consent Preference Updated';
     const REFUSED = 'context.consent.categoryPreferences: is required for a track named "Segment Consent Preference Updated" and must be an object of category → true/false';
     it.each<[string, Record<string, unknown>, string | undefined]>([
@@ -96,7 +96,7 @@ describe('acceptCalls: one message per call, the same for profiles and delivery'
     expect(acceptCalls([track, { type: 'group', fields: { userId: 'u' } }], { receivedAtMs, inBatch: true })).toEqual({ problem: 'batch[1].groupId: is required for group calls' });
   });
 
-  // Issue 29: a date that is no date is the sender's mistake (400), never a RangeError (500).
+  // A date that is no date is the sender's mistake (400), never a RangeError (500).
   it.each([
     ['the batch sentAt', [track], 'yesterday', 'sentAt'],
     ['the batch sentAt, empty', [track], '', 'sentAt'],
@@ -122,7 +122,7 @@ describe('acceptCalls: one message per call, the same for profiles and delivery'
     return acceptance.accepted.map((a) => a.message.messageId);
   };
 
-  // Issue 29: Segment's libraries re-stamp sentAt on every attempt, so the derived id comes from the
+  // Segment's libraries re-stamp sentAt on every attempt, so the derived id comes from the
   // client's own timestamp, never from sentAt or the timestamp corrected with it.
   it.each([
     ['timestamp, re-sent with a new call sentAt', { userId: 'u', event: 'E', timestamp: '2026-01-01T00:00:00Z', sentAt: '2026-01-01T00:00:01Z' }, { sentAt: '2026-01-01T00:00:31Z' }, undefined, undefined],

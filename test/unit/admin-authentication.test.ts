@@ -4,7 +4,7 @@ import { adminAuthentication } from '../../src/api/admin/auth';
 import { ApiError } from '../../src/api/errors';
 import type { AdminToken } from '../../src/store/types';
 
-/** Who a Bearer token is (issue 32), over an in-memory token table and a clock the test moves. */
+/** Who a Bearer token is, over an in-memory token table and a clock the test moves. */
 const BOOTSTRAP = 'bootstrap-admin-token-0123456789abcdef';
 const NOW = Date.parse('2026-11-28T01:00:00.000Z');
 const token = (id: string, expiresAt: string | null = null): AdminToken => ({ id, name: id, scopes: ['read'], createdAt: '2026-11-01T00:00:00.000Z', expiresAt, lastUsedAt: null, revokedAt: null });

@@ -38,7 +38,7 @@ describe('replay counts and states', () => {
     expect(NO_COUNTS).toEqual({ matched: 0, started: 0, delivered: 0, failed: 0, skipped: { erased: 0, suppressed: 0, filtered: 0, blocked: 0, duplicate: 0 } });
   });
 
-  it('reads counts carried over from a run before issue 42 (no blocked, no duplicate) as 0 of each', () => {
+  it('reads counts carried over from a run before blocked-only replays (no blocked, no duplicate) as 0 of each', () => {
     const before = { matched: 3, started: 2, delivered: 1, failed: 0, skipped: { erased: 1, suppressed: 0, filtered: 0 } } as unknown as ReplayCounts;
     expect(addCounts(NO_COUNTS, before)).toEqual({ matched: 3, started: 2, delivered: 1, failed: 0, skipped: { erased: 1, suppressed: 0, filtered: 0, blocked: 0, duplicate: 0 } });
     expect(addCounts(before, { skipped: { blocked: 2, duplicate: 1 } }).skipped).toEqual({ erased: 1, suppressed: 0, filtered: 0, blocked: 2, duplicate: 1 });

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config';
 
-/** AUDIT_RETENTION (review finding 3): 0 keeps every row; otherwise at least the 90 days the database itself keeps. */
+/** AUDIT_RETENTION: 0 keeps every row; otherwise at least the 90 days the database itself keeps. */
 it.each([
   ['0', 0],
   ['90d', 90 * 86_400_000],

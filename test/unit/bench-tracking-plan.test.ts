@@ -5,7 +5,7 @@ import { ruleProblem } from '../../src/plans/rule-rules';
 import { DEFAULT_CONTROLS } from '../../src/plans/schema-controls';
 import { planRules, PLAN_RULES } from '../../bench/tracking-plan-rules';
 
-/** Issue 42 item 8: the `planned` bench system's plan is one the API saves, and the bench's messages meet it (like for like with `switchyard`). */
+/** The `planned` bench system's plan is one the API saves, and the bench's messages meet it (like for like with `switchyard`). */
 describe("the planned bench system's tracking plan", () => {
   const events = ['Order Completed', ...Array.from({ length: PLAN_RULES - 2 }, (_, i) => `Event ${i + 1}`)];
   const rules = planRules(events);

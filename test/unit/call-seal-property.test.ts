@@ -11,7 +11,7 @@ import type { EnabledDestination } from '../../src/store/types';
 import { testKeyring } from '../helpers/payload-keys';
 
 /**
- * Issue 40 items 4 and 7: nothing of a user enters Temporal unsealed, whatever the destinations'
+ * Nothing of a user enters Temporal unsealed, whatever the destinations'
  * filters, consent and mappings do. Random destinations × filters (DROP_PROPERTIES of the ids and
  * traits, ALLOW_PROPERTIES, DROP, SAMPLE) × consent × mappings, over random calls, through the real
  * planner and sealer with the real keyring; the only stub is the data-key table behind the

@@ -13,7 +13,7 @@ import type { EnabledDestination } from '../../src/store/types';
 import { testKeyring } from '../helpers/payload-keys';
 
 /**
- * Issue 40 item 4 (review finding 2): the seal is the call's, chosen before any destination's
+ * The seal is the call's, chosen before any destination's
  * rules. A filter on the first destination that drops the ids used to switch sealing off for the
  * whole message, every other destination's full body included.
  */
@@ -116,7 +116,7 @@ describe("a call's bodies enter Temporal sealed under the call's seal, whatever 
   });
 });
 
-describe('a sealed body names the key it was sealed under (review finding 4)', () => {
+describe('a sealed body names the key it was sealed under', () => {
   const body = messageBody({ type: 'track', messageId: 'm1', userId: 'u1', timestamp: 't', receivedAt: 't', context: {}, event: 'E' });
 
   it('tells a key replaced since (the user erased, then back) from an altered body', () => {

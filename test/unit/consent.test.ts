@@ -11,7 +11,7 @@ const none: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
 const failClosed: ConsentSettings = { categories: ['Advertising'], whenAbsent: 'drop' };
 const failClosedNoCategories: ConsentSettings = { categories: [], whenAbsent: 'drop' };
 
-describe('consentAllows (issue 30 item 1, Segment Consent Management)', () => {
+describe('consentAllows (Segment Consent Management)', () => {
   it.each<[string, Record<string, unknown>, ConsentSettings, boolean]>([
     ['granted', withPreferences({ Advertising: true }), ads, true],
     ['refused', withPreferences({ Advertising: false }), ads, false],

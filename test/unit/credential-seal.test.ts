@@ -50,7 +50,7 @@ describe('a sealed receiver credential', () => {
   });
 
   it('still opens a mapping header value sealed before it was bound to its URL (name only), and the next write seals it bound', () => {
-    // The issue 33 form: no mark, AAD of destination, kind, mapping name and header name.
+    // The form from before URL-bound secrets: no mark, AAD of destination, kind, mapping name and header name.
     const legacyAad = Buffer.from(['switchyard-credential-v1', 'dst_a', 'mappingHeader', 'Send', 'X-Api-Key'].join('\0'), 'utf8');
     const legacy = sealWithKey(keyring.keys.get('k2')!, legacyAad, Buffer.from('crm-key', 'utf8')).toString('base64');
     expect(openCredential(keyring, 'k2', 'dst_a', mappingHeader('https://crm.example.com/v1'), legacy)).toBe('crm-key');

@@ -35,7 +35,7 @@ function input(change: Partial<Omit<DeliveryDecisionInput, 'destination'>> & { d
 }
 
 describe('decideDelivery: one decision per (message, destination), the first rule that stops it', () => {
-  it('lists its rules in order: the plan first (issue 42), consent before integrations (Segment\'s reconciliation table)', () => {
+  it('lists its rules in order: the plan first, consent before integrations (Segment\'s reconciliation table)', () => {
     expect(DELIVERY_RULES.map((rule) => rule.name)).toEqual(['plan', 'consent', 'integrations', 'suppression', 'filters']);
   });
 

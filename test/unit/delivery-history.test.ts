@@ -78,7 +78,7 @@ describe('attempts from a delivery history', () => {
   });
 });
 
-describe('attempts of an actions destination (issue 33)', () => {
+describe('attempts of an actions destination', () => {
   it("names each attempt's mapping; local first attempts go one per mapping, after the destinations before it", () => {
     const actions: DeliveryInput = { ...input, destinationIds: ['dst_a', 'dst_act'], mappings: { dst_act: ['Orders', 'Users'] } };
     const mapped = (mapping: string, round: number): AttemptRequest => ({ ...request('dst_act', 0, round), mapping });

@@ -108,7 +108,7 @@ describe('a status as a visibility clause, the same rule as deliveryStatus', () 
   });
 });
 
-describe('user ids in visibility queries, with keys (issue 19)', () => {
+describe('user ids in visibility queries, with keys', () => {
   const keyring = parseKeyring(`k1=${Buffer.alloc(32, 7).toString('base64')}`);
   const userHash = (id: string) => identifierHash(keyring, 'userId', id);
   const anonymousHash = (id: string) => identifierHash(keyring, 'anonymousId', id);
@@ -168,12 +168,12 @@ it('reads the messageId out of the workflow id, colons included', () => {
   expect(messageIdOf(`message:${SRC}:m:1`, SRC)).toBe('m:1');
 });
 
-it("reads a replayed delivery's messageId out of its replay workflow id (issue 31)", () => {
+it("reads a replayed delivery's messageId out of its replay workflow id", () => {
   expect(messageIdOf(`replay:rpl_${'0'.repeat(32)}:m:1`, SRC)).toBe('m:1');
   expect(messageIdOf('replay:elsewhere:m:1', SRC)).toBe('replay:elsewhere:m:1');
 });
 
-it('a replayed delivery names its replay first in its summary (issue 31)', () => {
+it('a replayed delivery names its replay first in its summary', () => {
   const input = { type: 'track' as const, userId: 'u1', destinationIds: ['dst_a'], message: { type: 'track' as const, event: 'Paid' } };
   expect(deliverySummary({ ...input, replay: { id: 'rpl_1' } })).toBe('replay rpl_1 · track · Paid · user u1 → 1 destination');
 });

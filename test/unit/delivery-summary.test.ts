@@ -23,7 +23,7 @@ describe('delivery workflow summary (Temporal Web UI)', () => {
     ['a long event name is cut to 60 characters', input('track', { event: 'x'.repeat(200) }, 'u1'), `track · ${'x'.repeat(59)}… · user u1 → 2 destinations`],
     ['line breaks become spaces (one line)', input('track', { event: 'Order\nCompleted\r\n' }, 'u\t1'), 'track · Order Completed · user u 1 → 2 destinations'],
     ['markdown links and html from a sender are escaped', input('track', { event: '[click](https://evil.example) <b>' }, 'u1'), 'track · \\[click\\](https://evil.example) \\<b\\> · user u1 → 2 destinations'],
-    // Crypto-shredding: a sealed body's input names neither the event nor the user (issue 19).
+    // Crypto-shredding: a sealed body's input names neither the event nor the user.
     [
       'a sealed body names neither event nor user',
       { type: 'track' as const, userId: undefined, destinationIds: ['dst_0'], message: undefined, sealedMessage: { sealed: 1 as const, subject: 'h1_x', iv: '', data: '' } },

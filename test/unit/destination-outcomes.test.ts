@@ -6,7 +6,7 @@ import { deliveryQuery, outcomeClause, UnsafeFilterError } from '../../src/tempo
 const A = 'dst_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const B = 'dst_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 
-describe("each destination's own outcome of a delivery (finding 6)", () => {
+describe("each destination's own outcome of a delivery", () => {
   it.each<[string, ReadonlyMap<string, 'delivered' | 'failed' | 'stopped'>, boolean, string[]]>([
     ['every destination retrying at the start', new Map(), false, [`retrying:${A}`, `retrying:${B}`]],
     ['a failure at B is B\'s alone: A keeps its own outcome', new Map([[A, 'delivered'], [B, 'failed']]), false, [`delivered:${A}`, `failed:${B}`]],
@@ -46,7 +46,7 @@ describe("each destination's own outcome of a delivery (finding 6)", () => {
   });
 });
 
-describe("a request's overview counts wait for its starts (finding 6)", () => {
+describe("a request's overview counts wait for its starts", () => {
   function recorder() {
     const calls: unknown[] = [];
     const r: DecisionRecorder = { received: (...args) => void calls.push(['received', ...args]), filtered: (...args) => void calls.push(['filtered', ...args]) };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { CONFIGURATION_DOC, configurationDoc } from '../../scripts/config-doc';
 
-/** README.md as a landing page and the docs/ pages it leads to stay whole (issue 23). */
+/** README.md as a landing page and the docs/ pages it leads to stay whole. */
 const ROOT = path.join(__dirname, '..', '..');
 const PAGES = [
   'README.md',

@@ -1,7 +1,7 @@
 import { parseFql } from '../../src/rules/fql';
 import { FORMAT_EXAMPLES, knownProperties, nearestField } from '../../src/api/field-hints';
 
-/** Issue 44: errors that teach — each names the field and the rule, and the fix when it is clear. */
+/** Errors that teach — each names the field and the rule, and the fix when it is clear. */
 const fqlError = (source: string) => {
   const parsed = parseFql(source);
   return parsed.ok ? undefined : `at column ${parsed.error.column}: ${parsed.error.message}`;

@@ -10,7 +10,7 @@ import { DEFAULT_CONSENT } from '../../src/rules/consent';
 import type { DestinationFilterRecord } from '../../src/store/types';
 
 /**
- * Review finding 11: the FQL parser recursed without a limit, so a deep condition was a 500 and
+ * The FQL parser recursed without a limit, so a deep condition was a 500 and
  * whether it parsed depended on the process's JIT warmth. Now a nesting limit answers the same on
  * every process, and the ingest readers treat a condition that does not compile as skipped.
  */
@@ -45,7 +45,7 @@ describe('FQL nesting limit', () => {
 
   it('answers 400 for a filter or trigger nested 2,000 deep on a cold process as on a warm one', () => {
     // The parser compiled to plain JavaScript and run by a bare `node`: a cold process without
-    // tsx's loader, which cost most of a second of the unit project (issue 41).
+    // tsx's loader, which cost most of a second of the unit project.
     const fql = buildSync({ entryPoints: [path.resolve(__dirname, '../../src/rules/fql.ts')], bundle: true, platform: 'node', format: 'cjs', write: false }).outputFiles[0].text;
     const script = `${fql}
       const parse = module.exports.parseFql;

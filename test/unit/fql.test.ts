@@ -118,7 +118,7 @@ describe('parse errors are values naming the column and the rule', () => {
     ['', 1, 'empty'],
     ["event = 'X", 9, 'unterminated-string'],
     ['event = X and', 14, 'unexpected-token'],
-    // Issue 44: another language's operator is named as such, with FQL's spelling.
+    // Another language's operator is named as such, with FQL's spelling.
     ["event == 'X'", 7, 'not-fql'],
     ["userId = oops\"", 14, 'unterminated-string'],
     ["event = 'X' type = 'track'", 13, 'unexpected-token'],

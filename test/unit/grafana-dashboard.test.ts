@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { createMetrics } from '../../src/metrics';
 
 /**
- * Issue 43: the Grafana dashboard beside the alert rules parses, and every series it (and every
+ * The Grafana dashboard beside the alert rules parses, and every series it (and every
  * rule) names is one Switchyard exports (src/metrics.ts; a histogram's _bucket/_sum/_count) or a
  * recording rule of the rules file: a renamed metric fails here, not on an operator's screen.
  */
@@ -35,7 +35,7 @@ async function exported(): Promise<Set<string>> {
 }
 
 describe('deploy/prometheus', () => {
-  it('ships the six alerts issue 43 asks for', () => {
+  it('ships the six alerts docs/operations.md lists', () => {
     expect(rules.filter((rule) => rule.alert).map((rule) => rule.alert)).toEqual([
       'SwitchyardDeliveryFailureRateHigh',
       'SwitchyardMessagesExhausted',

@@ -4,7 +4,7 @@ import { importCycles, moduleGraph } from '../helpers/module-graph';
 const SRC = path.resolve(__dirname, '../../src');
 
 /**
- * Issue 11: no import circles in src/, type-only imports included (a type cycle still ties two
+ * No import circles in src/, type-only imports included (a type cycle still ties two
  * layers together: activities must not lean on Temporal client plumbing, nor workflows on it).
  */
 describe('the module graph of src/', () => {

@@ -2,7 +2,7 @@ import { findMappingsViolation } from '../../src/mappings/validate-mappings';
 import type { ActionsMapping } from '../../src/mappings/types';
 
 /**
- * Issue 44: a mapping the kit's validator passes but that cannot render is refused at save, the
+ * A mapping the kit's validator passes but that cannot render is refused at save, the
  * 400 naming the mapping, the field (a JSON pointer into data), the directive and the kit's message.
  */
 const mapping = (data: Record<string, unknown>, trigger = 'all'): ActionsMapping => ({ name: 'Orders', enabled: true, trigger, settings: { url: 'https://hooks.example.com/m', method: 'POST', headers: {}, data } });

@@ -90,7 +90,7 @@ describe('masked mapping headers', () => {
   });
 });
 
-describe('secretsKept: auth and the client certificate stay with the URLs they were set for (issue 40)', () => {
+describe('secretsKept: auth and the client certificate stay with the URLs they were set for', () => {
   const reach = (webhookUrls: string[], mappingUrls: string[] = [], tokenUrl?: string): SecretsReach => ({
     webhookUrls,
     mappings: mappingUrls.map((url) => mapping('m', { url })),

@@ -43,7 +43,7 @@ describe('createMetrics', () => {
   });
 });
 
-describe('the destination label (issue 43)', () => {
+describe('the destination label', () => {
   it('drops every series of a destination that is no longer configured, and keeps the others', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     for (const destination of ['dst_kept', 'dst_gone']) {

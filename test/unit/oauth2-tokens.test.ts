@@ -2,7 +2,7 @@ import { MockAgent } from 'undici';
 import { OAuth2Tokens } from '../../src/activities/oauth2-tokens';
 
 /**
- * The worker's OAuth2 token cache (finding 18 of the review of e5d4eab). The token endpoint is
+ * The worker's OAuth2 token cache. The token endpoint is
  * undici's MockAgent, the dispatcher the cache is given: no network, the cache's own code throughout.
  */
 const TOKEN_URL = 'https://idp.example.com';

@@ -5,7 +5,7 @@ import { memoryDatabase } from '../helpers/memory-db';
 import { testKeyring } from '../helpers/payload-keys';
 
 /**
- * Review finding 14: a data key a regulation destroyed in one process (the API) must not stay
+ * A data key a regulation destroyed in one process (the API) must not stay
  * unwrapped in another's memory (a worker's), where a heap or core dump would still hold it.
  */
 describe("a data key destroyed by another process's regulation", () => {

@@ -65,7 +65,7 @@ describe('sealed values already opened', () => {
   });
 });
 
-describe('opened plaintext does not outlive its row in other processes (review finding 14)', () => {
+describe('opened plaintext does not outlive its row in other processes', () => {
   afterEach(() => jest.useRealTimers());
 
   it('forgets every value its maxAge after it was opened, with no read to notice (SQLite: no notifications)', () => {

@@ -1,6 +1,6 @@
 import { FAILING_AFTER_ATTEMPTS, errorText, incidentId, laneTransition, operationalBody, slackText, statusOfReason, subscribes, type LaneIncident, type OperationalEvent } from '../../src/delivery/operational-events';
 
-/** Issue 43: when a delivery lane raises an operational event, and which incident it belongs to. */
+/** When a delivery lane raises an operational event, and which incident it belongs to. */
 
 const fresh: LaneIncident = { failedAttempts: 0, failingSent: false };
 

@@ -1,6 +1,6 @@
 import { PayloadReadsRecorded } from '../../src/api/access/payload-reads';
 
-/** Which reads of decrypted payloads get an audit row (review finding 16): the first of each token, action and target a minute. */
+/** Which reads of decrypted payloads get an audit row: the first of each token, action and target a minute. */
 type Read = [tokenId: string | null, action: string, target: string | null, at: number, recorded: boolean];
 
 const cases: [string, Read[]][] = [

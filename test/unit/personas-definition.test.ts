@@ -9,7 +9,7 @@ const traitProblem = (input: unknown) => {
   return result.ok ? 'ok' : definitionProblem(result);
 };
 
-describe('audience definitions: the grammar of issue 5', () => {
+describe('audience definitions: the grammar of docs/personas.md', () => {
   it('accepts every form the issue documents and returns it unchanged', () => {
     const definition = {
       all: [

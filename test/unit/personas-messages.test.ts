@@ -17,7 +17,7 @@ describe('deterministic message ids', () => {
     expect(new Set([id, personasMessageId(undefined, 'aud_2', 3, 'user-1'), personasMessageId(undefined, 'aud_1', 4, 'user-1'), personasMessageId(undefined, 'aud_1', 3, 'user-2')]).size).toBe(4);
   });
 
-  it('with keys, derive from the keyed hash of the profile id: stable under the key, unconfirmable without it (issue 19)', () => {
+  it('with keys, derive from the keyed hash of the profile id: stable under the key, unconfirmable without it', () => {
     const id = personasMessageId(keyring, 'aud_1', 3, 'ada@example.com');
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(personasMessageId(keyring, 'aud_1', 3, 'ada@example.com')).toBe(id);
@@ -57,7 +57,7 @@ describe('the identify call a sync sends (seed, Personas rules 1-2)', () => {
     expect(message.userId).toBeUndefined();
   });
 
-  it("carries the profile's latest consent preferences as context.consent, and none when none are known (issue 30)", () => {
+  it("carries the profile's latest consent preferences as context.consent, and none when none are known", () => {
     const known = toPersonasIdentify(undefined, computation, { profileId: 'ada', userId: 'ada', value: 'true', consent: '{"advertising":false,"analytics":true}' });
     expect(known.context).toEqual({
       personas: { computation_class: 'audience', computation_id: 'aud_1', computation_key: 'first_time_shopper' },

@@ -35,13 +35,13 @@ describe('what an accepted call changes in the profiles', () => {
     const [first] = profileUpdates([call], received);
     const [again] = profileUpdates([call], received + 5_000);
     const [other] = profileUpdates([{ ...call, raw: { ...call.raw, properties: { a: 2 } } }], received);
-    // One id for the profile row and the delivery: a UUID derived from the content (issue 11).
+    // One id for the profile row and the delivery: a UUID derived from the content.
     expect(first).toMatchObject({ messageId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) });
     expect((again as { messageId: string }).messageId).toBe((first as { messageId: string }).messageId);
     expect((other as { messageId: string }).messageId).not.toBe((first as { messageId: string }).messageId);
   });
 
-  it('records the consent preferences any call carries, with its corrected timestamp; none for malformed or absent ones (issue 30)', () => {
+  it('records the consent preferences any call carries, with its corrected timestamp; none for malformed or absent ones', () => {
     const preferences = { advertising: true, analytics: false };
     const updates = profileUpdates(
       [
@@ -58,7 +58,7 @@ describe('what an accepted call changes in the profiles', () => {
     ]);
   });
 
-  it('orders consent preferences dated in the future (no sentAt) at their receipt, never later (review finding 17)', () => {
+  it('orders consent preferences dated in the future (no sentAt) at their receipt, never later', () => {
     const [consent] = profileUpdates([{ type: 'identify', raw: { userId: 'victim', traits: {}, timestamp: '2099-01-01T00:00:00Z', context: { consent: { categoryPreferences: { ads: true } } } } }], received).filter((u) => u.type === 'consent');
     expect(consent).toMatchObject({ timestamp: '2026-03-01T10:00:10.000Z' });
   });

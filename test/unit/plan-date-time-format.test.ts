@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { isDateTime, isJsSpace } from '../../src/plans/date-time-format';
 
 /**
- * Issue 42 item 8: the tracking plan's `date-time` check answers exactly as ajv-formats' full
+ * The tracking plan's `date-time` check answers exactly as ajv-formats' full
  * `date-time` does (the check it replaces), on tables of edge cases and on generated strings.
  * FC_SEED replays a failure; the seed is printed.
  */

@@ -5,7 +5,7 @@ import { decidePlan } from '../../src/plans/plan-decision';
 import { TRACK_COMMON, TRAITS_COMMON, type SchemaControls } from '../../src/plans/schema-controls';
 
 /**
- * Issue 42, privacy by construction: whatever the controls and the event, the plan's decision
+ * Privacy by construction: whatever the controls and the event, the plan's decision
  * never changes its input, an omitted name is gone from what goes on, `context.protocols.omitted`
  * and the violations carry names and rules only (never a value), and what is kept is kept as it
  * was. FC_SEED replays a failure; the seed is printed.

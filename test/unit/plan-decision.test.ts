@@ -4,7 +4,7 @@ import { decidePlan, type PlanVerdict } from '../../src/plans/plan-decision';
 import { DEFAULT_CONTROLS, patchControls, TRACK_COMMON, type SchemaControls, type TrackControls } from '../../src/plans/schema-controls';
 import type { TrackingPlanRule } from '../../src/store/types';
 
-/** Issue 42 items 2 and 3: the plan's one decision, in its documented order, every track setting on its own. */
+/** The plan's one decision, in its documented order, every track setting on its own. */
 
 const AT = '2026-05-04T09:30:00.000Z';
 const rule = (type: string, key: string | undefined, version: number, jsonSchema: Record<string, unknown>): TrackingPlanRule => ({

@@ -4,7 +4,7 @@ import { RE2JS } from 're2js';
 import { compileRule, re2Search, unterminatedQuote } from '../../src/plans/rule-validator';
 
 /**
- * Issue 42 item 8: a rule's pattern matched as the whole string `(?s:.*)(?:pattern)(?s:.*)`
+ * A rule's pattern matched as the whole string `(?s:.*)(?:pattern)(?s:.*)`
  * (re2js's DFA) answers exactly as re2js's own search (`test`) on the pattern, and stays on RE2.
  * FC_SEED replays a failure; the seed is printed.
  */

@@ -10,7 +10,7 @@ beforeAll(() => {
 });
 
 /**
- * Issue 44: the portal's mapping form shows each data field as key → directive and turns the form
+ * The portal's mapping form shows each data field as key → directive and turns the form
  * back into the mapping. A round trip through the form must change nothing the operator did not edit.
  */
 

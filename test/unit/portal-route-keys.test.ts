@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ROUTE_ACCESS } from '../../src/api/access/route-access';
 
 /**
- * Issue 44: the portal asks route-access.ts which scope each button's route needs. A route it names
+ * The portal asks route-access.ts which scope each button's route needs. A route it names
  * that the table lacks would read as "needs a scope no token has" and disable the button for
  * everyone; so every route the portal names must be in the table.
  */

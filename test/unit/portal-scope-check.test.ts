@@ -4,7 +4,7 @@ import { ROUTE_ACCESS } from '../../src/api/access/route-access';
 import { missingScopeFor } from '../../src/portal/web/scope-check';
 
 /**
- * Issue 44 (least privilege, in the portal): a button is enabled exactly when the server would let
+ * Least privilege, in the portal: a button is enabled exactly when the server would let
  * its token call the route behind it. The portal's answer must be the server's decideAccess for
  * every route and every set of scopes; a disabled button names the very scope the 403 would.
  */

@@ -1,6 +1,6 @@
 import { bundlerLineLevel, sdkLineLevel } from '../../src/temporal/quiet-start';
 
-/** Issue 44, quiet start: what the SDK says at every start that nobody acts on goes to DEBUG. */
+/** Quiet start: what the SDK says at every start that nobody acts on goes to DEBUG. */
 describe('sdkLineLevel', () => {
   it.each([
     ['WARN', 'No workflows registered, not polling for workflow tasks', 'DEBUG'],

@@ -1,7 +1,7 @@
 import { LiveLag } from '../../src/activities/live-lag';
 import { BASELINE_MS, FIRST_PER_SECOND, firstPace, LAG_WINDOW_MS, lagCeilingMs, MAX_PER_SECOND, MIN_PER_SECOND, nextPace, pageSizeAt, REST_EVERY_MS, restDue, spacingMs, type LiveLagReading, type ReplayPace } from '../../src/delivery/replay-pace';
 
-/** Issue 31, live traffic first: a replay's pace from the live lag its worker sees. */
+/** Live traffic first: a replay's pace from the live lag its worker sees. */
 const T = 1_000_000_000_000;
 const window = (p90Ms: number, samples = 100, startMs = T, replaySends = 0) => ({ startMs, samples, p90Ms, replaySends });
 const pace = (perSecond: number, judgedWindowMs?: number): ReplayPace => ({ perSecond, restedAtMs: T, ...(judgedWindowMs !== undefined && { judgedWindowMs }) });

@@ -1,6 +1,6 @@
 import { replayArchiveFrom, replayRange } from '../../src/delivery/replay-range';
 
-/** Issue 44: a replay's range against what the archive still keeps, decided when it is asked for. */
+/** A replay's range against what the archive still keeps, decided when it is asked for. */
 const NOW = Date.parse('2026-11-28T12:00:00.000Z');
 const DAY = 24 * 3_600_000;
 const RETENTION = 7 * DAY;

@@ -1,6 +1,6 @@
 import { censoredUrl, requestLogValue } from '../../src/api/request-log';
 
-describe('request log lines name no user id (issue 19)', () => {
+describe('request log lines name no user id', () => {
   it.each([
     ['a URL without a query', '/admin/deliveries', '/admin/deliveries'],
     ['the userId filter', '/admin/deliveries?userId=ada%40example.com', '/admin/deliveries?userId=[redacted]'],

@@ -5,7 +5,7 @@ import { exposureTo, ROUTE_EXPOSURE } from '../../src/api/access/route-exposure'
 /** Every set of scopes a token can hold: 2^6 of them. */
 const everyScopeSet: Scope[][] = Array.from({ length: 2 ** SCOPES.length }, (_, bits) => SCOPES.filter((_, i) => bits & (2 ** i)));
 
-describe('the exposure model (issue 40 item 5)', () => {
+describe('the exposure model', () => {
   it('states what every route of the access table can reveal, and no route the access table lacks', () => {
     expect(Object.keys(ROUTE_ACCESS).filter((key) => !(key in ROUTE_EXPOSURE))).toEqual([]);
     expect(Object.keys(ROUTE_EXPOSURE).filter((key) => !(key in ROUTE_ACCESS))).toEqual([]);

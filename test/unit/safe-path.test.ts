@@ -8,7 +8,7 @@ import { renderMappingBody } from '../../src/mappings/render-mapping';
 import { findMappingsViolation } from '../../src/mappings/validate-mappings';
 import type { ActionsMapping } from '../../src/mappings/types';
 
-/** Issue 40 item 3 / review finding 1: one walker for every path a user supplies, own properties only. */
+/** One walker for every path a user supplies, own properties only. */
 
 const HOSTILE_PATHS = ['__proto__', 'constructor', 'prototype', 'constructor.prototype', 'a.__proto__.b', 'type.constructor.prototype', 'properties.items.constructor.prototype'];
 

@@ -2,7 +2,7 @@ import subscriptions from '../fixtures/segment-exports/webhooks-subscriptions.js
 import { settingsFromJsonText, subscriptionViolation } from '../../src/mappings/segment-subscription';
 import { pastedFilterViolation } from '../../src/rules/pasted-filter';
 
-/** Issue 44: what Segment's exports carry besides a filter or a mapping, checked against the route and then ignored. */
+/** What Segment's exports carry besides a filter or a mapping, checked against the route and then ignored. */
 describe('subscriptionViolation', () => {
   const base = { settings: {} };
   it.each([

@@ -7,7 +7,7 @@ import type { AttemptRequest, AttemptResult, MessageBody } from '../../src/deliv
 import { sealBody } from '../../src/privacy/sealed-body';
 
 /**
- * Issue 40 item 4 (review finding 2): the send-time erasure and suppression checks read the call's
+ * The send-time erasure and suppression checks read the call's
  * ids, sealed beside the body, not what a destination's filters left in it. A destination whose
  * filter dropped userId and anonymousId used to skip both checks.
  */

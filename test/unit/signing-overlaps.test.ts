@@ -1,6 +1,6 @@
 import { signingOverlapSweep } from '../../src/api/signing-overlaps';
 
-/** The sweep's timing (issue 29): when it asks the store to drop ended overlaps. */
+/** The sweep's timing: when it asks the store to drop ended overlaps. */
 describe("the API's sweep of ended signing-secret overlaps", () => {
   beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
   afterEach(() => jest.useRealTimers());

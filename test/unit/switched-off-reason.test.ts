@@ -11,7 +11,7 @@ describe('why a 410 switched a webhook URL off', () => {
   });
 });
 
-describe('why webhook-delivery: disable switched a webhook URL off (issue 20)', () => {
+describe('why webhook-delivery: disable switched a webhook URL off', () => {
   it.each([
     ['an ordinary message, by its status and the header', 503, 'm-1', 'track', 'answered HTTP 503 with webhook-delivery: disable to message m-1'],
     ['a delete notification, never its user', 200, 'reg_0123456789abcdef0123456789abcdef:ada@example.com', 'delete', 'answered HTTP 200 with webhook-delivery: disable to a delete notification of regulation reg_0123456789abcdef0123456789abcdef'],

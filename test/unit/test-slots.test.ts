@@ -1,6 +1,6 @@
 import { currentSlot, slotEnv } from '../helpers/slots';
 
-/** Issue 41: integration files in different Jest workers share nothing a test reads back. */
+/** Integration files in different Jest workers share nothing a test reads back. */
 describe('test slots', () => {
   it('give each Jest worker its own store, data dir and task queue', () => {
     const slots = [1, 2, 3, 4].map((slot) => slotEnv('/run', slot));

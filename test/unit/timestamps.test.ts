@@ -26,7 +26,7 @@ describe('isIsoDateTime', () => {
   });
 });
 
-describe('consentTime (review finding 17)', () => {
+describe('consentTime', () => {
   it.each([
     ['a past timestamp: the timestamp (a late-arriving older event does not undo a newer choice)', '2026-05-01T11:00:00.000Z', '2026-05-01T11:00:00.000Z'],
     ['the receipt itself: the same', '2026-05-01T12:00:00.000Z', '2026-05-01T12:00:00.000Z'],

@@ -3,7 +3,7 @@ import { ruleProblem } from '../../src/plans/rule-rules';
 import { compileRule, draftOf } from '../../src/plans/rule-validator';
 import { violationOf } from '../../src/plans/violations';
 
-/** Issue 42 items 1 and 4: what a rule may be, compiled when saved, patterns on RE2. */
+/** What a rule may be, compiled when saved, patterns on RE2. */
 
 /** A rule as Segment's Public API exports it (segmentio/terraform-provider-segment docs' shape). */
 const segmentExport = {

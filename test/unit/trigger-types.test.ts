@@ -3,7 +3,7 @@ import { EVENT_TYPES, typesTriggerCanMatch } from '../../src/rules/trigger-types
 import { conditionMatches } from '../../src/rules/fql-match';
 import { syntheticEvent } from '../../src/mappings/synthetic-events';
 
-/** Issue 44: the types a mapping is rendered for at save are the types its trigger can match. */
+/** The types a mapping is rendered for at save are the types its trigger can match. */
 const types = (trigger: string) => {
   const parsed = parseFql(trigger);
   if (!parsed.ok) throw new Error(parsed.error.message);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { webhookRequestHeaders } from '../../src/delivery/request';
 import { USER_AGENT, VERSION } from '../../src/version';
 
-/** One version (issue 23): package.json, CHANGELOG.md, what `npm start` and /health report, and the User-Agent token. */
+/** One version: package.json, CHANGELOG.md, what `npm start` and /health report, and the User-Agent token. */
 const ROOT = path.join(__dirname, '..', '..');
 
 describe('the version', () => {

@@ -1,7 +1,7 @@
 import { ViolationCap } from '../../src/plans/violation-counts';
 
 /**
- * Issue 42 item 6: at most VIOLATION_EVENTS_PER_MINUTE `Violation Generated` events per (source,
+ * At most VIOLATION_EVENTS_PER_MINUTE `Violation Generated` events per (source,
  * event, field) a minute; the rest are suppressed (forward-plan-calls.ts counts them). Pure: the
  * caller passes the time.
  */

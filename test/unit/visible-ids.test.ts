@@ -6,7 +6,7 @@ import { erasedIdHashes } from '../../src/store/erasures';
 const keyring = parseKeyring(`k1=${Buffer.alloc(32, 3).toString('base64')}`);
 const other = parseKeyring(`k1=${Buffer.alloc(32, 4).toString('base64')}`);
 
-describe('what visibility carries for an id (issue 19)', () => {
+describe('what visibility carries for an id', () => {
   it.each([
     ['a plain id', 'u1'],
     ['an email', 'ada@example.com'],

@@ -14,7 +14,7 @@ function controllable() {
   return { job, seen, finish: (value: string) => finish(value) };
 }
 
-describe('one wake job per destination (finding 12)', () => {
+describe('one wake job per destination', () => {
   it('supersedes the job under way for the same destination: a new change aborts the old walk', async () => {
     const jobs = new WakeJobs();
     const first = controllable();
@@ -53,7 +53,7 @@ describe('one wake job per destination (finding 12)', () => {
   });
 });
 
-describe('the held deliveries a page at a time, each page oldest first (finding 12)', () => {
+describe('the held deliveries a page at a time, each page oldest first', () => {
   async function* listing(starts: number[], read: number[]) {
     for (const ms of starts) {
       read.push(ms);

@@ -187,7 +187,7 @@ it('LATENCY_BUCKETS is one more than the bounds (the overflow)', () => {
   expect(LATENCY_BUCKETS).toBe(LATENCY_BOUNDS_MS.length + 1);
 });
 
-describe('time waited without sending (issue 20)', () => {
+describe('time waited without sending', () => {
   const at = Date.UTC(2026, 10, 24, 11, 8, 30);
   it('adds each hold to its reason in the minute it ended, beside the attempts, and sums them in the summary', () => {
     const aggregator = new HealthAggregator();

@@ -4,7 +4,7 @@ import { buildSync } from 'esbuild';
 const ROOT = path.resolve(__dirname, '../..');
 
 /**
- * Issue 33: Segment's mapping kit (`@segment/actions-core`, with liquidjs) renders in the attempt
+ * Segment's mapping kit (`@segment/actions-core`, with liquidjs) renders in the attempt
  * activity and the admin API only. The workflow bundle must not pull it in: it does I/O-free but
  * heavy work, and workflow code must stay deterministic and small. What the bundle holds is read
  * from a bundler's own account of it (esbuild's metafile: every file it took in, packages

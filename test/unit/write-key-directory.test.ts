@@ -3,7 +3,7 @@ import type { Source, Store } from '../../src/store/types';
 import { hashWriteKey } from '../../src/store/write-keys';
 
 /**
- * When the API's write-key directory (issue 40) must read the sources table again before it
+ * When the API's write-key directory must read the sources table again before it
  * answers: each step is one event at a time the test gives; `read` is a reading of the table begun
  * at one step and handed back at another.
  */

@@ -47,7 +47,7 @@ export interface Change<T> {
 }
 
 /**
- * An admin change and its audit row, in one transaction (issue 32): both or neither. A result of
+ * An admin change and its audit row, in one transaction: both or neither. A result of
  * undefined or false means nothing was there to change (the route answers 404) and writes no row.
  */
 export async function audited<T>(store: Store, request: FastifyRequest, work: (tx: Store) => Promise<T>, change: Change<T>): Promise<T> {
@@ -90,7 +90,7 @@ export async function recordDenied(audit: Pick<Store['audit'], 'append'>, reques
 const PAYLOAD_READS = new WeakMap<object, PayloadReadsRecorded>();
 
 /**
- * A read of decrypted payloads (review finding 16): `payload.read` (a delivery's detail with its
+ * A read of decrypted payloads: `payload.read` (a delivery's detail with its
  * message) or `payload.decode` (the codec server), recorded once per token, action and target a
  * minute (payload-reads.ts). A row that cannot be written is logged and does not fail the read.
  * `npm start`'s token-less codec over loopback has no actor: its rows have none.

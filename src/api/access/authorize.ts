@@ -17,7 +17,7 @@ export interface AuthorizeOptions extends AuthenticateOptions {
 }
 
 /**
- * The onRequest hook of every admin, codec and portal-settings route (issue 32): who the token is,
+ * The onRequest hook of every admin, codec and portal-settings route: who the token is,
  * whether the route's scope (route-access.ts) is among its scopes, and a denied attempt (a wrong
  * token, 401, or a missing scope, 403) into the audit log; a request with no credentials is only
  * logged, and an address past its share of wrong tokens is refused (429) before anything is
@@ -28,14 +28,14 @@ export function authorizer(options: AuthorizeOptions): Authorize {
   return async function authorize(request) {
     let actor: Actor | undefined;
     // Not request.ip: under TRUST_PROXY=true that is the leftmost X-Forwarded-For entry, which the
-    // client writes itself (review finding 16).
+    // client writes itself.
     const address = limitedAddress(request, options.trustProxy ?? false);
     try {
       actor = await authenticate(request);
       const decision = decideAccess(actor.scopes, routeAccess(request.method, request.routeOptions.url)?.scope);
       if (!decision.allow) throw new ApiError(decision.status, 'forbidden', decision.message);
     } catch (err) {
-      // No credentials: a log line (Fastify's request log has the rest), no row (review finding 3).
+      // No credentials: a log line (Fastify's request log has the rest), no row.
       if (err instanceof NoCredentials) request.log.info({ address }, 'admin request without credentials refused');
       else if (err instanceof ApiError && (err.statusCode === 401 || err.statusCode === 403)) await recordDenied(options.audit, request, actor, address);
       throw err;

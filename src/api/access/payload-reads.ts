@@ -1,5 +1,5 @@
 /**
- * How often a read of decrypted payloads is written to the audit log (review finding 16): once per
+ * How often a read of decrypted payloads is written to the audit log: once per
  * token, action and target a minute, per API process. A read needs a token with payloads:read, so
  * only a holder can make rows, and this bounds them even so: the Temporal Web UI asks the codec
  * server once per payload it shows, dozens a page.

@@ -1,7 +1,7 @@
 import type { Scope } from '../../access/scopes';
 
 /**
- * What each admin, codec and portal-settings route requires (issue 32), in one table: its scope,
+ * What each admin, codec and portal-settings route requires, in one table: its scope,
  * and for a change the audit log's name of the action. A route missing here answers 403 to every
  * token (deny by default), and test/integration/access-matrix.test.ts fails naming it; a new route
  * is one line here. Keys are Fastify's: the method and the route's URL pattern with its prefix.
@@ -46,7 +46,7 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'POST /admin/destinations/:id/webhooks/:index/enable': { scope: 'destinations:write', action: 'webhook.enable' },
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': { scope: 'operate', action: 'webhook.backpressure.clear' },
   'DELETE /admin/destinations/:id/mappings/:name/backpressure': { scope: 'operate', action: 'mapping.backpressure.clear' },
-  // Issue 43: operational endpoints; their secret is write-only (never in an answer after the 201).
+  // Operational endpoints; their secret is write-only (never in an answer after the 201).
   'POST /admin/operational-endpoints': { scope: 'destinations:write', action: 'operational_endpoint.create' },
   'GET /admin/operational-endpoints': read,
   'GET /admin/operational-endpoints/:id': read,
@@ -69,14 +69,14 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'POST /admin/regulations': { scope: 'regulations', action: 'regulation.create' },
   'GET /admin/regulations': { scope: 'regulations' },
   'GET /admin/regulations/:id': { scope: 'regulations' },
-  // Issue 31: replays of the archive send events again; their progress is counts, no bodies.
+  // Replays of the archive send events again; their progress is counts, no bodies.
   'POST /admin/replays': { scope: 'operate', action: 'replay.start' },
   'GET /admin/replays': read,
   'GET /admin/replays/:id': read,
   'POST /admin/replays/:id/pause': { scope: 'operate', action: 'replay.pause' },
   'POST /admin/replays/:id/resume': { scope: 'operate', action: 'replay.resume' },
   'POST /admin/replays/:id/cancel': { scope: 'operate', action: 'replay.cancel' },
-  // Issue 42: tracking plans, their rules and sources; a source's schema controls; its violations.
+  // Tracking plans, their rules and sources; a source's schema controls; its violations.
   'POST /admin/tracking-plans': { scope: 'destinations:write', action: 'tracking_plan.create' },
   'GET /admin/tracking-plans': read,
   'GET /admin/tracking-plans/:id': read,
@@ -92,7 +92,7 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'GET /admin/sources/:id/settings': read,
   'PATCH /admin/sources/:id/settings': { scope: 'destinations:write', action: 'source.settings.update' },
   'GET /admin/sources/:id/violations': read,
-  // Issue 33: renders the caller's own event through the saved mappings (secrets masked); sends nothing.
+  // Renders the caller's own event through the saved mappings (secrets masked); sends nothing.
   'POST /admin/destinations/:id/mappings/preview': read,
   ...personasRoutes('audiences', 'audience'),
   ...personasRoutes('computed-traits', 'computed_trait'),

@@ -2,7 +2,7 @@ import type { Scope } from '../../access/scopes';
 import { ROUTE_ACCESS } from './route-access';
 
 /**
- * Issue 40 item 5: what user data each admin, codec and portal-settings route can reveal, beside
+ * What user data each admin, codec and portal-settings route can reveal, beside
  * the scope it needs (route-access.ts), so that "no token without payloads:read learns anything of
  * an event body" is a property of one table, checked over every route × every set of scopes
  * (test/unit/route-exposure.test.ts), and held against the real answers
@@ -60,7 +60,7 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'POST /admin/destinations/:id/webhooks/:index/enable': none,
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': none,
   'DELETE /admin/destinations/:id/mappings/:name/backpressure': none,
-  // Issue 43: configuration only (a URL, event types); the secret is never answered after the 201.
+  // Configuration only (a URL, event types); the secret is never answered after the 201.
   'POST /admin/operational-endpoints': none,
   'GET /admin/operational-endpoints': none,
   'GET /admin/operational-endpoints/:id': none,
@@ -91,7 +91,7 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'POST /admin/replays/:id/pause': metadata,
   'POST /admin/replays/:id/resume': metadata,
   'POST /admin/replays/:id/cancel': metadata,
-  // Issue 42: plans and rules are schemas, controls are switches: configuration that names no user.
+  // Plans and rules are schemas, controls are switches: configuration that names no user.
   'POST /admin/tracking-plans': none,
   'GET /admin/tracking-plans': none,
   'GET /admin/tracking-plans/:id': none,

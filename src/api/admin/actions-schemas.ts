@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DEFAULT_MAPPING_DATA, DESTINATION_TYPES, MAPPING_METHODS, MAX_MAPPING_HEADERS, MAX_MAPPINGS, type DestinationType, type MappingMethod } from '../../mappings/types';
 import { MAX_MAPPING_NAME_LENGTH } from '../../mappings/validate-mappings';
 
-/** Issue 33: the admin API's shapes for Actions destinations, mappings, outbound auth and mutual TLS. */
+/** The admin API's shapes for Actions destinations, mappings, outbound auth and mutual TLS. */
 
 export const DestinationTypeSchema = Type.Unsafe<DestinationType>({
   type: 'string',

@@ -6,7 +6,7 @@ import { findAuthViolation, findMappingsViolation } from '../../mappings/validat
 import type { Destination, NewDestination } from '../../store/types';
 import { badRequest } from '../errors';
 
-/** A mapping as a request gives it: headers and data may be left out; Segment's ids and batch settings may be there (issue 44). */
+/** A mapping as a request gives it: headers and data may be left out; Segment's ids and batch settings may be there. */
 interface MappingInput {
   name: string;
   enabled: boolean;
@@ -32,7 +32,7 @@ const withDefaults = (mapping: MappingInput): ActionsMapping => ({
 });
 
 /**
- * Issue 33: the rules of a create (`current` undefined) or PATCH for what depends on the
+ * The rules of a create (`current` undefined) or PATCH for what depends on the
  * destination's type — webhooks for `webhooks`, mappings for `actions` — and for outbound auth and
  * mutual TLS (either type). Every refusal is a 400 naming the field and the rule, never a value.
  */
@@ -72,7 +72,7 @@ export function actionsView(destination: Destination, nowMs = Date.now()) {
   };
 }
 
-/** Finding 7: a mapping URL's pause as the API shows it, while it lasts; undefined otherwise. */
+/** A mapping URL's pause as the API shows it, while it lasts; undefined otherwise. */
 export function mappingBackpressure(destination: Destination, name: string, nowMs: number): { until: string; reason: string } | undefined {
   const pressure = destination.mappingBackpressure && Object.hasOwn(destination.mappingBackpressure, name) ? destination.mappingBackpressure[name] : undefined;
   return pressure && pressure.untilMs > nowMs ? { until: new Date(pressure.untilMs).toISOString(), reason: pressure.reason } : undefined;

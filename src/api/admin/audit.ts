@@ -46,7 +46,7 @@ function decodeCursor(cursor: string): { at: string; id: string } {
   throw badRequest('cursor: is not a nextCursor this API returned');
 }
 
-/** Issue 32: the audit log, newest first; scope admin. */
+/** The audit log, newest first; scope admin. */
 export const auditRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   app.get(
     '/audit',

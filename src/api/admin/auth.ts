@@ -14,7 +14,7 @@ const denied = (message: string) => new ApiError(401, 'unauthorized', message, C
 
 /**
  * A request that presented no credentials at all: no guess, nobody to hold to account. Told apart
- * from a wrong token so that it writes no audit row (review finding 3): anyone on the internet can
+ * from a wrong token so that it writes no audit row: anyone on the internet can
  * send it at any rate, and an append-only table must not be theirs to fill.
  */
 export class NoCredentials extends ApiError {
@@ -65,7 +65,7 @@ export interface AuthenticateOptions {
 
 /**
  * Who presented `Authorization: Bearer <token>`: the bootstrap ADMIN_TOKEN, or an unrevoked,
- * unexpired `swy_` token (issue 32), looked up by its hash on every request, so a revocation holds
+ * unexpired `swy_` token, looked up by its hash on every request, so a revocation holds
  * on every API process from its commit on. Messages never repeat what was presented. An address
  * past its share of wrong tokens gets 429 before its token is compared, right or wrong, or looked
  * at; a request presenting no token is no guess and is not counted (NoCredentials).

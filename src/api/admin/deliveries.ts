@@ -31,7 +31,7 @@ const ListQuery = Type.Object(
     destinationId: Type.Optional(DestinationId),
     status: Type.Optional(Status),
     type: Type.Optional(MessageTypeFilter),
-    // Searched by its keyed hash (issue 19), so any id a call can carry is found; with
+    // Searched by its keyed hash, so any id a call can carry is found; with
     // PAYLOAD_ENCRYPTION=off visibility holds plaintext, and an unquotable one is refused below.
     userId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Any userId; with PAYLOAD_ENCRYPTION=off, without double quotes, backslashes or control characters.' })),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started at or after this time.' })),
@@ -62,7 +62,7 @@ const DeliveryList = Type.Object({
 const Outcome = Type.Unsafe<'success' | 'retry' | 'permanent'>({ type: 'string', enum: ['success', 'retry', 'permanent'] });
 
 const AttemptView = Type.Object({
-  mapping: Type.Optional(Type.String({ description: 'An actions destination\'s mapping this attempt sent (issue 33).' })),
+  mapping: Type.Optional(Type.String({ description: 'An actions destination\'s mapping this attempt sent.' })),
   webhookIndex: Type.Integer(),
   url: Type.Optional(Type.String({ description: 'Scheme, host and path: no user info, query or token-like segment.' })),
   round: Type.Integer(),
@@ -106,7 +106,7 @@ const notRedelivered = (status: 'no_destinations' | 'stopped' | 'erased', messag
 
 /**
  * A delivery's detail. With payloads:read: the opened body and the plaintext userId in it. Without
- * (finding 15): no body, and the userId as visibility holds it (its keyed hash), as every other
+ * it: no body, and the userId as visibility holds it (its keyed hash), as every other
  * metadata answer names users; the body is not opened at all.
  */
 async function detailView(dataKeys: Store['dataKeys'], { input, row, visibleUserId, destinations }: DeliveryHistory, payloadsRead: boolean) {
@@ -121,7 +121,7 @@ async function detailView(dataKeys: Store['dataKeys'], { input, row, visibleUser
   return { ...row, ...(userId !== undefined && { userId }), ...(input.redelivery && { redelivery: input.redelivery }), message, destinations };
 }
 
-/** Deliveries: find any, read its attempts, send it again (issue 14). Read from Temporal through the Deliveries port. */
+/** Deliveries: find any, read its attempts, send it again. Read from Temporal through the Deliveries port. */
 export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy }> = async (app, { store, deliveries, policy }) => {
   const planRedelivery = redeliveryPlanner(store, policy, destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message)));
 
@@ -147,7 +147,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       const { sourceId, messageId } = request.params;
       const found = await deliveries.history(sourceId, messageId);
       if (!found) throw notFound(`delivery of message ${messageId} from source ${sourceId}`);
-      // Issue 32: event bodies are their own right; `read` sees what happened to a delivery, not what it carried.
+      // Event bodies are their own right; `read` sees what happened to a delivery, not what it carried.
       const payloadsRead = actorOf(request).scopes.includes('payloads:read');
       const detail = await detailView(store.dataKeys, found, payloadsRead);
       if ('message' in detail && detail.message !== undefined) await recordPayloadRead(store.audit, request, 'payload.read', `${sourceId}/${messageId}`);
@@ -170,7 +170,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
       if (!found) throw notFound(`delivery of message ${messageId} from source ${sourceId}`);
       if (found.row.closedAt === undefined) throw conflict(`the delivery of message ${messageId} is still under way; redeliver it once it has ended`);
       const { input } = found;
-      // The bodies as first sent, to the destinations it went to, through today's rules (issue 30).
+      // The bodies as first sent, to the destinations it went to, through today's rules.
       const plan = await planRedelivery(sourceId, input);
       if (plan.status !== 'planned') throw conflict(notRedelivered(plan.status, messageId, sourceId));
       const started = await deliveries.redeliver({ ...plan.input, redelivery: { requestedAt: new Date().toISOString(), previousRunId: found.row.runId } });

@@ -18,7 +18,7 @@ import { badRequest, notFound } from '../errors';
 import { audited } from '../access/audit-trail';
 import { errorReplies, IdParams } from './schemas';
 
-/** A path with none of the segments that lead into a prototype (rules/safe-path.ts, review finding 1). */
+/** A path with none of the segments that lead into a prototype (rules/safe-path.ts). */
 const SAFE_PATH_PATTERN = `^(?!(?:.*\\.)?(?:${FORBIDDEN_SEGMENTS.join('|')})(?:\\.|$))`;
 
 const PropertyFields = Type.Object({}, {
@@ -56,7 +56,7 @@ const filterFields = {
 };
 
 /**
- * Issue 44: what Segment's Public API returns beside a filter (DestinationFilterV1), so an export
+ * What Segment's Public API returns beside a filter (DestinationFilterV1), so an export
  * pastes unchanged: checked against the route (pastedFilterViolation) and never saved.
  */
 const exportedFields = {
@@ -132,7 +132,7 @@ function checkPasted(body: Partial<Static<typeof FilterBody>>, route: { destinat
 }
 
 /**
- * Issue 30: destination filters in Segment's Public API shape, at most 10 per destination. Saved
+ * Destination filters in Segment's Public API shape, at most 10 per destination. Saved
  * only when the condition parses and every action is valid; applied to messages accepted after.
  */
 export const destinationFilterRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {

@@ -88,7 +88,7 @@ const HealthView = Type.Object({
     { description: 'Flow control now (paused, rate limit) and the time messages waited without sending, all URLs together (ms).' },
   ),
   webhooks: Type.Array(WebhookHealthView),
-  mappings: Type.Optional(Type.Array(MappingHealthView, { description: "An actions destination's mappings, each with its URL's health and backpressure (finding 7)." })),
+  mappings: Type.Optional(Type.Array(MappingHealthView, { description: "An actions destination's mappings, each with its URL's health and backpressure." })),
 });
 
 const WebhookParams = Type.Object({ id: IdParams.properties.id, index: Type.String({ pattern: '^[0-9]{1,2}$', description: 'Position in the webhook list (0-based).' }) });
@@ -106,7 +106,7 @@ const sumWaited = (all: Waited[]): Waited =>
   all.reduce((sum, w) => ({ throttledMs: sum.throttledMs + w.throttledMs, heldMs: sum.heldMs + w.heldMs, backpressuredMs: sum.backpressuredMs + w.backpressuredMs }), { throttledMs: 0, heldMs: 0, backpressuredMs: 0 });
 
 /**
- * Webhook health (issue 14): per URL of a destination, what the workers' attempts came to over the
+ * Webhook health: per URL of a destination, what the workers' attempts came to over the
  * last hour and day (counted in memory by each worker, added up in the store every
  * HEALTH_FLUSH_INTERVAL), and switching a URL that answered 410 Gone back on.
  */
@@ -130,7 +130,7 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
       ...(webhook.backpressure && webhook.backpressure.untilMs > now && { backpressure: { until: new Date(webhook.backpressure.untilMs).toISOString(), reason: webhook.backpressure.reason } }),
       ...summarizeUrlHealth(byUrl.get(webhook.url) ?? [], now),
     }));
-    // Finding 7: a mapping's URL is attempted, recorded and paused like a webhook's; shown beside them.
+    // A mapping's URL is attempted, recorded and paused like a webhook's; shown beside them.
     const mappings =
       destination.type === 'actions'
         ? destination.mappings.map((mapping) => {
@@ -171,7 +171,7 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
     const { destination, index, webhook } = await webhookOf(request.params);
     // Audited whether or not it was off: the operator asked for it.
     const wasDisabled = (await audited(store, request, async (tx) => ({ was: await tx.destinations.enableWebhook(destination.id, webhook.url) }), { target: destination.id, changed: [`webhooks[${index}].enabled`] })).was;
-    // Issue 43: the switch back on ends the incident its switch-off began (named by when that was).
+    // The switch back on ends the incident its switch-off began (named by when that was).
     if (wasDisabled && operationalEvents) {
       const event = { type: 'endpoint.enabled' as const, timestamp: new Date().toISOString(), data: { sourceId: destination.sourceId, destinationId: destination.id, webhookIndex: index } };
       await operationalEvents.raise(event, { since: webhook.disabled?.at }).catch((err: Error) => request.log.warn({ destinationId: destination.id, webhookIndex: index, err: err.message }, 'endpoint.enabled not raised'));
@@ -179,7 +179,7 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
     return { index, url: webhookLabel(webhook.url), enabled: true as const, wasDisabled };
   });
 
-  // Issue 29: an operator ends a URL's backpressure (up to the retry window long) without waiting
+  // An operator ends a URL's backpressure (up to the retry window long) without waiting
   // it out. 204 whether or not it was paused (idempotent, like enable); the held deliveries are
   // woken either way, as on resume, so none sleeps on a pause that is gone.
   app.delete('/destinations/:id/webhooks/:index/backpressure', { schema: { params: WebhookParams, response: { 204: Type.Null(), ...errorReplies } } }, async (request, reply) => {
@@ -190,8 +190,7 @@ export const destinationHealthRoutes: FastifyPluginAsyncTypebox<{ store: Store; 
     return reply.code(204).send(null);
   });
 
-  // Finding 7: the same for an actions destination's mapping URL (issue 29's clear, for issue 33's
-  // type): by mapping name, switched off or not, since its held deliveries wait on the URL all the same.
+  // The same clear for an actions destination's mapping URL: by mapping name, switched off or not, since its held deliveries wait on the URL all the same.
   app.delete('/destinations/:id/mappings/:name/backpressure', { schema: { params: MappingParams, response: { 204: Type.Null(), ...errorReplies } } }, async (request, reply) => {
     const destination = await store.destinations.get(request.params.id);
     if (!destination) throw notFound(`destination ${request.params.id}`);

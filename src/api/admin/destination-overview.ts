@@ -40,10 +40,10 @@ export const Overview = Type.Object({
 export type FilterTitles = (destinationId: string) => Promise<Map<string, string>>;
 
 /**
- * Where every message went (issue 30), Segment's Delivery Overview: received and filtered come from
+ * Where every message went, Segment's Delivery Overview: received and filtered come from
  * the API processes' per-minute counts (message-count-recorder.ts), recorded once Temporal holds the
  * request's deliveries; delivered / retrying / failed / stopped from Temporal visibility, each
- * delivery under this destination's own outcome (finding 6: SwitchyardOutcomes), replays apart.
+ * delivery under this destination's own outcome (SwitchyardOutcomes), replays apart.
  * For a window whose deliveries all started on this version: received = delivered + filtered
  * (every reason, stopped included) + retrying + failed.
  */

@@ -55,12 +55,12 @@ const MaxRequestsPerSecond = Type.Union([Type.Integer({ minimum: 1, maximum: MAX
 const Paused = Type.Boolean({
   description: 'true holds every new and retrying delivery without sending (unlike enabled: false, which drops them); false sends what was held. Held time does not count against the retry window, up to DELIVERY_MAX_HOLD.',
 });
-/** Issue 43. */
+/** Whether requests carry the W3C trace context. */
 const PropagateTraceContext = Type.Boolean({
   description:
     'Whether each request carries the message\'s W3C trace context while tracing is on: `traceparent` (the message\'s trace id and the attempt\'s own span id) and, only beside it, the sender\'s `tracestate`; never `baggage`. false sends neither (the attempts\' spans are still exported). Default true.',
 });
-/** Issue 30: Segment Consent Management's limits on a destination's categories. */
+/** Segment Consent Management's limits on a destination's categories. */
 const CategoryId = Type.String({ minLength: 1, maxLength: MAX_CONSENT_CATEGORY_LENGTH, description: 'A consent category id, as the consent manager names it in `context.consent.categoryPreferences` (1 to 100 characters).' });
 const WhenAbsent = Type.Unsafe<ConsentSettings['whenAbsent']>({
   type: 'string',

@@ -45,14 +45,14 @@ export interface AdminOptions {
   personas?: { schedules: SyncSchedules; defaultSchedule: string };
   /** Hashes user ids in what regulations leave in Temporal (delete notifications' ids); undefined with PAYLOAD_ENCRYPTION=off. */
   keyring: Keyring | undefined;
-  /** Issue 31: replays of the archive need their workflows; without this port their routes are not served. */
+  /** Replays of the archive need their workflows; without this port their routes are not served. */
   replays?: { replays: Replays; archiveRetentionMs: number; maxInFlight: number };
-  /** Issue 43: where switching a webhook URL back on raises `endpoint.enabled` (none raised when absent). */
+  /** Where switching a webhook URL back on raises `endpoint.enabled` (none raised when absent). */
   operationalEvents?: OperationalEvents;
 }
 
 /**
- * The admin API, one plugin per resource. The access check (token and scope, issue 32) is a hook
+ * The admin API, one plugin per resource. The access check (token and scope) is a hook
  * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
 export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents }) => {

@@ -35,8 +35,8 @@ const PreviewView = Type.Object({
 });
 
 /**
- * Issue 33: `POST /admin/destinations/:id/mappings/preview` renders each mapping for an event,
- * sending nothing. Issue 44: with `mappings`, the draft is rendered instead of the saved list, after
+ * `POST /admin/destinations/:id/mappings/preview` renders each mapping for an event,
+ * sending nothing. With `mappings`, the draft is rendered instead of the saved list, after
  * the same checks a save makes, so a draft can be tried without going live.
  */
 export const mappingPreviewRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {

@@ -47,7 +47,7 @@ function checked(settings: { url?: string; secret?: string }): void {
 const generatedSecret = () => `whsec_${randomBytes(GENERATED_KEY_BYTES).toString('base64')}`;
 
 /**
- * Issue 43: operational endpoints, where Switchyard sends its own events (Svix's names, signed with
+ * Operational endpoints, where Switchyard sends its own events (Svix's names, signed with
  * Standard Webhooks). The secret is write-only: generated ones are answered once, in the 201; no
  * other answer, log line or audit row names it (the audit row lists `secret` as a changed field).
  */

@@ -8,7 +8,7 @@ import { errorReplies } from './schemas';
 import { recordChange } from '../access/audit-trail';
 
 /**
- * Bulk redelivery (issue 14): every delivery of a source that failed (or was stopped) in a time
+ * Bulk redelivery: every delivery of a source that failed (or was stopped) in a time
  * range, delivered again by a Temporal workflow (workflows/redeliver-matching.ts), and its progress.
  */
 

@@ -52,7 +52,7 @@ const IN_FLIGHT_GRACE_MS = 1_000;
 
 const unavailable = (message: string) => new ApiError(503, 'temporal_unavailable', `${message}; retry later`, { 'retry-after': '5' });
 
-/** What each regulation type does (issue 30): erase the users, and suppress them or lift their suppression. */
+/** What each regulation type does: erase the users, and suppress them or lift their suppression. */
 const EFFECTS: Record<RegulationType, { erase: boolean; suppression?: 'add' | 'lift' }> = {
   DELETE: { erase: true },
   DELETE_ONLY: { erase: true },
@@ -75,7 +75,7 @@ type Effects = Pick<Static<typeof RegulationView>, 'notifications' | 'deliveries
 /**
  * Seed, Events: a deletion request forwards one `delete` notification per affected source that has
  * the destination enabled, so the receiver can start its own automations. Affected: the source has
- * seen the user (store.sourceUsers); other sources' receivers never learn the id. Issue 30: a
+ * seen the user (store.sourceUsers); other sources' receivers never learn the id. A
  * suppression answers the user's new calls without delivering or recording them, and stops the
  * deliveries under way; UNSUPPRESS lifts it for new calls.
  */
@@ -99,12 +99,12 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     // its copies are (workflows this request cannot find or delete, Temporal's backups, archives),
     // and no attempt can open one to send it. New calls after this get new keys.
     if (keyring) await store.dataKeys.destroy(erasedSubjects(keyring, ids));
-    // Issue 31: the archive's copies go with those keys; with PAYLOAD_ENCRYPTION=off they are in
+    // The archive's copies go with those keys; with PAYLOAD_ENCRYPTION=off they are in
     // the clear, named by the ids themselves (privacy/visible-ids.ts), and are deleted instead.
     else await store.archive.forget(ids);
     // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
     await store.personas.profiles.forgetUsers(userIds);
-    // Not left readable in SQLite's write-ahead log, should the steps below stop at a 503 (issue 29).
+    // Not left readable in SQLite's write-ahead log, should the steps below stop at a 503.
     await purgeDeletedRows();
 
     const deliveriesStopped = await stopDeliveries(regulation, ids);

@@ -12,9 +12,9 @@ import { errorReplies, ErrorReply } from './schemas';
 import { actorOf, audited, recordChange, recordDenied } from '../access/audit-trail';
 
 /**
- * Replays of the archive (issue 31): every archived message of a source received in a range (that a
+ * Replays of the archive: every archived message of a source received in a range (that a
  * trigger matches) delivered to one destination again, by a Temporal workflow per replay
- * (workflows/replay-archive.ts), which keeps the row this API reads up to date. Issue 42: a
+ * (workflows/replay-archive.ts), which keeps the row this API reads up to date. A
  * blocked-only replay recovers what the tracking plan blocked, to every enabled destination.
  */
 
@@ -40,7 +40,7 @@ const NewReplay = Type.Object(
     blockedOnly: Type.Optional(
       Type.Boolean({
         description:
-          "Issue 42, recovery: only the archived messages the source's tracking plan blocked at ingest, validated again under today's plan. Those that pass go to every enabled destination of the source, once, with their original messageId (each as the delivery it would have had: a later recovery or resend does not send it again); those still blocked count as skipped.blocked. Takes no destinationId.",
+          "Recovery: only the archived messages the source's tracking plan blocked at ingest, validated again under today's plan. Those that pass go to every enabled destination of the source, once, with their original messageId (each as the delivery it would have had: a later recovery or resend does not send it again); those still blocked count as skipped.blocked. Takes no destinationId.",
       }),
     ),
   },
@@ -51,7 +51,7 @@ const ReplayView = Type.Object({
   id: Type.String(),
   sourceId: Type.String(),
   destinationId: Type.Union([Type.String(), Type.Null()], { description: 'null: a blocked-only replay, to every enabled destination of the source.' }),
-  blockedOnly: Type.Boolean({ description: "Only what the source's tracking plan blocked at ingest, validated again under today's plan (issue 42)." }),
+  blockedOnly: Type.Boolean({ description: "Only what the source's tracking plan blocked at ingest, validated again under today's plan." }),
   since: Type.String({ format: 'date-time' }),
   until: Type.String({ format: 'date-time' }),
   trigger: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'null: every message of the range. Absent to a token without payloads:read: the condition with its count says what archived bodies hold.' })),
@@ -78,7 +78,7 @@ const ReplayView = Type.Object({
 });
 
 /**
- * A replay as this request may see it (issue 40): a trigger names values it looked for in archived
+ * A replay as this request may see it: a trigger names values it looked for in archived
  * bodies, and its count says whether they were there, so the trigger is for payloads:read only.
  */
 function replayView(request: FastifyRequest, retentionMs: number): (replay: Replay) => Omit<Replay, 'trigger'> & { trigger?: string | null; archiveFrom?: string } {
@@ -119,7 +119,7 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
     },
     async (request, reply) => {
       const { sourceId, destinationId, since, until, trigger, dryRun = false, blockedOnly = false } = request.body;
-      // Issue 40: a trigger's count (dry run or not) answers yes/no questions about archived bodies
+      // A trigger's count (dry run or not) answers yes/no questions about archived bodies
       // (route-exposure.ts), so a trigger is for payloads:read as well as operate.
       if (trigger !== undefined && !actorOf(request).scopes.includes('payloads:read')) {
         await recordDenied(store.audit, request, actorOf(request));
@@ -157,7 +157,7 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
         createdAt: new Date().toISOString(),
         finishedAt: null,
       };
-      // The row first, so the workflow always has one to write to; its audit row with it (issue 32).
+      // The row first, so the workflow always has one to write to; its audit row with it.
       await audited(store, request, async (tx) => (await tx.replays.create(replay), replay), { target: replay.id });
       try {
         await replays.start({

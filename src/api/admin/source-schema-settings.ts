@@ -43,7 +43,7 @@ const SettingsPatch = Type.Object(
 const view = (controls: SchemaControls): Static<typeof SettingsView> => controls;
 
 /**
- * Issue 42 item 2: a source's schema controls in Segment's shape (`GET/PATCH /sources/{id}/settings`
+ * A source's schema controls in Segment's shape (`GET/PATCH /sources/{id}/settings`
  * of its Public API). Unset, every control allows (report only), as on Segment. A forwarding
  * source must exist and be another source: forwarding into itself would loop.
  */

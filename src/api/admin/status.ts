@@ -26,7 +26,7 @@ const Status = Type.Object({
 });
 
 /**
- * What monitoring reads (issue 29): the store, Temporal with every search attribute Switchyard
+ * What monitoring reads: the store, Temporal with every search attribute Switchyard
  * uses, and live workers on both delivery task queues (ingested calls, Personas syncs); 200 only
  * when all are well, 503 naming each problem and its fix. Behind the admin token: it names task
  * queues, worker counts and the namespace.

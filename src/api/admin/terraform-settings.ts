@@ -3,7 +3,7 @@ import { settingsFromJsonText } from '../../mappings/segment-subscription';
 import { badRequest } from '../errors';
 
 /**
- * Issue 44: a Terraform `segment_destination_subscription` holds `settings` as a JSON string
+ * A Terraform `segment_destination_subscription` holds `settings` as a JSON string
  * (`jsonencode({...})`). Before the schema checks a body, each mapping's string settings become the
  * object they hold (read as a request body is read), so every rule of the object applies to them.
  */

@@ -42,7 +42,7 @@ const CreatedTokenView = Type.Object({
 
 const toView = (token: AdminToken): Static<typeof TokenView> => token;
 
-/** Issue 32: admin tokens with scopes; a token mints only scopes it has, and a revocation holds at once. */
+/** Admin tokens with scopes; a token mints only scopes it has, and a revocation holds at once. */
 export const tokenRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: () => number }> = async (app, { store, clock = Date.now }) => {
   app.post('/tokens', { schema: { body: CreateTokenBody, response: { 201: CreatedTokenView, ...errorReplies, 403: ErrorReply } } }, async (request, reply) => {
     const { name, scopes, expiresAt = null } = request.body;

@@ -96,7 +96,7 @@ function checkRules(rules: ReadonlyArray<{ type: string; key?: string; newKey?: 
 }
 
 /**
- * Issue 42 item 1: tracking plans and their rules, in the request shapes of Segment's Public API
+ * Tracking plans and their rules, in the request shapes of Segment's Public API
  * (an export or a Terraform rules file is sent unchanged); replies are bare objects, as every
  * admin reply. Rules are compiled when saved: a schema that cannot be (a misspelt keyword, a
  * pattern RE2 does not speak) is a 400 naming the rule and the path, and nothing is saved.

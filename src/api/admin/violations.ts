@@ -25,7 +25,7 @@ const ViolationView = Type.Object({
   lastMessageId: Type.String(),
 });
 
-/** Issue 42 item 5: a source's violations in a window, one record per (event, field, violation type), most frequent first. */
+/** A source's violations in a window, one record per (event, field, violation type), most frequent first. */
 export const violationRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: () => number }> = async (app, { store, clock = Date.now }) => {
   app.get('/sources/:id/violations', { schema: { params: IdParams, querystring: ViolationsQuery, response: { 200: Type.Object({ violations: Type.Array(ViolationView) }), ...errorReplies } } }, async (request) => {
     if (!(await store.sources.get(request.params.id))) throw notFound(`source ${request.params.id}`);

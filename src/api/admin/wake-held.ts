@@ -5,8 +5,8 @@ const WOKEN_BY: Record<WakeReason, string> = { resumed: 'destination resumed', '
 
 /**
  * Held deliveries of a destination ask again now, oldest first, rather than at the end of their
- * wait (which stays the fallback): on resume (issue 20), on a new rate limit or a cleared
- * backpressure (issue 29). Not awaited: the operator's answer does not wait for every signal.
+ * wait (which stays the fallback): on resume, on a new rate limit or a cleared
+ * backpressure. Not awaited: the operator's answer does not wait for every signal.
  */
 export function wakeHeldDeliveries(deliveries: Pick<Deliveries, 'wakeHeld'>, destinationId: string, why: WakeReason, log: FastifyBaseLogger): void {
   void deliveries.wakeHeld(destinationId, why).then(

@@ -61,7 +61,7 @@ export interface Destination {
   paused: boolean;
   pausedAt?: string;
   consent: { categories: string[]; whenAbsent: 'deliver' | 'drop' };
-  /** Issue 33: `webhooks` or `actions`; an actions destination lists its mappings (header values masked). */
+  /** `webhooks` or `actions`; an actions destination lists its mappings (header values masked). */
   type?: 'webhooks' | 'actions';
   mappings?: Mapping[];
   auth?: { type: string } & Record<string, string>;
@@ -81,7 +81,7 @@ export interface DeliveryRow {
   runId: string;
 }
 export interface Attempt {
-  /** Issue 33: the mapping of an actions destination this attempt sent. */
+  /** The mapping of an actions destination this attempt sent. */
   mapping?: string;
   webhookIndex: number;
   url?: string;
@@ -114,7 +114,7 @@ export interface PortalSettings {
   temporalUiUrl: string;
   temporalNamespace: string;
   publicUrl: string;
-  /** The logged-in token (issue 32); id null for the bootstrap ADMIN_TOKEN. */
+  /** The logged-in token; id null for the bootstrap ADMIN_TOKEN. */
   token: { id: string | null; name: string; scopes: string[] };
 }
 /** A row of GET /admin/audit. */

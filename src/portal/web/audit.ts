@@ -10,7 +10,7 @@ interface AuditPageReply {
 
 const FILTERS = ['actor', 'action', 'target'] as const;
 
-/** GET /admin/audit (issue 32): who changed what and when, newest first; filters in the URL, more on demand. */
+/** GET /admin/audit: who changed what and when, newest first; filters in the URL, more on demand. */
 export async function auditPage(page: Page): Promise<void> {
   const { main, query } = page;
   const filter = new URLSearchParams();

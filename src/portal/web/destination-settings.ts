@@ -21,13 +21,13 @@ export function parseCategories(text: string): string[] {
     .filter(Boolean);
 }
 
-/** What a destination's consent settings mean, in words (issue 30). */
+/** What a destination's consent settings mean, in words. */
 function consentSummary({ categories, whenAbsent }: Destination['consent']): string {
   const needs = categories.length === 0 ? 'Needs no consent category: gets events whatever their consent.' : `Gets an event only if it grants every one of: ${categories.join(', ')}.`;
   return `${needs} Events without consent preferences are ${whenAbsent === 'drop' ? 'dropped' : 'delivered'}.`;
 }
 
-/** Issue 20: the rate limit (hold and resume are in the page's header). */
+/** The rate limit (hold and resume are in the page's header). */
 export function rateLimitPanel(destination: Destination, into: HTMLElement, patch: Patch): void {
   const rateInput = h('input', { type: 'number', name: 'maxRequestsPerSecond', min: 1, max: 10000, step: 1, value: destination.maxRequestsPerSecond ?? '' });
   replace(
@@ -50,7 +50,7 @@ export function rateLimitPanel(destination: Destination, into: HTMLElement, patc
   );
 }
 
-/** Issue 30: the consent categories it needs and what happens to events without preferences. */
+/** The consent categories it needs and what happens to events without preferences. */
 export function consentPanel(destination: Destination, into: HTMLElement, patch: Patch): void {
   const categoriesInput = h('input', { name: 'consentCategories', size: 40, value: destination.consent.categories.join(', ') });
   const whenAbsentInput = h(

@@ -62,7 +62,7 @@ export async function destinationPage(page: Page, destinationId: string, panels 
         { class: 'switches' },
         guarded(PATCH_ROUTE, h('button', { type: 'button', class: 'secondary', onclick: () => patch({ enabled: !destination.enabled }, destination.enabled ? 'Switched off' : 'Switched on') }, destination.enabled ? 'Switch off' : 'Switch on')),
         ' ',
-        // Hold, unlike switching off, keeps every message and sends them on resume (issue 20).
+        // Hold, unlike switching off, keeps every message and sends them on resume.
         guarded(
           PATCH_ROUTE,
           h('button', { type: 'button', class: 'secondary', onclick: () => patch({ paused: !destination.paused }, destination.paused ? 'Resumed: held messages are sent' : 'Paused: messages are held') }, destination.paused ? 'Resume' : 'Pause'),

@@ -143,7 +143,7 @@ function webhooksForm(sourceId: string, opened: (created: { id: string }) => voi
   return h('div', {}, form, errors);
 }
 
-/** Issue 33: an actions destination is made from its mappings (JSON, as Segment exports them), no webhook URLs; the page it opens edits them as forms. */
+/** An actions destination is made from its mappings (JSON, as Segment exports them), no webhook URLs; the page it opens edits them as forms. */
 function actionsForm(sourceId: string, opened: (created: { id: string }) => void): HTMLElement {
   const errors = h('p', { class: 'error', role: 'alert' });
   const form = h(

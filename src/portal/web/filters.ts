@@ -21,7 +21,7 @@ interface Preview {
   delivered: boolean;
   body: Record<string, unknown> | null;
   matched: string[];
-  /** Issue 44: the filter that dropped (`filters`) or sampled out (`sampled`) the event; null when delivered (absent from an API before it). */
+  /** The filter that dropped (`filters`) or sampled out (`sampled`) the event; null when delivered (absent from an API before it). */
   filter?: { id: string | null; title: string; reason: 'filters' | 'sampled' } | null;
 }
 
@@ -47,7 +47,7 @@ function erroredField(message: string): (typeof FORM_FIELDS)[number] | undefined
 
 const sampleEvent = JSON.stringify({ type: 'track', event: 'Order Completed', userId: 'u-1', properties: { total: 42, email: 'someone@example.com' } }, null, 2);
 
-/** A destination's filters (issue 30): list, add, edit, switch on/off, delete, and preview an event under them. */
+/** A destination's filters: list, add, edit, switch on/off, delete, and preview an event under them. */
 export async function filtersPanel(destination: Destination, into: HTMLElement, page: Page, reload: () => Promise<void>): Promise<void> {
   const path = `/admin/destinations/${encodeURIComponent(destination.id)}/filters`;
   let filters: Filter[];

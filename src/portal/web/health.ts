@@ -35,7 +35,7 @@ export function waitedText(value: number): string {
   return `${Math.round(value / 360_000) / 10} h`;
 }
 
-/** Issue 20: rate limit and hold now, and the time messages waited without sending over the last hour and day. */
+/** Rate limit and hold now, and the time messages waited without sending over the last hour and day. */
 function flowSummary(health: DestinationHealth): HTMLElement {
   const { flow } = health;
   const waited = (w: Totals['waited']) => `throttled ${waitedText(w.throttledMs)} · held ${waitedText(w.heldMs)} · backpressured ${waitedText(w.backpressuredMs)}`;
@@ -148,7 +148,7 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
         disabled && h('div', { class: 'muted' }, disabled.reason, ' · ', time(disabled.at)),
         pressure && badge('backpressure'),
         pressure && h('div', { class: 'muted backpressure' }, `${pressure.reason}: nothing is sent to it until `, time(pressure.until)),
-        // Issue 29: the operator ends the pause; the messages held for it send at once.
+        // The operator ends the pause; the messages held for it send at once.
         pressure && action('Clear backpressure', 'DELETE', `${index}/backpressure`, 'Backpressure cleared; held messages are sent now', 'DELETE /admin/destinations/:id/webhooks/:index/backpressure'),
         disabled && action('Re-enable', 'POST', `${index}/enable`, 'URL switched back on', 'POST /admin/destinations/:id/webhooks/:index/enable'),
       ),

@@ -43,7 +43,7 @@ function bound<T, K extends keyof T & string>(row: T, key: K, attributes: Record
 const shapeButton = (label: string, onclick: () => void, name?: string) => h('button', { type: 'button', class: 'secondary small', 'aria-label': name, onclick }, label);
 
 /**
- * Issue 44: an actions destination's mappings as a form per mapping (name, trigger, method, URL,
+ * An actions destination's mappings as a form per mapping (name, trigger, method, URL,
  * headers, and the data as key → directive rows), raw JSON one toggle away, and the preview beside
  * them rendering what is in the editor (the draft), not what is saved. Header values come back
  * masked and keep their saved value when sent back masked.

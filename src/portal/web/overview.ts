@@ -4,7 +4,7 @@ import type { Page } from './page';
 // The reasons in the decision's order and words, as the overview route and the metric name them.
 import { FILTERED_REASONS, type FilteredReason } from '../../delivery/message-counts';
 
-/** GET /admin/destinations/:id/overview (issue 30): where the window's messages went. */
+/** GET /admin/destinations/:id/overview: where the window's messages went. */
 export interface DestinationOverview {
   since: string;
   until: string;
@@ -14,7 +14,7 @@ export interface DestinationOverview {
   delivered: number;
   retrying: number;
   failed: number;
-  /** Replayed deliveries, apart: their messages were received before the window (issue 40, finding 6). */
+  /** Replayed deliveries, apart: their messages were received before the window. */
   replayed: { delivered: number; retrying: number; failed: number; stopped: number };
   byFilter: { id: string; title: string; dropped: number }[];
 }
@@ -59,7 +59,7 @@ export async function overviewPanel(destination: Destination, into: HTMLElement,
   }
   if (page.left()) return;
   const { received } = overview;
-  // Issue 33: only an actions destination has triggers; the others never stop a message there.
+  // Only an actions destination has triggers; the others never stop a message there.
   const reasons = FILTERED_REASONS.filter((reason) => reason !== 'trigger' || destination.type === 'actions').filter((reason) => reason !== 'plan' || overview.filtered.plan > 0);
   const filteredTotal = reasons.reduce((sum, reason) => sum + overview.filtered[reason], overview.filtered.stopped);
   const { replayed } = overview;

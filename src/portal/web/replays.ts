@@ -5,7 +5,7 @@ import type { Page } from './page';
 import type { ReplayView } from '../../delivery/replay';
 
 /**
- * A replay as the API shows it; issue 44 adds whether it is a dry run and, for a range reaching
+ * A replay as the API shows it, with whether it is a dry run and, for a range reaching
  * back past the archive's retention, the oldest moment still archived (absent from an API before it).
  */
 type Replay = ReplayView & { dryRun?: boolean; archiveFrom?: string };
@@ -29,14 +29,14 @@ function skippedText(replay: Replay): string {
 }
 
 /**
- * A destination's replays of the archive (issue 31): pick a range and a trigger, run a dry run
+ * A destination's replays of the archive: pick a range and a trigger, run a dry run
  * first (what would be sent), then the replay; watch its progress; pause, resume or cancel it.
  * The Replay button stays off until a dry run of exactly this range and trigger has completed.
  */
 export async function replaysPanel(destination: Destination, into: HTMLElement, page: Page): Promise<void> {
   const sinceInput = h('input', { type: 'datetime-local', name: 'since', required: true, value: localValue(Date.now() - 86_400_000) });
   const untilInput = h('input', { type: 'datetime-local', name: 'until', required: true, value: localValue(Date.now() + 60_000) });
-  // A trigger's count answers questions about archived bodies: the API asks payloads:read for one (issue 40).
+  // A trigger's count answers questions about archived bodies: the API asks payloads:read for one.
   const mayTrigger = holds('payloads:read');
   const triggerInput = h('input', { name: 'trigger', size: 40, placeholder: "event = 'Order Completed'", spellcheck: 'false', disabled: !mayTrigger, title: mayTrigger ? undefined : needsText('payloads:read') });
   const dryRunButton = h('button', { type: 'submit', class: 'secondary' }, 'Dry run');

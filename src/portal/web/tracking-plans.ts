@@ -60,7 +60,7 @@ function violationsTable(sourceId: string, violations: Violation[]): HTMLElement
   );
 }
 
-/** Issue 42: every tracking plan with its rules, and each connected source's violations of the last day. */
+/** Every tracking plan with its rules, and each connected source's violations of the last day. */
 export async function trackingPlansPage(page: Page): Promise<void> {
   const { trackingPlans } = await api<{ trackingPlans: TrackingPlan[] }>('GET', '/admin/tracking-plans');
   const sections = await Promise.all(
