@@ -16,6 +16,7 @@ import { conditionMatches } from '../rules/fql-match';
 import { parseFql } from '../rules/fql';
 import type { ArchivedMessage, EnabledDestination, Store } from '../store/types';
 import { decideCallPlan } from '../messages/plan-calls';
+import { withArchivedOmissions } from '../messages/archived-omissions';
 import { sourcePlanReader } from '../plans/plan-reader';
 
 /** Replayed deliveries started (or outcomes read) at once within a page. */
@@ -117,7 +118,8 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     const going = calls.flatMap((call, i): Outgoing[] => {
       if (stopped[i] !== undefined || call === 'erased') return [];
       const planBlocked = verdicts[i]?.status === 'blocked';
-      const body = verdicts[i]?.body ?? call.message;
+      // What the plan omitted at ingest stays omitted, whatever today's plan (or none) says.
+      const body = withArchivedOmissions(verdicts[i]?.body ?? call.message, call.plan?.omitted);
       return [{ messageId: messages[i].messageId, type: call.type, userId: typeof body.userId === 'string' ? body.userId : undefined, body, rules: { integrations: call.integrations, suppressed: false, ...(planBlocked && { planBlocked }) } }];
     });
     const inputs = new Map<string, DeliveryInput>();

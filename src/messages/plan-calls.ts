@@ -52,9 +52,10 @@ export async function planCalls(readPlan: SourcePlanReader, sourceId: string, ac
   return { source, calls };
 }
 
-/** What the archive keeps of a verdict, sealed with the call: status, the deciding stage, the violations (names and rules, no values). */
+/** What the archive keeps of a verdict, sealed with the call: status, the deciding stage, the violations (names and rules, no values), the names omitted. */
 export const archivedVerdict = (verdict: PlanVerdict): NonNullable<ArchivedCall['plan']> => ({
   status: verdict.status,
   ...(verdict.decidedBy && { decidedBy: verdict.decidedBy }),
   violations: verdict.violations.map(({ violationType, field, description }) => ({ violationType, field, description })),
+  ...(verdict.omitted.length > 0 && { omitted: [...verdict.omitted] }),
 });

@@ -22,7 +22,7 @@ afterAll(async () => {
   await system.close();
 });
 
-const admin = (method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: unknown) =>
+const admin = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
   system.app.inject({ method, url, headers: auth, ...(payload !== undefined && { payload: payload as Record<string, unknown> }) });
 
 async function destinationTo(sourceId: string, consent?: { categories: string[]; whenAbsent: 'deliver' | 'drop' }) {
@@ -142,4 +142,35 @@ describe("a suppressed user's calls make nothing the plan derives", () => {
     }, 10_000);
     expect(found.map((v) => v.lastMessageId)).toEqual(['cf-loud-1']);
   });
+});
+
+describe('replays never undo omissions', () => {
+  it("leaves out what the plan omitted at ingest after the plan is disconnected, and answers skipped.blocked only to payloads:read", async () => {
+    const { source, writeKey } = await system.store.sources.create('call fates: replayed omissions');
+    const planId = await planFor(source.id, [orderCompleted([])], { track: { allowUnplannedEventProperties: false } });
+    const { hook, id: destinationId } = await destinationTo(source.id);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    await send(system.app, writeKey, 'track', { userId: 'cf-omit', messageId: 'cf-omitted', event: 'Order Completed', properties: { order_id: 'o-1', coupon: 'CF-SECRET-7731' } });
+    expect(await deliveryResult(system.client, source.id, 'cf-omitted')).toMatchObject({ ok: true });
+    expect(bodies(hook)[0]).toMatchObject({ properties: { order_id: 'o-1' }, context: { protocols: { omitted: ['properties.coupon'] } } });
+
+    // The plan disconnected: today nothing would omit the coupon, yet the replay leaves it out.
+    expect((await admin('DELETE', `/admin/tracking-plans/${planId}/sources/${source.id}`)).statusCode).toBe(204);
+    const until = new Date(Date.now() + 1_000).toISOString();
+    const replay = await startReplay(system, { sourceId: source.id, destinationId, since, until });
+    expect(await replayFinished(system, replay)).toMatchObject({ status: 'completed', started: 1, delivered: 1 });
+    expect(hook.requests).toHaveLength(2);
+    expect(hook.requests[1].body).not.toContain('CF-SECRET-7731');
+    expect(bodies(hook)[1]).toMatchObject({ messageId: 'cf-omitted', properties: { order_id: 'o-1' }, context: { protocols: { omitted: ['properties.coupon'] } } });
+
+    // A plan that blocks the event now: the dry run's blocked count is the plan's verdict on the archived body.
+    const blocking = await planFor(source.id, [orderCompleted(['missing_field'])], { track: { allowEventOnViolations: false } });
+    expect(blocking).toBeTruthy();
+    const mint = async (scopes: string[]) => (await admin('POST', '/admin/tokens', { name: `call fates ${scopes.join('+')}`, scopes })).json<{ token: string }>().token;
+    const dryRun = await startReplay(system, { sourceId: source.id, destinationId, since, until, dryRun: true });
+    expect(await replayFinished(system, dryRun)).toMatchObject({ matched: 1, skipped: { blocked: 1, filtered: 0 } });
+    const view = async (token: string) => (await system.app.inject({ method: 'GET', url: `/admin/replays/${dryRun}`, headers: { authorization: `Bearer ${token}` } })).json<{ skipped: Record<string, number> }>().skipped;
+    expect(await view(await mint(['read']))).toEqual({ erased: 0, suppressed: 0, filtered: 1, duplicate: 0 });
+    expect(await view(await mint(['read', 'payloads:read']))).toEqual({ erased: 0, suppressed: 0, filtered: 0, blocked: 1, duplicate: 0 });
+  }, 180_000);
 });
