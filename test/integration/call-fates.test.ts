@@ -123,7 +123,7 @@ describe('a message recovered after a block counts as seen', () => {
 });
 
 describe("a suppressed user's calls make nothing the plan derives", () => {
-  it('records no violation for a suppressed user, while the same call of another user is recorded', async () => {
+  it('records no violation for a suppressed user, while the same call of another user is recorded, its names shown only to payloads:read', async () => {
     const { source, writeKey } = await system.store.sources.create('call fates: suppressed');
     await planFor(source.id, [orderCompleted([])], { track: { allowUnplannedEvents: false } });
     await destinationTo(source.id);
@@ -141,6 +141,20 @@ describe("a suppressed user's calls make nothing the plan derives", () => {
       return rows;
     }, 10_000);
     expect(found.map((v) => v.lastMessageId)).toEqual(['cf-loud-1']);
+
+    // Names are user data: a read token gets what happened, without the event name, field or description.
+    const mint = async (scopes: string[]) => (await admin('POST', '/admin/tokens', { name: `call fates violations ${scopes.join('+')}`, scopes })).json<{ token: string }>().token;
+    const asToken = (token: string, query = '') => system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/violations${query}`, headers: { authorization: `Bearer ${token}` } });
+    const reader = await mint(['read']);
+    const readerReply = await asToken(reader);
+    expect(readerReply.body).not.toContain('Loud Unplanned');
+    expect(readerReply.json<{ violations: Array<Record<string, unknown>> }>().violations).toEqual([expect.objectContaining({ eventType: 'track', violationType: 'Unplanned-Event', count: 1, lastMessageId: 'cf-loud-1' })]);
+    expect(Object.keys(readerReply.json<{ violations: Array<Record<string, unknown>> }>().violations[0])).not.toEqual(expect.arrayContaining(['eventName']));
+    const filtered = await asToken(reader, '?eventName=Loud%20Unplanned');
+    expect(filtered.statusCode).toBe(403);
+    expect(filtered.json().message).toMatch(/^eventName: .*payloads:read/);
+    const withPayloads = await asToken(await mint(['read', 'payloads:read']), '?eventName=Loud%20Unplanned');
+    expect(withPayloads.json<{ violations: Array<Record<string, unknown>> }>().violations).toEqual([expect.objectContaining({ eventName: 'Loud Unplanned', field: 'event', description: 'event "Loud Unplanned" is not in the tracking plan' })]);
   });
 });
 

@@ -109,9 +109,10 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'DELETE /admin/tracking-plans/:id/sources/:sourceId': none,
   'GET /admin/sources/:id/settings': none,
   'PATCH /admin/sources/:id/settings': none,
-  // Counts per event, field name and violation type, and the last messageId: like the overview's
-  // counts and the deliveries listing, what happened to messages, never a value they carried.
-  'GET /admin/sources/:id/violations': metadata,
+  // Counts per violation type, times and the last messageId: what happened to messages. The event
+  // name, the field and the description quoting them are names, user data in the glossary
+  // (docs/privacy.md "What counts as user data"): only with payloads:read (violations.ts).
+  'GET /admin/sources/:id/violations': { reveals: 'metadata', withPayloadsRead: 'payload' },
   // The caller's own event through the saved mappings, header values masked.
   'POST /admin/destinations/:id/mappings/preview': none,
   ...personasExposure('audiences'),
