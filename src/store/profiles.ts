@@ -205,8 +205,9 @@ export function profileStore(base: Kysely<Tables>, erasedIdHashes: ErasedIdHashe
           const traits = JSON.stringify(patches.reduce<unknown>((merged, row) => mergePatch(merged, row.traits), start));
           return { source_id: sourceId, profile_id: profileId, user_id: userId, traits, ...consent, created_at: now, updated_at: now };
         });
-        // A consent grant: the next audience and trait syncs send these profiles' current state.
-        const granted = profiles.filter((p) => grantsMore(stored.get(p.profile_id)?.consent ?? null, p.consent));
+        // A consent grant on a profile the syncs knew: their next runs send its current state. A new
+        // profile has no snapshot yet, and its first sync sends what it is in anyway.
+        const granted = profiles.filter((p) => stored.has(p.profile_id) && grantsMore(stored.get(p.profile_id)!.consent, p.consent));
         for (const part of chunks(profiles, ROWS_PER_INSERT)) {
           await trx
             .insertInto('profiles')
