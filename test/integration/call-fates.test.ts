@@ -64,7 +64,8 @@ describe('a consent change is never swallowed by a plan', () => {
     await planFor(source.id, [orderCompleted([]), commonNeedsApp], { track: { allowUnplannedEvents: false }, identify: { commonEventOnViolations: 'BLOCK' } });
     const ads = await destinationTo(source.id, { categories: ['advertising'], whenAbsent: 'deliver' });
     const everyone = await destinationTo(source.id);
-    const at = (minutes: number) => new Date(Date.now() - 60 * 60_000 + minutes * 60_000).toISOString();
+    const anHourAgo = Date.now() - 60 * 60_000;
+    const at = (minutes: number) => new Date(anHourAgo + minutes * 60_000).toISOString();
 
     await send(system.app, writeKey, 'identify', { userId: 'cf-consent', messageId: 'cf-granted', traits: { plan: 'Premium' }, timestamp: at(0), context: { ...app, ...consent({ advertising: true }) } });
     expect(await deliveryResult(system.client, source.id, 'cf-granted')).toMatchObject({ ok: true });
