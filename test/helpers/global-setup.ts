@@ -64,7 +64,7 @@ export default async function globalSetup(globalConfig?: Pick<Config.GlobalConfi
   const [postgres, temporal] = await Promise.all([
     startPostgres(path.join(dir, 'postgres')),
     startTemporal(port, path.join(dir, 'temporal.db'), path.join(dir, 'temporal.log'), DEV_SERVER_SETTINGS),
-    process.env.SKIP_REAL_TEMPORAL_LOCAL ? Promise.resolve("") : ensureRealTemporal(),
+    ensureRealTemporal(),
     bundleWorkflows(QUIET).then(({ code }) => writeFileSync(bundle, code)),
   ]);
   process.env.SWITCHYARD_TEST_POSTGRES = postgres.url;
