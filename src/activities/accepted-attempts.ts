@@ -79,11 +79,12 @@ export class AcceptedAttempts {
 
 /** The lane key of the running attempt: its delivery run, destination and mapping; undefined outside an activity. */
 export function attemptLane(destinationId: string, mapping: string | undefined): string | undefined {
-  let execution: { workflowId: string; runId: string };
+  let execution: { workflowId: string; runId: string } | undefined;
   try {
     execution = Context.current().info.workflowExecution;
   } catch {
     return undefined;
   }
+  if (execution === undefined) return undefined;
   return `${execution.workflowId} ${execution.runId} ${destinationId} ${mapping ?? ''}`;
 }

@@ -15,7 +15,8 @@ import { ARCHIVED_CALL, isSealedBody, openBody, ReplacedKeyError, SealedBodyErro
 import { conditionMatches } from '../rules/fql-match';
 import { parseFql } from '../rules/fql';
 import type { ArchivedMessage, EnabledDestination, Store } from '../store/types';
-import { decidePlan } from '../plans/plan-decision';
+import { decideCallPlan } from '../messages/plan-calls';
+import { withArchivedOmissions } from '../messages/archived-omissions';
 import { sourcePlanReader } from '../plans/plan-reader';
 
 /** Replayed deliveries started (or outcomes read) at once within a page. */
@@ -104,7 +105,7 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     const [erasedAt, suppressions] = ids.length > 0 ? await Promise.all([store.erasures.erasedAtOf(ids), store.suppressions.ofEach(ids)]) : [new Map<string, string>(), new Map<string, Suppression[]>()];
     // Today's plan, once per message, on the call as sent (the archive keeps it before any omission).
     const source = matched.some(Boolean) ? await planOf(replay.sourceId) : undefined;
-    const verdicts = calls.map((call, i) => (call !== 'erased' && matched[i] && source ? decidePlan(call.message, source.plan, source.controls) : undefined));
+    const verdicts = calls.map((call, i) => (call !== 'erased' && matched[i] && source ? decideCallPlan(call.message, source.plan, source.controls) : undefined));
     const stopped = calls.map((call, i): Verdict | undefined => {
       if (call === 'erased') return 'erased';
       if (!matched[i]) return 'unmatched';
@@ -117,7 +118,8 @@ export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyri
     const going = calls.flatMap((call, i): Outgoing[] => {
       if (stopped[i] !== undefined || call === 'erased') return [];
       const planBlocked = verdicts[i]?.status === 'blocked';
-      const body = verdicts[i]?.body ?? call.message;
+      // What the plan omitted at ingest stays omitted, whatever today's plan (or none) says.
+      const body = withArchivedOmissions(verdicts[i]?.body ?? call.message, call.plan?.omitted);
       return [{ messageId: messages[i].messageId, type: call.type, userId: typeof body.userId === 'string' ? body.userId : undefined, body, rules: { integrations: call.integrations, suppressed: false, ...(planBlocked && { planBlocked }) } }];
     });
     const inputs = new Map<string, DeliveryInput>();

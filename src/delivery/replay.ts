@@ -11,7 +11,13 @@ export interface ArchivedCall extends Record<string, unknown> {
   message: MessageBody;
   integrations?: Record<string, unknown>;
   /** The tracking plan's verdict at ingest: the body above is the call as sent, before any omission. */
-  plan?: { status: 'passed' | 'omitted' | 'blocked'; decidedBy?: string; violations: Array<{ violationType: string; field: string; description: string }> };
+  plan?: {
+    status: 'passed' | 'omitted' | 'blocked';
+    decidedBy?: string;
+    violations: Array<{ violationType: string; field: string; description: string }>;
+    /** The names the plan omitted (`properties.coupon`): a replay leaves them out again whatever today's plan says. Absent in calls archived before it. */
+    omitted?: string[];
+  };
 }
 
 export type ReplayStatus = 'running' | 'paused' | 'completed' | 'cancelled' | 'failed';

@@ -11,7 +11,9 @@ import { requestDataKeys } from './request-data-keys';
 import { seenUsers } from './seen-users';
 import { suppressedUsers } from './suppressed-users';
 import { isAboutSuppressed } from '../delivery/suppression';
-import { profileUpdates } from '../personas/profile-updates';
+import { consentUpdate, profileUpdates, type ProfileUpdate } from '../personas/profile-updates';
+import type { Message } from '../delivery/payload';
+import { decisionFlags, fateOf, sees, type CallFate } from './call-fate';
 import { callTypeLabel, type Metrics } from '../metrics';
 import type { IngestTrace } from '../tracing/ingest-spans';
 import type { SourcePlanReader } from '../plans/plan-reader';
@@ -88,6 +90,13 @@ function withinStartTimeout(timeoutMs: number, start: (deadline: number, signal:
   return Promise.race([starting, timedOut]).finally(() => clearTimeout(timer));
 }
 
+/** What a call changes in the profiles, as its fate lets it: everything, its consent alone, or nothing. */
+function profileSide(message: Message, fate: CallFate): ProfileUpdate[] {
+  if (sees('profiles', fate)) return profileUpdates([message]);
+  const consent = sees('consent', fate) ? consentUpdate(message) : undefined;
+  return consent ? [consent] : [];
+}
+
 /**
  * The one path from calls to deliveries, in order: accept every call (all or nothing), look up
  * which users are suppressed, record what the others change in the profiles, plan a delivery per
@@ -100,29 +109,31 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
   // omitted property reaches no profile, no workflow; a blocked message only the archive.
   const planned = deps.plans ? await planCalls(deps.plans, request.sourceId, acceptance.accepted) : undefined;
   const accepted = planned?.calls ?? acceptance.accepted;
-  const isBlocked = accepted.map((_, i) => planned?.calls[i].verdict.status === 'blocked');
   // A suppressed user's calls are answered as accepted (the sender must not retry) but
   // go nowhere: no profile row, and the decision stops them for every destination (counted there).
   const suppressed = await suppressedUsers(deps.store.suppressions, accepted.map((a) => a.message));
-  const isSuppressed = accepted.map((a) => isAboutSuppressed(a.message, suppressed));
+  // One fate per call (call-fate.ts): every step below reads its table instead of deciding alone.
+  const fates = accepted.map((a, i) => fateOf(isAboutSuppressed(a.message, suppressed), planned?.calls[i].verdict));
   const counts = new PendingCounts();
-  counts.received(request.sourceId, request.receivedAtMs, accepted.length);
+  counts.received(request.sourceId, request.receivedAtMs, accepted.filter((_, i) => sees('overview', fates[i])).length);
 
   // The archive and the sealing need the same users' data keys: one read for both.
   const dataKeys = requestDataKeys(deps.store.dataKeys);
   // The archive is written beside the profiles and the plan, and awaited before any
-  // workflow starts: an answered request is archived. A suppressed user's calls are not kept.
+  // workflow starts: an answered request is archived.
   // Each call as sent (before any omission), with the plan's verdict: blocked ones can be replayed.
   const toArchive = planned ? planned.calls.map((call) => ({ message: call.original, integrations: call.integrations, plan: archivedVerdict(call.verdict) })) : accepted;
-  const archived = deps.archive?.(request.sourceId, toArchive.filter((_, i) => !isSuppressed[i]), dataKeys);
+  const archived = deps.archive?.(request.sourceId, toArchive.filter((_, i) => sees('archive', fates[i])), dataKeys);
   archived?.catch(() => undefined);
-  // Personas profiles: traits, events and aliases of the whole request in one transaction, with
-  // the user ids this source has now seen (a DELETE regulation notifies only sources that saw the user).
-  const messages = accepted.filter((_, i) => !isSuppressed[i] && !isBlocked[i]).map((a) => a.message);
-  await deps.store.personas.profiles.record(request.sourceId, profileUpdates(messages), seenUsers(messages), new Date(request.receivedAtMs).toISOString());
+  // Personas profiles: traits, events and aliases of the whole request in one transaction, the
+  // consent every kept call carries, and the user ids this source has now seen with the ids linked
+  // beside them (a DELETE regulation notifies only sources that saw the user, and reaches those ids).
+  const updates = accepted.flatMap((a, i) => profileSide(a.message, fates[i]));
+  const seen = seenUsers(accepted.filter((_, i) => sees('seenUsers', fates[i])).map((a) => a.message));
+  await deps.store.personas.profiles.record(request.sourceId, updates, seen, new Date(request.receivedAtMs).toISOString());
   const plan = await deps.planDeliveries(
     request.sourceId,
-    accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, suppressed: isSuppressed[i], ...(isBlocked[i] && { planBlocked: true }) }, request.trace?.messageCarrier(a.message.messageId))),
+    accepted.map((a, i) => outgoing(a.message, { integrations: a.integrations, ...decisionFlags(fates[i]) }, request.trace?.messageCarrier(a.message.messageId))),
     dataKeys,
     counts,
   );
@@ -142,16 +153,19 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
     // Forwarded before the answer: a failure is the sender's 503 and its retry forwards under the same ids.
     const { controls, plan: compiled } = planned.source;
     const forwarding = request.forwarded ? {} : { violationsTo: controls.forwardingViolationsTo, blockedTo: controls.forwardingBlockedEventsTo };
-    if (deps.forward && compiled && (forwarding.violationsTo || forwarding.blockedTo)) {
+    // Forwarding reads only the calls whose fate it sees (never a suppressed user's); among them
+    // the forwarder sends blocked events as blocked and every call's violations (call-fate.ts).
+    const forwarded = planned.calls.filter((_, i) => sees('forwardViolations', fates[i]) || sees('forwardBlocked', fates[i]));
+    if (deps.forward && compiled && (forwarding.violationsTo || forwarding.blockedTo) && forwarded.length > 0) {
       try {
-        await deps.forward(planned.calls, request, compiled, forwarding);
+        await deps.forward(forwarded, request, compiled, forwarding);
       } catch (err) {
         return { status: 'unavailable', reason: `forwarding for the tracking plan failed: ${(err as Error).message}` };
       }
     }
-    for (const { message, verdict } of planned.calls) {
-      deps.violations?.record(request.sourceId, { type: message.type, eventName: message.event ?? message.name ?? '', messageId: message.messageId }, verdict.violations, request.receivedAtMs);
-    }
+    planned.calls.forEach(({ message, verdict }, i) => {
+      if (sees('violations', fates[i])) deps.violations?.record(request.sourceId, { type: message.type, eventName: message.event ?? message.name ?? '', messageId: message.messageId }, verdict.violations, request.receivedAtMs);
+    });
   }
   counts.commitTo(deps.recorder);
   if (deps.metrics) for (const { message } of accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });

@@ -32,10 +32,22 @@ export function profileUpdates(messages: Message[]): ProfileUpdate[] {
     } else if (type === 'alias' && userId && message.previousId) {
       updates.push({ type, userId, previousId: message.previousId });
     }
-    // Personas syncs send a profile's audience changes only where its latest preferences allow.
-    const preferences = categoryPreferences(message);
-    // Ordered by when they took effect, never later than their receipt (timestamps.ts consentTime).
-    if (preferences && (userId || anonymousId)) updates.push({ type: 'consent', userId, anonymousId, preferences, timestamp: consentTime(message.timestamp, message.receivedAt), receivedAt: message.receivedAt });
+    const consent = consentUpdate({ type, userId, anonymousId, ...message });
+    if (consent) updates.push(consent);
   }
   return updates;
+}
+
+/**
+ * The consent preferences a call carries, as a profile update; undefined without them or without
+ * an id. Also made for calls whose fate keeps them out of the profiles otherwise (a call the plan
+ * blocked: messages/call-fate.ts), since consent is a fact about the user, not a tracked event.
+ */
+export function consentUpdate(message: Message): ProfileUpdate | undefined {
+  const { userId, anonymousId } = message;
+  // Personas syncs send a profile's audience changes only where its latest preferences allow.
+  const preferences = categoryPreferences({ context: message.context });
+  // Ordered by when they took effect, never later than their receipt (timestamps.ts consentTime).
+  if (!preferences || !(userId || anonymousId)) return undefined;
+  return { type: 'consent', userId, anonymousId, preferences, timestamp: consentTime(message.timestamp, message.receivedAt), receivedAt: message.receivedAt };
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { grantsMore, STALE_AFTER_GRANT } from '../personas/consent-grant';
 import { mergePatch } from '../personas/merge-patch';
 import type { ProfileUpdate } from '../personas/profile-updates';
 import { raw } from '../personas/sql';
@@ -97,6 +98,27 @@ async function link(db: Db, sourceId: string, from: string, to: string, resolved
   resolved.set(from, target);
 }
 
+/**
+ * The snapshot rows of these profiles, for every audience and computed trait of the source, marked
+ * stale (personas/consent-grant.ts): a profile in the computation then gets its value again, and
+ * one no longer in it is told it left, whatever the destination missed while consent was withdrawn.
+ */
+async function staleAfterGrant(db: Db, sourceId: string, profiles: Array<{ profile_id: string; user_id: string | null }>) {
+  const computations = [
+    ...(await db.selectFrom('audiences').select('id').where('source_id', '=', sourceId).execute()),
+    ...(await db.selectFrom('computed_traits').select('id').where('source_id', '=', sourceId).execute()),
+  ];
+  if (computations.length === 0) return;
+  const rows = computations.flatMap(({ id }) => profiles.map(({ profile_id, user_id }) => ({ computation_id: id, profile_id, source_id: sourceId, user_id, value: STALE_AFTER_GRANT })));
+  for (const part of chunks(rows, ROWS_PER_INSERT)) {
+    await db
+      .insertInto('personas_snapshots')
+      .values(part)
+      .onConflict((oc) => oc.columns(['computation_id', 'profile_id']).doUpdateSet({ value: STALE_AFTER_GRANT }))
+      .execute();
+  }
+}
+
 /** The stored rows of these profiles: what a request's traits merge onto. */
 async function storedProfiles(db: Db, sourceId: string, profileIds: string[]) {
   const stored = new Map<string, { user_id: string | null; traits: string; consent: string | null; consent_at: string | null }>();
@@ -183,6 +205,9 @@ export function profileStore(base: Kysely<Tables>, erasedIdHashes: ErasedIdHashe
           const traits = JSON.stringify(patches.reduce<unknown>((merged, row) => mergePatch(merged, row.traits), start));
           return { source_id: sourceId, profile_id: profileId, user_id: userId, traits, ...consent, created_at: now, updated_at: now };
         });
+        // A consent grant on a profile the syncs knew: their next runs send its current state. A new
+        // profile has no snapshot yet, and its first sync sends what it is in anyway.
+        const granted = profiles.filter((p) => stored.has(p.profile_id) && grantsMore(stored.get(p.profile_id)!.consent, p.consent));
         for (const part of chunks(profiles, ROWS_PER_INSERT)) {
           await trx
             .insertInto('profiles')
@@ -198,6 +223,8 @@ export function profileStore(base: Kysely<Tables>, erasedIdHashes: ErasedIdHashe
             )
             .execute();
         }
+
+        if (granted.length > 0) await staleAfterGrant(trx, sourceId, granted);
 
         const events = updates.flatMap((u) =>
           u.type === 'track'

@@ -336,6 +336,41 @@ describe('Personas syncs respect consent', () => {
       expect(await eventually(async () => deletesAt(hook), (users) => users.length === 2, 20_000)).toEqual(['p-refused', 'p-unknown']);
     }
   });
+
+  it("sends nothing about a profile that withdrew the destination's category, and its current state once the category is granted again", async () => {
+    const { source, writeKey, destinations } = await sourceWith([advertising, open]);
+    const [ads, everyone] = destinations;
+    const identify = (userId: string, plan: string, minutes: number, preferences: Record<string, boolean>) => ({ type: 'identify', userId, traits: { plan }, timestamp: at(minutes), context: consent(preferences) });
+    const ingest = async (batch: Record<string, unknown>[]) => expect((await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: { batch } })).statusCode).toBe(200);
+    // g-late never granted advertising yet; g-left granted it, is told it joined, withdraws, then leaves.
+    await ingest([identify('g-late', 'Premium', 0, { advertising: false }), identify('g-left', 'Premium', 0, { advertising: true })]);
+    const audience = await createDefinition(system.app, source.id, 'audiences', { name: 'Premium Regranted', definition: { trait: 'plan', op: 'eq', value: 'Premium' }, schedule: NEVER, paused: true });
+    const seen = (hook: Receiver) => messagesOf(hook, audience.id).map((m) => [m.body.userId, m.body.traits[audience.key]]);
+    expect(await syncNow(system.app, system.client, 'audiences', audience.id)).toMatchObject({ status: 'committed', changes: 2 });
+    await expectMessages(everyone.hook, audience.id, 2);
+    await expectMessages(ads.hook, audience.id, 1);
+    expect(seen(ads.hook)).toEqual([['g-left', true]]);
+
+    // g-left withdraws, then leaves the audience: the advertising destination hears nothing of it.
+    await ingest([{ type: 'track', userId: 'g-left', event: 'Segment Consent Preference Updated', timestamp: at(1), context: consent({ advertising: false }) }, identify('g-left', 'Basic', 2, { advertising: false })]);
+    expect(await syncNow(system.app, system.client, 'audiences', audience.id)).toMatchObject({ status: 'committed', changes: 1 });
+    await expectMessages(everyone.hook, audience.id, 3);
+    expect(seen(ads.hook)).toEqual([['g-left', true]]);
+
+    // Both grant advertising: the next sync sends each one's current state, though no membership changed.
+    await ingest([
+      { type: 'track', userId: 'g-late', event: 'Segment Consent Preference Updated', timestamp: at(3), context: consent({ advertising: true }) },
+      { type: 'track', userId: 'g-left', event: 'Segment Consent Preference Updated', timestamp: at(3), context: consent({ advertising: true }) },
+    ]);
+    expect(await syncNow(system.app, system.client, 'audiences', audience.id)).toMatchObject({ status: 'committed', changes: 2 });
+    await expectMessages(ads.hook, audience.id, 3);
+    expect(seen(ads.hook).slice(1).sort()).toEqual([
+      ['g-late', true],
+      ['g-left', false],
+    ]);
+    // A sync with nothing changed since sends nothing again.
+    expect(await syncNow(system.app, system.client, 'audiences', audience.id)).toMatchObject({ status: 'committed', changes: 0 });
+  });
 });
 
 describe("redelivery re-applies today's rules", () => {

@@ -26,6 +26,7 @@ export interface RouteExposure {
 
 const none: RouteExposure = { reveals: 'none' };
 const metadata: RouteExposure = { reveals: 'metadata' };
+const replayCounts: RouteExposure = { reveals: 'metadata', withPayloadsRead: 'payload' };
 
 /** The Personas routes of one kind: definitions, sync state and counts; no member is listed. */
 function personasExposure(segment: string): Record<string, RouteExposure> {
@@ -85,12 +86,14 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'GET /admin/regulations/:id': metadata,
   // A range's count is metadata; a trigger's count is an oracle on archived bodies: payloads:read (replays.ts).
   'POST /admin/replays': { reveals: 'metadata', withPayloadsRead: 'payload' },
-  // Counts of replays started by others; the trigger was chosen by a holder of payloads:read.
-  'GET /admin/replays': metadata,
-  'GET /admin/replays/:id': metadata,
-  'POST /admin/replays/:id/pause': metadata,
-  'POST /admin/replays/:id/resume': metadata,
-  'POST /admin/replays/:id/cancel': metadata,
+  // Counts of replays started by others. The trigger, and `skipped.blocked` (today's plan over an
+  // archived body: a yes/no answer about it), only with payloads:read; without, the blocked ones are
+  // counted in `skipped.filtered` (replays.ts replayView).
+  'GET /admin/replays': replayCounts,
+  'GET /admin/replays/:id': replayCounts,
+  'POST /admin/replays/:id/pause': replayCounts,
+  'POST /admin/replays/:id/resume': replayCounts,
+  'POST /admin/replays/:id/cancel': replayCounts,
   // Plans and rules are schemas, controls are switches: configuration that names no user.
   'POST /admin/tracking-plans': none,
   'GET /admin/tracking-plans': none,
@@ -106,9 +109,10 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'DELETE /admin/tracking-plans/:id/sources/:sourceId': none,
   'GET /admin/sources/:id/settings': none,
   'PATCH /admin/sources/:id/settings': none,
-  // Counts per event, field name and violation type, and the last messageId: like the overview's
-  // counts and the deliveries listing, what happened to messages, never a value they carried.
-  'GET /admin/sources/:id/violations': metadata,
+  // Counts per violation type, times and the last messageId: what happened to messages. The event
+  // name, the field and the description quoting them are names, user data in the glossary
+  // (docs/privacy.md "What counts as user data"): only with payloads:read (violations.ts).
+  'GET /admin/sources/:id/violations': { reveals: 'metadata', withPayloadsRead: 'payload' },
   // The caller's own event through the saved mappings, header values masked.
   'POST /admin/destinations/:id/mappings/preview': none,
   ...personasExposure('audiences'),

@@ -64,7 +64,12 @@ const ReplayView = Type.Object({
     erased: Type.Integer({ description: 'Matched, not sent: a DELETE regulation erased the user.' }),
     suppressed: Type.Integer({ description: 'Matched, not sent: a SUPPRESS regulation suppresses the user.' }),
     filtered: Type.Integer({ description: "Matched, not sent: the destination's consent, the call's integrations or the destination's filters stop it today (a blocked-only replay: every destination's)." }),
-    blocked: Type.Integer({ description: "Matched, not sent: the source's tracking plan, as it is today, blocks it." }),
+    blocked: Type.Optional(
+      Type.Integer({
+        description:
+          "Matched, not sent: the source's tracking plan, as it is today, blocks it. Absent to a token without payloads:read, and counted in filtered instead: the plan's verdict on one archived body is a yes/no answer about what it holds.",
+      }),
+    ),
     duplicate: Type.Integer({
       description: 'Matched, not sent, in a blocked-only replay: the message has its delivery already (an earlier blocked-only replay sent it, or its sender sent the messageId again once the plan let it through). A dry run does not look, and counts 0.',
     }),
@@ -87,7 +92,12 @@ function replayView(request: FastifyRequest, retentionMs: number): (replay: Repl
     return archiveFrom ? { ...replay, archiveFrom } : replay;
   };
   if (actorOf(request).scopes.includes('payloads:read')) return withArchiveFrom;
-  return ({ trigger: _withheld, ...replay }) => withArchiveFrom(replay as Replay);
+  // The plan's count too: a plan is a predicate over the archived body, and a range one message wide
+  // makes its count a yes/no answer about that body. Without payloads:read it is one of the stops.
+  return ({ trigger: _withheld, ...replay }) => {
+    const { blocked, ...skipped } = replay.skipped;
+    return withArchiveFrom({ ...replay, skipped: { ...skipped, filtered: skipped.filtered + blocked } } as Replay);
+  };
 }
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

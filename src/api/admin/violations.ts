@@ -4,21 +4,24 @@ import { minuteOf, MINUTE_MS } from '../../delivery/webhook-health';
 import { VIOLATION_RETENTION_MINUTES } from '../../plans/violation-recorder';
 import { VIOLATION_TYPES } from '../../plans/violations';
 import type { Store } from '../../store/types';
-import { badRequest, notFound } from '../errors';
+import { actorOf } from '../access/audit-trail';
+import { ApiError, badRequest, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 
 const ViolationsQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Start of the window (default: 24 hours before `until`); counts are per minute.' })),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'End of the window (default: now), exclusive; the minute it falls in is included.' })),
-  eventName: Type.Optional(Type.String({ maxLength: 200, description: 'Only this event (track) or page/screen name.' })),
+  eventName: Type.Optional(
+    Type.String({ maxLength: 200, description: 'Only this event (track) or page/screen name. Needs payloads:read besides read: an event name is user data, and its count says whether a sender sent it.' }),
+  ),
 });
 
 const ViolationView = Type.Object({
   eventType: Type.String({ description: 'The call type: track, identify, group, page, screen.' }),
-  eventName: Type.String(),
-  field: Type.String({ description: 'Dotted from the message root: `properties.price`.' }),
+  eventName: Type.Optional(Type.String({ description: 'Absent to a token without payloads:read: event names are user data (docs/privacy.md "What counts as user data").' })),
+  field: Type.Optional(Type.String({ description: 'Dotted from the message root: `properties.price`. Absent to a token without payloads:read: property names are user data.' })),
   violationType: Type.String({ description: VIOLATION_TYPES.join(', ') }),
-  description: Type.String({ description: 'Names and rules, never a value.' }),
+  description: Type.Optional(Type.String({ description: 'Names and rules, never a value. Absent to a token without payloads:read: it quotes names.' })),
   count: Type.Integer({ minimum: 0 }),
   firstSeenAt: Type.String({ format: 'date-time' }),
   lastSeenAt: Type.String({ format: 'date-time' }),
@@ -33,6 +36,11 @@ export const violationRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: 
     const sinceMs = request.query.since !== undefined ? Date.parse(request.query.since) : untilMs - 24 * 60 * MINUTE_MS;
     if (sinceMs >= untilMs) throw badRequest('until: must be later than since');
     if (untilMs - sinceMs > VIOLATION_RETENTION_MINUTES * MINUTE_MS) throw badRequest(`since: the window may span at most ${VIOLATION_RETENTION_MINUTES / (24 * 60)} days (violations are kept that long)`);
-    return { violations: await store.violations.list(request.params.id, minuteOf(sinceMs), minuteOf(untilMs) + 1, request.query.eventName) };
+    const payloadsRead = actorOf(request).scopes.includes('payloads:read');
+    if (request.query.eventName !== undefined && !payloadsRead) throw new ApiError(403, 'forbidden', 'eventName: filtering violations by event name needs the scope payloads:read besides read (an event name is user data)');
+    const violations = await store.violations.list(request.params.id, minuteOf(sinceMs), minuteOf(untilMs) + 1, request.query.eventName);
+    // Names are user data (docs/privacy.md, the glossary): the event name, the field and the
+    // description quoting them only with payloads:read; without, what happened is left (type, counts, times, messageId).
+    return { violations: payloadsRead ? violations : violations.map(({ eventName: _e, field: _f, description: _d, ...counts }) => counts) };
   });
 };
