@@ -44,3 +44,21 @@ export function knownProperties(schema: unknown, schemaPath: string): string[] {
   const properties = at !== null && typeof at === 'object' ? (at as { properties?: unknown }).properties : undefined;
   return properties !== null && typeof properties === 'object' ? Object.keys(properties) : [];
 }
+
+interface ConstError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * A field a schema allows as one of several literals (a union of constants, as TypeBox writes an
+ * enum of strings): Ajv reports each branch on its own, `must be equal to constant`, which tells
+ * nobody what to send. This lists what the field may be instead: `must be one of a, b, c`.
+ */
+export function allowedConstantsRule(errors: readonly ConstError[]): string | undefined {
+  const first = errors[0];
+  if (first?.keyword !== 'const') return undefined;
+  const allowed = errors.filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath).map((e) => e.params.allowedValue);
+  return `must be one of ${allowed.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join(', ')}`;
+}
