@@ -59,6 +59,9 @@ interface ConstError {
 export function allowedConstantsRule(errors: readonly ConstError[]): string | undefined {
   const first = errors[0];
   if (first?.keyword !== 'const') return undefined;
-  const allowed = errors.filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath).map((e) => e.params.allowedValue);
+  const here = errors.filter((e) => e.instancePath === first.instancePath);
+  // A union with a branch of another kind (a literal or null) is not a list of values: say nothing more.
+  if (here.some((e) => e.keyword !== 'const' && e.keyword !== 'anyOf')) return undefined;
+  const allowed = here.filter((e) => e.keyword === 'const').map((e) => e.params.allowedValue);
   return `must be one of ${allowed.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join(', ')}`;
 }

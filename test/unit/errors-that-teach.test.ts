@@ -65,6 +65,8 @@ describe('allowedConstantsRule: a union of literals lists what the field may be'
     [[constant('/format', 'standard'), constant('/format', 'slack'), constant('/other', 'x')], 'must be one of standard, slack'],
     [[constant('/n', 1), constant('/n', null)], 'must be one of 1, null'],
     [[{ keyword: 'type', instancePath: '/x', params: {} }, constant('/x', 'a')], undefined],
+    // 'a' or null: not a list of values.
+    [[constant('/x', 'a'), { keyword: 'type', instancePath: '/x', params: {} }, { keyword: 'anyOf', instancePath: '/x', params: {} }], undefined],
     [[], undefined],
   ])('%j → %s', (errors, expected) => {
     expect(allowedConstantsRule(errors)).toBe(expected);
