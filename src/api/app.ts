@@ -95,7 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Runs after the server has stopped taking requests and those in flight have finished.
   app.addHook('onClose', () => options.deliveries.drain());
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });
-  serveMetricsRoute(app, metrics);
+  serveMetricsRoute(app, metrics, options.store);
   await allowBrowserOrigins(app, options.config);
   await app.register(healthRoutes, { deliveries: options.deliveries, store: options.store });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics, keyring: options.keyring });
