@@ -1,5 +1,5 @@
 import { ADMIN_TOKEN, basicAuth } from '../helpers/system';
-import { usePortal, waitFor } from '../helpers/portal';
+import { screenshot, usePortal, waitFor } from '../helpers/portal';
 
 /**
  * Issue 42's portal page, in a real headless Chromium on the real API: a plan's rules (planned and
@@ -42,5 +42,11 @@ it('shows a plan\'s rules and its source\'s violations', async () => {
   expect(rows.join('\n')).toContain('Required');
   expect(rows.join('\n')).toContain('properties.seats');
   expect(rows.join('\n')).toContain('Datatype');
+  // Sources by name, the id on hover only: no one looks an id up.
+  expect(await section.locator('p.plan-sources').textContent()).toBe('Sources: Portal tracking plan');
+  expect(await violations.locator('caption').textContent()).toBe('Source Portal tracking plan: violations in the last 24 h');
+  expect(await section.locator(`[title="${source.id}"]`).count()).toBe(2);
+  expect(await section.textContent()).not.toContain(source.id);
+  await screenshot(page, 'tracking-plans');
   expect(pageErrors).toEqual([]);
 });
