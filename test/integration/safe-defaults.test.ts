@@ -9,6 +9,11 @@ import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, ty
  */
 let system: TestSystem;
 let receiverUrl: string;
+const created: string[] = [];
+// Registered before useSystem's, so it runs while the system is still open (Jest runs afterAll hooks in order).
+afterAll(async () => {
+  for (const id of created) await system?.store.operationalEndpoints.delete(id);
+});
 useSystem((s, receiver) => {
   system = s;
   receiverUrl = receiver.url;
@@ -16,10 +21,6 @@ useSystem((s, receiver) => {
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const json = { ...admin, 'content-type': 'application/json' };
-const created: string[] = [];
-afterAll(async () => {
-  for (const id of created) await system?.store.operationalEndpoints.delete(id);
-});
 
 describe('an operational endpoint URL passes the egress rule when it is saved', () => {
   it.each([
