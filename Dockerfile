@@ -30,6 +30,9 @@ COPY --from=build /app/dist ./dist
 # read-only. Without it the SQLite store lives in DATA_DIR: a volume the `node` user owns.
 RUN mkdir -p /data && chown node:node /data
 ENV DATA_DIR=/data
+# A container's loopback is its own: listen on every interface so the published port reaches the API
+# (and a worker's /metrics). Outside a container HOST defaults to 127.0.0.1.
+ENV HOST=0.0.0.0
 VOLUME ["/data"]
 USER node
 EXPOSE 8080

@@ -38,6 +38,12 @@ export interface Metrics {
   webhookDisabled: Gauge<'destination' | 'index'>;
   /** When each of this worker's task queues last had a poll out (Unix seconds); set at scrape time. */
   workerLastPoll: Gauge<'task_queue'>;
+  /**
+   * 1 for each configured destination, with its source id, name and type: the Prometheus way to show
+   * names beside the ids the other series carry (`* on (destination) group_left (name)`). Filled at
+   * scrape time by the API (watchDestinations); a name is the operator's own words, never a secret.
+   */
+  destinationInfo: Gauge<'destination' | 'source' | 'name' | 'type'>;
   /** Violations of a source's tracking plan, by source id, call type and violation type (all bounded). */
   trackingPlanViolations: Counter<'source' | 'event_type' | 'violation_type'>;
   /** `Violation Generated` events not forwarded because their (source, event, field) reached its cap for the minute. */
@@ -119,6 +125,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'switchyard_worker_last_poll_timestamp_seconds',
       help: 'When this worker last had a poll out on each of its task queues (Unix seconds); stale means no worker is taking work from it.',
       labelNames: ['task_queue'],
+      registers,
+    }),
+    destinationInfo: new Gauge({
+      name: 'switchyard_destination_info',
+      help: '1 for each configured destination, by destination id, its source id, its name and its type (webhooks or actions): join it to show names beside ids. Read from the store at scrape time, by the API.',
+      labelNames: ['destination', 'source', 'name', 'type'],
       registers,
     }),
     trackingPlanViolations: new Counter({
@@ -233,6 +245,34 @@ export function watchWorker(metrics: Metrics, watch: WorkerWatch, clock: () => n
   Object.assign(metrics.workerLastPoll, {
     collect: () => {
       for (const { taskQueue, polling } of watch.pollers()) if (polling) metrics.workerLastPoll.set({ task_queue: taskQueue }, clock() / 1000);
+    },
+  });
+}
+
+/** A destination as switchyard_destination_info names it. */
+export interface DestinationLabels {
+  id: string;
+  sourceId: string;
+  name: string;
+  type: string;
+}
+
+/**
+ * Fills switchyard_destination_info at each scrape from `list` (the store's destinations): a renamed
+ * destination's old series goes, a deleted one's too. A store that does not answer leaves the last
+ * values (the scrape itself never fails for it).
+ */
+export function watchDestinations(metrics: Metrics, list: () => Promise<DestinationLabels[]>): void {
+  Object.assign(metrics.destinationInfo, {
+    collect: async () => {
+      let destinations: DestinationLabels[];
+      try {
+        destinations = await list();
+      } catch {
+        return;
+      }
+      metrics.destinationInfo.reset();
+      for (const d of destinations) metrics.destinationInfo.set({ destination: d.id, source: d.sourceId, name: d.name, type: d.type }, 1);
     },
   });
 }

@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import { deliveryPolicy, type Config } from '../config';
+import { parseAllowlist } from '../delivery/egress';
 import type { Store } from '../store/types';
 import type { Keyring } from '../privacy/keyring';
 import type { Deliveries } from '../ports';
@@ -94,7 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Runs after the server has stopped taking requests and those in flight have finished.
   app.addHook('onClose', () => options.deliveries.drain());
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });
-  serveMetricsRoute(app, metrics);
+  serveMetricsRoute(app, metrics, options.store);
   await allowBrowserOrigins(app, options.config);
   await app.register(healthRoutes, { deliveries: options.deliveries, store: options.store });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics, keyring: options.keyring });
@@ -114,7 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const auditRows = auditRetention(options.store.audit, options.config.auditRetention, app.log);
   app.addHook('onReady', async () => auditRows.start());
   app.addHook('onClose', () => auditRows.stop());
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight }, operationalEvents: options.operationalEvents });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight }, operationalEvents: options.operationalEvents, egressAllowlist: parseAllowlist(options.config.egressAllowlist) });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, authorize, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback, audit: options.store.audit });
   await app.register(portalRoutes, {
     authorize,

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { FORMAT_EXAMPLES, knownProperties, nearestField } from './field-hints';
+import { allowedConstantsRule, FORMAT_EXAMPLES, knownProperties, nearestField } from './field-hints';
 import { MAX_BATCH_BYTES } from '../messages/call-rules';
 import { pathRule } from '../rules/safe-path';
 import { isStoreUnavailable } from '../store/unavailable';
@@ -62,7 +62,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       // A key a schema refuses by name (propertyNames): say which key, and for a path into a prototype why.
       const key = (first as { propertyName?: string }).propertyName;
       const keyRule = key === undefined ? undefined : (pathRule(key) ?? `key ${JSON.stringify(key)} ${first.message}`);
-      const rule = keyRule ?? (missing ? 'is required' : extra ? unknownFieldRule(extra, request, error.validationContext, first.schemaPath) : allowed ? `${first.message}: ${allowed.join(', ')}` : withExample(first));
+      const rule = keyRule ?? (missing ? 'is required' : extra ? unknownFieldRule(extra, request, error.validationContext, first.schemaPath) : allowed ? `${first.message}: ${allowed.join(', ')}` : (allowedConstantsRule(error.validation) ?? withExample(first)));
       return reply.code(400).send({ code: 'invalid_request', message: `${field}: ${rule}` });
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -44,3 +44,24 @@ export function knownProperties(schema: unknown, schemaPath: string): string[] {
   const properties = at !== null && typeof at === 'object' ? (at as { properties?: unknown }).properties : undefined;
   return properties !== null && typeof properties === 'object' ? Object.keys(properties) : [];
 }
+
+interface ConstError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * A field a schema allows as one of several literals (a union of constants, as TypeBox writes an
+ * enum of strings): Ajv reports each branch on its own, `must be equal to constant`, which tells
+ * nobody what to send. This lists what the field may be instead: `must be one of a, b, c`.
+ */
+export function allowedConstantsRule(errors: readonly ConstError[]): string | undefined {
+  const first = errors[0];
+  if (first?.keyword !== 'const') return undefined;
+  const here = errors.filter((e) => e.instancePath === first.instancePath);
+  // A union with a branch of another kind (a literal or null) is not a list of values: say nothing more.
+  if (here.some((e) => e.keyword !== 'const' && e.keyword !== 'anyOf')) return undefined;
+  const allowed = here.filter((e) => e.keyword === 'const').map((e) => e.params.allowedValue);
+  return `must be one of ${allowed.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))).join(', ')}`;
+}

@@ -57,6 +57,10 @@ export function parseAsStrictJson(app: FastifyInstance, contentType: string): vo
     } catch {
       return done(new ApiError(400, 'invalid_json', 'body is not valid UTF-8'), undefined);
     }
+    // An empty body is an empty body, whatever its type says: a DELETE or a body-less POST sent by a
+    // client that sets `Content-Type: application/json` on every request. A route that needs a body
+    // still answers 400 naming it (its schema); one that takes none proceeds.
+    if (text.trim() === '') return done(null, undefined);
     if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
       return done(new ApiError(400, 'invalid_json', `body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     }

@@ -85,3 +85,29 @@ export function egressRefusalReason(hostname: string, refusal: string): string {
   const what = refusal.startsWith(`${hostname} `) ? refusal : `${hostname} resolves to ${refusal.replace(' is ', ', ')}`;
   return `egress refused: ${what}; no request was sent (EGRESS_ALLOWLIST can admit a private range on purpose)`;
 }
+
+/** Names that mean this machine whatever a resolver says (RFC 6761), so they are refused like 127.0.0.1. */
+const LOCALHOST_NAME = /^(?:localhost|[^.]+(?:\.[^.]+)*\.localhost)\.?$/i;
+
+/**
+ * Why a URL typed into a setting could never be sent to, decided when it is saved: its host is an IP
+ * address (or `localhost`) the egress rule refuses. A name is resolved only when sending, where the
+ * same rule holds for whatever it resolves to then (a save-time lookup could be answered differently
+ * later), so names pass here. Undefined for a URL that does not parse: its own rule says why.
+ */
+export function savedUrlEgressRefusal(url: string, allowlist: Cidr[]): string | undefined {
+  let hostname: string;
+  try {
+    hostname = new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+  const literal = hostname.replace(/^\[(.*)\]$/, '$1');
+  if (LOCALHOST_NAME.test(literal)) {
+    const refusal = egressRefusal('127.0.0.1', allowlist);
+    return refusal && `${hostname} is this machine (${refusal.replace('127.0.0.1 is ', '')}); Switchyard never sends there (EGRESS_ALLOWLIST can admit a private range on purpose)`;
+  }
+  if (!ipaddr.isValid(literal)) return undefined;
+  const refusal = egressRefusal(literal, allowlist);
+  return refusal && `${refusal}; Switchyard never sends there (EGRESS_ALLOWLIST can admit a private range on purpose)`;
+}

@@ -39,6 +39,11 @@ export interface OperationalEventData {
   messageId?: string;
   webhookIndex?: number;
   mapping?: string;
+  /** Names beside the ids, as the operator named them when the event was raised (the ids stay the keys). */
+  sourceName?: string;
+  destinationName?: string;
+  /** The mapping's name (a mapping is known by its name): `mapping`, under the name the other two have. */
+  mappingName?: string;
   lastAttempt?: LastAttempt;
   /** background_task.finished only: which job, of which kind, and how it ended. */
   task?: { kind: 'replay' | 'redelivery'; id: string; status: string };
@@ -95,6 +100,23 @@ export function incidentId(event: OperationalEvent, scope: { run?: string; since
   return `operational:${event.type}:${data.destinationId}:${where}:${scope.run ?? data.messageId ?? ''}`;
 }
 
+/**
+ * The event with the names an on-call person reads beside the ids: the source's and destination's
+ * (when they still exist) and the mapping's. Names are not part of the incident (incidentId reads ids).
+ */
+export function withNames(event: OperationalEvent, names: { sourceName?: string; destinationName?: string }): OperationalEvent {
+  const { data } = event;
+  return {
+    ...event,
+    data: {
+      ...data,
+      ...(names.sourceName !== undefined && { sourceName: names.sourceName }),
+      ...(names.destinationName !== undefined && { destinationName: names.destinationName }),
+      ...(data.mapping !== undefined && { mappingName: data.mapping }),
+    },
+  };
+}
+
 /** Whether an endpoint subscribed to `types` gets an event of `type` (an empty list: every type, as in Svix). */
 export const subscribes = (types: readonly string[], type: OperationalEventType): boolean => types.length === 0 || types.includes(type);
 
@@ -107,11 +129,13 @@ const headline: Record<OperationalEventType, string> = {
   'background_task.finished': 'finished a background task',
 };
 
+const named = (name: string | undefined, id: string) => (name ? `${name} (${id})` : id);
+
 /** `format: "slack"`: the one line an incoming webhook shows; the same facts as the envelope, no more. */
 export function slackText(event: OperationalEvent): string {
   const { data } = event;
   const where = data.mapping !== undefined ? ` mapping ${data.mapping}` : data.webhookIndex !== undefined ? ` webhook ${data.webhookIndex}` : '';
-  const subject = data.destinationId !== undefined ? `destination ${data.destinationId}` : `source ${data.sourceId}`;
+  const subject = data.destinationId !== undefined ? `destination ${named(data.destinationName, data.destinationId)}` : `source ${named(data.sourceName, data.sourceId)}`;
   const parts = [`Switchyard: ${subject}${where} ${headline[event.type]} (${event.type})`];
   if (data.messageId !== undefined) parts.push(`message ${data.messageId}`);
   if (data.lastAttempt) parts.push(`last attempt: ${data.lastAttempt.responseStatusCode || 'no answer'}${data.lastAttempt.error ? ` ${data.lastAttempt.error}` : ''}`);

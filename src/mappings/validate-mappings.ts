@@ -1,5 +1,6 @@
 import { validateMapping } from './mapping-kit';
 import { mappingPathViolation } from './mapping-paths';
+import { unknownLiquidFilterIn } from './liquid-filters';
 import { parseFql } from '../rules/fql';
 import { headerNameRule, headerValueRule, webhookUrlRule, type RuleViolation } from '../delivery/webhook-rules';
 import { MASKED_VALUE } from './masked-headers';
@@ -35,6 +36,12 @@ export function mappingDataRule(data: unknown): string | undefined {
   }
 }
 
+/** An `@liquid` template naming a filter Liquid does not have, which the kit would silently skip. */
+function unknownFilterRule(data: unknown): string | undefined {
+  const found = unknownLiquidFilterIn(data);
+  return found && `${found.pointer}: @liquid uses the unknown filter ${JSON.stringify(found.filter)} (the kit would skip it and send the value unfiltered)`;
+}
+
 function mappingViolation(mapping: ActionsMapping, index: number): RuleViolation | undefined {
   const at = `mappings[${index}]`;
   const named = `mapping ${JSON.stringify(mapping.name)}`;
@@ -50,7 +57,7 @@ function mappingViolation(mapping: ActionsMapping, index: number): RuleViolation
     const rule = headerNameRule(name) ?? headerValueRule(value);
     if (rule) return { field: `${at}.settings.headers.${name}`, rule: `${named}: ${rule}` };
   }
-  const dataRule = mappingDataRule(mapping.settings.data) ?? renderFailure(mapping.settings.data, trigger.condition);
+  const dataRule = mappingDataRule(mapping.settings.data) ?? unknownFilterRule(mapping.settings.data) ?? renderFailure(mapping.settings.data, trigger.condition);
   if (dataRule) return { field: `${at}.settings.data`, rule: `${named}: ${dataRule}` };
   return undefined;
 }

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { incidentId, subscribes } from '../delivery/operational-events';
+import { incidentId, subscribes, withNames } from '../delivery/operational-events';
 import type { OperationalEvents } from '../ports';
 import type { Store } from '../store/types';
 import type { deliverOperationalEvent } from '../workflows/operational-event';
@@ -14,17 +14,20 @@ export const operationalTaskQueue = (deliveryTaskQueue: string): string => `${de
  * Temporal and sends nothing (REJECT_DUPLICATE: not even after the first has closed). With no
  * enabled endpoint subscribed to its type, nothing is started at all.
  */
-export function temporalOperationalEvents(client: Client, store: Pick<Store, 'operationalEndpoints'>, taskQueue: string): OperationalEvents {
+export function temporalOperationalEvents(client: Client, store: Pick<Store, 'operationalEndpoints' | 'sources' | 'destinations'>, taskQueue: string): OperationalEvents {
   return {
     async raise(event, scope) {
       const endpoints = (await store.operationalEndpoints.list()).filter((endpoint) => endpoint.enabled && subscribes(endpoint.eventTypes, event.type));
       if (endpoints.length === 0) return;
+      const [source, destination] = await Promise.all([store.sources.get(event.data.sourceId), event.data.destinationId === undefined ? undefined : store.destinations.get(event.data.destinationId)]);
+      // Names beside the ids, read when the event is raised, so an on-call person need not look them up.
+      const named = withNames(event, { sourceName: source?.name, destinationName: destination?.name });
       try {
         await client.workflow.start<typeof deliverOperationalEvent>('deliverOperationalEvent', {
           taskQueue,
           workflowId: incidentId(event, scope),
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          args: [{ event, endpointIds: endpoints.map((endpoint) => endpoint.id) }],
+          args: [{ event: named, endpointIds: endpoints.map((endpoint) => endpoint.id) }],
           staticSummary: `${event.type} for ${event.data.destinationId || event.data.sourceId}`,
         });
       } catch (err) {

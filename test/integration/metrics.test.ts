@@ -169,6 +169,19 @@ it('shows a URL a 410 switched off as switchyard_webhook_disabled, and drops eve
   }, 15_000);
 }, 120_000);
 
+it('names every destination in switchyard_destination_info on the API, renamed and deleted at the next scrape', async () => {
+  const { source, destination } = await sourceWithDestination(system.store, { name: 'Orders "CRM"', webhooks: [{ url: 'https://crm.example.com/hook', headers: {} }] });
+  const scrapeApi = async () => (await system.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const info = (text: string) => samples(text).filter((s) => s.name === 'switchyard_destination_info' && s.labels.destination === destination.id);
+  expect(info(await scrapeApi())).toEqual([{ name: 'switchyard_destination_info', labels: { destination: destination.id, source: source.id, name: 'Orders \\"CRM\\"', type: 'webhooks' }, value: 1 }]);
+  await system.store.destinations.update(destination.id, { name: 'Orders CRM' });
+  expect(info(await scrapeApi()).map((s) => s.labels.name)).toEqual(['Orders CRM']);
+  // The worker leaves the names to the API: a join wants one series per destination.
+  expect(await scrapeWorker()).not.toMatch(/^switchyard_destination_info\{/m);
+  expect(await system.store.destinations.delete(destination.id)).toBe(true);
+  expect(info(await scrapeApi())).toEqual([]);
+});
+
 it('answers 404 on the worker metrics port for anything but GET /metrics', async () => {
   expect((await fetch(`http://127.0.0.1:${metricsPort}/`)).status).toBe(404);
   expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { method: 'POST' })).status).toBe(404);

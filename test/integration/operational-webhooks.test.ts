@@ -127,7 +127,8 @@ describe('operational events', () => {
     expect(exhausted.event).toEqual({
       type: 'message.attempt.exhausted',
       timestamp: expect.any(String),
-      data: { sourceId: source.id, destinationId: destination.id, messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: expect.any(Number), error: expect.any(String), timestamp: expect.any(String) } },
+      // Names beside the ids, so the on-call person needs no look-up.
+      data: { sourceId: source.id, sourceName: source.name, destinationId: destination.id, destinationName: destination.name, messageId: 'op-fail-1', webhookIndex: 0, lastAttempt: { responseStatusCode: expect.any(Number), error: expect.any(String), timestamp: expect.any(String) } },
     });
     // The last attempt is the receiver's 500, or, on a loaded box, one the retry window's end cut
     // off before it answered (status 0, "attempt lost"): either is what the delivery ended on.
@@ -176,7 +177,7 @@ describe('operational events', () => {
     expect(job.statusCode).toBe(202);
     const [finished] = await arrived(destination.id, 'background_task.finished');
     expect(verified(finished.request)).toBeTruthy();
-    expect(finished.event.data).toEqual({ sourceId: source.id, destinationId: destination.id, task: { kind: 'redelivery', id: job.json<{ id: string }>().id, status: 'completed' } });
+    expect(finished.event.data).toEqual({ sourceId: source.id, sourceName: source.name, destinationId: destination.id, destinationName: destination.name, task: { kind: 'redelivery', id: job.json<{ id: string }>().id, status: 'completed' } });
     expect(ofType(destination.id, 'background_task.finished')).toHaveLength(1);
   });
 
@@ -203,6 +204,7 @@ describe('operational events', () => {
     }, 60_000);
     expect(Object.keys(toSlack[0])).toEqual(['text']);
     expect(toSlack[0].text).toContain('endpoint.disabled');
+    expect(toSlack[0].text).toContain(`destination ${destination.name} (${destination.id})`);
 
     const enabled = await system.app.inject({ method: 'POST', url: `/admin/destinations/${destination.id}/webhooks/0/enable`, headers: auth });
     expect(enabled.json()).toMatchObject({ wasDisabled: true });

@@ -1,5 +1,5 @@
 import { ADMIN_TOKEN, basicAuth } from '../helpers/system';
-import { usePortal, waitFor } from '../helpers/portal';
+import { logIn, screenshot, usePortal, waitFor } from '../helpers/portal';
 
 /**
  * The tracking plans' portal page, in a real headless Chromium on the real API: a plan's rules (planned and
@@ -42,5 +42,22 @@ it('shows a plan\'s rules and its source\'s violations', async () => {
   expect(rows.join('\n')).toContain('Required');
   expect(rows.join('\n')).toContain('properties.seats');
   expect(rows.join('\n')).toContain('Datatype');
+  // Sources by name, the id on hover only: no one looks an id up.
+  expect(await section.locator('p.plan-sources').textContent()).toBe('Sources: Portal tracking plan');
+  expect(await violations.locator('caption').textContent()).toBe('Source Portal tracking plan: violations in the last 24 h');
+  expect(await section.locator(`[title="${source.id}"]`).count()).toBe(2);
+  expect(await section.textContent()).not.toContain(source.id);
+  await screenshot(page, 'tracking-plans');
+
+  // A read-only token sees the same names (the sources list needs only read).
+  const reader = (await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: auth, payload: { name: 'tracking plans reader', scopes: ['read'] } })).json<{ token: string }>().token;
+  const readOnly = await (await run.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  readOnly.on('pageerror', (error) => pageErrors.push(error.message));
+  await logIn(readOnly, origin, reader);
+  await readOnly.goto(`${origin}/portal/#/tracking-plans`);
+  const seen = readOnly.locator(`section[data-plan-id="${plan.id}"]`);
+  await seen.locator(`table[data-violations="${source.id}"]`).waitFor();
+  expect(await seen.locator('p.plan-sources').textContent()).toBe('Sources: Portal tracking plan');
+  await screenshot(readOnly, 'read-only-tracking-plans');
   expect(pageErrors).toEqual([]);
 });

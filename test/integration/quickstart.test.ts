@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +6,8 @@ import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { verifySignature } from '../../src/delivery/signature';
 import { launchChromium } from '../helpers/browser';
 import { freePort } from '../helpers/ports';
-import { ROOT, stopProcess, waitFor } from '../helpers/processes';
+import { npmStart, stopNpmStart, type Started } from '../helpers/npm-start';
+import { ROOT, waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { basicAuth } from '../helpers/system';
 import { VERSION } from '../../src/version';
@@ -17,35 +17,6 @@ import { VERSION } from '../../src/version';
  * empty data folder, printing what the quick start needs; a message sent with the printed write key
  * reaches a webhook, its workflow started eagerly (the first workflow task came back in the start reply).
  */
-interface Started {
-  process: ChildProcess;
-  output: () => string;
-  banner: { adminToken: string; writeKey: string; sourceId: string; api: string; metrics: string };
-}
-
-async function npmStart(dataDir: string, ports: { api: number; temporal: number; ui: number }): Promise<Started> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(ports.api), TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`, TEMPORAL_UI_PORT: String(ports.ui), LOG_LEVEL: 'info' };
-  // What a fresh shell has: nothing from the test run's own setup.
-  for (const name of ['DATABASE_PATH', 'TEMPORAL_TASK_QUEUE', 'ADMIN_TOKEN', 'EGRESS_ALLOWLIST', 'PAYLOAD_KEYS_FILE', 'WORKFLOW_BUNDLE']) delete env[name];
-  // Its own process group, so a failed test can take the embedded dev server down with it.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const banner = await waitFor(() => {
-    const field = (pattern: RegExp) => pattern.exec(output)?.[1];
-    const found = {
-      adminToken: field(/Authorization: Bearer ([\w-]+)\)/),
-      writeKey: field(/Write key\s+(\S+)/),
-      sourceId: field(/\(source (\S+)\)/),
-      api: field(/Health\s+(http:\/\/\S+)\/health/),
-      metrics: field(/Metrics:\s+(http:\/\/\S+)/),
-    };
-    if (!output.includes('Switchyard is running.') || Object.values(found).some((v) => !v)) throw new Error(`not started yet:\n${output}`);
-    return found as Started['banner'];
-  }, 180_000, () => child.exitCode !== null && `npm start exited with ${child.exitCode}:\n${output}`);
-  return { process: child, output: () => output, banner };
-}
 
 /** A Prometheus counter's total over all its label sets; 0 when the server never recorded it. */
 async function counter(metricsUrl: string, name: string): Promise<number> {
@@ -64,15 +35,7 @@ describe('npm start (quick start)', () => {
     receiver = await startReceiver();
   });
   afterAll(async () => {
-    const pid = started?.process.pid;
-    await stopProcess(started?.process, 'SIGTERM', 30_000);
-    if (pid) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // the group is gone already
-      }
-    }
+    await stopNpmStart(started);
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

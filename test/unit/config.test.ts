@@ -23,6 +23,9 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(deliveryPolicy(config)).toEqual({ retryWindowMs: 4 * 3_600_000, timeoutMs: 5_000, initialBackoffMs: 1_000, maxBackoffMs: 600_000, firstAttemptLocal: true, hardWindow: true, deliveredImplied: true, maxHoldMs: 72 * 3_600_000, holdCheckMs: 300_000 });
     expect(config.port).toBe(8080);
+    // Loopback unless HOST says otherwise: a quick start is not on the network (the image sets 0.0.0.0).
+    expect(config.host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
     expect(config.databasePath).toBe(path.join('data', 'switchyard.db'));
   });
 

@@ -57,6 +57,10 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('has the API and the worker listen on every interface of their container (HOST), so the published port and Prometheus reach them', () => {
+    for (const [name, service] of switchyard) expect(`${name}: ${service.environment?.HOST}`).toBe(`${name}: 0.0.0.0`);
+  });
+
   it('gives the API and every worker the PostgreSQL store, so nothing is written on their disks (read-only root)', () => {
     for (const [, service] of switchyard) {
       expect(service.environment!.DATABASE_URL).toMatch(/^postgres:\/\/switchyard:[^@]+@postgresql:5432\/switchyard$/);
@@ -152,6 +156,11 @@ describe('Dockerfile', () => {
   it('runs as the non-root user node, with a node-based HEALTHCHECK on /health (no curl in slim images)', () => {
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/^HEALTHCHECK .*\n?.*CMD \["node", "-e", ".*\/health/m);
+  });
+
+  it('listens on every interface in the image (HOST=0.0.0.0), where outside a container the default is loopback', () => {
+    expect(runtime).toMatch(/^ENV HOST=0\.0\.0\.0$/m);
+    expect(SETTINGS.host.default).toBe('127.0.0.1');
   });
 
   it('gives the SQLite store (no DATABASE_URL) a DATA_DIR volume the node user owns', () => {

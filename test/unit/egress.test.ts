@@ -1,4 +1,4 @@
-import { egressRefusal, egressRefusalReason, parseAllowlist } from '../../src/delivery/egress';
+import { egressRefusal, egressRefusalReason, parseAllowlist, savedUrlEgressRefusal } from '../../src/delivery/egress';
 import { classifyError } from '../../src/delivery/outcome';
 import { EGRESS_REFUSED } from '../../src/delivery/egress';
 import { loadConfig } from '../../src/config';
@@ -95,5 +95,27 @@ describe('a refused connection is a permanent attempt outcome with a clear reaso
 
   it('is not retried', () => {
     expect(classifyError(EGRESS_REFUSED, 'egress refused: x', 5000)).toEqual({ kind: 'permanent', reason: 'egress refused: x' });
+  });
+});
+
+describe('savedUrlEgressRefusal: a URL saved in a setting whose host the egress rule refuses', () => {
+  const loopback = parseAllowlist(['127.0.0.0/8', '::1/128']);
+  it.each([
+    ['http://169.254.169.254/x', none, /^169\.254\.169\.254 is a link-local address .*; Switchyard never sends there \(EGRESS_ALLOWLIST/],
+    ['https://10.1.2.3/hook', none, /private \(RFC 1918\)/],
+    ['http://[::1]:9000/hook', none, /loopback/],
+    ['http://[::ffff:169.254.169.254]/', none, /IPv4-mapped/],
+    ['http://0x7f.1/hook', none, /^127\.0\.0\.1 is a loopback address/],
+    ['http://localhost:9000/hook', none, /^localhost is this machine \(a loopback address\)/],
+    ['http://api.localhost/hook', none, /this machine/],
+    ['http://127.0.0.1:9000/hook', loopback, undefined],
+    ['http://localhost:9000/hook', loopback, undefined],
+    ['https://ops.example.com/switchyard', none, undefined],
+    ['https://93.184.215.14/hook', none, undefined],
+    ['not a url', none, undefined],
+  ])('%s', (url, allowlist, expected) => {
+    const refusal = savedUrlEgressRefusal(url, allowlist);
+    if (expected === undefined) expect(refusal).toBeUndefined();
+    else expect(refusal).toMatch(expected);
   });
 });

@@ -61,4 +61,11 @@ describe('deploy/prometheus', () => {
     expect(named).toEqual(expect.arrayContaining(['switchyard_delivery_attempts_total', 'switchyard_deliveries_total', 'switchyard_webhook_disabled', 'switchyard_worker_last_poll_timestamp_seconds']));
     expect(named.filter((name) => !known.has(name))).toEqual([]);
   });
+
+  it('names destinations beside their ids: every per-destination panel joins switchyard_destination_info and shows {{name}}', () => {
+    const perDestination = dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ title: panel.title, ...(target as { expr: string; legendFormat?: string }) }))).filter(({ expr }) => expr.includes('destination=~'));
+    expect(perDestination.length).toBeGreaterThanOrEqual(6);
+    const unnamed = perDestination.filter(({ expr, legendFormat }) => !expr.includes('group_left (name) max by (destination, name) (switchyard_destination_info)') || !legendFormat?.includes('{{name}}'));
+    expect(unnamed.map(({ title }) => title)).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import { callTypeLabel, countDestination, createMetrics, forgetDestinations, watchWorker, ingestRouteLabel } from '../../src/metrics';
+import { callTypeLabel, countDestination, createMetrics, forgetDestinations, watchWorker, watchDestinations, ingestRouteLabel } from '../../src/metrics';
 
 describe('ingestRouteLabel', () => {
   it.each([
@@ -83,5 +83,20 @@ describe('the destination label', () => {
     text = await metrics.registry.metrics();
     expect(text).not.toContain('switchyard_webhook_disabled{');
     expect(text).not.toContain('dst_deleted');
+  });
+
+  it('names each destination once in switchyard_destination_info at scrape time; a store that does not answer leaves the last names', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    let list: () => Promise<{ id: string; sourceId: string; name: string; type: string }[]> = async () => [{ id: 'dst_a', sourceId: 'src_1', name: 'CRM', type: 'actions' }];
+    watchDestinations(metrics, () => list());
+    expect(await metrics.registry.metrics()).toContain('switchyard_destination_info{destination="dst_a",source="src_1",name="CRM",type="actions"} 1');
+    list = async () => {
+      throw new Error('store away');
+    };
+    expect(await metrics.registry.metrics()).toContain('name="CRM"');
+    list = async () => [{ id: 'dst_a', sourceId: 'src_1', name: 'CRM (EU)', type: 'actions' }];
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('name="CRM (EU)"');
+    expect(text).not.toContain('name="CRM"');
   });
 });

@@ -1,4 +1,4 @@
-import { FAILING_AFTER_ATTEMPTS, errorText, incidentId, laneTransition, operationalBody, slackText, statusOfReason, subscribes, type LaneIncident, type OperationalEvent } from '../../src/delivery/operational-events';
+import { FAILING_AFTER_ATTEMPTS, errorText, incidentId, laneTransition, operationalBody, slackText, statusOfReason, subscribes, withNames, type LaneIncident, type OperationalEvent } from '../../src/delivery/operational-events';
 
 /** When a delivery lane raises an operational event, and which incident it belongs to. */
 
@@ -94,5 +94,21 @@ describe('what an event carries', () => {
     expect(JSON.parse(operationalBody(e, 'standard'))).toEqual(e);
     expect(JSON.parse(operationalBody(e, 'slack'))).toEqual({ text: slackText(e) });
     expect(slackText(e)).toBe('Switchyard: destination dst_1 webhook 0 gave up on a message (message.attempt.exhausted); message m-1; last attempt: 500 HTTP 500');
+  });
+});
+
+describe('names beside ids', () => {
+  it('adds the source, destination and mapping names, and leaves the incident as it was', () => {
+    const e = event('message.attempt.exhausted', { messageId: 'm-1', mapping: 'Order to CRM' });
+    const named = withNames(e, { sourceName: 'Web shop', destinationName: 'CRM' });
+    expect(named.data).toMatchObject({ sourceId: 'src_1', sourceName: 'Web shop', destinationId: 'dst_1', destinationName: 'CRM', mapping: 'Order to CRM', mappingName: 'Order to CRM' });
+    expect(incidentId(named, { run: 'r' })).toBe(incidentId(e, { run: 'r' }));
+    expect(slackText(named)).toBe('Switchyard: destination CRM (dst_1) mapping Order to CRM gave up on a message (message.attempt.exhausted); message m-1');
+  });
+  it('adds no name it does not have (a deleted destination, a webhook lane)', () => {
+    const named = withNames(event('endpoint.disabled', { webhookIndex: 0 }), { sourceName: 'Web shop' });
+    expect(named.data).not.toHaveProperty('destinationName');
+    expect(named.data).not.toHaveProperty('mappingName');
+    expect(slackText(named)).toMatch(/^Switchyard: destination dst_1 webhook 0 /);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { SETTINGS } from '../../config';
 import type { Store } from '../../store/types';
+import type { Cidr } from '../../delivery/egress';
 import type { DeliveryPolicy } from '../../delivery/types';
 import type { Deliveries, OperationalEvents, Replays, SyncSchedules } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
@@ -49,13 +50,15 @@ export interface AdminOptions {
   replays?: { replays: Replays; archiveRetentionMs: number; maxInFlight: number };
   /** Where switching a webhook URL back on raises `endpoint.enabled` (none raised when absent). */
   operationalEvents?: OperationalEvents;
+  /** EGRESS_ALLOWLIST: what a URL saved in a setting may point at besides public addresses (none when absent). */
+  egressAllowlist?: Cidr[];
 }
 
 /**
  * The admin API, one plugin per resource. The access check (token and scope) is a hook
  * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents, egressAllowlist }) => {
   app.addHook('onRequest', authorize ?? authorizer({ adminToken, failures: adminTokenFailures, tokens: store.tokens, audit: store.audit }));
   await app.register(tokenRoutes, { store });
   await app.register(auditRoutes, { store });
@@ -73,7 +76,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
     filterTitles: async (destinationId) => new Map((await store.destinationFilters.list(destinationId)).map((filter) => [filter.id, filter.title])),
   });
   await app.register(destinationFilterRoutes, { store });
-  await app.register(operationalEndpointRoutes, { store });
+  await app.register(operationalEndpointRoutes, { store, egressAllowlist: egressAllowlist ?? [] });
   await app.register(mappingPreviewRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });

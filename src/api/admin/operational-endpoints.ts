@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { OPERATIONAL_EVENT_TYPES, OPERATIONAL_FORMATS } from '../../delivery/operational-events';
+import { savedUrlEgressRefusal, type Cidr } from '../../delivery/egress';
 import { signingSecretRule } from '../../delivery/standard-webhooks';
 import { webhookUrlRule } from '../../delivery/webhook-rules';
 import type { OperationalEndpointSettings, Store } from '../../store/types';
@@ -36,9 +37,13 @@ const EndpointPatch = Type.Partial(Type.Object({ ...endpointFields, secret: Secr
 const EndpointView = Type.Object({ id: Type.String(), ...endpointFields, createdAt: Type.String({ format: 'date-time' }), updatedAt: Type.String({ format: 'date-time' }) });
 const CreatedView = Type.Object({ ...EndpointView.properties, secret: Type.Optional(Type.String({ description: 'The generated secret, shown this once; absent when the request gave one.' })) });
 
-/** The URL and secret rules, as a 400 naming the field and the rule (bad input is never a 500). */
-function checked(settings: { url?: string; secret?: string }): void {
-  const urlRule = settings.url === undefined ? undefined : webhookUrlRule(settings.url);
+/**
+ * The URL and secret rules, as a 400 naming the field and the rule (bad input is never a 500). The
+ * URL also passes the egress rule webhooks are sent under, at save: an endpoint at the cloud metadata
+ * service or on this machine is refused now, not found out at the first incident.
+ */
+function checked(settings: { url?: string; secret?: string }, egressAllowlist: Cidr[]): void {
+  const urlRule = settings.url === undefined ? undefined : (webhookUrlRule(settings.url) ?? savedUrlEgressRefusal(settings.url, egressAllowlist));
   if (urlRule) throw badRequest(`url: ${urlRule}`);
   const secretRule = settings.secret === undefined ? undefined : signingSecretRule(settings.secret);
   if (secretRule) throw badRequest(`secret: ${secretRule}`);
@@ -51,10 +56,10 @@ const generatedSecret = () => `whsec_${randomBytes(GENERATED_KEY_BYTES).toString
  * Standard Webhooks). The secret is write-only: generated ones are answered once, in the 201; no
  * other answer, log line or audit row names it (the audit row lists `secret` as a changed field).
  */
-export const operationalEndpointRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+export const operationalEndpointRoutes: FastifyPluginAsyncTypebox<{ store: Store; egressAllowlist: Cidr[] }> = async (app, { store, egressAllowlist }) => {
   app.post('/operational-endpoints', { schema: { body: EndpointBody, response: { 201: CreatedView, ...errorReplies } } }, async (request, reply) => {
     const body = request.body;
-    checked(body);
+    checked(body, egressAllowlist);
     const secret = body.secret ?? generatedSecret();
     const settings: OperationalEndpointSettings = { url: body.url, eventTypes: body.eventTypes, format: body.format ?? 'standard', enabled: body.enabled ?? true };
     const created = await audited(store, request, (tx) => tx.operationalEndpoints.create(settings, secret), { target: ({ id }) => id });
@@ -73,7 +78,7 @@ export const operationalEndpointRoutes: FastifyPluginAsyncTypebox<{ store: Store
 
   app.patch('/operational-endpoints/:id', { schema: { params: IdParams, body: EndpointPatch, response: { 200: EndpointView, ...errorReplies } } }, async (request) => {
     const { secret, ...patch } = request.body;
-    checked({ ...patch, ...(secret !== undefined && { secret }) });
+    checked({ ...patch, ...(secret !== undefined && { secret }) }, egressAllowlist);
     const updated = await audited(store, request, (tx) => tx.operationalEndpoints.update(request.params.id, patch as Partial<OperationalEndpointSettings>, secret), { target: request.params.id });
     if (!updated) throw notFound(`operational endpoint ${request.params.id}`);
     return updated;

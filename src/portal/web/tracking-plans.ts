@@ -1,5 +1,6 @@
-import { api } from './api';
+import { api, type Source } from './api';
 import { h, replace, time } from './dom';
+import { named } from './names';
 import type { Page } from './page';
 
 interface TrackingPlan {
@@ -43,12 +44,18 @@ function rulesTable(rules: Rule[]): HTMLElement {
   );
 }
 
-function violationsTable(sourceId: string, violations: Violation[]): HTMLElement {
-  if (violations.length === 0) return h('p', { class: 'muted', 'data-violations': sourceId }, `Source ${sourceId}: no violations in the last 24 h.`);
+/** A source by its name (its destinations' link, the id on hover); the id itself when it has none. */
+const sourceNamed = (sources: Map<string, Source>, id: string) => {
+  const source = sources.get(id);
+  return named(new Map(source ? [[id, { name: source.name, href: `#/destinations?source=${encodeURIComponent(id)}` }]] : []), id);
+};
+
+function violationsTable(sources: Map<string, Source>, sourceId: string, violations: Violation[]): HTMLElement {
+  if (violations.length === 0) return h('p', { class: 'muted', 'data-violations': sourceId }, 'Source ', sourceNamed(sources, sourceId), ': no violations in the last 24 h.');
   return h(
     'table',
     { class: 'violations', 'data-violations': sourceId },
-    h('caption', {}, `Source ${sourceId}: violations in the last 24 h`),
+    h('caption', {}, 'Source ', sourceNamed(sources, sourceId), ': violations in the last 24 h'),
     h('thead', {}, h('tr', {}, ...['Event', 'Field', 'Violation', 'Count', 'Last seen'].map((title) => h('th', { scope: 'col' }, title)))),
     h(
       'tbody',
@@ -62,15 +69,17 @@ function violationsTable(sourceId: string, violations: Violation[]): HTMLElement
 
 /** Every tracking plan with its rules, and each connected source's violations of the last day. */
 export async function trackingPlansPage(page: Page): Promise<void> {
-  const { trackingPlans } = await api<{ trackingPlans: TrackingPlan[] }>('GET', '/admin/tracking-plans');
+  const [{ trackingPlans }, { sources: sourceList }] = await Promise.all([api<{ trackingPlans: TrackingPlan[] }>('GET', '/admin/tracking-plans'), api<{ sources: Source[] }>('GET', '/admin/sources')]);
+  const sources = new Map(sourceList.map((source) => [source.id, source]));
   const sections = await Promise.all(
     trackingPlans.map(async (plan) => {
       const [{ rules }, { sourceIds }] = await Promise.all([
         api<{ rules: Rule[] }>('GET', `/admin/tracking-plans/${encodeURIComponent(plan.id)}/rules?count=1000`),
         api<{ sourceIds: string[] }>('GET', `/admin/tracking-plans/${encodeURIComponent(plan.id)}/sources`),
       ]);
-      const violations = await Promise.all(sourceIds.map(async (id) => violationsTable(id, (await api<{ violations: Violation[] }>('GET', `/admin/sources/${encodeURIComponent(id)}/violations`)).violations)));
-      return h('section', { 'data-plan-id': plan.id }, h('h2', {}, plan.name), plan.description && h('p', { class: 'muted' }, plan.description), rulesTable(rules), ...violations);
+      const violations = await Promise.all(sourceIds.map(async (id) => violationsTable(sources, id, (await api<{ violations: Violation[] }>('GET', `/admin/sources/${encodeURIComponent(id)}/violations`)).violations)));
+      const connected = sourceIds.length === 0 ? h('p', { class: 'muted' }, 'No source is connected.') : h('p', { class: 'plan-sources' }, 'Sources: ', ...sourceIds.flatMap((id, i) => [...(i > 0 ? [', '] : []), sourceNamed(sources, id)]));
+      return h('section', { 'data-plan-id': plan.id }, h('h2', { title: plan.id }, plan.name), plan.description && h('p', { class: 'muted' }, plan.description), connected, rulesTable(rules), ...violations);
     }),
   );
   if (page.left()) return;
