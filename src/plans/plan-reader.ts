@@ -38,7 +38,7 @@ const ruleLabel = (rule: TrackingPlanRule) => `${rule.type} ${rule.key ?? ''} v$
  * on the ingest path: while a newer revision compiles, requests keep the one already compiled, and
  * only a small plan's change, or a plan's first compile on a process, is waited for. Only the newest revision of a plan is kept.
  */
-export function sourcePlanReader(plans: Pick<Store['trackingPlans'], 'forSource' | 'allRules'>, warn: (message: string, planId: string) => void = () => undefined): SourcePlanReader {
+export function sourcePlanReader(plans: Pick<Store['trackingPlans'], 'forSource' | 'allRules'>, warn: (message: string, planId: string) => void = () => undefined, waitedForRules = WAITED_FOR_RULES): SourcePlanReader {
   const compiled = new BoundedMap<string, PlanEntry>(MAX_PLANS);
   const controlsCache = new BoundedMap<string, SchemaControls>(MAX_CONTROLS);
   const controlsOf = (saved: string | undefined): SchemaControls => {
@@ -86,6 +86,6 @@ export function sourcePlanReader(plans: Pick<Store['trackingPlans'], 'forSource'
     if (ready && ready.revision >= plan.revision) return { plan: ready.plan, controls: controlsOf(controls) };
     const newer = compile(plan, entry);
     // A large plan's revision already compiled serves until the newer one is ready; a small plan, or one never compiled here, waits for it.
-    return { plan: ready && ready.rules > WAITED_FOR_RULES ? ready.plan : await newer, controls: controlsOf(controls) };
+    return { plan: ready && ready.rules > waitedForRules ? ready.plan : await newer, controls: controlsOf(controls) };
   };
 }
