@@ -40,7 +40,7 @@ async function call(method: string, url: string, payload?: unknown, authorizatio
   return { status: response.status, json: body ? JSON.parse(body) : undefined };
 }
 
-const track = (event: Record<string, unknown>) => call('POST', '/v1/track', { userId: 'u', ...event }, basicAuth(writeKey));
+const track = (event: Record<string, unknown>, route = 'track') => call('POST', `/v1/${route}`, { userId: 'u', ...event }, basicAuth(writeKey));
 
 /** The process still serves: ingestion answers, /health is 200, and it has not exited. */
 async function stillServing(): Promise<void> {
@@ -98,10 +98,11 @@ const CRASH_SHAPES: Array<[string, { type: string; key?: string; jsonSchema: Rec
 ];
 
 /** Events that met each crash shape: invalid ones (the async rejection), and values past every bound. */
-const HOSTILE_EVENTS = [
-  { event: 'Order Completed', properties: { total: 'not a number' } },
-  { event: 'Order Completed', properties: { total: `http://${':'.repeat(20_000)}!` } },
-  { type: 'identify', traits: { a: 1 } },
+const HOSTILE_EVENTS: Array<[string, Record<string, unknown>]> = [
+  ['track', { event: 'Order Completed', properties: { total: 'not a number' } }],
+  ['track', { event: 'Order Completed', properties: { total: `http://${':'.repeat(20_000)}!` } }],
+  ['identify', { traits: { a: 1 } }],
+  ['page', { name: 'Home', properties: { a: 1 } }],
 ];
 
 describe('each known crash shape', () => {
@@ -119,7 +120,7 @@ describe('each known crash shape', () => {
   it('planted in the store as an older version might have saved them, every shape is skipped at ingest, and the process keeps serving', async () => {
     const planted = CRASH_SHAPES.map(([, rule], i) => ({ ...rule, key: rule.key === undefined ? undefined : `${rule.key}`, version: i + 1 }));
     expect(await store.trackingPlans.replaceRules(planId, planted as never)).toBe(true);
-    for (const event of HOSTILE_EVENTS) expect((await track(event)).status).toBe(200);
+    for (const [route, event] of HOSTILE_EVENTS) expect([route, (await track(event, route)).status]).toEqual([route, 200]);
     await stillServing();
     // The real fix held: nothing reached the process-level safety net.
     const metrics = await fetch(`${api.url}/metrics`).then((res) => res.text());
