@@ -48,6 +48,8 @@ export interface Metrics {
   trackingPlanViolations: Counter<'source' | 'event_type' | 'violation_type'>;
   /** `Violation Generated` events not forwarded because their (source, event, field) reached its cap for the minute. */
   violationsSuppressed: Counter<'source'>;
+  /** Rejections nobody awaited and exceptions outside any request that the API's safety net caught (stray-errors.ts): each one a defect. */
+  strayErrors: Counter<'kind'>;
 }
 
 /** The counters that carry a destination id: bounded by the configured destinations (forgetDestinations). */
@@ -143,6 +145,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'switchyard_tracking_plan_violations_suppressed_total',
       help: 'Violation Generated events not forwarded because their (source, event, field) reached the per-minute cap, by source id.',
       labelNames: ['source'],
+      registers,
+    }),
+    strayErrors: new Counter({
+      name: 'switchyard_stray_errors_total',
+      help: 'Rejected promises nobody awaited and exceptions thrown outside any request, caught by the API process so it keeps serving; each is a defect (kind: unhandled_rejection, uncaught_exception).',
+      labelNames: ['kind'],
       registers,
     }),
   };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { request, type Agent } from 'undici';
 import { accessTokenOf, tokenRequestBody, tokenReuseMs } from '../delivery/outbound-auth';
+import { BoundedMap } from '../bounded-map';
 import type { OutboundAuth } from '../mappings/types';
 
 type OAuth2 = Extract<OutboundAuth, { type: 'oauth2' }>;
@@ -8,6 +9,8 @@ export type TokenAnswer = { token: string } | { reason: string };
 
 /** A token endpoint's answer is read up to this much: a token response is small. */
 const TOKEN_BODY_CAP = 64 * 1024;
+/** Tokens kept per worker: one per OAuth2 setting in use; past this many the least recently used is fetched again when next asked. */
+const MAX_TOKENS = 10_000;
 
 /**
  * OAuth2 client-credentials tokens, fetched by the worker and shared by all its requests
@@ -17,7 +20,7 @@ const TOKEN_BODY_CAP = 64 * 1024;
  * certificates verified). Tokens live in this process's memory only.
  */
 export class OAuth2Tokens {
-  private readonly cached = new Map<string, { token: string; untilMs: number }>();
+  private readonly cached = new BoundedMap<string, { token: string; untilMs: number }>(MAX_TOKENS);
   private readonly fetching = new Map<string, Promise<TokenAnswer>>();
 
   constructor(private readonly agent: Agent) {}

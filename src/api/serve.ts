@@ -11,6 +11,7 @@ import { temporalSyncSchedules } from '../temporal/temporal-sync-schedules';
 import { temporalReplays } from '../temporal/replays';
 import { buildApp } from './app';
 import { createMetrics, type Metrics } from '../metrics';
+import { keepServingOnStrayErrors } from '../stray-errors';
 
 /** A request still open this long after a stop (a client trickling its body) is cut off so the process can exit. */
 const DRAIN_LIMIT_MS = 30_000;
@@ -35,8 +36,11 @@ export async function serveApi(
   if (!privacy.keyring) {
     logger.warn('PAYLOAD_ENCRYPTION=off: payloads reach Temporal unencrypted, and receiver credentials (shared secrets, signing secrets, header values) are stored in plaintext (docs/privacy.md)');
   }
+  const served = metrics ?? createMetrics();
+  // Before the first request: a rejection nobody awaited is logged and counted, never the end of the process.
+  lifecycle.opened('stray-error net', keepServingOnStrayErrors(logger, served), (release) => release());
   const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, privacy.keyring, temporal.starter !== undefined && config.ingestEagerStart));
-  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), replays: temporalReplays(temporal.client, config.temporalTaskQueue), operationalEvents: temporalOperationalEvents(temporal.client, store, operationalTaskQueue(config.temporalTaskQueue)), logger, metrics: metrics ?? createMetrics(), ...privacy });
+  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), replays: temporalReplays(temporal.client, config.temporalTaskQueue), operationalEvents: temporalOperationalEvents(temporal.client, store, operationalTaskQueue(config.temporalTaskQueue)), logger, metrics: served, ...privacy });
   lifecycle.opened('HTTP API', app, (opened) => {
     setTimeout(() => opened.server.closeAllConnections(), DRAIN_LIMIT_MS).unref();
     return opened.close();

@@ -1,10 +1,6 @@
-import { validateMapping } from './mapping-kit';
-import { mappingPathViolation } from './mapping-paths';
-import { unknownLiquidFilterIn } from './liquid-filters';
-import { parseFql } from '../rules/fql';
+import { compileProgram } from '../programs/compile-program';
 import { headerNameRule, headerValueRule, webhookUrlRule, type RuleViolation } from '../delivery/webhook-rules';
 import { MASKED_VALUE } from './masked-headers';
-import { renderFailure } from './render-check';
 import { MAX_MAPPING_HEADERS, MAX_MAPPINGS, type ActionsMapping, type OutboundAuth, type TlsSettings } from './types';
 
 /**
@@ -17,38 +13,13 @@ import { MAX_MAPPING_HEADERS, MAX_MAPPINGS, type ActionsMapping, type OutboundAu
 /** Segment's dashboard names a mapping in at most this many characters. */
 export const MAX_MAPPING_NAME_LENGTH = 64;
 
-/** The messages of a mapping-kit validation failure (an AggregateError of ValidationErrors), first lines only. */
-function validationMessages(err: unknown): string[] {
-  const each = err && typeof err === 'object' && Symbol.iterator in err ? [...(err as Iterable<unknown>)] : [err];
-  return each.map((e) => (e instanceof Error ? e.message : String(e)).trim().split('\n')[0].replace(/^ValidationError: /, ''));
-}
-
-/** Why this `data` mapping cannot be saved (Segment's words: `/who has an invalid directive: @nonsense.`), if it cannot. */
-export function mappingDataRule(data: unknown): string | undefined {
-  // Paths and nesting first: the kit's validator recurses and its `get` walks inherited properties.
-  const unsafe = mappingPathViolation(data);
-  if (unsafe) return `${unsafe.at} ${unsafe.rule}`;
-  try {
-    validateMapping(data);
-    return undefined;
-  } catch (err) {
-    return validationMessages(err).join('; ');
-  }
-}
-
-/** An `@liquid` template naming a filter Liquid does not have, which the kit would silently skip. */
-function unknownFilterRule(data: unknown): string | undefined {
-  const found = unknownLiquidFilterIn(data);
-  return found && `${found.pointer}: @liquid uses the unknown filter ${JSON.stringify(found.filter)} (the kit would skip it and send the value unfiltered)`;
-}
-
 function mappingViolation(mapping: ActionsMapping, index: number): RuleViolation | undefined {
   const at = `mappings[${index}]`;
   const named = `mapping ${JSON.stringify(mapping.name)}`;
   if (mapping.name.trim() === '') return { field: `${at}.name`, rule: 'must not be empty' };
   if (mapping.name.length > MAX_MAPPING_NAME_LENGTH) return { field: `${at}.name`, rule: `at most ${MAX_MAPPING_NAME_LENGTH} characters` };
-  const trigger = parseFql(mapping.trigger);
-  if (!trigger.ok) return { field: `${at}.trigger`, rule: `${named}: at column ${trigger.error.column}: ${trigger.error.message}` };
+  const trigger = compileProgram('fql', mapping.trigger);
+  if (!trigger.ok) return { field: `${at}.trigger`, rule: `${named}: at column ${trigger.error.column}: ${trigger.error.rule}` };
   const urlRule = webhookUrlRule(mapping.settings.url);
   if (urlRule) return { field: `${at}.settings.url`, rule: `${named}: ${urlRule}` };
   const headers = Object.entries(mapping.settings.headers);
@@ -57,8 +28,8 @@ function mappingViolation(mapping: ActionsMapping, index: number): RuleViolation
     const rule = headerNameRule(name) ?? headerValueRule(value);
     if (rule) return { field: `${at}.settings.headers.${name}`, rule: `${named}: ${rule}` };
   }
-  const dataRule = mappingDataRule(mapping.settings.data) ?? unknownFilterRule(mapping.settings.data) ?? renderFailure(mapping.settings.data, trigger.condition);
-  if (dataRule) return { field: `${at}.settings.data`, rule: `${named}: ${dataRule}` };
+  const data = compileProgram('mapping', { data: mapping.settings.data, trigger: trigger.program });
+  if (!data.ok) return { field: `${at}.settings.data`, rule: `${named}: ${data.error.rule}` };
   return undefined;
 }
 

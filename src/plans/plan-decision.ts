@@ -137,12 +137,18 @@ function withoutNames(body: MessageBody, section: 'properties' | 'traits', names
   return { ...body, [section]: kept, context: { ...context, protocols: { ...protocols, omitted } } };
 }
 
-/** The top-level names of `section` that these violations are about (a nested field omits its top-level name). */
-function offendingNames(violations: readonly Violation[], section: 'properties' | 'traits', present: Record<string, unknown>): string[] {
+/**
+ * The top-level names of `section` that these schema errors are about (a nested field omits its
+ * top-level name). Read from the error's JSON Pointer, segment by segment with RFC 6901's escapes
+ * undone, never from the dotted field: a name may itself hold a `.` (`card.number`) or a `/`.
+ */
+function offendingNames(errors: readonly SchemaError[], section: 'properties' | 'traits', present: Record<string, unknown>): string[] {
   const names = new Set<string>();
-  for (const { field } of violations) {
-    const [head, name] = field.split('.');
-    if (head === section && name !== undefined && Object.hasOwn(present, name)) names.add(name);
+  for (const { instancePath } of errors) {
+    const segments = instancePath.split('/');
+    if (segments.length < 3 || segments[1] !== section) continue;
+    const name = segments[2].replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Object.hasOwn(present, name)) names.add(name);
   }
   return [...names];
 }
@@ -220,12 +226,11 @@ export function decidePlan(body: MessageBody, plan: CompiledPlan | undefined, co
     // 3. The rule's own schema, on what the earlier stages left.
     const errors = rule.check(state ? state.current : body);
     if (errors.length > 0) {
-      const before = violations ? violations.length : 0;
       violations = addViolations(violations, errors, 'rule-violations');
       if (effects.ruleViolations === 'block') return blockedVerdict(body, violations, 'rule-violations', rule.version);
       if (effects.ruleViolations === 'omit') {
         const current = state ? state.current : body;
-        state = omitFrom(state, body, section, offendingNames(violations.slice(before), section, (current[section] as Record<string, unknown>) ?? {}), 'rule-violations');
+        state = omitFrom(state, body, section, offendingNames(errors, section, isObject(current[section]) ? current[section] : {}), 'rule-violations');
       }
     }
   }
@@ -236,12 +241,11 @@ export function decidePlan(body: MessageBody, plan: CompiledPlan | undefined, co
   if (commonRule) {
     const errors = commonRule.check(state ? state.current : body);
     if (errors.length > 0) {
-      const before = violations ? violations.length : 0;
       violations = addViolations(violations, errors, 'common-violations');
       if (effects.commonViolations === 'block') return blockedVerdict(body, violations, 'common-violations', rule?.version);
       if (effects.commonViolations === 'omit' && section) {
         const current = state ? state.current : body;
-        state = omitFrom(state, body, section, offendingNames(violations.slice(before), section, isObject(current[section]) ? current[section] : {}), 'common-violations');
+        state = omitFrom(state, body, section, offendingNames(errors, section, isObject(current[section]) ? current[section] : {}), 'common-violations');
       }
     }
   }

@@ -1,8 +1,18 @@
+import { BoundedMap } from '../bounded-map';
 import { minuteOf } from '../delivery/webhook-health';
 import type { ViolationCount } from '../store/types';
 import type { Violation } from './violations';
 
 const SEP = '\u0000';
+
+/** Distinct violation rows an API process adds up between two flushes; past it, new fields are counted under OVERFLOW_FIELD. */
+const MAX_AGGREGATED = 10_000;
+/** Room kept beyond MAX_AGGREGATED for the overflow rows themselves (one per source, minute, event and type), so folding never evicts a count. */
+const OVERFLOW_ROOM = 1_000;
+/** Where the rows past MAX_AGGREGATED are counted, so no count is lost while memory stays bounded. */
+export const OVERFLOW_FIELD = '(other fields)';
+/** (source, event, field) keys the forwarding cap tracks in a minute; past it, the least recently used starts over. */
+const MAX_CAPPED = 10_000;
 
 /** Where a violation was seen: the message's call type, its event (track) or page/screen name, its id. */
 export interface ViolatingMessage {
@@ -17,7 +27,7 @@ export interface ViolatingMessage {
  * a write. Pure: no clock, no I/O.
  */
 export class ViolationAggregator {
-  private readonly counts = new Map<string, ViolationCount>();
+  private readonly counts = new BoundedMap<string, ViolationCount>(MAX_AGGREGATED + OVERFLOW_ROOM);
 
   get size(): number {
     return this.counts.size;
@@ -31,8 +41,13 @@ export class ViolationAggregator {
     }
   }
 
-  private addCount(row: ViolationCount): void {
-    const key = [row.sourceId, row.minute, row.eventType, row.eventName, row.field, row.violationType].join(SEP);
+  private addCount(given: ViolationCount): void {
+    let key = [given.sourceId, given.minute, given.eventType, given.eventName, given.field, given.violationType].join(SEP);
+    let row = given;
+    if (!this.counts.has(key) && this.counts.size >= MAX_AGGREGATED) {
+      row = { ...given, field: OVERFLOW_FIELD, description: `${OVERFLOW_FIELD}: more distinct violations than one flush keeps` };
+      key = [row.sourceId, row.minute, row.eventType, row.eventName, row.field, row.violationType].join(SEP);
+    }
     const seen = this.counts.get(key);
     if (!seen) {
       this.counts.set(key, { ...row });
@@ -44,7 +59,7 @@ export class ViolationAggregator {
   }
 
   drain(): ViolationCount[] {
-    const rows = [...this.counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
+    const rows = [...this.counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
     this.counts.clear();
     return rows;
   }
@@ -60,7 +75,7 @@ export class ViolationAggregator {
  */
 export class ViolationCap {
   private minute = -1;
-  private readonly sent = new Map<string, number>();
+  private readonly sent = new BoundedMap<string, number>(MAX_CAPPED);
 
   constructor(private readonly perMinute: number) {}
 

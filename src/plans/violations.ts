@@ -71,13 +71,9 @@ const BY_KEYWORD: Record<string, ViolationType> = {
   if: 'Composition',
 };
 
-/** What the plan decision reads of a validator's error (ajv's ErrorObject has these fields). */
-export interface SchemaError {
-  keyword: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  message?: string;
-}
+/** What the plan decision reads of a validator's error: the boundary for user programs answers these. */
+export type { SchemaError } from '../programs/json-schema';
+import type { SchemaError } from '../programs/json-schema';
 
 /** `/properties/price` → `properties.price` (JSON Pointer escapes undone). */
 export function fieldOf(instancePath: string): string {

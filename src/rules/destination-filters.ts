@@ -1,4 +1,5 @@
-import { parseFql, type FqlCondition, type FqlErrorRule } from './fql';
+import { compileProgram } from '../programs/compile-program';
+import type { FqlCondition, FqlErrorRule } from './fql';
 import { conditionMatches } from './fql-match';
 import { allowOwnProperties, dropOwnProperties, ownValueAt, pathRule } from './safe-path';
 import { sampleKeeps } from './sampling';
@@ -64,17 +65,17 @@ export function compileFilter(id: string, settings: FilterSettings): FilterValid
   if (settings.title.length > MAX_FILTER_TITLE_LENGTH) {
     return fail({ field: 'title', rule: 'too-long', message: `is at most ${MAX_FILTER_TITLE_LENGTH} characters` });
   }
-  const parsed = parseFql(settings.if);
+  const parsed = compileProgram('fql', settings.if);
   if (!parsed.ok) {
-    const { column, rule, message } = parsed.error;
-    return fail({ field: 'if', rule, position: column, message: `at column ${column}: ${message}` });
+    const { column = 1, code = 'invalid', rule } = parsed.error;
+    return fail({ field: 'if', rule: code as FqlErrorRule, position: column, message: `at column ${column}: ${rule}` });
   }
   if (settings.actions.length === 0) return fail({ field: 'actions', rule: 'required', message: 'needs at least one action' });
   for (const [index, action] of settings.actions.entries()) {
     const error = actionError(action, `actions[${index}]`);
     if (error) return fail(error);
   }
-  return { ok: true, filter: { id, title: settings.title, enabled: settings.enabled, condition: parsed.condition, actions: settings.actions } };
+  return { ok: true, filter: { id, title: settings.title, enabled: settings.enabled, condition: parsed.program, actions: settings.actions } };
 }
 
 /** A destination takes at most 10 filters; `existing` is how many it has before this one. */

@@ -1,4 +1,5 @@
-import { parseFql, type FqlCondition } from './fql';
+import { compileProgram } from '../programs/compile-program';
+import type { FqlCondition } from './fql';
 import { conditionMatches } from './fql-match';
 
 /** A mapping's trigger parsed once, by the same FQL parser and evaluator as destination filters. */
@@ -13,12 +14,9 @@ export interface CompiledTrigger {
  * trigger can never fail ingestion.
  */
 export function compileTrigger(mapping: { name: string; trigger: string }): CompiledTrigger | undefined {
-  try {
-    const parsed = parseFql(mapping.trigger);
-    return parsed.ok ? { name: mapping.name, condition: parsed.condition } : undefined;
-  } catch {
-    return undefined;
-  }
+  // The boundary for user programs answers every source as a value: it never throws.
+  const parsed = compileProgram('fql', mapping.trigger);
+  return parsed.ok ? { name: mapping.name, condition: parsed.program } : undefined;
 }
 
 /** The names of the mappings whose trigger this message meets, in saved order. */

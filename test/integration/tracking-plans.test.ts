@@ -85,7 +85,7 @@ describe('plans and rules in Segment\'s shapes', () => {
     );
     const typo = await admin('PUT', `/admin/tracking-plans/${plan.id}/rules`, { rules: [{ ...orderCompleted(), jsonSchema: { ...orderCompleted().jsonSchema, requird: ['x'] } }] });
     expect(typo.statusCode).toBe(400);
-    expect(typo.json().message).toContain('unknown keyword: "requird"');
+    expect(typo.json().message).toBe('rules[0].jsonSchema/requird: (TRACK "Order Completed" version 1) unknown keyword "requird"');
 
     const rules = await admin('GET', `/admin/tracking-plans/${plan.id}/rules?pagination[count]=10`);
     expect(rules.json()).toMatchObject({ rules: [{ type: 'TRACK', key: 'Order Completed', version: 1, jsonSchema: orderCompleted().jsonSchema }], pagination: { totalEntries: 1 } });

@@ -1,6 +1,6 @@
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { isDateTime, isJsSpace } from '../../src/plans/date-time-format';
+import { isDateTime, isJsSpace } from '../../src/programs/json-schema-date-time';
 
 /**
  * The tracking plan's `date-time` check answers exactly as ajv-formats' full

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
-import { compileRule, re2Search, unterminatedQuote } from '../../src/plans/rule-validator';
+import { compileProgram } from '../../src/programs/compile-program';
+import { re2Search, unterminatedQuote } from '../../src/programs/re2';
 
 /**
  * A rule's pattern matched as the whole string `(?s:.*)(?:pattern)(?s:.*)`
@@ -115,7 +116,7 @@ describe('re2Search, JSON Schema\'s `pattern` on RE2', () => {
   });
 
   it('accepts at save every pattern RE2 accepts on its own, an unended \\Q quote included', () => {
-    for (const pattern of PATTERNS) expect([pattern, compileRule({ properties: { properties: { properties: { sku: { type: 'string', pattern } } } } }).ok]).toEqual([pattern, true]);
+    for (const pattern of PATTERNS) expect([pattern, compileProgram('json-schema', { properties: { properties: { properties: { sku: { type: 'string', pattern } } } } }).ok]).toEqual([pattern, true]);
   });
 
   it('stays linear: ^(a+)+$ against 100,000 a\'s and a ! answers in milliseconds', () => {

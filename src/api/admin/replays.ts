@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { isReplayOpen, NO_COUNTS, REPLAY_ID_PATTERN, REPLAY_STATUSES, type Replay, type ReplayStatus } from '../../delivery/replay';
 import { ReplayChangeUnanswered, type ReplayChange, type Replays } from '../../ports';
 import { replayArchiveFrom, replayRange } from '../../delivery/replay-range';
-import { parseFql } from '../../rules/fql';
+import { compileProgram } from '../../programs/compile-program';
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
 import { errorReplies, ErrorReply } from './schemas';
@@ -150,8 +150,8 @@ export const replayRoutes: FastifyPluginAsyncTypebox<{ store: Store; replays: Re
         if (destination?.sourceId !== sourceId) throw badRequest(`destinationId: is not a destination of source ${sourceId}`);
       }
       if (trigger !== undefined) {
-        const parsed = parseFql(trigger);
-        if (!parsed.ok) throw badRequest(`trigger: ${parsed.error.message} (column ${parsed.error.column})`);
+        const parsed = compileProgram('fql', trigger);
+        if (!parsed.ok) throw badRequest(`trigger: ${parsed.error.rule} (column ${parsed.error.column})`);
       }
       const replay: Replay = {
         id: `rpl_${randomBytes(16).toString('hex')}`,
