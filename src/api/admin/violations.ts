@@ -4,6 +4,7 @@ import { minuteOf, MINUTE_MS } from '../../delivery/webhook-health';
 import { VIOLATION_RETENTION_MINUTES } from '../../plans/violation-recorder';
 import { VIOLATION_TYPES } from '../../plans/violations';
 import type { Store } from '../../store/types';
+import { MAX_VIOLATION_KINDS, MAX_VIOLATION_ROWS } from '../../store/tracking-plans';
 import { badRequest, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 
@@ -11,6 +12,7 @@ const ViolationsQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Start of the window (default: 24 hours before `until`); counts are per minute.' })),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'End of the window (default: now), exclusive; the minute it falls in is included.' })),
   eventName: Type.Optional(Type.String({ maxLength: 200, description: 'Only this event (track) or page/screen name.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_VIOLATION_KINDS, description: `The most kinds answered, most frequent first (default and most ${MAX_VIOLATION_KINDS}); counted over the window's newest ${MAX_VIOLATION_ROWS} per-minute rows.` })),
 });
 
 const ViolationView = Type.Object({
@@ -25,7 +27,7 @@ const ViolationView = Type.Object({
   lastMessageId: Type.String(),
 });
 
-/** Issue 42 item 5: a source's violations in a window, one record per (event, field, violation type), most frequent first. */
+/** A source's violations in a window, one record per (event, field, violation type), most frequent first. */
 export const violationRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: () => number }> = async (app, { store, clock = Date.now }) => {
   app.get('/sources/:id/violations', { schema: { params: IdParams, querystring: ViolationsQuery, response: { 200: Type.Object({ violations: Type.Array(ViolationView) }), ...errorReplies } } }, async (request) => {
     if (!(await store.sources.get(request.params.id))) throw notFound(`source ${request.params.id}`);
@@ -33,6 +35,6 @@ export const violationRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: 
     const sinceMs = request.query.since !== undefined ? Date.parse(request.query.since) : untilMs - 24 * 60 * MINUTE_MS;
     if (sinceMs >= untilMs) throw badRequest('until: must be later than since');
     if (untilMs - sinceMs > VIOLATION_RETENTION_MINUTES * MINUTE_MS) throw badRequest(`since: the window may span at most ${VIOLATION_RETENTION_MINUTES / (24 * 60)} days (violations are kept that long)`);
-    return { violations: await store.violations.list(request.params.id, minuteOf(sinceMs), minuteOf(untilMs) + 1, request.query.eventName) };
+    return { violations: await store.violations.list(request.params.id, minuteOf(sinceMs), minuteOf(untilMs) + 1, request.query.eventName, request.query.limit ?? MAX_VIOLATION_KINDS) };
   });
 };
