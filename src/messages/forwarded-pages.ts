@@ -9,12 +9,13 @@ export const FORWARDED_PAGE_CALLS = 100;
  * 32 KB is refused alone, never its whole batch), the rest in pages of at most FORWARDED_PAGE_CALLS
  * calls and MAX_BATCH_BYTES bytes, in order. Pure.
  */
-export function forwardedPages(calls: readonly Call[]): { pages: Call[][]; refused: string[] } {
-  const pages: Call[][] = [];
+export function forwardedPages<T = Call>(items: readonly T[], callOf: (item: T) => Call = (item) => item as unknown as Call): { pages: T[][]; refused: string[] } {
+  const pages: T[][] = [];
   const refused: string[] = [];
-  let page: Call[] = [];
+  let page: T[] = [];
   let bytes = 0;
-  for (const call of calls) {
+  for (const item of items) {
+    const call = callOf(item);
     const problem = callProblem(call);
     if (problem) {
       refused.push(problem);
@@ -26,7 +27,7 @@ export function forwardedPages(calls: readonly Call[]): { pages: Call[][]; refus
       page = [];
       bytes = 0;
     }
-    page.push(call);
+    page.push(item);
     bytes += size;
   }
   if (page.length > 0) pages.push(page);

@@ -1,16 +1,32 @@
+import { InterceptingCall, status as grpcStatus, type Interceptor } from '@grpc/grpc-js';
 import { violationMessageId } from '../../src/plans/forwarding';
 import { MAX_VIOLATIONS_PER_MESSAGE, MORE_VIOLATIONS_FIELD } from '../../src/plans/violation-bounds';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { ADMIN_TOKEN, basicAuth, deliveryResult, hasDeliveryWorkflow, startSystem, type TestSystem } from '../helpers/system';
+import { ADMIN_TOKEN, basicAuth, deliveryResult, forwardingJobDone, hasDeliveryWorkflow, startSystem, type TestSystem } from '../helpers/system';
 
 /**
  * Violation forwarding is bounded, from the public write key: a message's violations are grouped per
  * field (array indexes as `[]`) and at most a fixed number per message, each `Violation Generated`
- * carries Segment's properties and quotes bounded names, and one oversized `Violation Generated` is
- * left out alone, never its forwarded batch. Real API, real Temporal, the run's worker and store,
- * real receivers; every source, plan and id is this file's own.
+ * carries Segment's properties and quotes bounded names, one oversized `Violation Generated` is
+ * left out alone, never its forwarded batch, and a forwarding target that fails never answers the
+ * origin's sender 503. Real API, real Temporal, the run's worker and store, real receivers; every
+ * source, plan and id is this file's own.
  */
+
+/** The source whose delivery starts the API's client is refused (PERMISSION_DENIED, not retried); undefined: none. */
+let refusedTarget: string | undefined;
+/** Refuses this API's starts of the refused source's deliveries on the wire: that source fails to ingest from here, as a broken target would. */
+const refuseTargetStarts: Interceptor = (options, nextCall) => {
+  if (!options.method_definition.path.endsWith('/StartWorkflowExecution')) return new InterceptingCall(nextCall(options));
+  const call: InterceptingCall = new InterceptingCall(nextCall(options), {
+    sendMessage(message, next) {
+      if (refusedTarget && Buffer.from(message as Uint8Array).includes(`message:${refusedTarget}:`)) call.cancelWithStatus(grpcStatus.PERMISSION_DENIED, 'refused by the test: a failing forwarding target');
+      else next(message);
+    },
+  });
+  return call;
+};
 
 let system: TestSystem;
 const receivers: Receiver[] = [];
@@ -18,7 +34,7 @@ const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 beforeAll(async () => {
   // Violations flushed every 200 ms: the violations route catches up fast.
-  system = await startSystem({ healthFlushInterval: 200 });
+  system = await startSystem({ healthFlushInterval: 200 }, [refuseTargetStarts]);
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -63,6 +79,7 @@ it('a 12 KB event of 6,000 wrong items is one violation of properties.items[], s
   expect((await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(writeKey) }, payload: event })).statusCode).toBe(200);
 
   const generated = violationMessageId('vb-items', { field: 'properties.items[]', violationType: 'Datatype' });
+  await forwardingJobDone(system.client, violations.id, [generated]);
   expect(await deliveryResult(system.client, violations.id, generated)).toMatchObject({ ok: true });
   // Not one forwarded call per item: the first item's own id has no workflow.
   expect(await hasDeliveryWorkflow(system.client, violations.id, violationMessageId('vb-items', { field: 'properties.items.0', violationType: 'Datatype' }))).toBe(false);
@@ -90,6 +107,8 @@ it(`an event with 3,000 unplanned names forwards at most ${MAX_VIOLATIONS_PER_ME
   expect(await metric(`switchyard_tracking_plan_violations_total{source="${shop.id}",event_type="track",violation_type="Unplanned-Property"}`)).toBe(MAX_VIOLATIONS_PER_MESSAGE - 1);
   // The cap (VIOLATION_EVENTS_PER_MINUTE, 10 by default) per (source, rule, violation type) then lets 10 of those through, and the summary.
   const summary = violationMessageId('vb-names', { field: MORE_VIOLATIONS_FIELD, violationType: 'Other' });
+  const forwarded = [...Array.from({ length: 10 }, (_, i) => violationMessageId('vb-names', { field: `properties.n${i}`, violationType: 'Unplanned-Property' })), summary];
+  await forwardingJobDone(system.client, violations.id, forwarded);
   expect(await deliveryResult(system.client, violations.id, summary)).toMatchObject({ ok: true });
   await hook.waitForRequests(11);
   const received = bodies(hook);
@@ -107,6 +126,7 @@ it("carries Segment's properties: the call's own sentAt, appVersion, sourceSlug,
   expect((await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(writeKey) }, payload: event })).statusCode).toBe(200);
 
   const generated = violationMessageId('vb-shape', { field: 'event', violationType: 'Unplanned-Event' });
+  await forwardingJobDone(system.client, violations.id, [generated]);
   expect(await deliveryResult(system.client, violations.id, generated)).toMatchObject({ ok: true });
   const [body] = bodies(hook);
   expect(body.properties).toMatchObject({ eventMessageID: 'vb-shape', eventName: longName, eventSentAt: sentAt, appVersion: '2.1.0', sourceName: shop.name, sourceSlug: 'violation-bounds-shape', violationField: 'event' });
@@ -123,7 +143,26 @@ it('one oversized Violation Generated is left out alone: the other violations of
   const small = { type: 'track', userId: 'vb-u', event: 'Small Unplanned', messageId: 'vb-small' };
   expect((await system.app.inject({ method: 'POST', url: '/v1/batch', headers: { authorization: basicAuth(writeKey) }, payload: { batch: [big, small] } })).statusCode).toBe(200);
 
-  expect(await deliveryResult(system.client, violations.id, violationMessageId('vb-small', { field: 'event', violationType: 'Unplanned-Event' }))).toMatchObject({ ok: true });
+  const smallId = violationMessageId('vb-small', { field: 'event', violationType: 'Unplanned-Event' });
+  await forwardingJobDone(system.client, violations.id, [smallId]);
+  expect(await deliveryResult(system.client, violations.id, smallId)).toMatchObject({ ok: true });
   expect(await hasDeliveryWorkflow(system.client, violations.id, violationMessageId('vb-big', { field: 'event', violationType: 'Unplanned-Event' }))).toBe(false);
   expect(bodies(hook).map((b) => b.properties.eventMessageID)).toEqual(['vb-small']);
+});
+
+it("a forwarding target that fails to ingest never answers the origin's sender 503, and its forwarded calls still arrive", async () => {
+  const { writeKey, violations, hook } = await forwardingSource('failing target', [itemsRule]);
+  refusedTarget = violations.id;
+  try {
+    const event = { type: 'track', userId: 'vb-u', event: 'Unplanned Here', messageId: 'vb-failing' };
+    const reply = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(writeKey) }, payload: event });
+    expect(reply.statusCode).toBe(200);
+    // The target's ingestion runs in the forwarding job, on the worker, whose starts are not refused.
+    const generated = violationMessageId('vb-failing', { field: 'event', violationType: 'Unplanned-Event' });
+    await forwardingJobDone(system.client, violations.id, [generated]);
+    expect(await deliveryResult(system.client, violations.id, generated)).toMatchObject({ ok: true });
+    expect(bodies(hook).map((b) => b.properties.eventMessageID)).toEqual(['vb-failing']);
+  } finally {
+    refusedTarget = undefined;
+  }
 });
