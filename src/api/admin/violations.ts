@@ -12,7 +12,8 @@ const ViolationsQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Start of the window (default: 24 hours before `until`); counts are per minute.' })),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'End of the window (default: now), exclusive; the minute it falls in is included.' })),
   eventName: Type.Optional(Type.String({ maxLength: 200, description: 'Only this event (track) or page/screen name.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_VIOLATION_KINDS, description: `The most kinds answered, most frequent first (default and most ${MAX_VIOLATION_KINDS}); counted over the window's newest ${MAX_VIOLATION_ROWS} per-minute rows.` })),
+  // Query strings arrive as text (the app's Ajv does not coerce types), so the limit is checked as digits.
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `The most kinds answered, most frequent first: 1 to ${MAX_VIOLATION_KINDS} (default ${MAX_VIOLATION_KINDS}); counted over the window's newest ${MAX_VIOLATION_ROWS} per-minute rows.` })),
 });
 
 const ViolationView = Type.Object({
@@ -35,6 +36,8 @@ export const violationRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: 
     const sinceMs = request.query.since !== undefined ? Date.parse(request.query.since) : untilMs - 24 * 60 * MINUTE_MS;
     if (sinceMs >= untilMs) throw badRequest('until: must be later than since');
     if (untilMs - sinceMs > VIOLATION_RETENTION_MINUTES * MINUTE_MS) throw badRequest(`since: the window may span at most ${VIOLATION_RETENTION_MINUTES / (24 * 60)} days (violations are kept that long)`);
-    return { violations: await store.violations.list(request.params.id, minuteOf(sinceMs), minuteOf(untilMs) + 1, request.query.eventName, request.query.limit ?? MAX_VIOLATION_KINDS) };
+    const limit = request.query.limit === undefined ? MAX_VIOLATION_KINDS : Number(request.query.limit);
+    if (limit < 1 || limit > MAX_VIOLATION_KINDS) throw badRequest(`limit: must be from 1 to ${MAX_VIOLATION_KINDS}`);
+    return { violations: await store.violations.list(request.params.id, minuteOf(sinceMs), minuteOf(untilMs) + 1, request.query.eventName, limit) };
   });
 };
