@@ -4,6 +4,7 @@ import type { LatestRun, RedeliveryFilter, RedeliveryJob, RedeliveryProgress } f
 import type { DeliveryInput, MessageType } from './delivery/types';
 import type { ComputationRef } from './personas/types';
 import type { ReplayPlan } from './delivery/replay';
+import type { ForwardingJob } from './messages/forwarding-job';
 
 /**
  * What the API and the message path need from Temporal, as interfaces: src/temporal/ implements
@@ -67,6 +68,11 @@ export interface Deliveries {
    * ones ask again at once instead of at their next check. Returns how many were told.
    */
   wakeHeld(destinationId: string, why: WakeReason): Promise<number>;
+  /**
+   * Starts a tracking plan's forwarding job (messages/forwarding-job.ts) unless one of its id was
+   * started already; resolves once Temporal holds it. Absent where nothing is forwarded.
+   */
+  forward?(job: ForwardingJob, deadline?: number): Promise<void>;
 }
 
 /** Why held deliveries are woken: their destination was resumed, or its rate limit or a URL's backpressure changed. */

@@ -16,6 +16,8 @@ import { OAuth2Tokens } from './oauth2-tokens';
 import { webhookAgents } from './webhook-agents';
 import type { AttemptRecorder } from './health-recorder';
 import type { Metrics } from '../metrics';
+import type { IngestDependencies } from '../messages/ingest-calls';
+import { makeForwardingActivities } from './forward-calls';
 
 /**
  * A first attempt runs as a local activity only while its webhook answers within this long: a
@@ -38,7 +40,7 @@ export function createActivities(
   store: Store,
   config: Pick<Config, 'egressAllowlist' | 'deliveryTimeout' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow' | 'archiveRetention' | 'replayLiveLagLimit'> & PersonasConfig,
   /** `keyring`: hashes the user ids that go into what Temporal shows (Personas message ids); undefined with PAYLOAD_ENCRYPTION=off. */
-  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; replays?: ReplayDeliveries; keyring: Keyring | undefined; operationalEvents?: OperationalEvents },
+  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; replays?: ReplayDeliveries; keyring: Keyring | undefined; operationalEvents?: OperationalEvents; forwardedIngest?: () => IngestDependencies },
   metrics?: Metrics,
   health?: AttemptRecorder,
 ) {
@@ -55,6 +57,8 @@ export function createActivities(
     ...makePersonasActivities(store, config, temporal),
     ...makeRedeliveryActivities(store, deliveryPolicy(config), temporal.redeliveries),
     ...makeReplayActivities(store, deliveryPolicy(config), temporal.keyring, temporal.replays ?? noReplays, config.archiveRetention, { liveLag, limitMs: config.replayLiveLagLimit }),
+    // A tracking plan's forwarding jobs: the target's whole ingest path, on the worker.
+    ...makeForwardingActivities(store, temporal.forwardedIngest),
   };
 }
 

@@ -1,14 +1,11 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { deliveryPolicy, type Config } from '../config';
+import type { Config } from '../config';
 import type { Call } from '../messages/call';
-import { ingestCalls, type IngestDependencies } from '../messages/ingest-calls';
-import { destinationRulesReader } from '../messages/destination-rules';
-import { MessageCountRecorder } from '../messages/message-count-recorder';
-import { deliveryPlanner, type PlanDecisions } from '../messages/plan-deliveries';
-import { bodySealer } from '../messages/seal-bodies';
-import { callArchiver } from '../messages/archive-calls';
+import { ingestCalls } from '../messages/ingest-calls';
+import { ingestDependencies } from '../messages/ingest-dependencies';
+import type { ForwardingJob } from '../messages/forwarding-job';
 import type { Keyring } from '../privacy/keyring';
 import type { Store } from '../store/types';
 import type { Deliveries } from '../ports';
@@ -20,10 +17,6 @@ import { guardIngestion } from './ingest-guard';
 import { INGEST_ROUTES } from './ingest-routes';
 import type { Metrics } from '../metrics';
 import { traceIngestRequest } from '../tracing/ingest-spans';
-import { sourcePlanReader } from '../plans/plan-reader';
-import { StoredViolationRecorder } from '../plans/violation-recorder';
-import { ViolationCap } from '../plans/violation-counts';
-import { planForwarder } from '../messages/forward-plan-calls';
 
 interface IngestOptions {
   store: Store;
@@ -50,33 +43,20 @@ const responses = { 200: Accepted, 400: ErrorReply, 401: ErrorReply, 429: ErrorR
 export const ingestRoutes: FastifyPluginAsync<IngestOptions> = async (parent, { store, deliveries, config, metrics, keyring }) => {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   acceptGzipBodies(app);
-  // The overview's counts, flushed like webhook health; the last ones are written at close.
-  const recorder = new MessageCountRecorder(store, config.healthFlushInterval > 0 ? config.healthFlushInterval : 5_000, metrics, app.log);
-  app.addHook('onClose', () => recorder.close());
-  const decisions: PlanDecisions = {
-    rulesOf: destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message)),
-  };
-  // Violations counted as the overview's counts are; the last ones written at close.
-  const violations = new StoredViolationRecorder(store, config.healthFlushInterval > 0 ? config.healthFlushInterval : 5_000, metrics, app.log);
-  app.addHook('onClose', () => violations.close());
-  const dependencies: IngestDependencies = {
+  // The overview's counts and the violations, flushed like webhook health; the last ones are written at close.
+  // A tracking plan's forwarded calls go as durable jobs, within the request's start timeout.
+  const forward = deliveries.forward?.bind(deliveries);
+  const wiring = ingestDependencies({
     store,
-    plans: sourcePlanReader(store.trackingPlans, (message, planId) => app.log.warn({ planId }, message)),
-    violations,
-    forward: planForwarder(
-      () => dependencies,
-      store.sources,
-      new ViolationCap(config.violationEventsPerMinute),
-      metrics,
-      (message, sourceId) => app.log.warn({ sourceId }, message),
-    ),
     deliveries,
-    planDeliveries: deliveryPlanner(store.destinations, deliveryPolicy(config), keyring && bodySealer(store.dataKeys, keyring), decisions),
-    startTimeoutMs: config.ingestStartTimeout,
+    config,
     metrics,
-    recorder,
-    ...(config.archiveRetention > 0 && { archive: callArchiver(store, keyring) }),
-  };
+    keyring,
+    logger: app.log,
+    ...(forward && { startForwarding: (job: ForwardingJob) => forward(job, Date.now() + config.ingestStartTimeout) }),
+  });
+  app.addHook('onClose', () => wiring.close());
+  const dependencies = wiring.dependencies;
 
   const { sourceOf, lookupMs } = guardIngestion(app, store, config);
 

@@ -150,7 +150,8 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
     return { status: 'unavailable', reason: (err as Error).message };
   }
   if (planned) {
-    // Forwarded before the answer: a failure is the sender's 503 and its retry forwards under the same ids.
+    // Forwarding jobs held by Temporal before the answer; the target's ingestion runs in them
+    // (forwarding-job.ts), so only Temporal refusing a job is the sender's 503, and its retry finds them by id.
     const { controls, plan: compiled } = planned.source;
     const forwarding = request.forwarded ? {} : { violationsTo: controls.forwardingViolationsTo, blockedTo: controls.forwardingBlockedEventsTo };
     // Forwarding reads only the calls whose fate it sees (never a suppressed user's); among them

@@ -35,8 +35,28 @@ export interface ViolationOrigin {
   plan: { id: string; name: string };
 }
 
-/** One `track("Violation Generated")` with Segment's property names. */
+/** A source's name as Segment's `sourceSlug`: lower case, every run of other characters a `-`, at most 100 characters. */
+export function sourceSlug(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100)
+    .replace(/-+$/, '');
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * One `track("Violation Generated")` with Segment's property names: `eventSentAt` is the call's own
+ * sentAt (else its batch's), `appVersion` the original's `context.app.version`, and the original's
+ * `context.app` and `context.library` ride in its context as Segment's do.
+ */
 export function violationEventCall(message: Message, violation: Violation, origin: ViolationOrigin, sentAt: string | undefined): Call {
+  const context = isObject(message.context) ? message.context : {};
+  const app = isObject(context.app) ? context.app : undefined;
+  const library = isObject(context.library) ? context.library : undefined;
+  const appVersion = app && typeof app.version === 'string' ? app.version : null;
   return {
     type: 'track',
     fields: {
@@ -48,16 +68,18 @@ export function violationEventCall(message: Message, violation: Violation, origi
         eventName: message.event ?? message.name ?? '',
         eventType: message.type,
         eventSentAt: sentAt ?? null,
+        appVersion,
         eventTimestamp: message.timestamp,
         sourceID: origin.sourceId,
         sourceName: origin.sourceName,
+        sourceSlug: sourceSlug(origin.sourceName),
         trackingPlanID: origin.plan.id,
         trackingPlanName: origin.plan.name,
         violationDescription: violation.description,
         violationField: violation.field,
         violationType: violation.violationType,
       },
-      context: { protocols: { forwardedFrom: origin.sourceId } },
+      context: { ...(app && { app }), ...(library && { library }), protocols: { forwardedFrom: origin.sourceId } },
     },
   };
 }

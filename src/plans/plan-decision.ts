@@ -1,6 +1,7 @@
 import type { MessageBody } from '../delivery/types';
 import type { SchemaControls } from './schema-controls';
 import { violationOf, type PlanStage, type SchemaError, type Violation } from './violations';
+import { boundViolations, boundedName } from './violation-bounds';
 
 /**
  * The one decision a tracking plan makes about a message, at ingest, before
@@ -170,7 +171,8 @@ function omitFrom(state: Omission | undefined, body: MessageBody, section: 'prop
   return current;
 }
 
-function blockedVerdict(body: MessageBody, violations: Violation[], stage: PlanStage, validatedVersion?: number): PlanVerdict {
+function blockedVerdict(body: MessageBody, found: Violation[], stage: PlanStage, validatedVersion?: number): PlanVerdict {
+  const violations = boundViolations(found);
   return validatedVersion === undefined ? { status: 'blocked', decidedBy: stage, violations, omitted: [], body } : { status: 'blocked', decidedBy: stage, violations, omitted: [], validatedVersion, body };
 }
 
@@ -182,7 +184,9 @@ function addViolations(violations: Violation[] | undefined, errors: readonly Sch
 }
 
 /** The verdict when no stage blocked: the key order and the keys present are those it always had. */
-function finalVerdict(body: MessageBody, violations: Violation[], state: Omission | undefined, validatedVersion: number | undefined): PlanVerdict {
+function finalVerdict(body: MessageBody, found: Violation[], state: Omission | undefined, validatedVersion: number | undefined): PlanVerdict {
+  // Counted, stored and forwarded as bounded (violation-bounds.ts); omission above read every one.
+  const violations = found.length === 0 ? found : boundViolations(found);
   if (!state) return validatedVersion === undefined ? { status: 'passed', violations, omitted: [], body } : { status: 'passed', violations, omitted: [], validatedVersion, body };
   const { current, omitted, omittedBy } = state;
   return validatedVersion === undefined ? { status: 'omitted', decidedBy: omittedBy, violations, omitted, body: current } : { status: 'omitted', decidedBy: omittedBy, violations, omitted, validatedVersion, body: current };
@@ -204,7 +208,7 @@ export function decidePlan(body: MessageBody, plan: CompiledPlan | undefined, co
 
   // 1. Unplanned event.
   if (body.type === 'track' && !found) {
-    violations = [{ violationType: 'Unplanned-Event', field: 'event', description: `event "${String(body.event)}" is not in the tracking plan`, stage: 'unplanned-event' }];
+    violations = [{ violationType: 'Unplanned-Event', field: 'event', description: `event "${boundedName(String(body.event))}" is not in the tracking plan`, stage: 'unplanned-event' }];
     if (effects.unplannedEvent === 'block') return blockedVerdict(body, violations, 'unplanned-event');
   }
   const asked = eventVersionOf(body);

@@ -2,17 +2,17 @@ import { BoundedMap } from '../bounded-map';
 import { minuteOf } from '../delivery/webhook-health';
 import type { ViolationCount } from '../store/types';
 import type { Violation } from './violations';
+import { boundedName } from './violation-bounds';
 
 const SEP = '\u0000';
 
-/** Distinct violation rows an API process adds up between two flushes; past it, new fields are counted under OVERFLOW_FIELD. */
-const MAX_AGGREGATED = 10_000;
-/** Room kept beyond MAX_AGGREGATED for the overflow rows themselves (one per source, minute, event and type), so folding never evicts a count. */
+/** Kinds (source, minute, event, field, violation type) the aggregator keeps between two flushes. */
+export const MAX_AGGREGATE_KEYS = 10_000;
+
+/** The event type, event name and field of the row that counts the kinds past MAX_AGGREGATE_KEYS. */
+export const OVERFLOW_NAME = '(other)';
+/** Room kept beyond the aggregator's kinds for the overflow rows themselves. */
 const OVERFLOW_ROOM = 1_000;
-/** Where the rows past MAX_AGGREGATED are counted, so no count is lost while memory stays bounded. */
-export const OVERFLOW_FIELD = '(other fields)';
-/** (source, event, field) keys the forwarding cap tracks in a minute; past it, the least recently used starts over. */
-const MAX_CAPPED = 10_000;
 
 /** Where a violation was seen: the message's call type, its event (track) or page/screen name, its id. */
 export interface ViolatingMessage {
@@ -27,7 +27,13 @@ export interface ViolatingMessage {
  * a write. Pure: no clock, no I/O.
  */
 export class ViolationAggregator {
-  private readonly counts = new BoundedMap<string, ViolationCount>(MAX_AGGREGATED + OVERFLOW_ROOM);
+  private readonly counts: BoundedMap<string, ViolationCount>;
+
+  /** Past `maxKeys` kinds between two flushes, a new kind is counted in its source's and minute's overflow row (OVERFLOW_NAME). */
+  constructor(private readonly maxKeys: number = MAX_AGGREGATE_KEYS) {
+    // The overflow rows (one per source and minute) are beyond maxKeys: room for them, so folding never evicts a count.
+    this.counts = new BoundedMap<string, ViolationCount>(maxKeys + OVERFLOW_ROOM);
+  }
 
   get size(): number {
     return this.counts.size;
@@ -37,18 +43,19 @@ export class ViolationAggregator {
     const minute = minuteOf(atMs);
     const at = new Date(atMs).toISOString();
     for (const { field, violationType, description } of violations) {
-      this.addCount({ sourceId, minute, eventType: message.type, eventName: message.eventName, field, violationType, description, count: 1, firstSeenAt: at, lastSeenAt: at, lastMessageId: message.messageId });
+      this.addCount({ sourceId, minute, eventType: message.type, eventName: boundedName(message.eventName), field, violationType, description, count: 1, firstSeenAt: at, lastSeenAt: at, lastMessageId: message.messageId });
     }
   }
 
   private addCount(given: ViolationCount): void {
-    let key = [given.sourceId, given.minute, given.eventType, given.eventName, given.field, given.violationType].join(SEP);
     let row = given;
-    if (!this.counts.has(key) && this.counts.size >= MAX_AGGREGATED) {
-      row = { ...given, field: OVERFLOW_FIELD, description: `${OVERFLOW_FIELD}: more distinct violations than one flush keeps` };
-      key = [row.sourceId, row.minute, row.eventType, row.eventName, row.field, row.violationType].join(SEP);
+    let key = [row.sourceId, row.minute, row.eventType, row.eventName, row.field, row.violationType].join(SEP);
+    let seen = this.counts.get(key);
+    if (!seen && this.counts.size >= this.maxKeys) {
+      row = { ...given, eventType: OVERFLOW_NAME, eventName: OVERFLOW_NAME, field: OVERFLOW_NAME, violationType: 'Other', description: `violations past the ${this.maxKeys} kinds counted between two writes` };
+      key = [row.sourceId, row.minute, OVERFLOW_NAME].join(SEP);
+      seen = this.counts.get(key);
     }
-    const seen = this.counts.get(key);
     if (!seen) {
       this.counts.set(key, { ...row });
       return;
@@ -69,27 +76,46 @@ export class ViolationAggregator {
   }
 }
 
+/** Distinct (source, rule, violation type) keys the cap keeps a minute; past it every new key shares one overflow key. */
+export const MAX_CAP_KEYS = 10_000;
+
 /**
- * At most `perMinute` Violation Generated events per (source, event, field) a
- * minute; the rest are suppressed and counted. One bad release must not multiply traffic.
+ * At most `perKey` Violation Generated events per (source, rule, violation type) a minute, and at
+ * most `perSource` per source a minute whatever their keys; the rest are suppressed and counted by
+ * the caller. One bad release, or one hostile event, must not multiply traffic. The rule is the
+ * event's name (a track) or its call type, a sender's choice: past MAX_CAP_KEYS keys in a minute a
+ * new key counts under one overflow key, so the map stays bounded. Pure: the caller passes the time.
  */
 export class ViolationCap {
   private minute = -1;
-  private readonly sent = new BoundedMap<string, number>(MAX_CAPPED);
+  private readonly sent = new Map<string, number>();
+  private readonly perSourceSent = new Map<string, number>();
 
-  constructor(private readonly perMinute: number) {}
+  constructor(
+    private readonly perKey: number,
+    private readonly perSource: number = perKey * 100,
+    private readonly maxKeys: number = MAX_CAP_KEYS,
+  ) {}
 
   /** Whether one more may go for this key in the minute of `atMs`. */
-  allow(sourceId: string, eventName: string, field: string, atMs: number): boolean {
+  allow(sourceId: string, rule: string, violationType: string, atMs: number): boolean {
     const minute = minuteOf(atMs);
     if (minute !== this.minute) {
       this.minute = minute;
       this.sent.clear();
+      this.perSourceSent.clear();
     }
-    const key = [sourceId, eventName, field].join(SEP);
+    const total = this.perSourceSent.get(sourceId) ?? 0;
+    if (total >= this.perSource) return false;
+    const named = [sourceId, rule, violationType].join(SEP);
+    const key = this.sent.has(named) || this.sent.size < this.maxKeys ? named : OVERFLOW;
     const count = this.sent.get(key) ?? 0;
-    if (count >= this.perMinute) return false;
+    if (count >= this.perKey) return false;
     this.sent.set(key, count + 1);
+    // Sources are bounded by configuration, not by senders: this map needs no bound of its own.
+    this.perSourceSent.set(sourceId, total + 1);
     return true;
   }
 }
+
+const OVERFLOW = '\u0001overflow';

@@ -5,6 +5,11 @@ import type { Tables, TrackingPlanRow, TrackingPlanRuleRow } from './tables';
 import type { Store, TrackingPlan, TrackingPlanRule, ViolationSummary } from './types';
 import { writeTransaction } from './write-transaction';
 
+/** The most violation rows (one per kind and minute) one list reads: the newest of its window. */
+export const MAX_VIOLATION_ROWS = 10_000;
+/** The most kinds (event, field, violation type) one list answers unless asked for fewer. */
+export const MAX_VIOLATION_KINDS = 1_000;
+
 /** Rows per INSERT, well under SQLite's bound-parameter limit (11 columns a violation row). */
 const ROWS_PER_INSERT = 80;
 
@@ -263,10 +268,11 @@ export function violationStore(db: Kysely<Tables>): Store['violations'] {
       });
     },
 
-    async list(sourceId, sinceMinute, untilMinute, eventName) {
+    async list(sourceId, sinceMinute, untilMinute, eventName, limit = MAX_VIOLATION_KINDS) {
       let query = db.selectFrom('tracking_plan_violations').selectAll().where('source_id', '=', sourceId).where('minute', '>=', sinceMinute).where('minute', '<', untilMinute);
       if (eventName !== undefined) query = query.where('event_name', '=', eventName);
-      const rows = await query.orderBy('minute').execute();
+      // The newest rows of the window, at most MAX_VIOLATION_ROWS: a week of a busy source is never read whole into memory.
+      const rows = (await query.orderBy('minute', 'desc').limit(MAX_VIOLATION_ROWS).execute()).reverse();
       const byKind = new Map<string, ViolationSummary>();
       for (const row of rows) {
         const key = JSON.stringify([row.event_type, row.event_name, row.field, row.violation_type]);
@@ -289,7 +295,7 @@ export function violationStore(db: Kysely<Tables>): Store['violations'] {
         if (row.first_seen_at < seen.firstSeenAt) seen.firstSeenAt = row.first_seen_at;
         if (row.last_seen_at >= seen.lastSeenAt) Object.assign(seen, { lastSeenAt: row.last_seen_at, lastMessageId: row.last_message_id, description: row.description });
       }
-      return [...byKind.values()].sort((a, b) => b.count - a.count || (a.lastSeenAt < b.lastSeenAt ? 1 : -1));
+      return [...byKind.values()].sort((a, b) => b.count - a.count || (a.lastSeenAt < b.lastSeenAt ? 1 : -1)).slice(0, limit);
     },
   };
 }

@@ -432,8 +432,8 @@ export interface Store {
   /** Violations per source and minute, added to by every API process. */
   violations: {
     add(rows: ViolationCount[], options?: { deleteBeforeMinute?: number }): Promise<void>;
-    /** Aggregated over [sinceMinute, untilMinute), optionally for one event name. */
-    list(sourceId: string, sinceMinute: number, untilMinute: number, eventName?: string): Promise<ViolationSummary[]>;
+    /** Aggregated over [sinceMinute, untilMinute), optionally for one event name: the `limit` most frequent kinds (default and most 1,000) of the window's newest 10,000 rows. */
+    list(sourceId: string, sinceMinute: number, untilMinute: number, eventName?: string, limit?: number): Promise<ViolationSummary[]>;
   };
   /** Replays of the archive, with the progress their workflows write. */
   replays: {

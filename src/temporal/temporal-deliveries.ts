@@ -19,6 +19,7 @@ import { startDeliveryWorkflow, startRedeliveryWorkflow } from './start-delivery
 import { searchAttributeRefusal } from './connection';
 import { oldestFirstPages, WakeJobs } from './wake-jobs';
 import { taskQueueHealth } from './worker-health';
+import { temporalForwardingJobs } from './forwarding-jobs';
 
 const HEALTH_DEADLINE_MS = 3_000;
 
@@ -77,6 +78,7 @@ const FLOW_CHANGE_SIGNALS_AT_ONCE = 8;
 const WAKE_PAGE_SIZE = 1_000;
 
 export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health, keyring }: DeliveriesOptions): Deliveries {
+  const forwardingJob = temporalForwardingJobs(client, taskQueue);
   const startOne = async (input: DeliveryInput, startDelayMs?: number) => void (await startDeliveryWorkflow(client, taskQueue, keyring, input, eagerStart, startDelayMs));
 
   async function stopMatching(query: string, reason: string): Promise<number> {
@@ -220,6 +222,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
       return { input, row: deliveryRow(description, input.userId), ...(visibleUserId !== undefined && { visibleUserId }), destinations: deliveryAttempts(input, await historyItems(history, converter)) };
     },
     redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, keyring, input)),
+    forward: (job, deadline) => tracked(forwardingJob(job, deadline)),
     startRedeliveryJob: (sourceId, filter) => tracked(startRedeliveryJob(client, taskQueue, sourceId, filter)),
     redeliveryJob: (id) => tracked(readRedeliveryJob(client, id)),
     async reachable() {

@@ -20,6 +20,8 @@ import type { DeliverySinks } from '../workflows/deliver-message';
 import { connectWhenReachable, namespaceChecked, type TemporalConnectSettings } from './connection';
 import { temporalConnectionOptions } from './connection-options';
 import { cancellableRetryInterceptor } from './grpc-retry';
+import { ingestDependencies } from '../messages/ingest-dependencies';
+import { deliveriesOptions, temporalDeliveries } from './temporal-deliveries';
 
 /** Temporal's logger interface over our pino logger, so its lines follow LOG_LEVEL. */
 function temporalLogger(logger: Logger, levelOf: (level: LogLevel, message: string) => LogLevel = sdkLineLevel): TemporalLogger {
@@ -129,6 +131,9 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   const client = new Client({ connection: Connection.lazy({ ...temporalConnectionOptions(config), interceptors: [cancellableRetryInterceptor()] }), namespace: config.temporalNamespace, dataConverter: switchyardDataConverter(keyring) });
   // Webhook health: attempts added up in memory, flushed to the store every HEALTH_FLUSH_INTERVAL and at close.
   const health = config.healthFlushInterval > 0 ? new HealthRecorder(store, config.healthFlushInterval, logger) : undefined;
+  // A tracking plan's forwarding jobs ingest into their target here, through the one ingest path
+  // (its counts and violations flushed as the API's are), never forwarding again.
+  const forwarded = ingestDependencies({ store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), config, metrics, keyring, logger });
   const activities = createActivities(store, config, {
     startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, keyring, input),
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
@@ -139,6 +144,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     keyring,
     // Operational events start their workflows on their own lane (its own task queue and worker below).
     operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue)),
+    forwardedIngest: () => forwarded.dependencies,
   }, metrics, health);
   const workflows = await workflowBundle(logger, config.workflowBundle);
   const workers = await Promise.all(
@@ -205,6 +211,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
       await run;
       // After the workers stopped, so the last attempts are in it; before the store closes.
       await health?.close();
+      await forwarded.close();
       await client.connection.close();
       await ownConnection?.close();
     },

@@ -8,6 +8,7 @@ import { buildApp } from '../../src/api/app';
 import { operationalTaskQueue, temporalOperationalEvents } from '../../src/temporal/operational-events';
 import { loadConfig, type Config } from '../../src/config';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { forwardingJobId } from '../../src/messages/forwarding-job';
 import type { DeliveryReport } from '../../src/delivery/types';
 import { loadKeyring } from '../../src/privacy/load-keyring';
 import type { Keyring } from '../../src/privacy/keyring';
@@ -18,7 +19,7 @@ import { deliveriesOptions, temporalDeliveries } from '../../src/temporal/tempor
 import { temporalSyncSchedules } from '../../src/temporal/temporal-sync-schedules';
 import { temporalReplays } from '../../src/temporal/replays';
 import type { History } from './histories';
-import { ROOT } from './processes';
+import { ROOT, waitFor } from './processes';
 import { startReceiver, type Receiver } from './receiver';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -179,6 +180,17 @@ export async function codecDecodedStartInput(system: TestSystem, history: Histor
   const reply = await system.app.inject({ method: 'POST', url: '/codec/decode', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: body });
   if (reply.statusCode !== 200) throw new Error(`/codec/decode answered ${reply.statusCode}: ${reply.body}`);
   return reply.json<{ payloads: { data: string }[] }>().payloads.map((p) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8')) as unknown);
+}
+
+/**
+ * Waits for a tracking plan's forwarding job to end: the page of forwarded calls with these
+ * messageIds, in order, into `targetSourceId` (messages/forwarding-job.ts). After it, every
+ * delivery the page started exists, and one it did not start never will.
+ */
+export async function forwardingJobDone(client: Client, targetSourceId: string, messageIds: string[]): Promise<void> {
+  const handle = client.workflow.getHandle(forwardingJobId(targetSourceId, messageIds.map((messageId) => ({ messageId }))));
+  await waitFor(() => handle.describe(), 30_000);
+  await handle.result();
 }
 
 /** Whether the message's delivery workflow exists (a blocked or filtered call starts none). */

@@ -113,6 +113,34 @@ describe('the exposure model against the real answers', () => {
 });
 
 describe("an operational endpoint's secret is write-only", () => {
+  it("answers a Slack endpoint's URL, its credential, in full only to destinations:write; every other token reads it masked", async () => {
+    const slackToken = 'xoxbAbCdEf0123456789GhIj';
+    const url = `https://hooks.slack.com/services/T0AB12CD/B0EF34GH/${slackToken}`;
+    const created = await system.app.inject({ method: 'POST', url: '/admin/operational-endpoints', headers: admin, payload: { url, eventTypes: [], format: 'slack' } });
+    expect(created.statusCode).toBe(201);
+    const { id } = created.json<{ id: string }>();
+    try {
+      // The admin token holds every scope, destinations:write among them; a read token reads it masked.
+      expect((await system.app.inject({ method: 'GET', url: `/admin/operational-endpoints/${id}`, headers: admin })).json<{ url: string }>().url).toBe(url);
+      const read = await system.app.inject({ method: 'GET', url: `/admin/operational-endpoints/${id}`, headers: bearer(tokens.read) });
+      expect(read.statusCode).toBe(200);
+      expect(read.json<{ url: string }>().url).toBe('https://hooks.slack.com/services/T0AB12CD/B0EF34GH/…');
+      for (const [name, token] of Object.entries(tokens)) {
+        for (const path of ['/admin/operational-endpoints', `/admin/operational-endpoints/${id}`]) {
+          const reply = await system.app.inject({ method: 'GET', url: path, headers: bearer(token) });
+          if (reply.statusCode !== 200) continue;
+          if (name === 'destinations:write') expect(reply.body).toContain(url);
+          else {
+            expect(reply.body).not.toContain(slackToken);
+            expect(reply.body).toContain('https://hooks.slack.com/services/T0AB12CD/B0EF34GH/…');
+          }
+        }
+      }
+    } finally {
+      await system.store.operationalEndpoints.delete(id);
+    }
+  });
+
   it('is answered once, in the 201, and no GET route answers it to any scope afterwards; a read token cannot change the endpoint', async () => {
     const created = await system.app.inject({ method: 'POST', url: '/admin/operational-endpoints', headers: admin, payload: { url: 'https://ops.example.com/least-privilege', eventTypes: [] } });
     expect(created.statusCode).toBe(201);

@@ -1,5 +1,5 @@
 import { BoundedMap } from '../../src/bounded-map';
-import { OVERFLOW_FIELD, ViolationAggregator } from '../../src/plans/violation-counts';
+import { OVERFLOW_NAME, ViolationAggregator } from '../../src/plans/violation-counts';
 
 /** Every cache keyed by input holds at most its stated bound, whatever senders choose to send. */
 describe('BoundedMap', () => {
@@ -29,5 +29,5 @@ it('the violation aggregator counts fields past its bound under one overflow row
   expect(aggregator.size).toBe(10_001);
   const rows = aggregator.drain();
   expect(rows.reduce((sum, row) => sum + row.count, 0)).toBe(12_000);
-  expect(rows.find((row) => row.field === OVERFLOW_FIELD)?.count).toBe(2_000);
+  expect(rows.find((row) => row.field === OVERFLOW_NAME)?.count).toBe(2_000);
 });

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { OPERATIONAL_EVENT_TYPES, OPERATIONAL_FORMATS } from '../../delivery/operational-events';
 import { savedUrlEgressRefusal, type Cidr } from '../../delivery/egress';
 import { signingSecretRule } from '../../delivery/standard-webhooks';
 import { webhookUrlRule } from '../../delivery/webhook-rules';
 import type { OperationalEndpointSettings, Store } from '../../store/types';
-import { audited } from '../access/audit-trail';
+import { actorOf, audited } from '../access/audit-trail';
+import { webhookLabel } from '../../delivery/summary';
 import { badRequest, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 
@@ -20,7 +22,7 @@ const EventTypes = Type.Array(Type.Union(OPERATIONAL_EVENT_TYPES.map((type) => T
 });
 
 const endpointFields = {
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'Full http or https URL, without user:password@; reached through the same egress guard as webhooks (EGRESS_ALLOWLIST).' }),
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'Full http or https URL, without user:password@; reached through the same egress guard as webhooks (EGRESS_ALLOWLIST). Answered in full only to tokens with destinations:write; others read it with token-like path segments as `…` (a Slack incoming webhook\'s path is its credential).' }),
   eventTypes: EventTypes,
   format: Type.Union(OPERATIONAL_FORMATS.map((format) => Type.Literal(format)), { description: '"standard": the signed envelope {type, timestamp, data}; "slack": {text} for an incoming webhook.' }),
   enabled: Type.Boolean(),
@@ -57,6 +59,14 @@ const generatedSecret = () => `whsec_${randomBytes(GENERATED_KEY_BYTES).toString
  * other answer, log line or audit row names it (the audit row lists `secret` as a changed field).
  */
 export const operationalEndpointRoutes: FastifyPluginAsyncTypebox<{ store: Store; egressAllowlist: Cidr[] }> = async (app, { store, egressAllowlist }) => {
+  /**
+   * An endpoint as a token sees it: its URL can be a bearer credential (a Slack incoming webhook's
+   * path is its secret), so a token that could not set it reads it as `webhookLabel` shows it,
+   * token-like path segments as `…`, user info, query and fragment dropped.
+   */
+  const viewFor = <T extends { url: string }>(request: FastifyRequest, endpoint: T): T =>
+    actorOf(request).scopes.includes('destinations:write') ? endpoint : { ...endpoint, url: webhookLabel(endpoint.url) };
+
   app.post('/operational-endpoints', { schema: { body: EndpointBody, response: { 201: CreatedView, ...errorReplies } } }, async (request, reply) => {
     const body = request.body;
     checked(body, egressAllowlist);
@@ -66,14 +76,14 @@ export const operationalEndpointRoutes: FastifyPluginAsyncTypebox<{ store: Store
     return reply.code(201).send({ ...created, ...(body.secret === undefined && { secret }) });
   });
 
-  app.get('/operational-endpoints', { schema: { response: { 200: Type.Object({ endpoints: Type.Array(EndpointView) }), ...errorReplies } } }, async () => ({
-    endpoints: await store.operationalEndpoints.list(),
+  app.get('/operational-endpoints', { schema: { response: { 200: Type.Object({ endpoints: Type.Array(EndpointView) }), ...errorReplies } } }, async (request) => ({
+    endpoints: (await store.operationalEndpoints.list()).map((endpoint) => viewFor(request, endpoint)),
   }));
 
   app.get('/operational-endpoints/:id', { schema: { params: IdParams, response: { 200: EndpointView, ...errorReplies } } }, async (request) => {
     const endpoint = await store.operationalEndpoints.get(request.params.id);
     if (!endpoint) throw notFound(`operational endpoint ${request.params.id}`);
-    return endpoint;
+    return viewFor(request, endpoint);
   });
 
   app.patch('/operational-endpoints/:id', { schema: { params: IdParams, body: EndpointPatch, response: { 200: EndpointView, ...errorReplies } } }, async (request) => {

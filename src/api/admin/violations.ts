@@ -5,6 +5,7 @@ import { VIOLATION_RETENTION_MINUTES } from '../../plans/violation-recorder';
 import { VIOLATION_TYPES } from '../../plans/violations';
 import type { Store } from '../../store/types';
 import { actorOf } from '../access/audit-trail';
+import { MAX_VIOLATION_KINDS, MAX_VIOLATION_ROWS } from '../../store/tracking-plans';
 import { ApiError, badRequest, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 
@@ -14,6 +15,8 @@ const ViolationsQuery = Type.Object({
   eventName: Type.Optional(
     Type.String({ maxLength: 200, description: 'Only this event (track) or page/screen name. Needs payloads:read besides read: an event name is user data, and its count says whether a sender sent it.' }),
   ),
+  // Query strings arrive as text (the app's Ajv does not coerce types), so the limit is checked as digits.
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `The most kinds answered, most frequent first: 1 to ${MAX_VIOLATION_KINDS} (default ${MAX_VIOLATION_KINDS}); counted over the window's newest ${MAX_VIOLATION_ROWS} per-minute rows.` })),
 });
 
 const ViolationView = Type.Object({
@@ -38,7 +41,9 @@ export const violationRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: 
     if (untilMs - sinceMs > VIOLATION_RETENTION_MINUTES * MINUTE_MS) throw badRequest(`since: the window may span at most ${VIOLATION_RETENTION_MINUTES / (24 * 60)} days (violations are kept that long)`);
     const payloadsRead = actorOf(request).scopes.includes('payloads:read');
     if (request.query.eventName !== undefined && !payloadsRead) throw new ApiError(403, 'forbidden', 'eventName: filtering violations by event name needs the scope payloads:read besides read (an event name is user data)');
-    const violations = await store.violations.list(request.params.id, minuteOf(sinceMs), minuteOf(untilMs) + 1, request.query.eventName);
+    const limit = request.query.limit === undefined ? MAX_VIOLATION_KINDS : Number(request.query.limit);
+    if (limit < 1 || limit > MAX_VIOLATION_KINDS) throw badRequest(`limit: must be from 1 to ${MAX_VIOLATION_KINDS}`);
+    const violations = await store.violations.list(request.params.id, minuteOf(sinceMs), minuteOf(untilMs) + 1, request.query.eventName, limit);
     // Names are user data (docs/privacy.md, the glossary): the event name, the field and the
     // description quoting them only with payloads:read; without, what happened is left (type, counts, times, messageId).
     return { violations: payloadsRead ? violations : violations.map(({ eventName: _e, field: _f, description: _d, ...counts }) => counts) };
