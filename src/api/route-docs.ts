@@ -50,7 +50,7 @@ const schemaControls = {
   identify: { allowUnplannedTraits: true, allowTraitsOnViolations: true, commonEventOnViolations: 'ALLOW' },
   group: { allowUnplannedTraits: true, allowTraitsOnViolations: true, commonEventOnViolations: 'ALLOW' },
 };
-const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdAt: AT };
+const source = { id: SOURCE_ID, name: 'Web shop', slug: 'web_shop', labels: [{ key: 'environment', value: 'prod' }], writeKeyHint: 'x9Qe', createdAt: AT };
 const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
 const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, propagateTraceContext: true, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, type: 'webhooks', tlsSet: false, createdAt: AT, updatedAt: AT };
 const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', consent: { categories: ['analytics'] }, webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
@@ -190,9 +190,14 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     response: sourceSettings('wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe', { protocol: 'https', apiHost: 'events.example.com/v1' }),
   },
 
-  'POST /admin/sources': { summary: 'Create a source; the reply is the only time its write key is shown', request: { name: 'Web shop' }, response: { ...source, writeKey: 'wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe' } },
-  'GET /admin/sources': { summary: 'List sources (write keys appear only as their last 4 characters)', response: { sources: [source] } },
+  'POST /admin/sources': {
+    summary: "Create a source (Segment's source shape accepted; an existing write key may be kept); the reply is the only time its write key is shown",
+    request: { name: 'Web shop', slug: 'web_shop', enabled: true, labels: [{ key: 'environment', value: 'prod' }], writeKey: 'wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe' },
+    response: { ...source, ignoredFields: ['enabled'], writeKey: 'wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe' },
+  },
+  'GET /admin/sources': { summary: 'List sources (write keys appear only as their last 4 characters); `?label=environment:prod` keeps those with that label', response: { sources: [source] } },
   'GET /admin/sources/:id': { summary: 'One source', response: source },
+  'PATCH /admin/sources/:id': { summary: 'Change a source: name, slug, labels, or its write key (the old key stops working)', request: { labels: [{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web' }] }, response: { ...source, labels: [{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web' }] } },
   'DELETE /admin/sources/:id': { summary: 'Delete a source, its write key and its destinations' },
 
   'POST /admin/tracking-plans': { summary: "Create a tracking plan (Segment's Public API body)", request: { name: 'Web shop plan', description: 'Checkout events', type: 'LIVE' }, response: trackingPlan },

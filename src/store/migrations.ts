@@ -543,6 +543,16 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('replays').addColumn('skipped_duplicate', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     },
   },
+  // A source moved from Segment keeps its identity: its slug, its labels ([{key, value, description?}]
+  // as JSON text) and the Segment id an import matches it by (unique when set).
+  '0035_segment_sources': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('sources').addColumn('slug', 'text').execute();
+      await db.schema.alterTable('sources').addColumn('labels', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+      await db.schema.alterTable('sources').addColumn('segment_id', 'text').execute();
+      await db.schema.createIndex('sources_segment_id').unique().on('sources').column('segment_id').execute();
+    },
+  },
 };
 
 /** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

@@ -13,6 +13,11 @@ export interface SourceRow {
   write_key_hash: string;
   write_key_hint: string;
   created_at: string;
+  /** Segment's source shape: the slug and labels ([{key, value, description?}] as JSON) it came with. */
+  slug?: string | null;
+  labels?: string;
+  /** The Segment id an import matched it by; null for a source made here. */
+  segment_id?: string | null;
 }
 
 export interface DestinationRow {
