@@ -199,6 +199,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /admin/sources/:id': { summary: 'One source', response: source },
   'PATCH /admin/sources/:id': { summary: 'Change a source: name, slug, labels, or its write key (the old key stops working)', request: { labels: [{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web' }] }, response: { ...source, labels: [{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web' }] } },
   'DELETE /admin/sources/:id': { summary: 'Delete a source, its write key and its destinations' },
+  'POST /admin/imports': {
+    summary: 'Import a Segment workspace export (Terraform files or Public API JSON): a dry run by default, one report line per object (moved unchanged, moved with changes, or cannot move and why); `apply: true` writes, matched by Segment id, so a second run updates rather than duplicates',
+    request: { files: { 'sources/b1TTjVj38UH445ezhJU3Y6.tf': 'import {\n  to = segment_source.id-b1TTjVj38UH445ezhJU3Y6\n  id = "b1TTjVj38UH445ezhJU3Y6"\n}\nresource "segment_source" "id-b1TTjVj38UH445ezhJU3Y6" {\n  enabled = true\n  name = "Web shop"\n  slug = "web_shop"\n  metadata = { id = "IqDTy1TpoU" }\n}\n' }, apply: false, secrets: { b1TTjVj38UH445ezhJU3Y6: { writeKey: 'wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe' } } },
+    response: {
+      objects: [{ kind: 'source', segmentId: 'b1TTjVj38UH445ezhJU3Y6', name: 'Web shop', outcome: 'unchanged' }],
+      counts: { source: { unchanged: 1, changed: 0, cannot: 0 } },
+      problems: [],
+      applied: false,
+      guide: 'docs/migrating-from-segment.md',
+    },
+  },
 
   'POST /admin/tracking-plans': {
     summary: "Create a tracking plan (Segment's Public API body, or Terraform's segment_tracking_plan with its rules inline: `json_schema` as a JSON string, `key` null on keyless rules)",

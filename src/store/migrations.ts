@@ -553,6 +553,20 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('sources_segment_id').unique().on('sources').column('segment_id').execute();
     },
   },
+  // What a Segment workspace import made, by Segment id: a second import updates instead of duplicating.
+  '0036_segment_imports': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('segment_imports')
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('segment_id', 'text', (c) => c.notNull())
+        .addColumn('switchyard_id', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('imported_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('segment_imports_pk', ['kind', 'segment_id'])
+        .execute();
+    },
+  },
 };
 
 /** Issue 31's archive table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

@@ -20,6 +20,15 @@ export interface SourceRow {
   segment_id?: string | null;
 }
 
+/** What a Segment import made of one Segment object (store/segment-imports.ts). */
+export interface SegmentImportRow {
+  kind: string;
+  segment_id: string;
+  switchyard_id: string;
+  fingerprint: string;
+  imported_at: string;
+}
+
 export interface DestinationRow {
   id: string;
   source_id: string;
@@ -284,6 +293,7 @@ export interface OperationalEndpointRow {
 
 export interface Tables {
   sources: SourceRow;
+  segment_imports: SegmentImportRow;
   destinations: DestinationRow;
   disabled_webhooks: DisabledWebhookRow;
   regulations: RegulationRow;

@@ -232,6 +232,11 @@ export interface Store {
      */
     knownWriteKey?(writeKey: string): Promise<Source | undefined>;
   };
+  /** What a Segment workspace import made, by Segment id (store/segment-imports.ts). */
+  segmentImports: {
+    find(kind: string, segmentId: string): Promise<{ switchyardId: string; fingerprint: string } | undefined>;
+    record(kind: string, segmentId: string, switchyardId: string, fingerprint: string): Promise<void>;
+  };
   /** Issue 43: operational endpoints (store/operational-endpoints.ts). */
   operationalEndpoints: {
     create(settings: OperationalEndpointSettings, secret: string): Promise<OperationalEndpoint>;
