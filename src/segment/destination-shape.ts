@@ -109,7 +109,7 @@ export function readSegmentDestination(input: SegmentDestinationInput): Destinat
     if (!isObject(hook) || typeof hook.hook !== 'string' || hook.hook === '') continue;
     const headers: Record<string, string> = {};
     // Segment's settings page keeps an empty row ({key: "", value: ""}): not a header.
-    for (const header of Array.isArray(hook.headers) ? hook.headers : []) if (isObject(header) && typeof header.key === 'string' && header.key !== '') headers[header.key] = String(header.value ?? '');
+    for (const header of Array.isArray(hook.headers) ? hook.headers : []) if (isObject(header) && typeof header.key === 'string' && header.key !== '') headers[header.key] = typeof header.value === 'string' ? header.value : JSON.stringify(header.value ?? '');
     webhooks.push(Object.keys(headers).length > 0 ? { url: hook.hook, headers } : { url: hook.hook });
   }
   // globalHook: the single URL of Segment's older settings; usually the first hook again.

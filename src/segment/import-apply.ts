@@ -71,7 +71,10 @@ export async function applyImport(plan: ImportPlan, deps: ApplyDeps): Promise<vo
   }
 }
 
-const reasonOf = (answer: { status: number; json: Record<string, unknown> }) => `Switchyard refused it (${answer.status}): ${String(answer.json.message ?? answer.json.code ?? 'no reason given')}`;
+const reasonOf = (answer: { status: number; json: Record<string, unknown> }) => {
+  const said = [answer.json.message, answer.json.code].find((v): v is string => typeof v === 'string');
+  return `Switchyard refused it (${answer.status}): ${said ?? 'no reason given'}`;
+};
 
 async function writeOne(write: PlannedWrite, existing: string | undefined, ids: Ids, admin: AdminCalls): Promise<{ id: string } | { reason: string }> {
   switch (write.kind) {

@@ -99,7 +99,7 @@ function subscriptionMapping(resource: SegmentResource): { mapping: Record<strin
 
 /** A Terraform or Public API destination filter in the shape POST /admin/destinations/:id/filters takes. */
 function filterBody(a: Record<string, unknown>): Record<string, unknown> {
-  const actions = (Array.isArray(a.actions) ? a.actions : []).map((action) => {
+  const actions = (Array.isArray(a.actions) ? (a.actions as unknown[]) : []).map((action): unknown => {
     if (!isObject(action)) return action;
     return Object.fromEntries(Object.entries(action).filter(([, v]) => v !== null && v !== undefined));
   });
@@ -144,7 +144,7 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const a = resource.attributes;
     const changes: string[] = [];
     const name = nameOf(resource);
-    const labels = Array.isArray(a.labels) ? a.labels.filter(isObject).map((l) => ({ key: String(l.key), value: String(l.value ?? ''), ...(typeof l.description === 'string' && l.description && { description: l.description }) })) : [];
+    const labels = Array.isArray(a.labels) ? a.labels.filter(isObject).map((l) => ({ key: typeof l.key === 'string' ? l.key : JSON.stringify(l.key), value: typeof l.value === 'string' ? l.value : '', ...(typeof l.description === 'string' && l.description && { description: l.description }) })) : [];
     const body: Extract<PlannedWrite, { kind: 'source' }>['body'] = { name: name.slice(0, 200), labels };
     const slug = str(a.slug);
     if (slug && /^[a-z0-9_-]+$/.test(slug)) body.slug = slug.slice(0, 200);

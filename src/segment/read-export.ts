@@ -4,7 +4,7 @@
  * whole project, so its one function is declared here instead.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { parse } = require('@cdktf/hcl2json') as { parse(filename: string, contents: string): Promise<unknown> };
+const { parse } = require('@cdktf/hcl2json') as { parse: (filename: string, contents: string) => Promise<unknown> };
 
 /**
  * A Segment workspace export read into resources: Terraform provider files (`.tf`, as Git Sync or
@@ -123,21 +123,21 @@ const API_KEYS: Record<string, string> = {
 function readPublicApi(file: string, text: string): ReadExport {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text) as unknown;
   } catch (err) {
     return { resources: [], problems: [{ file, problem: `is not JSON: ${(err as Error).message}` }] };
   }
   const resources: SegmentResource[] = [];
-  const answers = Array.isArray(json) ? json : [json];
+  const answers: unknown[] = Array.isArray(json) ? (json as unknown[]) : [json];
   for (const answer of answers) {
-    const data = isObject(answer) && isObject(answer.data) ? answer.data : answer;
+    const data: unknown = isObject(answer) && isObject(answer.data) ? answer.data : answer;
     if (!isObject(data)) continue;
     for (const [key, value] of Object.entries(data)) {
       const type = API_KEYS[key];
       if (!type) continue;
       for (const item of Array.isArray(value) ? value : [value]) {
         if (!isObject(item)) continue;
-        const id = typeof item.id === 'string' ? item.id : typeof item.key === 'string' ? `${item.key}:${String(item.value ?? '')}` : undefined;
+        const id = typeof item.id === 'string' ? item.id : typeof item.key === 'string' ? `${item.key}:${typeof item.value === 'string' ? item.value : ''}` : undefined;
         if (id) resources.push({ type, segmentId: id, file, attributes: item });
       }
     }

@@ -23,8 +23,8 @@ function npmStart(dataDir: string, env: NodeJS.ProcessEnv): Run {
   for (const name of ['DATABASE_PATH', 'ADMIN_TOKEN', 'PAYLOAD_KEYS_FILE', 'WORKFLOW_BUNDLE', 'EMBEDDED_TEMPORAL']) delete full[name];
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env: full, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
 }

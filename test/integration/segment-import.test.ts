@@ -102,14 +102,14 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     expect(sent.statusCode).toBe(200);
 
     // The classic destination has the secret from --secrets; the Actions one its two subscriptions.
-    const classic = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${line(report, 'destination', '643ea8f292e9257d89a7e8e4').id}`, headers: auth })).json();
+    const classic = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${String(line(report, 'destination', '643ea8f292e9257d89a7e8e4').id)}`, headers: auth })).json();
     expect(classic).toMatchObject({ type: 'webhooks', sharedSecretSet: true, webhooks: [{ url: 'http://127.0.0.1:9/segment-classic' }] });
-    const actions = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${line(report, 'destination', '6364eacc13816c38bfb34981').id}`, headers: auth })).json();
+    const actions = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${String(line(report, 'destination', '6364eacc13816c38bfb34981').id)}`, headers: auth })).json();
     expect(actions.mappings.map((m: { name: string }) => m.name)).toEqual(['Orders to fulfilment', 'Identify to CRM']);
     expect(actions.mappings[1].settings.data.greeting).toEqual({ '@template': 'Hello ${traits.name}, {{traits.name}}' });
     const plan = line(report, 'tracking_plan', 'tp_2XcJ8vQmN4bL7kR1sT9wYz3aEf');
-    expect((await system.app.inject({ method: 'GET', url: `/admin/tracking-plans/${plan.id}/sources`, headers: auth })).json()).toEqual({ sourceIds: [web.id] });
-    expect((await system.app.inject({ method: 'GET', url: `/admin/tracking-plans/${plan.id}/rules`, headers: auth })).json().rules).toHaveLength(3);
+    expect((await system.app.inject({ method: 'GET', url: `/admin/tracking-plans/${String(plan.id)}/sources`, headers: auth })).json()).toEqual({ sourceIds: [web.id] });
+    expect((await system.app.inject({ method: 'GET', url: `/admin/tracking-plans/${String(plan.id)}/rules`, headers: auth })).json().rules).toHaveLength(3);
 
     // Applied again: every object found by its Segment id and kept; nothing in the store changed.
     const snapshot = async () => ({
