@@ -37,7 +37,7 @@ it("creates a classic Webhooks destination from Terraform's segment_destination 
     source_id: 'b1TTjVj38UH445ezhJU3Y6',
   });
   expect(made.statusCode).toBe(201);
-  expect(made.json()).toMatchObject({ type: 'webhooks', name: 'Webhooks', enabled: true, sharedSecretSet: true, webhooks: [{ url: r.url, headerNames: ['x-team'] }] });
+  expect(made.json()).toMatchObject({ type: 'webhooks', name: 'Webhooks', enabled: true, sharedSecretSet: true, webhooks: [{ url: r.url, headerNames: ['X-Team'] }] });
   expect(made.body).not.toContain('segment-classic-secret');
   await send(system.app, writeKey, 'track', { userId: 'u1', event: 'E', messageId: 'segment-classic-1' });
   expect(await deliveryResult(system.client, source.id, 'segment-classic-1')).toMatchObject({ ok: true });
