@@ -85,7 +85,7 @@ export function readSegmentDestination(input: SegmentDestinationInput): Destinat
     if ('rule' in read) return { ok: false, status: 400, field: 'settings', rule: read.rule };
     settings = read.settings;
   } else if (isObject(input.settings)) settings = input.settings;
-  else if (input.settings !== undefined && input.settings !== null) return { ok: false, status: 400, field: 'settings', rule: 'must be an object or its JSON string (Terraform\'s jsonencode)' };
+  else if (input.settings !== undefined && input.settings !== null) return { ok: false, status: 400, field: 'settings', rule: "must be an object or its JSON string (Terraform's jsonencode)" };
   if (input.enabled !== undefined && typeof input.enabled !== 'boolean') return { ok: false, status: 400, field: 'enabled', rule: 'must be boolean' };
   if (input.name !== undefined && input.name !== null && typeof input.name !== 'string') return { ok: false, status: 400, field: 'name', rule: 'must be string' };
 
@@ -109,13 +109,15 @@ export function readSegmentDestination(input: SegmentDestinationInput): Destinat
     if (!isObject(hook) || typeof hook.hook !== 'string' || hook.hook === '') continue;
     const headers: Record<string, string> = {};
     // Segment's settings page keeps an empty row ({key: "", value: ""}): not a header.
-    for (const header of Array.isArray(hook.headers) ? hook.headers : []) if (isObject(header) && typeof header.key === 'string' && header.key !== '') headers[header.key] = typeof header.value === 'string' ? header.value : JSON.stringify(header.value ?? '');
+    for (const header of Array.isArray(hook.headers) ? hook.headers : [])
+      if (isObject(header) && typeof header.key === 'string' && header.key !== '') headers[header.key] = typeof header.value === 'string' ? header.value : JSON.stringify(header.value ?? '');
     webhooks.push(Object.keys(headers).length > 0 ? { url: hook.hook, headers } : { url: hook.hook });
   }
   // globalHook: the single URL of Segment's older settings; usually the first hook again.
   if (typeof settings.globalHook === 'string' && settings.globalHook !== '' && !webhooks.some((w) => w.url === settings.globalHook)) webhooks.push({ url: settings.globalHook });
   if (webhooks.length === 0) return { ok: false, status: 400, field: 'settings.hooks', rule: 'holds no webhook URL (hooks[].hook or globalHook): a Webhooks destination needs at least one' };
-  if (webhooks.length > 1) changes.push(`settings.hooks: Segment sends each event to all ${webhooks.length} URLs; Switchyard tries them in order until one accepts it (make one destination per URL to keep Segment's fan-out)`);
+  if (webhooks.length > 1)
+    changes.push(`settings.hooks: Segment sends each event to all ${webhooks.length} URLs; Switchyard tries them in order until one accepts it (make one destination per URL to keep Segment's fan-out)`);
   for (const key of Object.keys(settings)) if (!['hooks', 'globalHook', 'sharedSecret'].includes(key)) changes.push(`settings.${key}: not used by Switchyard`);
   body.webhooks = webhooks;
   return { ok: true, destination: { kind, body, changes, maskedSecrets } };

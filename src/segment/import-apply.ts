@@ -107,9 +107,7 @@ async function writeOne(write: PlannedWrite, existing: string | undefined, ids: 
     case 'filter': {
       const destinationId = ids.get(`destination:${write.destinationSegmentId}`);
       if (!destinationId) return { reason: `its destination ${write.destinationSegmentId} did not move` };
-      const answer = existing
-        ? await admin.call('PATCH', `/admin/destinations/${destinationId}/filters/${existing}`, write.body)
-        : await admin.call('POST', `/admin/destinations/${destinationId}/filters`, write.body);
+      const answer = existing ? await admin.call('PATCH', `/admin/destinations/${destinationId}/filters/${existing}`, write.body) : await admin.call('POST', `/admin/destinations/${destinationId}/filters`, write.body);
       return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
     }
     case 'plan_connection': {

@@ -81,14 +81,16 @@ function nameOf(resource: SegmentResource): string {
 }
 
 /** The subscription id of a compound Terraform import id (`<destination>:<subscription>`). */
-const destinationOfSubscription = (resource: SegmentResource) => str(resource.attributes.destination_id) ?? str(resource.attributes.destinationId) ?? (resource.segmentId.includes(':') ? resource.segmentId.split(':')[0] : undefined);
+const destinationOfSubscription = (resource: SegmentResource) =>
+  str(resource.attributes.destination_id) ?? str(resource.attributes.destinationId) ?? (resource.segmentId.includes(':') ? resource.segmentId.split(':')[0] : undefined);
 
 /** A subscription as Switchyard's mapping, or why it cannot be one. */
 function subscriptionMapping(resource: SegmentResource): { mapping: Record<string, unknown>; changes: string[] } | { reason: string } {
   const a = resource.attributes;
   const settings = isObject(a.settings) ? a.settings : {};
   for (const [key, rule] of Object.entries(SEGMENT_INTERNAL_SETTINGS)) if (settings[key] !== undefined) return { reason: `settings.${key} ${rule}` };
-  if (settings.enable_batching === true) return { reason: `settings.enable_batching: Segment sends batches; Switchyard sends every matched event as its own request (set enable_batching to false to move it) (${MIGRATING_DOC})` };
+  if (settings.enable_batching === true)
+    return { reason: `settings.enable_batching: Segment sends batches; Switchyard sends every matched event as its own request (set enable_batching to false to move it) (${MIGRATING_DOC})` };
   if (str(a.model_id) || str(a.modelId)) return { reason: `it maps a Reverse ETL model; Switchyard has no Reverse ETL (${MIGRATING_DOC})` };
   const { enable_batching: _b, batch_size: _s, batch_keys: _k, ...kept } = settings;
   return {
@@ -144,7 +146,15 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const a = resource.attributes;
     const changes: string[] = [];
     const name = nameOf(resource);
-    const labels = Array.isArray(a.labels) ? a.labels.filter(isObject).map((l) => ({ key: typeof l.key === 'string' ? l.key : JSON.stringify(l.key), value: typeof l.value === 'string' ? l.value : '', ...(typeof l.description === 'string' && l.description && { description: l.description }) })) : [];
+    const labels = Array.isArray(a.labels)
+      ? a.labels
+          .filter(isObject)
+          .map((l) => ({
+            key: typeof l.key === 'string' ? l.key : JSON.stringify(l.key),
+            value: typeof l.value === 'string' ? l.value : '',
+            ...(typeof l.description === 'string' && l.description && { description: l.description }),
+          }))
+      : [];
     const body: Extract<PlannedWrite, { kind: 'source' }>['body'] = { name: name.slice(0, 200), labels };
     const slug = str(a.slug);
     if (slug && /^[a-z0-9_-]+$/.test(slug)) body.slug = slug.slice(0, 200);
@@ -162,7 +172,14 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const a = resource.attributes;
     const { rules, changes, warnings } = planRules(a);
     const name = nameOf(resource);
-    const object = report({ kind: 'tracking_plan', segmentId: resource.segmentId, name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }), ...(warnings.length > 0 && { warnings }) });
+    const object = report({
+      kind: 'tracking_plan',
+      segmentId: resource.segmentId,
+      name,
+      outcome: changes.length > 0 ? 'changed' : 'unchanged',
+      ...(changes.length > 0 && { changes }),
+      ...(warnings.length > 0 && { warnings }),
+    });
     const body = { name: name.slice(0, 200), ...(typeof a.description === 'string' && { description: a.description }), ...(typeof a.type === 'string' && { type: a.type }), rules };
     writes.push({ write: { kind: 'tracking_plan', segmentId: resource.segmentId, body }, object, fingerprint: fingerprint(resource.attributes) });
   }
@@ -180,7 +197,13 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
       continue;
     }
     if (!sourceSegmentId || !sourceIds.has(sourceSegmentId)) {
-      report({ kind: 'destination', segmentId: resource.segmentId, name, outcome: 'cannot', reason: `its source ${sourceSegmentId ?? '(none named)'} is not in the export (an Engage space's source, or one left out): import that source too, or make this destination on a Switchyard source by hand (${MIGRATING_DOC})` });
+      report({
+        kind: 'destination',
+        segmentId: resource.segmentId,
+        name,
+        outcome: 'cannot',
+        reason: `its source ${sourceSegmentId ?? '(none named)'} is not in the export (an Engage space's source, or one left out): import that source too, or make this destination on a Switchyard source by hand (${MIGRATING_DOC})`,
+      });
       continue;
     }
     const { destination } = read;
@@ -204,14 +227,27 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
         }
       }
       if (mappings.length === 0) {
-        report({ kind: 'destination', segmentId: resource.segmentId, name, outcome: 'cannot', reason: `a Webhooks (Actions) destination with no subscription Switchyard can send: nothing would ever be delivered (${MIGRATING_DOC})` });
+        report({
+          kind: 'destination',
+          segmentId: resource.segmentId,
+          name,
+          outcome: 'cannot',
+          reason: `a Webhooks (Actions) destination with no subscription Switchyard can send: nothing would ever be delivered (${MIGRATING_DOC})`,
+        });
         continue;
       }
       body.mappings = mappings.slice(0, 5);
       if (mappings.length > 5) changes.push(`mappings: Segment allows ${mappings.length} subscriptions here; Switchyard keeps the first 5`);
     }
     writtenDestinations.add(resource.segmentId);
-    const object = report({ kind: 'destination', segmentId: resource.segmentId, name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }), ...(secretsNeeded.length > 0 && { secretsNeeded }) });
+    const object = report({
+      kind: 'destination',
+      segmentId: resource.segmentId,
+      name,
+      outcome: changes.length > 0 ? 'changed' : 'unchanged',
+      ...(changes.length > 0 && { changes }),
+      ...(secretsNeeded.length > 0 && { secretsNeeded }),
+    });
     const own = subscriptions.filter((s) => destinationOfSubscription(s) === resource.segmentId).map((s) => s.attributes);
     writes.push({ write: { kind: 'destination', segmentId: resource.segmentId, sourceSegmentId, body }, object, fingerprint: fingerprint([a, own, Object.keys(secrets[resource.segmentId] ?? {}).sort()]) });
   }
@@ -247,10 +283,16 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const planSegmentId = str(a.tracking_plan_id) ?? idPlan;
     const name = `${sourceSegmentId ?? '?'} → ${planSegmentId ?? '?'}`;
     if (!sourceSegmentId || !planSegmentId || !sourceIds.has(sourceSegmentId) || !planIds.has(planSegmentId)) {
-      report({ kind: 'plan_connection', segmentId: resource.segmentId, name, outcome: 'cannot', reason: `the export does not hold both its source and its plan: connect them with POST /admin/tracking-plans/:id/sources (${MIGRATING_DOC})` });
+      report({
+        kind: 'plan_connection',
+        segmentId: resource.segmentId,
+        name,
+        outcome: 'cannot',
+        reason: `the export does not hold both its source and its plan: connect them with POST /admin/tracking-plans/:id/sources (${MIGRATING_DOC})`,
+      });
       continue;
     }
-    const changes = a.schema_settings !== undefined && a.schema_settings !== null ? ['schema_settings: set them with PATCH /admin/sources/:id/settings (Segment\'s shape)'] : [];
+    const changes = a.schema_settings !== undefined && a.schema_settings !== null ? ["schema_settings: set them with PATCH /admin/sources/:id/settings (Segment's shape)"] : [];
     const object = report({ kind: 'plan_connection', segmentId: resource.segmentId, name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }) });
     writes.push({ write: { kind: 'plan_connection', segmentId: resource.segmentId, planSegmentId, sourceSegmentId }, object, fingerprint: fingerprint(resource.segmentId) });
   }
@@ -261,7 +303,8 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
   for (const resource of resources) {
     const cannot = CANNOT[resource.type];
     if (cannot) report({ kind: cannot.kind, segmentId: resource.segmentId, name: nameOf(resource), outcome: 'cannot', reason: cannot.reason });
-    else if (!KNOWN.has(resource.type)) report({ kind: 'unknown', segmentId: resource.segmentId, name: nameOf(resource), outcome: 'cannot', reason: `${resource.type} is not a Segment resource this import knows (${MIGRATING_DOC})` });
+    else if (!KNOWN.has(resource.type))
+      report({ kind: 'unknown', segmentId: resource.segmentId, name: nameOf(resource), outcome: 'cannot', reason: `${resource.type} is not a Segment resource this import knows (${MIGRATING_DOC})` });
   }
   // Undefined fields (a label's) are not part of the report.
   for (const object of objects) for (const key of Object.keys(object) as Array<keyof ImportObject>) if (object[key] === undefined) delete object[key];

@@ -142,7 +142,8 @@ function readPublicApi(file: string, text: string): ReadExport {
       }
     }
   }
-  if (resources.length === 0) return { resources, problems: [{ file, problem: 'holds no Segment Public API object this import knows (source, destination, subscription, filter, trackingPlan, transformation, function, label, user, warehouse)' }] };
+  if (resources.length === 0)
+    return { resources, problems: [{ file, problem: 'holds no Segment Public API object this import knows (source, destination, subscription, filter, trackingPlan, transformation, function, label, user, warehouse)' }] };
   return { resources, problems: [] };
 }
 
@@ -151,7 +152,11 @@ export async function readExport(files: Record<string, string>): Promise<ReadExp
   const all: ReadExport = { resources: [], problems: [] };
   for (const file of Object.keys(files).sort()) {
     const text = files[file];
-    const read = file.endsWith('.tf') ? await readTerraform(file, text) : file.endsWith('.json') ? readPublicApi(file, text) : { resources: [], problems: [{ file, problem: 'is neither a Terraform (.tf) nor a Public API (.json) file: left out' }] };
+    const read = file.endsWith('.tf')
+      ? await readTerraform(file, text)
+      : file.endsWith('.json')
+        ? readPublicApi(file, text)
+        : { resources: [], problems: [{ file, problem: 'is neither a Terraform (.tf) nor a Public API (.json) file: left out' }] };
     all.resources.push(...read.resources);
     all.problems.push(...read.problems);
   }

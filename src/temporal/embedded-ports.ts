@@ -35,9 +35,10 @@ export function splitAddress(address: string): { host: string; port: number } {
 
 /** The message for a taken port: which port, what wanted it, the variable that moves it, and how to use the other server on purpose. */
 export function takenPortMessage(taken: OwnPort): string {
-  const alternative = taken.variable === 'TEMPORAL_ADDRESS'
-    ? ` Set TEMPORAL_ADDRESS=127.0.0.1:<a free port> to run Switchyard's own Temporal server there, or EMBEDDED_TEMPORAL=false with TEMPORAL_ADDRESS=${taken.host}:${taken.port} to use the server already there on purpose.`
-    : ` Set ${taken.variable} to a free port.`;
+  const alternative =
+    taken.variable === 'TEMPORAL_ADDRESS'
+      ? ` Set TEMPORAL_ADDRESS=127.0.0.1:<a free port> to run Switchyard's own Temporal server there, or EMBEDDED_TEMPORAL=false with TEMPORAL_ADDRESS=${taken.host}:${taken.port} to use the server already there on purpose.`
+      : ` Set ${taken.variable} to a free port.`;
   return `port ${taken.port} on ${taken.host} is already in use, so ${taken.what} cannot listen there; Switchyard never joins a server it did not start.${alternative}`;
 }
 
@@ -64,19 +65,24 @@ function canListen(host: string, port: number): Promise<boolean> {
 /** A listener on another address of the same port (`::1` for `localhost`) still answers: that counts as taken too. */
 function answers(host: string, port: number): Promise<boolean> {
   const hosts = host === '127.0.0.1' ? ['127.0.0.1', '::1'] : [host];
-  return Promise.all(hosts.map((h) => new Promise<boolean>((resolve) => {
-    const socket = net.connect({ host: h, port });
-    socket.setTimeout(1_000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(false));
-  }))).then((found) => found.some(Boolean));
+  return Promise.all(
+    hosts.map(
+      (h) =>
+        new Promise<boolean>((resolve) => {
+          const socket = net.connect({ host: h, port });
+          socket.setTimeout(1_000);
+          socket.once('connect', () => {
+            socket.destroy();
+            resolve(true);
+          });
+          socket.once('timeout', () => {
+            socket.destroy();
+            resolve(false);
+          });
+          socket.once('error', () => resolve(false));
+        }),
+    ),
+  ).then((found) => found.some(Boolean));
 }
 
 /**

@@ -90,19 +90,23 @@ describe('npm start and ports it does not own', () => {
   it.each([
     ['TEMPORAL_UI_PORT', 'TEMPORAL_UI_PORT'],
     ['PORT', 'PORT'],
-  ])('refuses at once when the port of %s is taken, naming it', async (variable) => {
-    const takenPort = await freePort();
-    const occupied = await occupy(takenPort);
-    servers.push(occupied.server);
-    const env: NodeJS.ProcessEnv = { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, TEMPORAL_UI_PORT: String(await freePort()), PORT: String(await freePort()) };
-    env[variable] = String(takenPort);
-    const run = npmStart(dataDir, env);
-    runs.push(run);
-    expect(await run.exited).toBe(1);
-    expect(run.output()).toContain(`port ${takenPort} on 127.0.0.1 is already in use`);
-    expect(run.output()).toContain(`Set ${variable} to a free port`);
-    expect(run.output()).not.toContain('Switchyard is running');
-  }, 120_000);
+  ])(
+    'refuses at once when the port of %s is taken, naming it',
+    async (variable) => {
+      const takenPort = await freePort();
+      const occupied = await occupy(takenPort);
+      servers.push(occupied.server);
+      const env: NodeJS.ProcessEnv = { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, TEMPORAL_UI_PORT: String(await freePort()), PORT: String(await freePort()) };
+      env[variable] = String(takenPort);
+      const run = npmStart(dataDir, env);
+      runs.push(run);
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toContain(`port ${takenPort} on 127.0.0.1 is already in use`);
+      expect(run.output()).toContain(`Set ${variable} to a free port`);
+      expect(run.output()).not.toContain('Switchyard is running');
+    },
+    120_000,
+  );
 
   it('connects to nothing on its Temporal port until its own dev server says it listens', async () => {
     // A Temporal CLI that never gets as far as listening (as one still building would), then fails.
@@ -113,9 +117,13 @@ describe('npm start and ports it does not own', () => {
     const temporalPort = await freePort();
     const run = npmStart(dataDir, { TEMPORAL_CLI: cli, TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`, TEMPORAL_UI_PORT: String(await freePort()), PORT: String(await freePort()) });
     runs.push(run);
-    await waitFor(() => {
-      if (!run.output().includes('waiting for the embedded Temporal server to listen')) throw new Error(`not waiting yet:\n${run.output()}`);
-    }, 90_000, () => run.child.exitCode !== null && `npm start exited early:\n${run.output()}`);
+    await waitFor(
+      () => {
+        if (!run.output().includes('waiting for the embedded Temporal server to listen')) throw new Error(`not waiting yet:\n${run.output()}`);
+      },
+      90_000,
+      () => run.child.exitCode !== null && `npm start exited early:\n${run.output()}`,
+    );
     // Another server takes the port meanwhile: npm start must not connect to it.
     const other = await occupy(temporalPort);
     servers.push(other.server);

@@ -84,7 +84,9 @@ it.each([
   ['{"All": false, "Webhooks": true}', { All: false, Webhooks: true }, { classic: true, actions: false }],
 ])('integrations %s reaches the kinds Segment would send it to', async (label, integrations, reaches) => {
   const { source, writeKey, classic, actions } = await sourceWithBothKinds(label);
-  const messageId = `integrations-${Object.entries(reaches).map(([k, v]) => `${k}-${v}`).join('-')}-${Date.now()}`;
+  const messageId = `integrations-${Object.entries(reaches)
+    .map(([k, v]) => `${k}-${v}`)
+    .join('-')}-${Date.now()}`;
   await send(system.app, writeKey, 'track', { userId: 'u1', event: 'E', messageId, integrations });
   expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: true });
   // The workflow has ended: every destination it was for has been sent to by now.

@@ -46,7 +46,7 @@ it("creates a classic Webhooks destination from Terraform's segment_destination 
   expect(got.headers['x-team']).toBe('orders');
 });
 
-it("creates a Webhooks (Actions) destination from the Public API shape with its exported subscriptions (batch_size 0 beside enable_batching false)", async () => {
+it('creates a Webhooks (Actions) destination from the Public API shape with its exported subscriptions (batch_size 0 beside enable_batching false)', async () => {
   const r = await receiver();
   const { source, writeKey } = await system.store.sources.create('segment actions');
   const made = await create(source.id, {
@@ -84,10 +84,25 @@ it('names what a Segment-shaped create changes (a fan-out to every hook becomes 
 });
 
 it.each([
-  ['a catalog destination', { metadataId: '5d2d2e7f3a7f0d0001f4d2b0', metadata: { name: 'Braze (Actions)' }, name: 'Braze', enabled: true, settings: {} }, 422, 'metadataId: Braze (Actions) is a Segment catalog destination (5d2d2e7f3a7f0d0001f4d2b0); Switchyard delivers to webhooks and functions'],
-  ['a masked secret', { metadataId: '54521fdc25e721e32a72ef04', enabled: true, settings: { hooks: [{ hook: 'https://a.example/h' }], sharedSecret: '••••••••••abcd' } }, 400, 'settings.sharedSecret: is masked as Segment exports secrets'],
+  [
+    'a catalog destination',
+    { metadataId: '5d2d2e7f3a7f0d0001f4d2b0', metadata: { name: 'Braze (Actions)' }, name: 'Braze', enabled: true, settings: {} },
+    422,
+    'metadataId: Braze (Actions) is a Segment catalog destination (5d2d2e7f3a7f0d0001f4d2b0); Switchyard delivers to webhooks and functions',
+  ],
+  [
+    'a masked secret',
+    { metadataId: '54521fdc25e721e32a72ef04', enabled: true, settings: { hooks: [{ hook: 'https://a.example/h' }], sharedSecret: '••••••••••abcd' } },
+    400,
+    'settings.sharedSecret: is masked as Segment exports secrets',
+  ],
   ['an Actions destination without its subscriptions', { metadataId: '614a3c7d791c91c41bae7599', enabled: true, settings: {} }, 400, 'mappings: is required for an actions destination'],
-  ['another Switchyard source named in the body', { sourceId: 'src_someoneelse', metadataId: '54521fdc25e721e32a72ef04', enabled: true, settings: { hooks: [{ hook: 'https://a.example/h' }] } }, 400, 'sourceId: names source src_someoneelse'],
+  [
+    'another Switchyard source named in the body',
+    { sourceId: 'src_someoneelse', metadataId: '54521fdc25e721e32a72ef04', enabled: true, settings: { hooks: [{ hook: 'https://a.example/h' }] } },
+    400,
+    'sourceId: names source src_someoneelse',
+  ],
 ])('refuses %s, naming it', async (_, body, status, message) => {
   const { source } = await system.store.sources.create('segment refused');
   const reply = await create(source.id, body);

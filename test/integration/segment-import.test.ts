@@ -74,7 +74,11 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     expect(line(report, 'destination', '65a0f1e2d3c4b5a697887766')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('Braze (Actions) is a Segment catalog destination') });
     expect(line(report, 'destination', '6398655474f111744d9240f8')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('its source spa_9xQ2mL7vKcR4tY8wZ1bN3d is not in the export') });
     expect(line(report, 'subscription', '6364eacc13816c38bfb34981:NtPkMrYdpq9PKcnSSt6pK')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining("Segment's Linked Events enrichment") });
-    expect(line(report, 'tracking_plan', 'tp_2XcJ8vQmN4bL7kR1sT9wYz3aEf')).toMatchObject({ outcome: 'changed', changes: [expect.stringContaining('draft-04')], warnings: [expect.stringContaining('"Signed Up\\n" has white space around it')] });
+    expect(line(report, 'tracking_plan', 'tp_2XcJ8vQmN4bL7kR1sT9wYz3aEf')).toMatchObject({
+      outcome: 'changed',
+      changes: [expect.stringContaining('draft-04')],
+      warnings: [expect.stringContaining('"Signed Up\\n" has white space around it')],
+    });
     for (const o of report.objects.filter((x) => x.outcome === 'cannot')) expect(o.reason).toEqual(expect.any(String));
     expect((await system.store.sources.list()).length).toBe(before);
   });
@@ -138,7 +142,9 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
   });
 
   it('names a file it cannot read, and a Terraform expression where a value should be', async () => {
-    const { report } = await importExport({ files: { 'broken.tf': 'resource "segment_source" "x" {', 'ref.tf': 'resource "segment_source" "id-abc" {\n  name = var.name_of_it\n  slug = "${var.slug}"\n}\n', 'notes.txt': 'hello' } });
+    const { report } = await importExport({
+      files: { 'broken.tf': 'resource "segment_source" "x" {', 'ref.tf': 'resource "segment_source" "id-abc" {\n  name = var.name_of_it\n  slug = "${var.slug}"\n}\n', 'notes.txt': 'hello' },
+    });
     expect(report.problems).toEqual([
       { file: 'broken.tf', problem: expect.stringContaining('is not HCL Terraform can read') },
       { file: 'notes.txt', problem: expect.stringContaining('is neither a Terraform (.tf) nor a Public API (.json) file') },

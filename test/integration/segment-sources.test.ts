@@ -34,7 +34,10 @@ it("keeps a Segment source's write key, slug and labels: @segment/analytics-node
     name: 'Web shop (prod)',
     slug: 'web_shop_prod',
     enabled: true,
-    labels: [{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web', description: 'Web team' }],
+    labels: [
+      { key: 'environment', value: 'prod' },
+      { key: 'team', value: 'web', description: 'Web team' },
+    ],
     settings: { website: 'https://shop.example.com' },
     metadata: { id: 'IqDTy1TpoU' },
     writeKey,
@@ -44,7 +47,10 @@ it("keeps a Segment source's write key, slug and labels: @segment/analytics-node
   expect(source).toMatchObject({
     name: 'Web shop (prod)',
     slug: 'web_shop_prod',
-    labels: [{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web', description: 'Web team' }],
+    labels: [
+      { key: 'environment', value: 'prod' },
+      { key: 'team', value: 'web', description: 'Web team' },
+    ],
     writeKey,
     writeKeyHint: writeKey.slice(-4),
     ignoredFields: ['enabled', 'settings', 'metadata'],
@@ -118,8 +124,24 @@ it('changes labels, slug and the write key with PATCH: the old key stops working
 
 it('lists sources by label: ?label=key:value, repeated means all of them', async () => {
   const tag = `run-${Date.now()}`;
-  const prod = (await admin('POST', '/admin/sources', { name: 'p', labels: [{ key: 'environment', value: 'prod' }, { key: 'run', value: tag }] })).json();
-  const staging = (await admin('POST', '/admin/sources', { name: 's', labels: [{ key: 'environment', value: 'staging' }, { key: 'run', value: tag }] })).json();
+  const prod = (
+    await admin('POST', '/admin/sources', {
+      name: 'p',
+      labels: [
+        { key: 'environment', value: 'prod' },
+        { key: 'run', value: tag },
+      ],
+    })
+  ).json();
+  const staging = (
+    await admin('POST', '/admin/sources', {
+      name: 's',
+      labels: [
+        { key: 'environment', value: 'staging' },
+        { key: 'run', value: tag },
+      ],
+    })
+  ).json();
   const ids = async (query: string) => ((await admin('GET', `/admin/sources?${query}`)).json().sources as Array<{ id: string }>).map((s) => s.id);
   expect(await ids(`label=run:${tag}`)).toEqual([prod.id, staging.id]);
   expect(await ids(`label=run:${tag}&label=environment:prod`)).toEqual([prod.id]);

@@ -54,7 +54,11 @@ it('loads a Terraform-exported plan with its rules unchanged, flagging the key w
     ['TRACK', 'Signed Up\n'],
   ]);
   // The draft-04 rule in draft-07 words: what it meant, checked by the same validator as every rule.
-  expect(rules[2].jsonSchema).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', $id: 'http://segment.example/order-completed', properties: { properties: { properties: { total: { type: 'number', exclusiveMinimum: 0 } } } } });
+  expect(rules[2].jsonSchema).toMatchObject({
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'http://segment.example/order-completed',
+    properties: { properties: { properties: { total: { type: 'number', exclusiveMinimum: 0 } } } },
+  });
   expect(rules[3].warnings).toEqual([expect.stringContaining('has white space around it')]);
   expect(rules[0]).not.toHaveProperty('warnings');
 });

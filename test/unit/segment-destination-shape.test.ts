@@ -10,7 +10,13 @@ it.each([
   ],
   [
     'a Public API classic destination with two hooks, headers and a secret',
-    { sourceId: 's1', metadataId: WEBHOOKS_METADATA_ID, name: 'Orders', enabled: false, settings: { hooks: [{ hook: 'https://a.example', headers: [{ key: 'X-Team', value: 'orders' }] }, { hook: 'https://b.example' }], sharedSecret: 'a real secret' } },
+    {
+      sourceId: 's1',
+      metadataId: WEBHOOKS_METADATA_ID,
+      name: 'Orders',
+      enabled: false,
+      settings: { hooks: [{ hook: 'https://a.example', headers: [{ key: 'X-Team', value: 'orders' }] }, { hook: 'https://b.example' }], sharedSecret: 'a real secret' },
+    },
     {
       kind: 'webhooks',
       body: { enabled: false, name: 'Orders', sharedSecret: 'a real secret', webhooks: [{ url: 'https://a.example', headers: { 'X-Team': 'orders' } }, { url: 'https://b.example' }] },
@@ -28,7 +34,11 @@ it.each([
 });
 
 it.each([
-  [{ metadataId: '5d2d2e7f3a7f0d0001f4d2b0', metadata: { name: 'Braze (Actions)' }, name: 'Braze prod' }, 422, 'metadataId: Braze (Actions) is a Segment catalog destination (5d2d2e7f3a7f0d0001f4d2b0); Switchyard delivers to webhooks and functions'],
+  [
+    { metadataId: '5d2d2e7f3a7f0d0001f4d2b0', metadata: { name: 'Braze (Actions)' }, name: 'Braze prod' },
+    422,
+    'metadataId: Braze (Actions) is a Segment catalog destination (5d2d2e7f3a7f0d0001f4d2b0); Switchyard delivers to webhooks and functions',
+  ],
   [{ metadata: { id: '5d2d2e7f3a7f0d0001f4d2b0' }, name: 'Amplitude' }, 422, 'metadataId: Amplitude is a Segment catalog destination'],
   [{ name: 'x' }, 400, 'metadataId: is required'],
   [{ metadataId: WEBHOOKS_METADATA_ID, settings: '{not json' }, 400, 'settings: is a string that is not the JSON'],

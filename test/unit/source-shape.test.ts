@@ -14,8 +14,22 @@ it.each([
   [[], [], true],
   [[{ key: 'environment', value: 'prod' }], [{ key: 'environment', value: 'prod' }], true],
   [[{ key: 'environment', value: 'prod' }], [{ key: 'environment', value: 'Prod' }], false],
-  [[{ key: 'environment', value: 'prod' }], [{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web' }], false],
-  [[{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web' }], [{ key: 'team', value: 'web' }], true],
+  [
+    [{ key: 'environment', value: 'prod' }],
+    [
+      { key: 'environment', value: 'prod' },
+      { key: 'team', value: 'web' },
+    ],
+    false,
+  ],
+  [
+    [
+      { key: 'environment', value: 'prod' },
+      { key: 'team', value: 'web' },
+    ],
+    [{ key: 'team', value: 'web' }],
+    true,
+  ],
 ])('labels %j match filters %j: %s', (labels, filters, expected) => {
   expect(labelsMatch(labels, filters)).toBe(expected);
 });

@@ -62,7 +62,12 @@ it.each([
   [100, false],
   [100.5, false],
 ])('decides total = %d as the draft-04 original meant (%s)', (total, passes) => {
-  const original = { $schema: 'http://json-schema.org/draft-04/schema#', id: 'http://example.com/t', type: 'object', properties: { total: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 100, exclusiveMaximum: true } } };
+  const original = {
+    $schema: 'http://json-schema.org/draft-04/schema#',
+    id: 'http://example.com/t',
+    type: 'object',
+    properties: { total: { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 100, exclusiveMaximum: true } },
+  };
   const { $schema: _draft07, ...rewritten } = fromDraft04(original);
   expect(new Ajv({ strict: true }).compile(rewritten)({ total })).toBe(passes);
 });

@@ -24,7 +24,8 @@ export const readSegmentDestinationBody: preValidationHookHandler = (request, _r
   const { sourceId: pathSource } = request.params as { sourceId: string };
   for (const key of ['sourceId', 'source_id']) {
     const named = body[key];
-    if (typeof named === 'string' && named.startsWith('src_') && named !== pathSource) return done(badRequest(`${key}: names source ${named}, not the one in the path (${pathSource}); leave it out, or give Segment's own id (it is ignored)`));
+    if (typeof named === 'string' && named.startsWith('src_') && named !== pathSource)
+      return done(badRequest(`${key}: names source ${named}, not the one in the path (${pathSource}); leave it out, or give Segment's own id (it is ignored)`));
   }
   const read = readSegmentDestination(body);
   if (!read.ok) return done(read.status === 422 ? new ApiError(422, 'unsupported_destination', `${read.field}: ${read.rule}`) : badRequest(`${read.field}: ${read.rule}`));

@@ -61,7 +61,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 export function fromDraft04(schema: Record<string, unknown>): Record<string, unknown> {
   if (!looksDraft04(schema)) return schema;
-  return rewriteSchema(schema, true) as Record<string, unknown>;
+  return rewriteSchema(schema, true);
 }
 
 function looksDraft04(schema: Record<string, unknown>): boolean {
@@ -103,7 +103,7 @@ function rewriteSchema(schema: Record<string, unknown>, root: boolean): Record<s
     } else if (SCHEMA_MAPS.has(keyword) && isObject(value)) {
       out[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, isObject(sub) ? rewriteSchema(sub, false) : sub]));
     } else if (Array.isArray(value)) {
-      out[keyword] = value.map((sub) => (isObject(sub) ? rewriteSchema(sub, false) : sub));
+      out[keyword] = (value as unknown[]).map((sub): unknown => (isObject(sub) ? rewriteSchema(sub, false) : sub));
     } else if (isObject(value)) {
       out[keyword] = rewriteSchema(value, false);
     } else {
