@@ -12,6 +12,7 @@ import { openStore } from './store';
 import { switchyardDataConverter } from './temporal/data-converter';
 import { connectClient } from './temporal/connection';
 import { startDevServer } from './temporal/dev-server';
+import { devServerListening, embeddedPorts, firstTakenPort, takenPortMessage } from './temporal/embedded-ports';
 import { connectWorker, startWorkers } from './temporal/workers';
 import { VERSION } from './version';
 import { startTracing } from './tracing/tracing';
@@ -30,7 +31,16 @@ runMain(async () => {
   // The quick start's development key lives in DATA_DIR (made on the first start), so it needs no setup.
   const keyring = loadKeyring(config, { createInDataDir: true });
 
+  let ownServerListening: Promise<void> | undefined;
   if (config.embeddedTemporal) {
+    // A port already taken is another program's, often another Temporal server: refuse at once
+    // rather than hand that server's tasks to this worker (docs/operations.md, the quick start's ports).
+    const taken = await firstTakenPort(embeddedPorts(config));
+    if (taken) {
+      logger.error({ port: taken.port, variable: taken.variable }, takenPortMessage(taken));
+      console.error(`Switchyard did not start: ${takenPortMessage(taken)}`);
+      process.exit(1);
+    }
     const temporalPort = Number(config.temporalAddress.split(':').pop());
     // Its Web UI shows payloads decrypted by this process's codec server (the browser calls it cross-origin).
     const uiOrigins = [`http://localhost:${config.temporalUiPort}`, `http://127.0.0.1:${config.temporalUiPort}`];
@@ -47,6 +57,9 @@ runMain(async () => {
       server.removeAllListeners('exit');
       server.kill('SIGTERM');
     });
+    ownServerListening = devServerListening(devServer);
+    // Its exit is handled above; this only keeps the promise from counting as unhandled meanwhile.
+    ownServerListening.catch(() => undefined);
   }
 
   const store = lifecycle.opened('store', await openStore({ ...config, keyring, writeKeyDirectory: true }), (s) => s.close());
@@ -54,6 +67,11 @@ runMain(async () => {
   config.adminToken = quickstart.adminToken;
   // The first start of the embedded dev server may build the Temporal CLI from source; allow for it.
   const connectTimeout = config.embeddedTemporal && config.temporalConnectTimeout > 0 ? Math.max(config.temporalConnectTimeout, 15 * 60_000) : config.temporalConnectTimeout;
+  if (ownServerListening) {
+    // Until its own server says it listens, whatever answers on the port is someone else's (the CLI may still be building).
+    logger.info('waiting for the embedded Temporal server to listen before connecting');
+    await ownServerListening;
+  }
   const client = lifecycle.opened('Temporal client', await connectClient(config, keyring, logger, connectTimeout), (c) => c.connection.close());
   const workerConnection = lifecycle.opened('worker connection', await connectWorker(config, logger, connectTimeout), (c) => c.close());
   // Temporal's runtime also reacts to SIGINT/SIGTERM and may already be draining the workers.

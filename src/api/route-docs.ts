@@ -50,7 +50,7 @@ const schemaControls = {
   identify: { allowUnplannedTraits: true, allowTraitsOnViolations: true, commonEventOnViolations: 'ALLOW' },
   group: { allowUnplannedTraits: true, allowTraitsOnViolations: true, commonEventOnViolations: 'ALLOW' },
 };
-const source = { id: SOURCE_ID, name: 'Web shop', writeKeyHint: 'x9Qe', createdAt: AT };
+const source = { id: SOURCE_ID, name: 'Web shop', slug: 'web_shop', labels: [{ key: 'environment', value: 'prod' }], writeKeyHint: 'x9Qe', createdAt: AT };
 const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-team'] };
 const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, propagateTraceContext: true, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, type: 'webhooks', tlsSet: false, createdAt: AT, updatedAt: AT };
 const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', consent: { categories: ['analytics'] }, webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
@@ -190,18 +190,38 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     response: sourceSettings('wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe', { protocol: 'https', apiHost: 'events.example.com/v1' }),
   },
 
-  'POST /admin/sources': { summary: 'Create a source; the reply is the only time its write key is shown', request: { name: 'Web shop' }, response: { ...source, writeKey: 'wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe' } },
-  'GET /admin/sources': { summary: 'List sources (write keys appear only as their last 4 characters)', response: { sources: [source] } },
+  'POST /admin/sources': {
+    summary: "Create a source (Segment's source shape accepted; an existing write key may be kept); the reply is the only time its write key is shown",
+    request: { name: 'Web shop', slug: 'web_shop', enabled: true, labels: [{ key: 'environment', value: 'prod' }], writeKey: 'wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe' },
+    response: { ...source, ignoredFields: ['enabled'], writeKey: 'wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe' },
+  },
+  'GET /admin/sources': { summary: 'List sources (write keys appear only as their last 4 characters); `?label=environment:prod` keeps those with that label', response: { sources: [source] } },
   'GET /admin/sources/:id': { summary: 'One source', response: source },
+  'PATCH /admin/sources/:id': { summary: 'Change a source: name, slug, labels, or its write key (the old key stops working)', request: { labels: [{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web' }] }, response: { ...source, labels: [{ key: 'environment', value: 'prod' }, { key: 'team', value: 'web' }] } },
   'DELETE /admin/sources/:id': { summary: 'Delete a source, its write key and its destinations' },
+  'POST /admin/imports': {
+    summary: 'Import a Segment workspace export (Terraform files or Public API JSON): a dry run by default, one report line per object (moved unchanged, moved with changes, or cannot move and why); `apply: true` writes, matched by Segment id, so a second run updates rather than duplicates',
+    request: { files: { 'sources/b1TTjVj38UH445ezhJU3Y6.tf': 'import {\n  to = segment_source.id-b1TTjVj38UH445ezhJU3Y6\n  id = "b1TTjVj38UH445ezhJU3Y6"\n}\nresource "segment_source" "id-b1TTjVj38UH445ezhJU3Y6" {\n  enabled = true\n  name = "Web shop"\n  slug = "web_shop"\n  metadata = { id = "IqDTy1TpoU" }\n}\n' }, apply: false, secrets: { b1TTjVj38UH445ezhJU3Y6: { writeKey: 'wk_live_3JvQmXc0b8hP2dLs9Tn4x9Qe' } } },
+    response: {
+      objects: [{ kind: 'source', segmentId: 'b1TTjVj38UH445ezhJU3Y6', name: 'Web shop', outcome: 'unchanged' }],
+      counts: { source: { unchanged: 1, changed: 0, cannot: 0 } },
+      problems: [],
+      applied: false,
+      guide: 'docs/migrating-from-segment.md',
+    },
+  },
 
-  'POST /admin/tracking-plans': { summary: "Create a tracking plan (Segment's Public API body)", request: { name: 'Web shop plan', description: 'Checkout events', type: 'LIVE' }, response: trackingPlan },
+  'POST /admin/tracking-plans': {
+    summary: "Create a tracking plan (Segment's Public API body, or Terraform's segment_tracking_plan with its rules inline: `json_schema` as a JSON string, `key` null on keyless rules)",
+    request: { name: 'Web shop plan', description: 'Checkout events', type: 'LIVE', rules: [{ type: 'COMMON', key: null, version: 1, json_schema: '{"properties":{"context":{"type":"object"}}}' }] },
+    response: trackingPlan,
+  },
   'GET /admin/tracking-plans': { summary: 'List tracking plans', response: { trackingPlans: [trackingPlan] } },
   'GET /admin/tracking-plans/:id': { summary: 'One tracking plan', response: trackingPlan },
   'PATCH /admin/tracking-plans/:id': { summary: "Rename a tracking plan or change its description or type", request: { description: 'Checkout and sign-up events' }, response: { ...trackingPlan, description: 'Checkout and sign-up events' } },
   'DELETE /admin/tracking-plans/:id': { summary: 'Delete a tracking plan, its rules and its source connections' },
   'GET /admin/tracking-plans/:id/rules': { summary: "A page of a plan's rules (`count`, `cursor`, or Segment's `pagination[count]`, `pagination[cursor]`)", response: { rules: [{ ...trackingRule, createdAt: AT, updatedAt: AT }], pagination: { current: '', totalEntries: 1 } } },
-  'PUT /admin/tracking-plans/:id/rules': { summary: "Replace every rule of a plan (Segment's rules body; each schema compiled first, nothing saved on a 400)", request: { rules: [trackingRule] }, response: { status: 'SUCCESS' } },
+  'PUT /admin/tracking-plans/:id/rules': { summary: "Replace every rule of a plan (Segment's rules body, or what GET answers, unchanged; each schema compiled first, nothing saved on a 400)", request: { rules: [trackingRule] }, response: { status: 'SUCCESS' } },
   'PATCH /admin/tracking-plans/:id/rules': { summary: 'Upsert rules, or rename one with `newKey`', request: { rules: [{ ...trackingRule, newKey: 'Order Placed' }] }, response: { status: 'SUCCESS' } },
   'DELETE /admin/tracking-plans/:id/rules': { summary: 'Remove rules by type, key and version', request: { rules: [{ type: 'TRACK', key: 'Order Completed', version: 1 }] }, response: { status: 'SUCCESS' } },
   'GET /admin/tracking-plans/:id/sources': { summary: 'The sources connected to a plan', response: { sourceIds: [SOURCE_ID] } },
@@ -392,6 +412,7 @@ export const ERROR_MEANINGS: Record<string, string> = {
   '403': "The admin token lacks the route's scope",
   '404': 'No such record (or not under this source)',
   '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken, a replay that has ended, the archive switched off)',
+  '422': "Well formed but not something Switchyard can do: a Segment catalog destination other than Webhooks or Webhooks (Actions); `message` names it",
   '429': 'Rate limit of the write key exceeded: retry after the Retry-After header',
   '503': 'A dependency (Temporal or the store) is unreachable: retry later',
 };

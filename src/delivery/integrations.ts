@@ -1,5 +1,18 @@
-/** The name of this destination in a message's `integrations` object (seed: case sensitive). */
+/** The name of a classic webhook destination in a message's `integrations` object (seed: case sensitive). */
 export const INTEGRATION_NAME = 'Webhooks';
+/** Segment's catalog name of Webhooks (Actions): the key that turns an Actions destination on or off. */
+export const ACTIONS_INTEGRATION_NAME = 'Webhooks (Actions)';
+
+/**
+ * A destination's key in the `integrations` object, as Segment names it: `Webhooks` for a classic
+ * webhook destination, `Webhooks (Actions)` for an Actions destination (one with mappings). A
+ * destination function's key is its display name (`<Function Name> (<Workspace Name>)` on
+ * Segment): a kind that has one passes it as `integrationName`, which then wins.
+ */
+export function integrationNameOf(destination: { mappings?: unknown; integrationName?: string }): string {
+  if (destination.integrationName) return destination.integrationName;
+  return destination.mappings !== undefined ? ACTIONS_INTEGRATION_NAME : INTEGRATION_NAME;
+}
 
 /**
  * Seed, Selecting destinations: keys are case-sensitive destination names; all are on by default;
@@ -8,7 +21,7 @@ export const INTEGRATION_NAME = 'Webhooks';
  */
 export function isIntegrationEnabled(integrations: Record<string, unknown> | undefined, name = INTEGRATION_NAME): boolean {
   if (!integrations) return true;
-  const own = integrations[name];
+  const own = Object.hasOwn(integrations, name) ? integrations[name] : undefined;
   if (own !== undefined) return own !== false;
   return integrations.All !== false;
 }

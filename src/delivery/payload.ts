@@ -16,6 +16,13 @@ export interface Message {
   category?: string;
   groupId?: string;
   previousId?: string;
+  /**
+   * The root fields the sender sent beyond those above, as sent (`channel`, `integrations`,
+   * `_metadata`, unknown ones), with `sentAt` (the call's or its batch's) and the client's own
+   * timestamp as `originalTimestamp`: what Segment's pipeline holds (pipeline-event.ts). Never in
+   * the classic webhook body.
+   */
+  sent?: Record<string, unknown>;
 }
 
 /** Drops undefined fields so the body holds only what the call carried. */

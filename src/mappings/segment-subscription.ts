@@ -16,8 +16,19 @@ const SWITCHYARD_DESTINATION_ID = /^dst_/;
 export interface PastedSubscription {
   destinationId?: unknown;
   destination_id?: unknown;
-  settings: { enable_batching?: unknown };
+  settings: { enable_batching?: unknown; __segment_internal_directive?: unknown; __segment_entities?: unknown };
 }
+
+/**
+ * Segment's internal settings of a subscription that Switchyard cannot do, and what each is: refused
+ * rather than dropped, since dropping one silently changes what the receiver gets.
+ */
+export const SEGMENT_INTERNAL_SETTINGS = {
+  __segment_internal_directive:
+    "is Segment's Linked Events enrichment (an @transform Segment runs on the event before the mapping, joining rows from your warehouse into it); Switchyard cannot run it, so the fields it adds would be missing from every request. Remove it to send without them, or add those fields to the event before it reaches Switchyard",
+  __segment_entities:
+    "is Segment's Linked Audiences entities (warehouse rows Segment attaches to each audience event); Switchyard has no warehouse connection, so the entity fields would be missing from every request. Remove it to send without them, or send the entity data in the event itself",
+} as const;
 
 /**
  * What a pasted subscription says that Switchyard cannot honour: a `destinationId` naming another of
@@ -34,6 +45,9 @@ export function subscriptionViolation(mapping: PastedSubscription, index: number
         rule: `names destination ${named}, ${destinationId ? `not this one (${destinationId})` : 'not the one being created'}; leave it out, or give Segment's own id (it is ignored)`,
       };
     }
+  }
+  for (const [key, rule] of Object.entries(SEGMENT_INTERNAL_SETTINGS)) {
+    if (mapping.settings[key as keyof typeof SEGMENT_INTERNAL_SETTINGS] !== undefined) return { field: `${at}.settings.${key}`, rule };
   }
   if (mapping.settings.enable_batching === true) {
     return { field: `${at}.settings.enable_batching`, rule: 'batching is not supported yet: every matched event is sent as its own request; set it to false or leave it out' };

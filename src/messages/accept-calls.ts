@@ -67,7 +67,24 @@ export function acceptCall(call: Call, receivedAtMs: number, batchSentAt?: strin
     category: fields.category as string | undefined,
     groupId: asId(fields.groupId),
     previousId: asId(fields.previousId),
+    sent: sentFields(fields, sentAt, clientTimestamp),
   };
+}
+
+/** The fields the message above models itself, and so not kept in `sent`. */
+const MODELLED = new Set(['type', 'messageId', 'userId', 'anonymousId', 'timestamp', 'receivedAt', 'context', 'properties', 'traits', 'event', 'name', 'category', 'groupId', 'previousId']);
+
+/**
+ * What Segment's pipeline keeps of a call beyond the modelled fields: every other root field as
+ * sent, `sentAt` (a batch's for a call without its own), and `originalTimestamp`, the client's
+ * timestamp before the skew correction (Segment's name for it).
+ */
+function sentFields(fields: Record<string, unknown>, sentAt: string | undefined, clientTimestamp: string | undefined): Record<string, unknown> {
+  const sent: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) if (!MODELLED.has(name) && value !== undefined) sent[name] = value;
+  if (sentAt !== undefined) sent.sentAt = sentAt;
+  if (clientTimestamp !== undefined) sent.originalTimestamp = clientTimestamp;
+  return sent;
 }
 
 /**

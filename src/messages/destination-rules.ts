@@ -1,3 +1,4 @@
+import { integrationNameOf } from '../delivery/integrations';
 import { compileFilter, type CompiledFilter } from '../rules/destination-filters';
 import type { DestinationFilterRecord, Store } from '../store/types';
 import type { PlanDecisions } from './plan-deliveries';
@@ -32,7 +33,7 @@ export function destinationRulesReader(filters: Pick<Store['destinationFilters']
       if (!byDestination.has(record.destinationId)) byDestination.set(record.destinationId, []);
       byDestination.get(record.destinationId)!.push(filter);
     }
-    return new Map(enabled.map((destination) => [destination.id, { consent: destination.consent, filters: byDestination.get(destination.id) ?? [] }]));
+    return new Map(enabled.map((destination) => [destination.id, { consent: destination.consent, filters: byDestination.get(destination.id) ?? [], integrationName: integrationNameOf(destination) }]));
   };
 }
 

@@ -1,4 +1,5 @@
 import { messageBody, type Message } from '../delivery/payload';
+import { pipelineEvent } from '../delivery/pipeline-event';
 import { webhookLabel } from '../delivery/summary';
 import type { DeliveryInput, DeliveryPolicy, MessageBody, MessageType } from '../delivery/types';
 import type { TraceCarrier } from '../tracing/trace-carrier';
@@ -34,6 +35,11 @@ export interface Outgoing {
   mappings?: Record<string, string[]>;
   /** The W3C trace context of the message's span at ingest (tracing on); sealed with its bodies. */
   trace?: TraceCarrier;
+  /**
+   * The event as Segment's pipeline holds it (delivery/pipeline-event.ts): what an Actions
+   * destination's rules and mappings start from, as on Segment. Absent: they start from `body`.
+   */
+  pipelineBody?: MessageBody;
 }
 
 export const outgoing = (message: Message, rules?: Outgoing['rules'], trace?: TraceCarrier): Outgoing => ({
@@ -41,6 +47,7 @@ export const outgoing = (message: Message, rules?: Outgoing['rules'], trace?: Tr
   type: message.type,
   userId: message.userId,
   body: messageBody(message),
+  ...(message.sent && { pipelineBody: pipelineEvent(message) }),
   ...(rules && { rules }),
   ...(trace && { trace }),
 });
@@ -75,7 +82,8 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
   for (const id of destinationIds) {
     const destination = rules.get(id) ?? { consent: { categories: [], whenAbsent: 'deliver' }, filters: [] };
     // A redelivery starts from the body this destination was sent (plan-deliveries' own, or the message's).
-    const start = message.destinationBodies?.[id] ?? message.body;
+    // An Actions destination starts from the event as Segment's pipeline holds it, a classic one from the seed's body.
+    const start = message.destinationBodies?.[id] ?? (triggers.has(id) && message.pipelineBody ? message.pipelineBody : message.body);
     const decision: DeliveryDecision =
       rules.has(id) || triggers.has(id) || message.rules.planBlocked
         ? decideDelivery({ body: start, integrations: message.rules.integrations, suppressed: message.rules.suppressed, planBlocked: message.rules.planBlocked, destination: { ...destination, ...triggers.of(id) } })
@@ -83,7 +91,7 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
     if ('stop' in decision) decisions.recorder?.filtered(id, atMs, decision.stop, decision.filterId);
     else sent.push({ id, body: decision.send, ...(decision.mappings && { mappings: decision.mappings }) });
   }
-  const { destinationBodies: _recorded, mappings: _recordedMappings, ...rest } = message;
+  const { destinationBodies: _recorded, mappings: _recordedMappings, pipelineBody: _pipeline, ...rest } = message;
   if (sent.length === 0) return { ...rest, destinationIds: [] };
   const mappings = sent.filter((destination) => destination.mappings).map((destination) => [destination.id, destination.mappings!] as const);
   const body = sent[0].body;

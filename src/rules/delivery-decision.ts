@@ -21,7 +21,7 @@ export interface DeliveryDecisionInput {
     consent: ConsentSettings;
     /** The destination's filters, compiled once (destination-filters.ts compileFilter), in saved order. */
     filters: readonly CompiledFilter[];
-    /** Its key in the `integrations` object; every destination is "Webhooks" today. */
+    /** Its key in the `integrations` object (delivery/integrations.ts integrationNameOf); absent: "Webhooks". */
     integrationName?: string;
     /** An actions destination's enabled mappings, triggers compiled once; absent for `webhooks`. */
     mappings?: readonly CompiledTrigger[];

@@ -543,6 +543,30 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('replays').addColumn('skipped_duplicate', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     },
   },
+  // A source moved from Segment keeps its identity: its slug, its labels ([{key, value, description?}]
+  // as JSON text) and the Segment id an import matches it by (unique when set).
+  '0035_segment_sources': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('sources').addColumn('slug', 'text').execute();
+      await db.schema.alterTable('sources').addColumn('labels', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+      await db.schema.alterTable('sources').addColumn('segment_id', 'text').execute();
+      await db.schema.createIndex('sources_segment_id').unique().on('sources').column('segment_id').execute();
+    },
+  },
+  // What a Segment workspace import made, by Segment id: a second import updates instead of duplicating.
+  '0036_segment_imports': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('segment_imports')
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('segment_id', 'text', (c) => c.notNull())
+        .addColumn('switchyard_id', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('imported_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('segment_imports_pk', ['kind', 'segment_id'])
+        .execute();
+    },
+  },
 };
 
 /** The archive's table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

@@ -13,6 +13,20 @@ export interface SourceRow {
   write_key_hash: string;
   write_key_hint: string;
   created_at: string;
+  /** Segment's source shape: the slug and labels ([{key, value, description?}] as JSON) it came with. */
+  slug?: string | null;
+  labels?: string;
+  /** The Segment id an import matched it by; null for a source made here. */
+  segment_id?: string | null;
+}
+
+/** What a Segment import made of one Segment object (store/segment-imports.ts). */
+export interface SegmentImportRow {
+  kind: string;
+  segment_id: string;
+  switchyard_id: string;
+  fingerprint: string;
+  imported_at: string;
 }
 
 export interface DestinationRow {
@@ -279,6 +293,7 @@ export interface OperationalEndpointRow {
 
 export interface Tables {
   sources: SourceRow;
+  segment_imports: SegmentImportRow;
   destinations: DestinationRow;
   disabled_webhooks: DisabledWebhookRow;
   regulations: RegulationRow;

@@ -24,6 +24,27 @@ export interface Source {
   /** Last four characters of the write key, so operators can tell keys apart; the key itself is stored hashed. */
   writeKeyHint: string;
   createdAt: string;
+  /** Segment's source shape, kept as given (docs/migrating-from-segment.md). */
+  slug?: string;
+  labels: SourceLabel[];
+  /** The Segment id an import matched this source by. */
+  segmentId?: string;
+}
+
+/** A Segment label on a source (`environment: prod`); filterable in GET /admin/sources?label=key:value. */
+export interface SourceLabel {
+  key: string;
+  value: string;
+  description?: string;
+}
+
+/** What a source is made or changed with; a write key given here is the source's from now on (it is stored hashed). */
+export interface SourceFields {
+  name?: string;
+  slug?: string | null;
+  labels?: SourceLabel[];
+  segmentId?: string | null;
+  writeKey?: string;
 }
 
 export interface Webhook {
@@ -194,7 +215,11 @@ export interface OperationalEndpoint extends OperationalEndpointSettings {
 export interface Store {
   sources: {
     /** Returns the write key in clear exactly once, at creation. */
-    create(name: string): Promise<{ source: Source; writeKey: string }>;
+    create(name: string, fields?: SourceFields): Promise<{ source: Source; writeKey: string }>;
+    /** Changes the given fields (throws WriteKeyTaken when another source has the write key). Undefined: no such source. */
+    update(id: string, fields: SourceFields): Promise<Source | undefined>;
+    /** The source an import made from this Segment id. */
+    findBySegmentId(segmentId: string): Promise<Source | undefined>;
     get(id: string): Promise<Source | undefined>;
     list(): Promise<Source[]>;
     /** Also deletes the source's destinations. Returns false when there was no such source. */
@@ -206,6 +231,11 @@ export interface Store {
      * source made a moment ago (findByWriteKey says). Absent on a transaction's store.
      */
     knownWriteKey?(writeKey: string): Promise<Source | undefined>;
+  };
+  /** What a Segment workspace import made, by Segment id (store/segment-imports.ts). */
+  segmentImports: {
+    find(kind: string, segmentId: string): Promise<{ switchyardId: string; fingerprint: string } | undefined>;
+    record(kind: string, segmentId: string, switchyardId: string, fingerprint: string): Promise<void>;
   };
   /** Operational endpoints (store/operational-endpoints.ts). */
   operationalEndpoints: {

@@ -83,7 +83,9 @@ export function writeKeyDirectoryReads(sources: Store['sources'], readAll: () =>
   };
   return {
     ...sources,
-    create: (name) => sources.create(name).finally(() => directory.changedAll()),
+    create: (name, fields) => sources.create(name, fields).finally(() => directory.changedAll()),
+    // A changed write key: the old one stops working at once in this process.
+    update: (id, fields) => sources.update(id, fields).finally(() => directory.changedAll()),
     delete: (id) => sources.delete(id).finally(() => directory.changedAll()),
     async knownWriteKey(writeKey) {
       await current();

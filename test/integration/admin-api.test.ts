@@ -88,6 +88,7 @@ describe('sources', () => {
     expect(created).toEqual({
       id: expect.stringMatching(/^src_[0-9a-f]{32}$/),
       name: 'Marketing site',
+      labels: [],
       writeKey: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
       writeKeyHint: created.writeKey.slice(-4),
       createdAt: expect.any(String),
@@ -95,7 +96,7 @@ describe('sources', () => {
 
     const one = await app.inject({ method: 'GET', url: `/admin/sources/${created.id}`, headers: auth });
     expect(one.statusCode).toBe(200);
-    expect(one.json()).toEqual({ id: created.id, name: 'Marketing site', writeKeyHint: created.writeKeyHint, createdAt: created.createdAt });
+    expect(one.json()).toEqual({ id: created.id, name: 'Marketing site', labels: [], writeKeyHint: created.writeKeyHint, createdAt: created.createdAt });
     expect(one.body).not.toContain(created.writeKey);
 
     const list = await app.inject({ method: 'GET', url: '/admin/sources', headers: auth });
@@ -139,7 +140,7 @@ describe('sources', () => {
   });
 
   it.each([
-    [{}, 'name: is required'],
+    [{}, 'name: is required (or slug, which then names the source)'],
     [{ name: '' }, 'name: must NOT have fewer than 1 characters'],
     [{ name: 'x'.repeat(201) }, 'name: must NOT have more than 200 characters'],
     [{ name: 42 }, 'name: must be string'],

@@ -79,7 +79,7 @@ describe.each([
   describe('sources', () => {
     it('creates a source whose write key is found by the key (exactly, not by its case) and shown only by its last four characters', async () => {
       const { source, writeKey } = await store.sources.create('shop');
-      expect(source).toEqual({ id: expect.stringMatching(/^src_/), name: 'shop', writeKeyHint: writeKey.slice(-4), createdAt: expect.any(String) });
+      expect(source).toEqual({ id: expect.stringMatching(/^src_/), name: 'shop', labels: [], writeKeyHint: writeKey.slice(-4), createdAt: expect.any(String) });
       expect(await store.sources.findByWriteKey(writeKey)).toEqual(source);
       expect(await other.sources.findByWriteKey(writeKey)).toEqual(source);
       expect(await store.sources.findByWriteKey(writeKey.toUpperCase() === writeKey ? writeKey.toLowerCase() : writeKey.toUpperCase())).toBeUndefined();

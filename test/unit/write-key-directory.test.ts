@@ -42,7 +42,7 @@ it.each(cases)('%s', (_name, steps) => {
   }
 });
 
-const source = (id: string): Source => ({ id, name: id, writeKeyHint: 'hint', createdAt: '2026-11-28T00:00:00.000Z' });
+const source = (id: string): Source => ({ id, name: id, writeKeyHint: 'hint', createdAt: '2026-11-28T00:00:00.000Z', labels: [] });
 
 it('answers known keys from one reading shared by every caller, and reads again once a lookup finds a key it had not heard of', async () => {
   const table = new Map([[hashWriteKey('key-a'), source('src_a')]]);

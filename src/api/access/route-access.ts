@@ -35,6 +35,9 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'GET /admin/sources': read,
   'POST /admin/sources': { scope: 'destinations:write', action: 'source.create' },
   'GET /admin/sources/:id': read,
+  'PATCH /admin/sources/:id': { scope: 'destinations:write', action: 'source.update' },
+  // A dry run writes nothing (no audit row); an applied import is audited once, and each write it makes as its own route.
+  'POST /admin/imports': { scope: 'destinations:write', action: 'segment.import' },
   'DELETE /admin/sources/:id': { scope: 'destinations:write', action: 'source.delete' },
   'GET /admin/sources/:sourceId/destinations': read,
   'POST /admin/sources/:sourceId/destinations': { scope: 'destinations:write', action: 'destination.create' },

@@ -49,6 +49,8 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'GET /admin/sources': none,
   'POST /admin/sources': none,
   'GET /admin/sources/:id': none,
+  'PATCH /admin/sources/:id': none,
+  'POST /admin/imports': none,
   'DELETE /admin/sources/:id': none,
   'GET /admin/sources/:sourceId/destinations': none,
   'POST /admin/sources/:sourceId/destinations': none,

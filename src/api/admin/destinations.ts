@@ -10,7 +10,8 @@ import { audited } from '../access/audit-trail';
 import type { SigningOverlapEnds } from '../signing-overlaps';
 import { seedLimitMessages } from './schema-errors';
 import { readTerraformSettings } from './terraform-settings';
-import { errorReplies, IdParams } from './schemas';
+import { readSegmentDestinationBody, segmentChangesOf } from './segment-destination-body';
+import { ErrorReply, errorReplies, IdParams } from './schemas';
 import { wakeHeldDeliveries } from './wake-held';
 import { findWebhookViolation, MAX_HEADERS, MAX_WEBHOOKS, violationMessage, type WebhookInput } from '../../delivery/webhook-rules';
 import { AuthBody, AuthView, DestinationTypeSchema, MappingList, MappingView, TlsBody } from './actions-schemas';
@@ -221,7 +222,18 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
 
   app.post(
     '/sources/:sourceId/destinations',
-    { preValidation: readTerraformSettings, schema: { params: SourceIdParams, body: CreateDestinationBody, response: { 201: DestinationView, ...errorReplies } } },
+    {
+      preValidation: [readSegmentDestinationBody, readTerraformSettings],
+      schema: {
+        params: SourceIdParams,
+        body: CreateDestinationBody,
+        response: {
+          201: Type.Composite([DestinationView, Type.Object({ segmentChanges: Type.Optional(Type.Array(Type.String(), { description: "Given in Segment's shape: what Switchyard does differently from Segment, each named." })) })]),
+          422: ErrorReply,
+          ...errorReplies,
+        },
+      },
+    },
     async (request, reply) => {
       const { sourceId } = request.params;
       if (!(await store.sources.get(sourceId))) throw notFound(`source ${sourceId}`);
@@ -230,7 +242,8 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
       acceptedSigningSecret(request.body.signingSecret);
       const { mappings: _given, auth: _auth, tls: _tls, ...settings } = request.body;
       const destination = await audited(store, request, (tx) => tx.destinations.create(sourceId, { ...settings, webhooks, ...actions }), { target: ({ id }) => id });
-      return reply.code(201).send(toDestinationView(destination));
+      const segmentChanges = segmentChangesOf(request);
+      return reply.code(201).send({ ...toDestinationView(destination), ...(segmentChanges && { segmentChanges }) });
     },
   );
 

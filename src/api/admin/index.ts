@@ -1,3 +1,4 @@
+import { importRoutes } from './imports';
 import type { FastifyPluginAsync } from 'fastify';
 import { SETTINGS } from '../../config';
 import type { Store } from '../../store/types';
@@ -64,6 +65,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(auditRoutes, { store });
   await app.register(statusRoutes, { deliveries, store });
   await app.register(sourceRoutes, { store });
+  await app.register(importRoutes, { store });
   await app.register(trackingPlanRoutes, { store });
   await app.register(sourceSchemaSettingsRoutes, { store });
   await app.register(violationRoutes, { store });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { previewMappings } from '../../mappings/preview';
+import { previewedEvent } from '../../mappings/preview-event';
 import type { Store } from '../../store/types';
 import { badRequest, notFound } from '../errors';
 import { acceptedActionsSettings } from './actions-settings';
@@ -49,7 +50,8 @@ export const mappingPreviewRoutes: FastifyPluginAsyncTypebox<{ store: Store }> =
       if (destination.type !== 'actions') throw badRequest('id: only an actions destination (type "actions") has mappings to preview');
       const draft = request.body.mappings && acceptedActionsSettings({ mappings: request.body.mappings }, destination).mappings;
       const mappings = draft ?? destination.mappings;
-      return { mappings: previewMappings(mappings, request.body.event, { sharedSecret: destination.sharedSecret !== null, signing: destination.signing !== null, auth: destination.auth }) };
+      // Rendered on the event as delivery would render it (the pipeline's fields, timestamps as Segment computes them).
+      return { mappings: previewMappings(mappings, previewedEvent(request.body.event, Date.now()), { sharedSecret: destination.sharedSecret !== null, signing: destination.signing !== null, auth: destination.auth }) };
     },
   );
 };

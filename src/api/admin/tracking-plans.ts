@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { RULE_TYPES, ruleName, ruleProblem } from '../../plans/rule-rules';
-import type { Store, TrackingPlan, TrackingPlanRule } from '../../store/types';
+import type { NewTrackingPlanRule, Store, TrackingPlan, TrackingPlanRule } from '../../store/types';
 import { audited } from '../access/audit-trail';
 import { ApiError, badRequest, notFound } from '../errors';
 import { ErrorReply, errorReplies, IdParams } from './schemas';
+import { keyWarning, readSegmentRule, type SegmentRuleInput } from './tracking-plan-shape';
 
 /** Segment's plan types (`TrackingPlanV1.type`); only the rules of a plan connected to a source decide anything. */
 export const PLAN_TYPES = ['LIVE', 'TEMPLATE', 'RULE_LIBRARY', 'PROPERTY_LIBRARY', 'ENGAGE'] as const;
@@ -22,20 +23,41 @@ const PlanView = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
+const planFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.Union([Type.String({ maxLength: 2_000 }), Type.Null()])),
+  type: Type.Optional(Type.Union(PLAN_TYPES.map((t) => Type.Literal(t)), { description: 'Default LIVE.' })),
+};
+const PlanPatch = Type.Partial(Type.Object(planFields), { additionalProperties: false, minProperties: 1 });
+
+const RuleType = Type.Union(RULE_TYPES.map((t) => Type.Literal(t)));
+const RuleKey = Type.String({ minLength: 1, maxLength: 200, description: 'The event name (TRACK), or page/screen name; absent (or null, as Terraform writes it) for COMMON, IDENTIFY and GROUP. Kept exactly as given, white space included (flagged in `warnings`).' });
+const Version = Type.Integer({ minimum: 1, maximum: 1_000_000 });
+const JsonSchema = Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the whole message (draft-07 unless `$schema` names 2019-09 or 2020-12; a draft-04 schema is read in draft-07 words).' });
+/** Segment's exports write the schema as a JSON string (Terraform's `jsonencode`) or as an object. */
+const GivenSchema = Type.Union([JsonSchema, Type.String({ maxLength: 1_000_000, description: 'The schema as a JSON string, as a Terraform export writes it.' })]);
+/** What a GET answer carries that a write does not set: accepted, so the answer can be sent back unchanged. */
+const readOnlyRuleFields = {
+  createdAt: Type.Optional(Type.Unknown({ description: 'Read-only; accepted and ignored.' })),
+  updatedAt: Type.Optional(Type.Unknown({ description: 'Read-only; accepted and ignored.' })),
+  deprecatedAt: Type.Optional(Type.Unknown({ description: 'Read-only; accepted and ignored.' })),
+  warnings: Type.Optional(Type.Unknown({ description: 'Read-only; accepted and ignored.' })),
+};
+/** One rule in any of Segment's shapes: the Public API's (`jsonSchema`) or Terraform's (`json_schema`, `key = null`). */
+const segmentRule = (extra: Record<string, ReturnType<typeof Type.Optional>> = {}) =>
+  Type.Object(
+    { type: RuleType, key: Type.Optional(Type.Union([RuleKey, Type.Null()])), version: Version, jsonSchema: Type.Optional(GivenSchema), json_schema: Type.Optional(GivenSchema), ...extra, ...readOnlyRuleFields },
+    { additionalProperties: false },
+  );
+
 const PlanBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    description: Type.Optional(Type.String({ maxLength: 2_000 })),
-    type: Type.Optional(Type.Union(PLAN_TYPES.map((t) => Type.Literal(t)), { description: 'Default LIVE.' })),
+    ...planFields,
+    rules: Type.Optional(Type.Array(segmentRule(), { maxItems: MAX_RULES, description: "Rules inline, as Terraform's `segment_tracking_plan` carries them." })),
   },
   { additionalProperties: false },
 );
-const PlanPatch = Type.Partial(PlanBody, { additionalProperties: false, minProperties: 1 });
-
-const RuleType = Type.Union(RULE_TYPES.map((t) => Type.Literal(t)));
-const RuleKey = Type.String({ minLength: 1, maxLength: 200, description: 'The event name (TRACK), or page/screen name; absent for COMMON, IDENTIFY and GROUP.' });
-const Version = Type.Integer({ minimum: 1, maximum: 1_000_000 });
-const JsonSchema = Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the whole message (draft-07 unless `$schema` names 2019-09 or 2020-12).' });
+const Warnings = Type.Optional(Type.Array(Type.String(), { description: 'What was kept as given but is probably not meant (a rule key with white space around it).' }));
 
 const RuleView = Type.Object({
   type: Type.String(),
@@ -44,23 +66,22 @@ const RuleView = Type.Object({
   version: Type.Integer(),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
+  warnings: Warnings,
 });
 
 const PutRules = Type.Object(
-  { rules: Type.Array(Type.Object({ type: RuleType, key: Type.Optional(RuleKey), jsonSchema: JsonSchema, version: Version }, { additionalProperties: false }), { maxItems: MAX_RULES }) },
-  { additionalProperties: false },
-);
-const PatchRules = Type.Object(
   {
-    rules: Type.Array(Type.Object({ type: RuleType, key: Type.Optional(RuleKey), newKey: Type.Optional(RuleKey), jsonSchema: JsonSchema, version: Version }, { additionalProperties: false }), {
-      minItems: 1,
-      maxItems: MAX_RULES,
-    }),
+    rules: Type.Array(segmentRule(), { maxItems: MAX_RULES }),
+    pagination: Type.Optional(Type.Unknown({ description: "A GET answer's paging; accepted and ignored." })),
   },
   { additionalProperties: false },
 );
+const PatchRules = Type.Object(
+  { rules: Type.Array(segmentRule({ newKey: Type.Optional(Type.Union([RuleKey, Type.Null()])) }), { minItems: 1, maxItems: MAX_RULES }) },
+  { additionalProperties: false },
+);
 const DeleteRules = Type.Object(
-  { rules: Type.Array(Type.Object({ type: RuleType, key: Type.Optional(RuleKey), version: Version }, { additionalProperties: false }), { minItems: 1, maxItems: MAX_RULES }) },
+  { rules: Type.Array(Type.Object({ type: RuleType, key: Type.Optional(Type.Union([RuleKey, Type.Null()])), version: Version }, { additionalProperties: false }), { minItems: 1, maxItems: MAX_RULES }) },
   { additionalProperties: false },
 );
 
@@ -73,7 +94,7 @@ const RulesQuery = Type.Object({
   'pagination[cursor]': Type.Optional(Type.String({ maxLength: 500, description: "Segment's name for `cursor`." })),
 });
 
-const Status = Type.Object({ status: Type.Literal('SUCCESS') });
+const Status = Type.Object({ status: Type.Literal('SUCCESS'), warnings: Warnings });
 const SourceParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }), sourceId: Type.String({ minLength: 1, maxLength: 100 }) });
 const ConnectBody = Type.Object({ sourceId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 const Connection = Type.Object({ trackingPlanId: Type.String(), sourceId: Type.String() });
@@ -81,7 +102,17 @@ const Connection = Type.Object({ trackingPlanId: Type.String(), sourceId: Type.S
 const withConflict = { ...errorReplies, 409: ErrorReply } as const;
 
 const toView = (plan: TrackingPlan): Static<typeof PlanView> => plan;
-const toRuleView = (rule: TrackingPlanRule): Static<typeof RuleView> => rule;
+const toRuleView = (rule: TrackingPlanRule, at: number): Static<typeof RuleView> => {
+  const warning = keyWarning(rule.key, `rules[${at}]`);
+  return warning ? { ...rule, warnings: [warning] } : rule;
+};
+
+/** The rules of a request in Switchyard's shape, and the warnings to answer with (none: absent). */
+function readRules(rules: readonly SegmentRuleInput[]): { rules: Array<NewTrackingPlanRule & { newKey?: string }>; warnings?: string[] } {
+  const read = rules.map((rule, i) => readSegmentRule(rule, `rules[${i}]`));
+  const warnings = read.flatMap((rule, i) => [keyWarning(rule.key, `rules[${i}]`), keyWarning(rule.newKey, `rules[${i}]`)?.replace('.key:', '.newKey:')].filter((w): w is string => w !== undefined));
+  return warnings.length > 0 ? { rules: read, warnings } : { rules: read };
+}
 
 /** Every rule of a request checked and compiled before anything is saved: the first problem is the 400. */
 function checkRules(rules: ReadonlyArray<{ type: string; key?: string; newKey?: string; jsonSchema: Record<string, unknown>; version: number }>): void {
@@ -107,10 +138,22 @@ export const trackingPlanRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = a
     if (!(await plans.get(id))) throw notFound(`tracking plan ${id}`);
   };
 
-  app.post('/tracking-plans', { schema: { body: PlanBody, response: { 201: PlanView, ...errorReplies } } }, async (request, reply) => {
+  app.post('/tracking-plans', { schema: { body: PlanBody, response: { 201: Type.Composite([PlanView, Type.Object({ warnings: Warnings })]), ...errorReplies } } }, async (request, reply) => {
     const { name, description, type = 'LIVE' } = request.body;
-    const plan = await audited(store, request, (tx) => tx.trackingPlans.create({ name, ...(description !== undefined && { description }), type }), { target: (made) => made.id });
-    return reply.code(201).send(toView(plan));
+    // Terraform's segment_tracking_plan carries its rules inline: made in the same change, or not at all.
+    const inline = request.body.rules ? readRules(request.body.rules) : undefined;
+    if (inline) checkRules(inline.rules);
+    const plan = await audited(
+      store,
+      request,
+      async (tx) => {
+        const made = await tx.trackingPlans.create({ name, ...(description !== undefined && description !== null && { description }), type });
+        if (inline) await tx.trackingPlans.replaceRules(made.id, inline.rules);
+        return made;
+      },
+      { target: (made) => made.id },
+    );
+    return reply.code(201).send({ ...toView(plan), ...(inline?.warnings && { warnings: inline.warnings }) });
   });
 
   app.get('/tracking-plans', { schema: { response: { 200: Type.Object({ trackingPlans: Type.Array(PlanView) }), ...errorReplies } } }, async () => ({
@@ -124,7 +167,9 @@ export const trackingPlanRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = a
   });
 
   app.patch('/tracking-plans/:id', { schema: { params: IdParams, body: PlanPatch, response: { 200: PlanView, ...errorReplies } } }, async (request) => {
-    const plan = await audited(store, request, (tx) => tx.trackingPlans.update(request.params.id, request.body), { target: request.params.id });
+    const { description, ...rest } = request.body;
+    const changes = description === null ? { ...rest, description: '' } : description === undefined ? rest : { ...rest, description };
+    const plan = await audited(store, request, (tx) => tx.trackingPlans.update(request.params.id, changes), { target: request.params.id });
     if (!plan) throw notFound(`tracking plan ${request.params.id}`);
     return toView(plan);
   });
@@ -148,26 +193,28 @@ export const trackingPlanRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = a
       const count = Number(request.query.count ?? request.query['pagination[count]'] ?? DEFAULT_PAGE);
       const cursor = request.query.cursor ?? request.query['pagination[cursor]'];
       const page = await plans.rules(request.params.id, count, cursor);
-      return { rules: page.rules.map(toRuleView), pagination: { current: cursor ?? '', ...(page.next && { next: page.next }), totalEntries: page.total } };
+      return { rules: page.rules.map((rule, i) => toRuleView(rule, i)), pagination: { current: cursor ?? '', ...(page.next && { next: page.next }), totalEntries: page.total } };
     },
   );
 
   app.put('/tracking-plans/:id/rules', { schema: { params: IdParams, body: PutRules, response: { 200: Status, ...errorReplies } } }, async (request) => {
-    checkRules(request.body.rules);
-    const done = await audited(store, request, (tx) => tx.trackingPlans.replaceRules(request.params.id, request.body.rules), { target: request.params.id });
+    const { rules, warnings } = readRules(request.body.rules);
+    checkRules(rules);
+    const done = await audited(store, request, (tx) => tx.trackingPlans.replaceRules(request.params.id, rules), { target: request.params.id });
     if (!done) throw notFound(`tracking plan ${request.params.id}`);
-    return { status: 'SUCCESS' as const };
+    return { status: 'SUCCESS' as const, ...(warnings && { warnings }) };
   });
 
   app.patch('/tracking-plans/:id/rules', { schema: { params: IdParams, body: PatchRules, response: { 200: Status, ...errorReplies } } }, async (request) => {
-    checkRules(request.body.rules);
-    const done = await audited(store, request, (tx) => tx.trackingPlans.upsertRules(request.params.id, request.body.rules), { target: request.params.id });
+    const { rules, warnings } = readRules(request.body.rules);
+    checkRules(rules);
+    const done = await audited(store, request, (tx) => tx.trackingPlans.upsertRules(request.params.id, rules), { target: request.params.id });
     if (!done) throw notFound(`tracking plan ${request.params.id}`);
-    return { status: 'SUCCESS' as const };
+    return { status: 'SUCCESS' as const, ...(warnings && { warnings }) };
   });
 
   app.delete('/tracking-plans/:id/rules', { schema: { params: IdParams, body: DeleteRules, response: { 200: Status, ...errorReplies } } }, async (request) => {
-    const done = await audited(store, request, (tx) => tx.trackingPlans.deleteRules(request.params.id, request.body.rules), { target: request.params.id });
+    const done = await audited(store, request, (tx) => tx.trackingPlans.deleteRules(request.params.id, request.body.rules.map(({ key, ...rule }) => (key === null || key === undefined ? rule : { ...rule, key }))), { target: request.params.id });
     if (!done) throw notFound(`tracking plan ${request.params.id}`);
     return { status: 'SUCCESS' as const };
   });

@@ -1,0 +1,326 @@
+import { createHash } from 'node:crypto';
+import type { SegmentResource } from './read-export';
+import { isMaskedSecret, readSegmentDestination } from './destination-shape';
+import { SEGMENT_INTERNAL_SETTINGS } from '../mappings/segment-subscription';
+import { fromDraft04, keyWarning } from '../api/admin/tracking-plan-shape';
+
+/**
+ * What a Segment workspace import decides for each resource, before anything is written: where it
+ * goes in Switchyard and with which changes, or why it cannot go and what to use instead. Pure (no
+ * store, no clock): a dry run is exactly this; `--apply` then writes what it says (import-apply.ts).
+ */
+
+export type ImportKind = 'source' | 'destination' | 'subscription' | 'filter' | 'tracking_plan' | 'plan_connection' | 'transformation' | 'function' | 'label' | 'user' | 'warehouse' | 'reverse_etl' | 'unknown';
+export type Outcome = 'unchanged' | 'changed' | 'cannot';
+
+/** One line of the report: the issue's shape, plus what applying did. */
+export interface ImportObject {
+  kind: ImportKind;
+  segmentId: string;
+  name: string;
+  outcome: Outcome;
+  changes?: string[];
+  reason?: string;
+  /** Switchyard's id once applied (or found from an earlier import). */
+  id?: string;
+  /** Kept as given but probably not meant (a plan rule key with white space around it). */
+  warnings?: string[];
+  /** Secrets Segment exported masked, by the name `--secrets` gives them under (`<segmentId>.<setting>`). */
+  secretsNeeded?: string[];
+  /** With apply: `created`, `updated`, `kept` (an earlier import of the same definition: nothing written) or `failed`. */
+  applied?: 'created' | 'updated' | 'kept' | 'failed';
+}
+
+/** Where the newcomer's page is; every `cannot` points at it. */
+export const MIGRATING_DOC = 'docs/migrating-from-segment.md';
+
+/** Supplied secrets: `{"<segmentId>": {"<setting>": "<value>"}}` (a source's write key as `writeKey`). */
+export type ImportSecrets = Record<string, Record<string, string>>;
+
+/** A resource the import can write, with what it needs. */
+export type PlannedWrite =
+  | { kind: 'source'; segmentId: string; body: { name: string; slug?: string; labels?: Array<{ key: string; value: string; description?: string }>; writeKey?: string } }
+  | { kind: 'tracking_plan'; segmentId: string; body: { name: string; description?: string; type?: string; rules: unknown[] } }
+  | { kind: 'destination'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown> }
+  | { kind: 'filter'; segmentId: string; destinationSegmentId: string; body: Record<string, unknown> }
+  | { kind: 'plan_connection'; segmentId: string; planSegmentId: string; sourceSegmentId: string };
+
+export interface ImportPlan {
+  objects: ImportObject[];
+  /** In the order they must be written (sources, plans, destinations with their subscriptions, filters, connections). */
+  writes: Array<{ write: PlannedWrite; object: ImportObject; fingerprint: string }>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/** What cannot move, the kind it is reported as, and what to use instead. */
+const CANNOT: Record<string, { kind: ImportKind; reason: string }> = {
+  segment_transformation: { kind: 'transformation', reason: `Switchyard has no Protocols Transformations yet; rename or drop fields with an Actions mapping, or drop events with a destination filter (${MIGRATING_DOC})` },
+  segment_function: { kind: 'function', reason: `Switchyard does not run Segment functions in this version; put the function's logic behind a webhook of your own (${MIGRATING_DOC})` },
+  segment_insert_function_instance: { kind: 'function', reason: `Switchyard does not run insert functions in this version; use destination filters and Actions mappings for what they did (${MIGRATING_DOC})` },
+  segment_user: { kind: 'user', reason: `Switchyard has no user accounts: make an admin token per person or team with the scopes they need (POST /admin/tokens; ${MIGRATING_DOC})` },
+  segment_user_group: { kind: 'user', reason: `Switchyard has no user groups: make an admin token per team with the scopes it needs (POST /admin/tokens; ${MIGRATING_DOC})` },
+  segment_warehouse: { kind: 'warehouse', reason: `Switchyard delivers to webhooks, not warehouses: load a warehouse from a webhook receiver of your own (${MIGRATING_DOC})` },
+  segment_source_warehouse_connection: { kind: 'warehouse', reason: `Switchyard delivers to webhooks, not warehouses (${MIGRATING_DOC})` },
+  segment_profiles_warehouse: { kind: 'warehouse', reason: `Switchyard's Personas keep profiles in its own store; there is no profiles warehouse (${MIGRATING_DOC})` },
+  segment_reverse_etl_model: { kind: 'reverse_etl', reason: `Switchyard has no Reverse ETL: send the rows as track or identify calls to a source (${MIGRATING_DOC})` },
+};
+
+/**
+ * A hash of what a resource says (and which secrets were given for it, never their values): an
+ * import of the same definition writes nothing. A secret changed since is set with PATCH.
+ */
+function fingerprint(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}
+
+function nameOf(resource: SegmentResource): string {
+  const a = resource.attributes;
+  return str(a.name) ?? str(a.display_name) ?? str(a.displayName) ?? str(a.title) ?? str(a.slug) ?? str(a.key) ?? resource.segmentId;
+}
+
+/** The subscription id of a compound Terraform import id (`<destination>:<subscription>`). */
+const destinationOfSubscription = (resource: SegmentResource) =>
+  str(resource.attributes.destination_id) ?? str(resource.attributes.destinationId) ?? (resource.segmentId.includes(':') ? resource.segmentId.split(':')[0] : undefined);
+
+/** A subscription as Switchyard's mapping, or why it cannot be one. */
+function subscriptionMapping(resource: SegmentResource): { mapping: Record<string, unknown>; changes: string[] } | { reason: string } {
+  const a = resource.attributes;
+  const settings = isObject(a.settings) ? a.settings : {};
+  for (const [key, rule] of Object.entries(SEGMENT_INTERNAL_SETTINGS)) if (settings[key] !== undefined) return { reason: `settings.${key} ${rule}` };
+  if (settings.enable_batching === true)
+    return { reason: `settings.enable_batching: Segment sends batches; Switchyard sends every matched event as its own request (set enable_batching to false to move it) (${MIGRATING_DOC})` };
+  if (str(a.model_id) || str(a.modelId)) return { reason: `it maps a Reverse ETL model; Switchyard has no Reverse ETL (${MIGRATING_DOC})` };
+  const { enable_batching: _b, batch_size: _s, batch_keys: _k, ...kept } = settings;
+  return {
+    mapping: { name: nameOf(resource).slice(0, 100), enabled: a.enabled === true, trigger: str(a.trigger) ?? 'all', settings: kept },
+    changes: [],
+  };
+}
+
+/** A Terraform or Public API destination filter in the shape POST /admin/destinations/:id/filters takes. */
+function filterBody(a: Record<string, unknown>): Record<string, unknown> {
+  const actions = (Array.isArray(a.actions) ? (a.actions as unknown[]) : []).map((action): unknown => {
+    if (!isObject(action)) return action;
+    return Object.fromEntries(Object.entries(action).filter(([, v]) => v !== null && v !== undefined));
+  });
+  const body: Record<string, unknown> = { if: a.if, actions, enabled: a.enabled === true };
+  if (typeof a.title === 'string') body.title = a.title;
+  if (typeof a.description === 'string') body.description = a.description;
+  return body;
+}
+
+/** A tracking plan's rules: Terraform's `json_schema` strings and Public API objects alike (the route reads both). */
+function planRules(a: Record<string, unknown>): { rules: unknown[]; changes: string[]; warnings: string[] } {
+  const rules = Array.isArray(a.rules) ? a.rules : [];
+  const changes: string[] = [];
+  const warnings: string[] = [];
+  for (const [i, rule] of rules.entries()) {
+    if (!isObject(rule)) continue;
+    const warning = keyWarning(str(rule.key), `rules[${i}]`);
+    if (warning) warnings.push(warning);
+    const raw = rule.json_schema ?? rule.jsonSchema;
+    let schema: unknown = raw;
+    if (typeof raw === 'string') {
+      try {
+        schema = JSON.parse(raw);
+      } catch {
+        schema = undefined;
+      }
+    }
+    if (isObject(schema) && fromDraft04(schema) !== schema) changes.push(`rules[${i}].json_schema: a draft-04 schema, read in draft-07 words with the same meaning (id → $id, boolean exclusive bounds as numbers)`);
+  }
+  return { rules, changes, warnings };
+}
+
+export function planImport(resources: SegmentResource[], secrets: ImportSecrets = {}): ImportPlan {
+  const objects: ImportObject[] = [];
+  const writes: ImportPlan['writes'] = [];
+  const byType = (type: string) => resources.filter((r) => r.type === type);
+  const sourceIds = new Set(byType('segment_source').map((r) => r.segmentId));
+  const planIds = new Set(byType('segment_tracking_plan').map((r) => r.segmentId));
+  const report = (object: ImportObject) => (objects.push(object), object);
+
+  for (const resource of byType('segment_source')) {
+    const a = resource.attributes;
+    const changes: string[] = [];
+    const name = nameOf(resource);
+    const labels = Array.isArray(a.labels)
+      ? a.labels
+          .filter(isObject)
+          .map((l) => ({
+            key: typeof l.key === 'string' ? l.key : JSON.stringify(l.key),
+            value: typeof l.value === 'string' ? l.value : '',
+            ...(typeof l.description === 'string' && l.description && { description: l.description }),
+          }))
+      : [];
+    const body: Extract<PlannedWrite, { kind: 'source' }>['body'] = { name: name.slice(0, 200), labels };
+    const slug = str(a.slug);
+    if (slug && /^[a-z0-9_-]+$/.test(slug)) body.slug = slug.slice(0, 200);
+    const writeKey = secrets[resource.segmentId]?.writeKey ?? (Array.isArray(a.writeKeys) ? str(a.writeKeys[0]) : undefined);
+    if (writeKey) body.writeKey = writeKey;
+    else changes.push('writeKey: not in the export, so a new write key is made and every client must change it; give the Segment write key in --secrets (`{"<source id>": {"writeKey": "…"}}`) to keep it');
+    const settings = isObject(a.settings) ? a.settings : {};
+    if (Object.keys(settings).length > 0) changes.push(`settings: not used by Switchyard (${Object.keys(settings).join(', ')}): a Switchyard source takes every call sent with its key`);
+    if (a.enabled === false) changes.push('enabled: false is not kept: a Switchyard source always takes the calls sent with its key (give the destinations enabled: false instead)');
+    const object = report({ kind: 'source', segmentId: resource.segmentId, name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }) });
+    writes.push({ write: { kind: 'source', segmentId: resource.segmentId, body }, object, fingerprint: fingerprint([resource.attributes, writeKey !== undefined]) });
+  }
+
+  for (const resource of byType('segment_tracking_plan')) {
+    const a = resource.attributes;
+    const { rules, changes, warnings } = planRules(a);
+    const name = nameOf(resource);
+    const object = report({
+      kind: 'tracking_plan',
+      segmentId: resource.segmentId,
+      name,
+      outcome: changes.length > 0 ? 'changed' : 'unchanged',
+      ...(changes.length > 0 && { changes }),
+      ...(warnings.length > 0 && { warnings }),
+    });
+    const body = { name: name.slice(0, 200), ...(typeof a.description === 'string' && { description: a.description }), ...(typeof a.type === 'string' && { type: a.type }), rules };
+    writes.push({ write: { kind: 'tracking_plan', segmentId: resource.segmentId, body }, object, fingerprint: fingerprint(resource.attributes) });
+  }
+
+  const subscriptions = byType('segment_destination_subscription');
+  const destinationIds = new Set(byType('segment_destination').map((r) => r.segmentId));
+  const writtenDestinations = new Set<string>();
+  for (const resource of byType('segment_destination')) {
+    const a = resource.attributes;
+    const name = nameOf(resource);
+    const sourceSegmentId = str(a.source_id) ?? str(a.sourceId);
+    const read = readSegmentDestination(a);
+    if (!read.ok) {
+      report({ kind: 'destination', segmentId: resource.segmentId, name, outcome: 'cannot', reason: `${read.field}: ${read.rule}` });
+      continue;
+    }
+    if (!sourceSegmentId || !sourceIds.has(sourceSegmentId)) {
+      report({
+        kind: 'destination',
+        segmentId: resource.segmentId,
+        name,
+        outcome: 'cannot',
+        reason: `its source ${sourceSegmentId ?? '(none named)'} is not in the export (an Engage space's source, or one left out): import that source too, or make this destination on a Switchyard source by hand (${MIGRATING_DOC})`,
+      });
+      continue;
+    }
+    const { destination } = read;
+    const changes = [...destination.changes];
+    const secretsNeeded: string[] = [];
+    const body: Record<string, unknown> = { ...destination.body };
+    for (const setting of destination.maskedSecrets) {
+      const given = secrets[resource.segmentId]?.[setting];
+      if (given) body[setting] = given;
+      else secretsNeeded.push(`${resource.segmentId}.${setting}`);
+    }
+    if (secretsNeeded.length > 0) changes.push(`${secretsNeeded.map((s) => s.split('.').pop()).join(', ')}: exported masked; the destination is made without it until --secrets gives it (${secretsNeeded.join(', ')})`);
+    if (destination.kind === 'actions') {
+      const mappings: Record<string, unknown>[] = [];
+      for (const sub of subscriptions.filter((s) => destinationOfSubscription(s) === resource.segmentId)) {
+        const read = subscriptionMapping(sub);
+        if ('reason' in read) report({ kind: 'subscription', segmentId: sub.segmentId, name: nameOf(sub), outcome: 'cannot', reason: read.reason });
+        else {
+          mappings.push(read.mapping);
+          report({ kind: 'subscription', segmentId: sub.segmentId, name: nameOf(sub), outcome: 'unchanged' });
+        }
+      }
+      if (mappings.length === 0) {
+        report({
+          kind: 'destination',
+          segmentId: resource.segmentId,
+          name,
+          outcome: 'cannot',
+          reason: `a Webhooks (Actions) destination with no subscription Switchyard can send: nothing would ever be delivered (${MIGRATING_DOC})`,
+        });
+        continue;
+      }
+      body.mappings = mappings.slice(0, 5);
+      if (mappings.length > 5) changes.push(`mappings: Segment allows ${mappings.length} subscriptions here; Switchyard keeps the first 5`);
+    }
+    writtenDestinations.add(resource.segmentId);
+    const object = report({
+      kind: 'destination',
+      segmentId: resource.segmentId,
+      name,
+      outcome: changes.length > 0 ? 'changed' : 'unchanged',
+      ...(changes.length > 0 && { changes }),
+      ...(secretsNeeded.length > 0 && { secretsNeeded }),
+    });
+    const own = subscriptions.filter((s) => destinationOfSubscription(s) === resource.segmentId).map((s) => s.attributes);
+    writes.push({ write: { kind: 'destination', segmentId: resource.segmentId, sourceSegmentId, body }, object, fingerprint: fingerprint([a, own, Object.keys(secrets[resource.segmentId] ?? {}).sort()]) });
+  }
+  for (const sub of subscriptions) {
+    const destination = destinationOfSubscription(sub);
+    if (destination && destinationIds.has(destination)) continue;
+    report({ kind: 'subscription', segmentId: sub.segmentId, name: nameOf(sub), outcome: 'cannot', reason: `its destination ${destination ?? '(none named)'} is not in the export` });
+  }
+  // Subscriptions of a destination that cannot move cannot move either.
+  for (const sub of subscriptions) {
+    const destination = destinationOfSubscription(sub);
+    if (!destination || !destinationIds.has(destination) || writtenDestinations.has(destination)) continue;
+    const line = objects.find((o) => o.kind === 'subscription' && o.segmentId === sub.segmentId);
+    if (line) Object.assign(line, { outcome: 'cannot', reason: line.reason ?? `its destination ${destination} cannot move` });
+    else report({ kind: 'subscription', segmentId: sub.segmentId, name: nameOf(sub), outcome: 'cannot', reason: `its destination ${destination} cannot move` });
+  }
+
+  for (const resource of byType('segment_destination_filter')) {
+    const a = resource.attributes;
+    const destination = str(a.destination_id) ?? str(a.destinationId) ?? (resource.segmentId.includes(':') ? resource.segmentId.split(':')[0] : undefined);
+    if (!destination || !writtenDestinations.has(destination)) {
+      report({ kind: 'filter', segmentId: resource.segmentId, name: nameOf(resource), outcome: 'cannot', reason: `its destination ${destination ?? '(none named)'} does not move` });
+      continue;
+    }
+    const object = report({ kind: 'filter', segmentId: resource.segmentId, name: nameOf(resource), outcome: 'unchanged' });
+    writes.push({ write: { kind: 'filter', segmentId: resource.segmentId, destinationSegmentId: destination, body: filterBody(a) }, object, fingerprint: fingerprint(a) });
+  }
+
+  for (const resource of byType('segment_source_tracking_plan_connection')) {
+    const a = resource.attributes;
+    const [idSource, idPlan] = resource.segmentId.split(':');
+    const sourceSegmentId = str(a.source_id) ?? idSource;
+    const planSegmentId = str(a.tracking_plan_id) ?? idPlan;
+    const name = `${sourceSegmentId ?? '?'} → ${planSegmentId ?? '?'}`;
+    if (!sourceSegmentId || !planSegmentId || !sourceIds.has(sourceSegmentId) || !planIds.has(planSegmentId)) {
+      report({
+        kind: 'plan_connection',
+        segmentId: resource.segmentId,
+        name,
+        outcome: 'cannot',
+        reason: `the export does not hold both its source and its plan: connect them with POST /admin/tracking-plans/:id/sources (${MIGRATING_DOC})`,
+      });
+      continue;
+    }
+    const changes = a.schema_settings !== undefined && a.schema_settings !== null ? ["schema_settings: set them with PATCH /admin/sources/:id/settings (Segment's shape)"] : [];
+    const object = report({ kind: 'plan_connection', segmentId: resource.segmentId, name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }) });
+    writes.push({ write: { kind: 'plan_connection', segmentId: resource.segmentId, planSegmentId, sourceSegmentId }, object, fingerprint: fingerprint(resource.segmentId) });
+  }
+
+  for (const resource of byType('segment_label')) {
+    report({ kind: 'label', segmentId: resource.segmentId, name: nameOf(resource), outcome: 'unchanged', changes: undefined, reason: undefined });
+  }
+  for (const resource of resources) {
+    const cannot = CANNOT[resource.type];
+    if (cannot) report({ kind: cannot.kind, segmentId: resource.segmentId, name: nameOf(resource), outcome: 'cannot', reason: cannot.reason });
+    else if (!KNOWN.has(resource.type))
+      report({ kind: 'unknown', segmentId: resource.segmentId, name: nameOf(resource), outcome: 'cannot', reason: `${resource.type} is not a Segment resource this import knows (${MIGRATING_DOC})` });
+  }
+  // Undefined fields (a label's) are not part of the report.
+  for (const object of objects) for (const key of Object.keys(object) as Array<keyof ImportObject>) if (object[key] === undefined) delete object[key];
+  return { objects, writes };
+}
+
+const KNOWN = new Set(['segment_source', 'segment_tracking_plan', 'segment_destination', 'segment_destination_subscription', 'segment_destination_filter', 'segment_source_tracking_plan_connection', 'segment_label']);
+
+/** The report's closing counts, by kind. */
+export function countsByKind(objects: ImportObject[]): Record<string, Record<Outcome, number>> {
+  const counts: Record<string, Record<Outcome, number>> = {};
+  for (const { kind, outcome } of objects) {
+    counts[kind] ??= { unchanged: 0, changed: 0, cannot: 0 };
+    counts[kind][outcome]++;
+  }
+  return counts;
+}
+
+export { isMaskedSecret };

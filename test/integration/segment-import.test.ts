@@ -1,0 +1,177 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from '../helpers/processes';
+import { ADMIN_TOKEN, basicAuth, startSystem, type TestSystem } from '../helpers/system';
+
+/**
+ * A Segment workspace moves in one command: the fixture export (test/fixtures/segment-exports/
+ * workspace: every resource kind Segment's Terraform provider emits) through the real API, store and
+ * HCL parser. A dry run writes nothing; applied, it makes what the report says, keeps the write keys
+ * given, never stores a masked secret; applied twice, the second run changes nothing.
+ */
+const FIXTURE = path.join(ROOT, 'test/fixtures/segment-exports/workspace');
+const SECRETS = path.join(ROOT, 'test/fixtures/segment-exports/workspace-secrets.json');
+
+function readTree(dir: string, root = dir, files: Record<string, string> = {}): Record<string, string> {
+  for (const name of readdirSync(dir).sort()) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) readTree(full, root, files);
+    else files[path.relative(root, full)] = readFileSync(full, 'utf8');
+  }
+  return files;
+}
+
+let system: TestSystem;
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const files = readTree(FIXTURE);
+const secrets = JSON.parse(readFileSync(SECRETS, 'utf8')) as Record<string, Record<string, string>>;
+
+beforeAll(async () => {
+  system = await startSystem();
+});
+afterAll(async () => {
+  await system.close();
+});
+
+type Report = { objects: Array<Record<string, unknown> & { kind: string; segmentId: string; outcome: string }>; counts: Record<string, Record<string, number>>; problems: unknown[]; applied: boolean; guide: string };
+const importExport = async (body: Record<string, unknown>) => {
+  const reply = await system.app.inject({ method: 'POST', url: '/admin/imports', headers: auth, payload: body });
+  expect(reply.statusCode).toBe(200);
+  return { report: reply.json<Report>(), text: reply.body };
+};
+const line = (report: Report, kind: string, segmentId: string) => report.objects.find((o) => o.kind === kind && o.segmentId === segmentId)!;
+
+/** What the fixture imports with its secrets given: the counts the report states (docs/migrating-from-segment.md). */
+const EXPECTED_COUNTS = {
+  source: { unchanged: 1, changed: 1, cannot: 0 },
+  tracking_plan: { unchanged: 0, changed: 1, cannot: 0 },
+  destination: { unchanged: 2, changed: 0, cannot: 2 },
+  subscription: { unchanged: 2, changed: 0, cannot: 1 },
+  filter: { unchanged: 1, changed: 0, cannot: 0 },
+  plan_connection: { unchanged: 1, changed: 0, cannot: 0 },
+  label: { unchanged: 1, changed: 0, cannot: 0 },
+  transformation: { unchanged: 0, changed: 0, cannot: 1 },
+  function: { unchanged: 0, changed: 0, cannot: 2 },
+  user: { unchanged: 0, changed: 0, cannot: 2 },
+  warehouse: { unchanged: 0, changed: 0, cannot: 3 },
+  reverse_etl: { unchanged: 0, changed: 0, cannot: 1 },
+};
+
+describe('POST /admin/imports with a Segment Terraform export', () => {
+  it('reports every object in a dry run and writes nothing; masked secrets and missing write keys are asked for by name', async () => {
+    const before = (await system.store.sources.list()).length;
+    const { report } = await importExport({ files });
+    expect(report.applied).toBe(false);
+    expect(report.problems).toEqual([]);
+    expect(report.guide).toBe('docs/migrating-from-segment.md');
+    expect(report.objects).toHaveLength(22);
+    // Without the secrets: both sources would get new keys, the classic destination has no secret yet.
+    expect(line(report, 'source', 'qaHm2cZ9vTbX8kLpR4sW1n')).toMatchObject({ outcome: 'changed', changes: [expect.stringContaining('writeKey: not in the export')] });
+    expect(line(report, 'destination', '643ea8f292e9257d89a7e8e4')).toMatchObject({ outcome: 'changed', secretsNeeded: ['643ea8f292e9257d89a7e8e4.sharedSecret'] });
+    expect(line(report, 'destination', '65a0f1e2d3c4b5a697887766')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('Braze (Actions) is a Segment catalog destination') });
+    expect(line(report, 'destination', '6398655474f111744d9240f8')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('its source spa_9xQ2mL7vKcR4tY8wZ1bN3d is not in the export') });
+    expect(line(report, 'subscription', '6364eacc13816c38bfb34981:NtPkMrYdpq9PKcnSSt6pK')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining("Segment's Linked Events enrichment") });
+    expect(line(report, 'tracking_plan', 'tp_2XcJ8vQmN4bL7kR1sT9wYz3aEf')).toMatchObject({
+      outcome: 'changed',
+      changes: [expect.stringContaining('draft-04')],
+      warnings: [expect.stringContaining('"Signed Up\\n" has white space around it')],
+    });
+    for (const o of report.objects.filter((x) => x.outcome === 'cannot')) expect(o.reason).toEqual(expect.any(String));
+    expect((await system.store.sources.list()).length).toBe(before);
+  });
+
+  it('applies with the secrets: the counts the report states, write keys kept, secrets never answered; a second apply changes nothing', async () => {
+    const { report, text } = await importExport({ files, apply: true, secrets });
+    expect(report.counts).toEqual(EXPECTED_COUNTS);
+    for (const value of ['classic-webhooks-secret-c4f1', secrets.b1TTjVj38UH445ezhJU3Y6.writeKey]) expect(text).not.toContain(value);
+    const written = report.objects.filter((o) => o.applied);
+    expect(written.map((o) => [o.kind, o.applied])).toEqual([
+      ['source', 'created'],
+      ['source', 'created'],
+      ['tracking_plan', 'created'],
+      ['destination', 'created'],
+      ['destination', 'created'],
+      ['filter', 'created'],
+      ['plan_connection', 'created'],
+    ]);
+
+    // The web source keeps its Segment write key and labels, and is found by its Segment id and label.
+    const web = line(report, 'source', 'b1TTjVj38UH445ezhJU3Y6');
+    const listed = (await system.app.inject({ method: 'GET', url: '/admin/sources?label=environment:prod', headers: auth })).json<{ sources: Array<Record<string, unknown>> }>().sources;
+    expect(listed.find((s) => s.id === web.id)).toMatchObject({ name: 'Web shop (prod)', slug: 'web_shop_prod', segmentId: 'b1TTjVj38UH445ezhJU3Y6', labels: [{ key: 'environment', value: 'prod' }] });
+    const sent = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(secrets.b1TTjVj38UH445ezhJU3Y6.writeKey) }, payload: { userId: 'u1', event: 'Imported' } });
+    expect(sent.statusCode).toBe(200);
+
+    // The classic destination has the secret from --secrets; the Actions one its two subscriptions.
+    const classic = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${String(line(report, 'destination', '643ea8f292e9257d89a7e8e4').id)}`, headers: auth })).json();
+    expect(classic).toMatchObject({ type: 'webhooks', sharedSecretSet: true, webhooks: [{ url: 'http://127.0.0.1:9/segment-classic' }] });
+    const actions = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${String(line(report, 'destination', '6364eacc13816c38bfb34981').id)}`, headers: auth })).json();
+    expect(actions.mappings.map((m: { name: string }) => m.name)).toEqual(['Orders to fulfilment', 'Identify to CRM']);
+    expect(actions.mappings[1].settings.data.greeting).toEqual({ '@template': 'Hello ${traits.name}, {{traits.name}}' });
+    const plan = line(report, 'tracking_plan', 'tp_2XcJ8vQmN4bL7kR1sT9wYz3aEf');
+    expect((await system.app.inject({ method: 'GET', url: `/admin/tracking-plans/${String(plan.id)}/sources`, headers: auth })).json()).toEqual({ sourceIds: [web.id] });
+    expect((await system.app.inject({ method: 'GET', url: `/admin/tracking-plans/${String(plan.id)}/rules`, headers: auth })).json().rules).toHaveLength(3);
+
+    // Applied again: every object found by its Segment id and kept; nothing in the store changed.
+    const snapshot = async () => ({
+      sources: (await system.store.sources.list()).length,
+      destinations: [classic.id, actions.id].map(async (id) => (await system.store.destinations.get(id))?.updatedAt),
+      plans: (await system.store.trackingPlans.list()).map((p) => [p.id, p.updatedAt]),
+    });
+    const first = await snapshot();
+    const firstDestinations = await Promise.all(first.destinations);
+    const again = await importExport({ files, apply: true, secrets });
+    expect(again.report.counts).toEqual(EXPECTED_COUNTS);
+    expect(again.report.objects.filter((o) => o.applied).map((o) => o.applied)).toEqual(Array(7).fill('kept'));
+    expect(again.report.objects.filter((o) => o.applied).map((o) => o.id)).toEqual(written.map((o) => o.id));
+    const second = await snapshot();
+    expect(second.sources).toBe(first.sources);
+    expect(await Promise.all(second.destinations)).toEqual(firstDestinations);
+    expect(second.plans).toEqual(first.plans);
+  });
+
+  it('updates rather than duplicates when the export changed, matched by Segment id', async () => {
+    const changed = { ...files, 'sources/qaHm2cZ9vTbX8kLpR4sW1n.tf': files['sources/qaHm2cZ9vTbX8kLpR4sW1n.tf'].replace('"Orders service"', '"Orders service (renamed)"') };
+    const before = (await system.store.sources.list()).length;
+    const { report } = await importExport({ files: changed, apply: true, secrets });
+    expect(line(report, 'source', 'qaHm2cZ9vTbX8kLpR4sW1n')).toMatchObject({ applied: 'updated', name: 'Orders service (renamed)' });
+    expect((await system.store.sources.list()).length).toBe(before);
+  });
+
+  it('names a file it cannot read, and a Terraform expression where a value should be', async () => {
+    const { report } = await importExport({
+      files: { 'broken.tf': 'resource "segment_source" "x" {', 'ref.tf': 'resource "segment_source" "id-abc" {\n  name = var.name_of_it\n  slug = "${var.slug}"\n}\n', 'notes.txt': 'hello' },
+    });
+    expect(report.problems).toEqual([
+      { file: 'broken.tf', problem: expect.stringContaining('is not HCL Terraform can read') },
+      { file: 'notes.txt', problem: expect.stringContaining('is neither a Terraform (.tf) nor a Public API (.json) file') },
+      { file: 'ref.tf', problem: expect.stringContaining('is a Terraform expression') },
+    ]);
+  });
+
+  it('reads Public API JSON too', async () => {
+    const answer = { data: { sources: [{ id: 'pubApiSrc1', slug: 'api_source', name: 'API source', enabled: true, writeKeys: ['PublicApiWriteKey0123456789abcd'], labels: [], settings: {} }] } };
+    const { report } = await importExport({ files: { 'sources.json': JSON.stringify(answer) } });
+    expect(report.objects).toEqual([{ kind: 'source', segmentId: 'pubApiSrc1', name: 'API source', outcome: 'unchanged' }]);
+  });
+});
+
+describe('npm run import -- segment <path>', () => {
+  it('prints the report with counts by kind, and --json the same report as JSON', async () => {
+    await system.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
+    const env = { ...process.env, SWITCHYARD_URL: url, ADMIN_TOKEN };
+    const run = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/import-cli.ts'), ...args], { cwd: ROOT, env, maxBuffer: 10 * 1024 * 1024 });
+    const text = (await run(['segment', FIXTURE, '--secrets', SECRETS])).stdout;
+    expect(text).toContain('Segment import (dry run: nothing written; --apply to create)');
+    expect(text).toContain('destination      65a0f1e2d3c4b5a697887766  "Braze (Actions)": cannot move');
+    expect(text).toMatch(/warehouse\s+0 \/ 0 \/ 3/);
+    expect(text).toContain('What cannot move, and what to use instead: docs/migrating-from-segment.md');
+    const json = JSON.parse((await run(['segment', FIXTURE, '--secrets', SECRETS, '--json'])).stdout) as Report;
+    expect(json.counts).toEqual(EXPECTED_COUNTS);
+    await expect(run(['segment'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('usage: npm run import -- segment <path to the export>') });
+  }, 120_000);
+});
