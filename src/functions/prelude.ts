@@ -15,6 +15,10 @@ export const PRELUDE = String.raw`(function (host) {
   var parse = JSON.parse;
   var PromiseCtor = Promise;
   var ObjectKeys = Object.keys;
+  // Strings cross to the host as JSON: QuickJS hands strings over NUL-terminated, and binary
+  // (latin1) data is full of NULs.
+  function conv(value, from, to) { return parse(host.conv(stringify([value, from, to]))); }
+  function digest(algorithm, key, data) { return parse(host.digest(stringify([algorithm, key === undefined ? null : key, data]))); }
   function define(name, value) {
     Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
   }
@@ -43,7 +47,7 @@ export const PRELUDE = String.raw`(function (host) {
   // console: captured per invocation by the host (which caps it).
   function show(value) {
     if (typeof value === 'string') return value;
-    if (value instanceof Error) return String(value.stack || value.name + ': ' + value.message);
+    if (value instanceof Error) return value.name + ': ' + value.message + (value.stack ? '\n' + value.stack : '');
     try {
       var s = stringify(value);
       return s === undefined ? String(value) : s;
@@ -55,7 +59,7 @@ export const PRELUDE = String.raw`(function (host) {
     return function () {
       var parts = [];
       for (var i = 0; i < arguments.length; i++) parts.push(show(arguments[i]));
-      host.log(level, parts.join(' '));
+      host.log(stringify([level, parts.join(' ')]));
     };
   }
   define('console', { log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug'), trace: logger('debug') });
@@ -67,7 +71,7 @@ export const PRELUDE = String.raw`(function (host) {
   }
   function bytesOf(value, encoding) {
     if (value instanceof Buffer) return value._b;
-    if (typeof value === 'string') return host.conv(value, encoding || 'utf8', 'latin1');
+    if (typeof value === 'string') return conv(value, encoding || 'utf8', 'latin1');
     if (value instanceof ArrayBuffer) value = new Uint8Array(value);
     if (value && typeof value.length === 'number') {
       var s = '';
@@ -84,7 +88,7 @@ export const PRELUDE = String.raw`(function (host) {
   Buffer.isBuffer = function (value) { return value instanceof Buffer; };
   Buffer.byteLength = function (value, encoding) { return bytesOf(value, encoding).length; };
   Buffer.concat = function (list) { return new Buffer(list.map(function (b) { return bytesOf(b); }).join('')); };
-  Buffer.prototype.toString = function (encoding) { return host.conv(this._b, 'latin1', encoding || 'utf8'); };
+  Buffer.prototype.toString = function (encoding) { return conv(this._b, 'latin1', encoding || 'utf8'); };
   Buffer.prototype.toJSON = function () {
     var data = [];
     for (var i = 0; i < this._b.length; i++) data.push(this._b.charCodeAt(i));
@@ -94,8 +98,8 @@ export const PRELUDE = String.raw`(function (host) {
   Buffer.prototype.equals = function (other) { return other instanceof Buffer && other._b === this._b; };
   Object.defineProperty(Buffer.prototype, 'length', { get: function () { return this._b.length; } });
   define('Buffer', Buffer);
-  define('atob', function (s) { return host.conv(String(s), 'base64', 'latin1'); });
-  define('btoa', function (s) { return host.conv(String(s), 'latin1', 'base64'); });
+  define('atob', function (s) { return conv(String(s), 'base64', 'latin1'); });
+  define('btoa', function (s) { return conv(String(s), 'latin1', 'base64'); });
 
   // crypto: createHash and createHmac (md5, sha1, sha256, sha512), hex, base64 or a Buffer.
   function digester(algorithm, key) {
@@ -110,8 +114,8 @@ export const PRELUDE = String.raw`(function (host) {
       digest: function (encoding) {
         if (done) throw new Error('Digest already called');
         done = true;
-        var bytes = host.digest(String(algorithm), key === undefined ? undefined : bytesOf(key), chunks.join(''));
-        return encoding ? host.conv(bytes, 'latin1', encoding) : new Buffer(bytes);
+        var bytes = digest(String(algorithm), key === undefined ? undefined : bytesOf(key), chunks.join(''));
+        return encoding ? conv(bytes, 'latin1', encoding) : new Buffer(bytes);
       },
     };
   }
@@ -213,15 +217,15 @@ export const PRELUDE = String.raw`(function (host) {
     if (body === undefined || body === null) return undefined;
     if (body instanceof URLSearchParams) {
       if (!headers.has('content-type')) headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
-      return host.conv(body.toString(), 'utf8', 'latin1');
+      return conv(body.toString(), 'utf8', 'latin1');
     }
     if (body instanceof Buffer) return body._b;
     if (typeof body !== 'string') body = String(body);
     if (!headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
-    return host.conv(body, 'utf8', 'latin1');
+    return conv(body, 'utf8', 'latin1');
   }
   function Body() {}
-  Body.prototype.text = function () { var b = this._body; return PromiseCtor.resolve(b === undefined ? '' : host.conv(b, 'latin1', 'utf8')); };
+  Body.prototype.text = function () { var b = this._body; return PromiseCtor.resolve(b === undefined ? '' : conv(b, 'latin1', 'utf8')); };
   Body.prototype.json = function () { return this.text().then(function (t) { return parse(t); }); };
   Body.prototype.buffer = function () { return PromiseCtor.resolve(new Buffer(this._body || '')); };
   function Request(input, init) {

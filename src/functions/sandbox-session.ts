@@ -58,15 +58,17 @@ export class SandboxSession {
     runtime.setMemoryLimit(limits.memoryBytes);
     runtime.setMaxStackSize(1024 * 1024);
     const vm = runtime.newContext();
-    let session: SandboxSession | undefined;
+    // The host functions and the interrupt handler find the session once it exists.
+    const holder: { session?: SandboxSession } = {};
     const deadline = Date.now() + timeoutMs;
-    runtime.setInterruptHandler(() => Date.now() > (session?.current?.deadline ?? deadline));
-    const hostObject = SandboxSession.hostObject(vm, () => session, host);
+    runtime.setInterruptHandler(() => Date.now() > (holder.session?.current?.deadline ?? deadline));
+    const hostObject = SandboxSession.hostObject(vm, () => holder.session, host);
     const prelude = vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js', { type: 'global' }));
     const api = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostObject));
     prelude.dispose();
     hostObject.dispose();
-    session = new SandboxSession(runtime, vm, api, limits);
+    const session = new SandboxSession(runtime, vm, api, limits);
+    holder.session = session;
     const evaluated = vm.evalCode(code, 'function.js', { type: 'global', strict: false });
     if (evaluated.error) {
       const described = session.describe(evaluated.error, Date.now() > deadline);
@@ -85,22 +87,25 @@ export class SandboxSession {
       handle.dispose();
     };
     const text = (h: QuickJSHandle | undefined) => (h === undefined ? undefined : vm.typeof(h) === 'undefined' ? undefined : vm.getString(h));
-    add('log', (level, line) => {
-      session()?.log(`${vm.getString(level)}: ${vm.getString(line)}`);
+    const json = <T>(h: QuickJSHandle) => JSON.parse(vm.getString(h)) as T;
+    add('log', (args) => {
+      const [level, line] = json<[string, string]>(args);
+      session()?.log(`${level}: ${line}`);
       return undefined;
     });
-    add('conv', (value, from, to) => {
-      const [f, t] = [vm.getString(from).toLowerCase(), vm.getString(to).toLowerCase()];
-      if (!ENCODINGS.has(f) || !ENCODINGS.has(t)) throw new Error(`Unknown encoding: ${ENCODINGS.has(f) ? t : f}`);
-      return vm.newString(Buffer.from(vm.getString(value), f as BufferEncoding).toString(t as BufferEncoding));
+    add('conv', (args) => {
+      const [value, from, to] = json<[string, string, string]>(args).map((a) => String(a));
+      const [f, t] = [from.toLowerCase(), to.toLowerCase()];
+      if (!ENCODINGS.has(f) || !ENCODINGS.has(t)) throw new Error(`Unknown encoding: ${ENCODINGS.has(f) ? to : from}`);
+      return vm.newString(JSON.stringify(Buffer.from(value, f as BufferEncoding).toString(t as BufferEncoding)));
     });
-    add('digest', (algorithm, key, data) => {
-      const name = vm.getString(algorithm).toLowerCase().replace('-', '');
-      if (!DIGESTS.has(name)) throw new Error(`Digest method not supported: ${vm.getString(algorithm)}`);
-      const bytes = Buffer.from(vm.getString(data), 'latin1');
-      const secret = text(key);
-      const digest = secret === undefined ? createHash(name).update(bytes).digest() : createHmac(name, Buffer.from(secret, 'latin1')).update(bytes).digest();
-      return vm.newString(digest.toString('latin1'));
+    add('digest', (args) => {
+      const [algorithm, key, data] = json<[string, string | null, string]>(args);
+      const name = String(algorithm).toLowerCase().replace('-', '');
+      if (!DIGESTS.has(name)) throw new Error(`Digest method not supported: ${String(algorithm)}`);
+      const bytes = Buffer.from(String(data), 'latin1');
+      const digest = key === null ? createHash(name).update(bytes).digest() : createHmac(name, Buffer.from(String(key), 'latin1')).update(bytes).digest();
+      return vm.newString(JSON.stringify(digest.toString('latin1')));
     });
     add('url', (input, base, part, value) => {
       let url: URL;
@@ -212,6 +217,8 @@ export class SandboxSession {
           this.broken = true;
           return finish({ status: 'error', error });
         }
+        // Past the deadline, whatever the VM reports (an interrupt can surface as any error) is a timeout.
+        if (Date.now() > invocation.deadline) return finish(this.timedOut(timeoutMs));
         const state = vm.getPromiseState(promise);
         if (state.type === 'fulfilled') {
           const answer = JSON.parse(vm.getString(state.value)) as { ok: boolean; result?: unknown; emitted?: unknown[]; error?: { type: string; message: string } };
