@@ -1,5 +1,5 @@
 import { parse, type Node } from 'acorn';
-import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
+import { newQuickJSModule } from './quickjs-module';
 import { expectedHandlers, type FunctionKind } from './handlers';
 
 /**
@@ -38,7 +38,7 @@ export function topLevelNames(code: string): string[] {
 /** A syntax error where QuickJS reports it: `message` with 1-based line and column. */
 async function compileError(code: string): Promise<{ message: string; line?: number; column?: number } | undefined> {
   // A module of its own per check: compiling leaves nothing behind, and nothing is shared with a run.
-  const module = await newQuickJSWASMModule(RELEASE_SYNC);
+  const module = await newQuickJSModule();
   const runtime = module.newRuntime();
   runtime.setMemoryLimit(64 * 1024 * 1024);
   const deadline = Date.now() + 2000;

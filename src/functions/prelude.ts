@@ -321,6 +321,17 @@ export const PRELUDE = String.raw`(function (host) {
     group: emit('group', ['groupId']), alias: emit('alias', ['previousId']), set: emit('set', ['collection', 'id']),
   });
 
+  // A source function's request, as Segment's runtime builds it: json() answers the parsed body.
+  function sourceRequest(raw) {
+    var body = String(raw.body === undefined ? '' : raw.body);
+    return {
+      headers: new Headers(raw.headers || {}),
+      url: new URL(raw.url),
+      json: function () { return parse(body); },
+      text: function () { return body; },
+    };
+  }
+
   function describe(e) {
     var type = 'Error';
     var message;
@@ -343,7 +354,8 @@ export const PRELUDE = String.raw`(function (host) {
       return new PromiseCtor(function (resolve) {
         var fn = G[name];
         if (typeof fn !== 'function') throw new errors.EventNotSupported(name + ' is not defined');
-        resolve(fn(parse(eventJson), parse(settingsJson)));
+        var input = parse(eventJson);
+        resolve(fn(name === 'onRequest' ? sourceRequest(input) : input, parse(settingsJson)));
       }).then(function (result) {
         var out = stringify({ ok: true, result: result === undefined ? null : result, emitted: emitted });
         if (out.length > outputLimit) return stringify({ ok: false, error: { type: 'OutputTooLarge', message: 'the handler returned ' + out.length + ' characters, over the limit of ' + outputLimit } });

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
+import { newQuickJSModule } from './quickjs-module';
 import { PRELUDE } from './prelude';
 import type { FetchAnswer, FetchRequest, InvocationOutcome } from './types';
 
@@ -53,7 +54,7 @@ export class SandboxSession {
 
   /** Evaluates the prelude and `code` (a sloppy-mode script) within `timeoutMs`; throws the script's error described. */
   static async open(code: string, limits: SessionLimits, host: SessionHost, timeoutMs: number): Promise<SandboxSession> {
-    const module = await newQuickJSWASMModule(RELEASE_SYNC);
+    const module = await newQuickJSModule();
     const runtime = module.newRuntime();
     runtime.setMemoryLimit(limits.memoryBytes);
     runtime.setMaxStackSize(1024 * 1024);

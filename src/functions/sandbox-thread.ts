@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { newQuickJSModule } from './quickjs-module';
 import { SandboxSession, ScriptError, type SessionLimits } from './sandbox-session';
 import type { FetchAnswer, FetchRequest, FromThread, InvocationOutcome, ToThread } from './types';
 
@@ -63,7 +64,7 @@ async function invoke(id: number, message: Extract<ToThread, { kind: 'invoke' }>
 }
 
 // Loading QuickJS once here makes the first session's start a matter of milliseconds.
-void import('quickjs-emscripten').then(() => send({ kind: 'ready' }));
+void newQuickJSModule().then(() => send({ kind: 'ready' }));
 
 port.on('message', (message: ToThread) => {
   if (message.kind === 'fetched') {

@@ -27,6 +27,7 @@ import { writeTransaction } from './write-transaction';
 import { messageArchiveStore } from './message-archive';
 import { replayStore } from './replays';
 import { operationalEndpointStore } from './operational-endpoints';
+import { functionStore } from './functions';
 import { webhookSwitchStore } from './webhook-switches';
 import { trackingPlanStore, violationStore } from './tracking-plans';
 import type { Tables } from './tables';
@@ -164,6 +165,7 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: 
     archive: messageArchiveStore(db),
     replays: replayStore(db),
     operationalEndpoints: operationalEndpointStore(db, keyring),
+    functions: functionStore(db),
     webhookSwitches: webhookSwitchStore(db),
     trackingPlans: trackingPlanStore(db),
     violations: violationStore(db),

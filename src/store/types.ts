@@ -12,6 +12,7 @@ import type { DestinationFilter, FilterSettings } from '../rules/destination-fil
 import type { ArchivedCall, Replay, ReplayCounts, ReplayStatus } from '../delivery/replay';
 import type { SealedBody } from '../delivery/types';
 import type { OperationalEventType, OperationalFormat } from '../delivery/operational-events';
+import type { FunctionStore } from './functions';
 import type { ActionsMapping, DestinationType, OutboundAuth, TlsSettings } from '../mappings/types';
 
 export type { SeenUser } from './personas-types';
@@ -207,6 +208,8 @@ export interface Store {
      */
     knownWriteKey?(writeKey: string): Promise<Source | undefined>;
   };
+  /** Functions in Segment's shape and their versions (store/functions.ts). */
+  functions: FunctionStore;
   /** Issue 43: operational endpoints (store/operational-endpoints.ts). */
   operationalEndpoints: {
     create(settings: OperationalEndpointSettings, secret: string): Promise<OperationalEndpoint>;
