@@ -55,7 +55,7 @@ describe.each(dialects)('functions API on %s', (_name, open) => {
 
   beforeAll(async () => {
     ({ store, cleanUp } = await open());
-    sandbox = createFunctionSandbox({ functionThreads: 1, functionTimeout: 3000, functionMemoryLimit: 32, egressAllowlist: ['127.0.0.0/8'] });
+    sandbox = createFunctionSandbox({ functionThreads: 1, functionTimeout: 5000, functionMemoryLimit: 32, egressAllowlist: ['127.0.0.0/8'] });
     app = await buildAdminApp(store, { functionSandbox: sandbox });
     receiver = await startReceiver();
   });
