@@ -105,7 +105,12 @@ export class SandboxSession {
       const name = String(algorithm).toLowerCase().replace('-', '');
       if (!DIGESTS.has(name)) throw new Error(`Digest method not supported: ${String(algorithm)}`);
       const bytes = Buffer.from(String(data), 'latin1');
-      const digest = key === null ? createHash(name).update(bytes).digest() : createHmac(name, Buffer.from(String(key), 'latin1')).update(bytes).digest();
+      const digest =
+        key === null
+          ? createHash(name).update(bytes).digest()
+          : createHmac(name, Buffer.from(String(key), 'latin1'))
+              .update(bytes)
+              .digest();
       return vm.newString(JSON.stringify(digest.toString('latin1')));
     });
     add('url', (input, base, part, value) => {

@@ -9,9 +9,7 @@ export interface FetchRequest {
 }
 
 /** What `fetch` resolves with (`body` binary, latin1), or why it was refused. */
-export type FetchAnswer =
-  | { status: number; statusText: string; headers: [string, string][]; url: string; body: string; error?: undefined }
-  | { error: string };
+export type FetchAnswer = { status: number; statusText: string; headers: [string, string][]; url: string; body: string; error?: undefined } | { error: string };
 
 /** One outgoing request as the test console and the attempt show it. */
 export interface TracedRequest {
@@ -49,12 +47,7 @@ export interface Invocation {
 }
 
 /** Messages from the host process to a sandbox thread. */
-export type ToThread =
-  | { kind: 'invoke'; id: number; invocation: Invocation; timeoutMs: number }
-  | { kind: 'fetched'; id: number; answer: FetchAnswer };
+export type ToThread = { kind: 'invoke'; id: number; invocation: Invocation; timeoutMs: number } | { kind: 'fetched'; id: number; answer: FetchAnswer };
 
 /** Messages from a sandbox thread to the host process. */
-export type FromThread =
-  | { kind: 'ready' }
-  | { kind: 'done'; id: number; outcome: InvocationOutcome }
-  | { kind: 'fetch'; id: number; invocationId: number; request: FetchRequest };
+export type FromThread = { kind: 'ready' } | { kind: 'done'; id: number; outcome: InvocationOutcome } | { kind: 'fetch'; id: number; invocationId: number; request: FetchRequest };

@@ -69,7 +69,12 @@ export interface FunctionStore {
 
 /** Segment's id forms: `dfn_`/`ifnd_` + 24 hex characters, `sfnc_` + 22. */
 function newFunctionId(kind: FunctionKind): string {
-  return ID_PREFIX[kind] + randomBytes(12).toString('hex').slice(0, kind === 'SOURCE' ? 22 : 24);
+  return (
+    ID_PREFIX[kind] +
+    randomBytes(12)
+      .toString('hex')
+      .slice(0, kind === 'SOURCE' ? 22 : 24)
+  );
 }
 
 function toRecord(row: Selectable<FunctionRow>): FunctionRecord {
@@ -130,33 +135,29 @@ export function functionStore(db: Kysely<Tables>): FunctionStore {
 
     async update(id, patch) {
       const at = new Date().toISOString();
-      const trx = db;
-      const updated = await (async () => {
-        const current = await trx.selectFrom('functions').selectAll().where('id', '=', id).executeTakeFirst();
-        if (!current) return false;
-        let latest = current.latest_version;
-        if (patch.code !== undefined) {
-          const code = await trx.selectFrom('function_versions').select('code').where('function_id', '=', id).where('version', '=', latest).executeTakeFirstOrThrow();
-          if (code.code !== patch.code) {
-            latest += 1;
-            await trx.insertInto('function_versions').values({ function_id: id, version: latest, code: patch.code, created_at: at }).execute();
-          }
+      const current = await row(id);
+      if (!current) return undefined;
+      let latest = current.latest_version;
+      if (patch.code !== undefined) {
+        const code = await db.selectFrom('function_versions').select('code').where('function_id', '=', id).where('version', '=', latest).executeTakeFirstOrThrow();
+        if (code.code !== patch.code) {
+          latest += 1;
+          await db.insertInto('function_versions').values({ function_id: id, version: latest, code: patch.code, created_at: at }).execute();
         }
-        await trx
-          .updateTable('functions')
-          .set({
-            ...(patch.displayName !== undefined && { display_name: patch.displayName }),
-            ...(patch.description !== undefined && { description: patch.description }),
-            ...(patch.logoUrl !== undefined && { logo_url: patch.logoUrl }),
-            ...(patch.settings !== undefined && { settings: JSON.stringify(patch.settings) }),
-            latest_version: latest,
-            updated_at: at,
-          })
-          .where('id', '=', id)
-          .execute();
-        return true;
-      })();
-      return updated ? withCode(await row(id)) : undefined;
+      }
+      await db
+        .updateTable('functions')
+        .set({
+          ...(patch.displayName !== undefined && { display_name: patch.displayName }),
+          ...(patch.description !== undefined && { description: patch.description }),
+          ...(patch.logoUrl !== undefined && { logo_url: patch.logoUrl }),
+          ...(patch.settings !== undefined && { settings: JSON.stringify(patch.settings) }),
+          latest_version: latest,
+          updated_at: at,
+        })
+        .where('id', '=', id)
+        .execute();
+      return withCode(await row(id));
     },
 
     async delete(id) {

@@ -118,7 +118,7 @@ describe.each(dialects)('functions API on %s', (_name, open) => {
     expect(saved.json).toEqual(expect.objectContaining({ ...read.json, updatedAt: expect.any(String) }));
     expect(saved.json.latestVersion).toBe(1);
     const both = await create({ ...terraform, resourceType: 'DESTINATION' });
-    expect(both.json.message).toBe('resource_type: give either resource_type (Terraform\'s name) or resourceType, not both');
+    expect(both.json.message).toBe("resource_type: give either resource_type (Terraform's name) or resourceType, not both");
   });
 
   it('lists without code or settings, filters by resourceType, and deletes', async () => {
@@ -157,7 +157,7 @@ describe.each(dialects)('functions API on %s', (_name, open) => {
     expect(missing.status).toBe(400);
     expect(missing.json.message).toBe(`version: function ${id} has no version 9`);
     expect((await call('PATCH', `/admin/functions/${id}`, { code: 'function nothing() {}' })).json.message).toMatch(/^code: defines no handler/);
-    expect((await call('PATCH', `/admin/functions/${id}`, { resourceType: 'SOURCE' })).json.message).toBe('resourceType: a function\'s kind cannot change (it is DESTINATION)');
+    expect((await call('PATCH', `/admin/functions/${id}`, { resourceType: 'SOURCE' })).json.message).toBe("resourceType: a function's kind cannot change (it is DESTINATION)");
   });
 
   it('tests the latest version for real without deploying it: result, logs and traced requests, secrets masked', async () => {

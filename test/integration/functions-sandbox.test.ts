@@ -68,7 +68,8 @@ afterAll(async () => {
 
 describe('Segment globals', () => {
   it('offers crypto, Buffer, atob/btoa, lodash, URL, URLSearchParams and Headers as Node and node-fetch do', async () => {
-    const result = await run(`
+    const result = await run(
+      `
       async function onTrack(event, settings) {
         const url = new URL('https://api.example.com/v1/x?a=1&b=two');
         url.searchParams.set('c', 'x y');
@@ -88,7 +89,13 @@ describe('Segment globals', () => {
           headers: [headers.get('content-type'), headers.get('x-many')],
           errors: [typeof EventNotSupported, typeof InvalidEventPayload, typeof ValidationError, typeof RetryError, typeof DropEvent],
         };
-      }`, 'onTrack', { type: 'track', event: 'Order Completed', properties: { total: 30 } }, { secret: 'k' }, 'globals', GENEROUS_MS);
+      }`,
+      'onTrack',
+      { type: 'track', event: 'Order Completed', properties: { total: 30 } },
+      { secret: 'k' },
+      'globals',
+      GENEROUS_MS,
+    );
     const { createHash, createHmac } = await import('node:crypto');
     expect(result).toMatchObject({
       status: 'ok',

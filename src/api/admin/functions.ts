@@ -46,17 +46,14 @@ const readOnly = {
 };
 
 const fields = {
-  code: Type.String({ maxLength: MAX_CODE_LENGTH, description: 'The function\'s JavaScript, a sloppy-mode script whose handlers are found by name.' }),
+  code: Type.String({ maxLength: MAX_CODE_LENGTH, description: "The function's JavaScript, a sloppy-mode script whose handlers are found by name." }),
   displayName: nullableText(120),
   description: nullableText(2000),
   logoUrl: nullableText(2048),
   settings: Type.Optional(Type.Array(Setting, { maxItems: 100 })),
 };
 
-const CreateBody = Type.Object(
-  { ...readOnly, ...fields, resourceType: Type.String({ maxLength: 40, description: `One of ${FUNCTION_KINDS.join(', ')}.` }) },
-  { additionalProperties: false },
-);
+const CreateBody = Type.Object({ ...readOnly, ...fields, resourceType: Type.String({ maxLength: 40, description: `One of ${FUNCTION_KINDS.join(', ')}.` }) }, { additionalProperties: false });
 const PatchBody = Type.Object({ ...readOnly, ...fields, code: Type.Optional(fields.code), resourceType: Type.Optional(Type.String({ maxLength: 40 })) }, { additionalProperties: false });
 
 const SettingView = Setting;
@@ -91,7 +88,7 @@ const TestBody = Type.Object(
         { additionalProperties: false, description: 'The request a source function gets.' },
       ),
     ),
-    settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Values of the function\'s settings, as an instance would have them.' })),
+    settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Values of the function's settings, as an instance would have them." })),
   },
   { additionalProperties: false },
 );
@@ -215,7 +212,13 @@ export const functionRoutes: FastifyPluginAsyncTypebox<{ store: Store; sandbox?:
 
   app.post(
     '/functions/:id/deploy',
-    { schema: { params: IdParams, body: Type.Optional(DeployBody), response: { 200: Type.Object({ functionDeployment: Type.Object({ status: Type.Literal('SUCCESS') }), deployedVersion: Type.Integer() }), ...errorReplies } } },
+    {
+      schema: {
+        params: IdParams,
+        body: Type.Optional(DeployBody),
+        response: { 200: Type.Object({ functionDeployment: Type.Object({ status: Type.Literal('SUCCESS') }), deployedVersion: Type.Integer() }), ...errorReplies },
+      },
+    },
     async (request) => {
       await found(request.params.id);
       const version = request.body?.version;
@@ -234,7 +237,11 @@ export const functionRoutes: FastifyPluginAsyncTypebox<{ store: Store; sandbox?:
     if (fn.resourceType === 'SOURCE') {
       if (!sourceRequest) throw badRequest('request: a SOURCE function is tested with a request {headers, body, url?}');
       handler = 'onRequest';
-      input = { headers: sourceRequest.headers ?? {}, body: typeof sourceRequest.body === 'string' ? sourceRequest.body : JSON.stringify(sourceRequest.body ?? {}), url: sourceRequest.url ?? 'https://switchyard.invalid/functions' };
+      input = {
+        headers: sourceRequest.headers ?? {},
+        body: typeof sourceRequest.body === 'string' ? sourceRequest.body : JSON.stringify(sourceRequest.body ?? {}),
+        url: sourceRequest.url ?? 'https://switchyard.invalid/functions',
+      };
     } else {
       if (!event) throw badRequest(`event: a ${fn.resourceType} function is tested with an event`);
       handler = handlerFor((event as { type?: unknown }).type) ?? `on${String((event as { type?: unknown }).type)}`;
