@@ -14,6 +14,7 @@ import { lazySchemaCompilers } from './lazy-schema-compilers';
 import { installJsonBodyParser, replyToClientError } from './json-body';
 import { closeConnectionsWhileDraining } from './drain';
 import { adminRoutes } from './admin';
+import { createFunctionSandbox } from '../functions/function-sandbox';
 import { ingestRoutes } from './ingest';
 import { healthRoutes } from './health';
 import { allowBrowserOrigins } from './cors';
@@ -115,7 +116,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const auditRows = auditRetention(options.store.audit, options.config.auditRetention, app.log);
   app.addHook('onReady', async () => auditRows.start());
   app.addHook('onClose', () => auditRows.stop());
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight }, operationalEvents: options.operationalEvents, egressAllowlist: parseAllowlist(options.config.egressAllowlist) });
+  // Functions' test runs; the sandbox's threads start only when a function first runs.
+  const functionSandbox = createFunctionSandbox(options.config);
+  app.addHook('onClose', () => functionSandbox.close());
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight }, operationalEvents: options.operationalEvents, egressAllowlist: parseAllowlist(options.config.egressAllowlist), functionSandbox });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, authorize, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback, audit: options.store.audit });
   await app.register(portalRoutes, {
     authorize,

@@ -21,6 +21,25 @@ export interface OperationDoc {
 }
 
 const SOURCE_ID = 'src_6f1c2a9e4b7d4e0f8a3b5c7d9e1f2a4b';
+const FUNCTION_ID = 'dfn_5f0c8e2a9b1d4c7e8f3a6b2d';
+const FUNCTION_CODE = "async function onTrack(event, settings) {\n  await fetch('https://crm.example.com/api/orders', { method: 'POST', headers: { Authorization: 'Bearer ' + settings.apiKey }, body: JSON.stringify(event) });\n}";
+const FUNCTION_CODE_V2 = FUNCTION_CODE.replace('orders', 'v2/orders');
+const functionSetting = { name: 'apiKey', label: 'API key', description: 'The CRM key', type: 'STRING', required: true, sensitive: true };
+const functionListItem = {
+  id: FUNCTION_ID,
+  resourceType: 'DESTINATION',
+  displayName: 'Order to CRM',
+  description: null,
+  logoUrl: null,
+  latestVersion: 1,
+  deployedVersion: 1,
+  isLatestVersion: true,
+  deployedAt: '2026-05-04T09:30:00.000Z',
+  createdAt: '2026-05-04T09:30:00.000Z',
+  updatedAt: '2026-05-04T09:30:00.000Z',
+};
+const functionView = { ...functionListItem, code: FUNCTION_CODE, settings: [functionSetting] };
+
 const DESTINATION_ID = 'dst_0a1b2c3d4e5f40718293a4b5c6d7e8f9';
 const AUDIENCE_ID = 'aud_5e6f7a8b9c0d41e2f3a4b5c6d7e8f9a0';
 const TRAIT_ID = 'ctr_7b8c9d0e1f2a43b4c5d6e7f8a9b0c1d2';
@@ -285,6 +304,35 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       ],
     },
   },
+  'POST /admin/functions': {
+    summary: "Create a function in Segment's Public API shape (a Terraform segment_function body is read too); its code is checked now, and its first version is deployed",
+    request: { resourceType: 'DESTINATION', displayName: 'Order to CRM', code: FUNCTION_CODE, settings: [functionSetting] },
+    response: functionView,
+  },
+  'GET /admin/functions': { summary: 'List the functions (without code or settings; filter with ?resourceType=)', response: { functions: [functionListItem] } },
+  'GET /admin/functions/:id': { summary: 'One function with its latest code and its settings definitions', response: functionView },
+  'PATCH /admin/functions/:id': {
+    summary: 'Change a function: new code is a new version, which runs once deployed; what GET answers saves back unchanged',
+    request: { code: FUNCTION_CODE_V2 },
+    response: { ...functionView, code: FUNCTION_CODE_V2, latestVersion: 2, isLatestVersion: false },
+  },
+  'DELETE /admin/functions/:id': { summary: 'Delete a function and its versions' },
+  'GET /admin/functions/:id/versions': {
+    summary: 'Every saved version of a function, newest first, and which one is deployed',
+    response: { versions: [{ id: '2', version: 2, code: FUNCTION_CODE_V2, isDeployed: false, createdAt: LATER }, { id: '1', version: 1, code: FUNCTION_CODE, isDeployed: true, createdAt: AT }] },
+  },
+  'POST /admin/functions/:id/deploy': { summary: 'Deploy the latest version, or the version named', request: { version: 2 }, response: { functionDeployment: { status: 'SUCCESS' }, deployedVersion: 2 } },
+  'POST /admin/functions/:id/test': {
+    summary: 'Run the latest version on an event (or, for a source function, a request) for real, fetch calls included, without deploying it; nothing is delivered or ingested',
+    request: { event: { type: 'track', event: 'Order Completed', userId: 'u1', properties: { total: 30 } }, settings: { apiKey: 'sk_live_0123456789abcdef' } },
+    response: {
+      status: 'SUCCESS',
+      result: { status: 200 },
+      logs: ['log: sent Order Completed with ••••••••••cdef'],
+      requests: [{ method: 'POST', url: 'https://crm.example.com/api/orders', status: 200, durationMs: 84 }],
+      durationMs: 97,
+    },
+  },
   'POST /admin/operational-endpoints': {
     summary: "Register an operational endpoint: Switchyard's own events (Svix's names) signed with Standard Webhooks; a generated whsec_ secret is shown once, here",
     request: { url: 'https://ops.example.com/switchyard', eventTypes: ['message.attempt.exhausted', 'endpoint.disabled'] },
@@ -427,6 +475,7 @@ function tagOf(url: string): string {
   if (url.includes('deliver')) return 'Admin: deliveries';
   if (url.includes('regulations')) return 'Admin: regulations';
   if (url.startsWith('/admin/operational-endpoints')) return 'Admin: operational webhooks';
+  if (url.startsWith('/admin/functions')) return 'Admin: functions';
   if (url.includes('destinations')) return 'Admin: destinations';
   return 'Admin: sources';
 }

@@ -28,6 +28,7 @@ import { messageArchiveStore } from './message-archive';
 import { replayStore } from './replays';
 import { operationalEndpointStore } from './operational-endpoints';
 import { segmentImportStore } from './segment-imports';
+import { functionStore } from './functions';
 import { webhookSwitchStore } from './webhook-switches';
 import { trackingPlanStore, violationStore } from './tracking-plans';
 import type { Tables } from './tables';
@@ -166,6 +167,7 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: 
     replays: replayStore(db),
     operationalEndpoints: operationalEndpointStore(db, keyring),
     segmentImports: segmentImportStore(db),
+    functions: functionStore(db),
     webhookSwitches: webhookSwitchStore(db),
     trackingPlans: trackingPlanStore(db),
     violations: violationStore(db),

@@ -567,6 +567,35 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  // Functions in Segment's shape: a function is a class with settings definitions; every save of new
+  // code is a new version (never rewritten), and instances run the deployed one. Both dialects:
+  // plain columns only; a function's versions go with it.
+  '0032_functions': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('functions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('resource_type', 'text', (c) => c.notNull())
+        .addColumn('display_name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('logo_url', 'text')
+        .addColumn('settings', 'text', (c) => c.notNull())
+        .addColumn('latest_version', 'integer', (c) => c.notNull())
+        .addColumn('deployed_version', 'integer')
+        .addColumn('deployed_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('function_versions')
+        .addColumn('function_id', 'text', (c) => c.notNull().references('functions.id').onDelete('cascade'))
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('code', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('function_versions_pk', ['function_id', 'version'])
+        .execute();
+    },
+  },
 };
 
 /** The archive's table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

@@ -291,6 +291,31 @@ export interface OperationalEndpointRow {
   updated_at: string;
 }
 
+/** A function in Segment's shape (src/store/functions.ts); its code lives in its versions. */
+export interface FunctionRow {
+  id: string;
+  resource_type: string;
+  display_name: string;
+  description: string | null;
+  logo_url: string | null;
+  /** JSON array of setting definitions (values are an instance's). */
+  settings: string;
+  latest_version: number;
+  /** The version instances run; null before any deploy. */
+  deployed_version: number | null;
+  deployed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One saved version of a function's code; never changed once written. */
+export interface FunctionVersionRow {
+  function_id: string;
+  version: number;
+  code: string;
+  created_at: string;
+}
+
 export interface Tables {
   sources: SourceRow;
   segment_imports: SegmentImportRow;
@@ -313,6 +338,8 @@ export interface Tables {
   message_archive: MessageArchiveRow;
   replays: ReplayRow;
   operational_endpoints: OperationalEndpointRow;
+  functions: FunctionRow;
+  function_versions: FunctionVersionRow;
   tracking_plans: TrackingPlanRow;
   tracking_plan_rules: TrackingPlanRuleRow;
   tracking_plan_sources: TrackingPlanSourceRow;

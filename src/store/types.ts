@@ -12,6 +12,7 @@ import type { DestinationFilter, FilterSettings } from '../rules/destination-fil
 import type { ArchivedCall, Replay, ReplayCounts, ReplayStatus } from '../delivery/replay';
 import type { SealedBody } from '../delivery/types';
 import type { OperationalEventType, OperationalFormat } from '../delivery/operational-events';
+import type { FunctionStore } from './functions';
 import type { ActionsMapping, DestinationType, OutboundAuth, TlsSettings } from '../mappings/types';
 
 export type { SeenUser } from './personas-types';
@@ -237,6 +238,9 @@ export interface Store {
     find(kind: string, segmentId: string): Promise<{ switchyardId: string; fingerprint: string } | undefined>;
     record(kind: string, segmentId: string, switchyardId: string, fingerprint: string): Promise<void>;
   };
+  /** Operational endpoints (store/operational-endpoints.ts). */
+  /** Functions in Segment's shape and their versions (store/functions.ts). */
+  functions: FunctionStore;
   /** Operational endpoints (store/operational-endpoints.ts). */
   operationalEndpoints: {
     create(settings: OperationalEndpointSettings, secret: string): Promise<OperationalEndpoint>;

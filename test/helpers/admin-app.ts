@@ -5,6 +5,7 @@ import { installJsonBodyParser } from '../../src/api/json-body';
 import type { DeliveryPolicy } from '../../src/delivery/types';
 import type { Deliveries } from '../../src/ports';
 import type { Store } from '../../src/store';
+import type { SandboxPool } from '../../src/functions/sandbox-pool';
 
 /** The admin API on its own (no Temporal): app.inject against a real store. */
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -56,14 +57,14 @@ export const policy: DeliveryPolicy = { retryWindowMs: 60_000, timeoutMs: 5_000,
  * The admin plugin alone, with the same Ajv options and error handler as buildApp; with
  * `strictJson`, also its JSON body parser (UTF-8 only, nesting bounded), as the fuzzers need.
  */
-export async function buildAdminApp(store: Store, options: { strictJson?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildAdminApp(store: Store, options: { strictJson?: boolean; functionSandbox?: SandboxPool } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, allowUnionTypes: true } },
   });
   installErrorHandler(app);
   if (options.strictJson) installJsonBodyParser(app);
-  await app.register(adminRoutes, { prefix: '/admin', store, deliveries: noDeliveries, adminToken: ADMIN_TOKEN, policy, keyring: undefined });
+  await app.register(adminRoutes, { prefix: '/admin', store, deliveries: noDeliveries, adminToken: ADMIN_TOKEN, policy, keyring: undefined, functionSandbox: options.functionSandbox });
   await app.ready();
   return app;
 }

@@ -79,6 +79,15 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'POST /admin/replays/:id/pause': { scope: 'operate', action: 'replay.pause' },
   'POST /admin/replays/:id/resume': { scope: 'operate', action: 'replay.resume' },
   'POST /admin/replays/:id/cancel': { scope: 'operate', action: 'replay.cancel' },
+  // Functions in Segment's shape; a test run sends the function's real requests, so it needs write.
+  'POST /admin/functions': { scope: 'destinations:write', action: 'function.create' },
+  'GET /admin/functions': read,
+  'GET /admin/functions/:id': read,
+  'PATCH /admin/functions/:id': { scope: 'destinations:write', action: 'function.update' },
+  'DELETE /admin/functions/:id': { scope: 'destinations:write', action: 'function.delete' },
+  'GET /admin/functions/:id/versions': read,
+  'POST /admin/functions/:id/deploy': { scope: 'destinations:write', action: 'function.deploy' },
+  'POST /admin/functions/:id/test': { scope: 'destinations:write', action: 'function.test' },
   // Tracking plans, their rules and sources; a source's schema controls; its violations.
   'POST /admin/tracking-plans': { scope: 'destinations:write', action: 'tracking_plan.create' },
   'GET /admin/tracking-plans': read,

@@ -97,6 +97,15 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'POST /admin/replays/:id/resume': replayCounts,
   'POST /admin/replays/:id/cancel': replayCounts,
   // Plans and rules are schemas, controls are switches: configuration that names no user.
+  // A function's code and settings definitions name no user; a test run answers with what its caller sent.
+  'POST /admin/functions': none,
+  'GET /admin/functions': none,
+  'GET /admin/functions/:id': none,
+  'PATCH /admin/functions/:id': none,
+  'DELETE /admin/functions/:id': none,
+  'GET /admin/functions/:id/versions': none,
+  'POST /admin/functions/:id/deploy': none,
+  'POST /admin/functions/:id/test': none,
   'POST /admin/tracking-plans': none,
   'GET /admin/tracking-plans': none,
   'GET /admin/tracking-plans/:id': none,

@@ -21,6 +21,8 @@ import { destinationFilterRoutes } from './destination-filters';
 import { mappingPreviewRoutes } from './mapping-preview';
 import { destinationHealthRoutes } from './destination-health';
 import { operationalEndpointRoutes } from './operational-endpoints';
+import { functionRoutes } from './functions';
+import type { SandboxPool } from '../../functions/sandbox-pool';
 import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
 import { sourceRoutes } from './sources';
@@ -53,13 +55,15 @@ export interface AdminOptions {
   operationalEvents?: OperationalEvents;
   /** EGRESS_ALLOWLIST: what a URL saved in a setting may point at besides public addresses (none when absent). */
   egressAllowlist?: Cidr[];
+  /** Where a function's test run runs; without it the test route answers 503. */
+  functionSandbox?: SandboxPool;
 }
 
 /**
  * The admin API, one plugin per resource. The access check (token and scope) is a hook
  * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents, egressAllowlist }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents, egressAllowlist, functionSandbox }) => {
   app.addHook('onRequest', authorize ?? authorizer({ adminToken, failures: adminTokenFailures, tokens: store.tokens, audit: store.audit }));
   await app.register(tokenRoutes, { store });
   await app.register(auditRoutes, { store });
@@ -79,6 +83,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   });
   await app.register(destinationFilterRoutes, { store });
   await app.register(operationalEndpointRoutes, { store, egressAllowlist: egressAllowlist ?? [] });
+  await app.register(functionRoutes, { store, sandbox: functionSandbox });
   await app.register(mappingPreviewRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
