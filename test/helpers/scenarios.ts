@@ -352,7 +352,18 @@ export async function badReceiver(behaviour: 'hang' | 'reset' | 'slow', answerAf
     received++;
     open++;
     maxOpen = Math.max(maxOpen, open);
-    res.on('close', () => open--);
+    // Closed when the sender gives up (its FIN read: 'end', emitted before any later I/O callback)
+    // or when the response is done, whichever comes first. Counting only the response's 'close',
+    // which follows a FIN by a loop turn or more, let the sender's next request on a new connection
+    // arrive before it on a loaded box and counted one request too many as open.
+    let counted = true;
+    const closed = () => {
+      if (!counted) return;
+      counted = false;
+      open--;
+    };
+    res.on('close', closed);
+    req.socket.once('end', closed);
     if (behaviour === 'reset') req.socket.destroy();
     // 'hang' never answers; the client gives up at the delivery timeout.
     if (behaviour === 'slow') {
