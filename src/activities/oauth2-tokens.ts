@@ -44,7 +44,9 @@ export class OAuth2Tokens {
         return 'token' in answer ? { token: answer.token } : answer;
       });
       this.fetching.set(key, pending);
-      void pending.finally(() => this.fetching.delete(key));
+      // The caller awaits `pending` and sees its error; this derived promise only clears the entry,
+      // and must not leave a rejection unhandled (which ends a Node process).
+      pending.finally(() => this.fetching.delete(key)).catch(() => undefined);
     }
     return pending;
   }

@@ -44,4 +44,20 @@ describe('OAuth2Tokens', () => {
     expect(tokens.held).toBe(2);
     await agent.close();
   });
+
+  it('leaves no rejection unhandled when fetching a token fails, and fetches again on the next ask', async () => {
+    const tokens = new OAuth2Tokens(new MockAgent() as never);
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      (tokens as unknown as { fetch: () => Promise<never> }).fetch = () => Promise.reject(new Error('token endpoint broke'));
+      await expect(tokens.token(auth('x'), 1_000)).rejects.toThrow('token endpoint broke');
+      await past(20);
+      expect(unhandled).toEqual([]);
+      await expect(tokens.token(auth('x'), 1_000)).rejects.toThrow('token endpoint broke');
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
 });
