@@ -212,6 +212,10 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
       (err: Error) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`),
     );
   });
+  // Idle connections are kept as long as the API's Fastify server keeps them (72 s), longer than a
+  // scraper keeps its own: with Node's default 5 s, a scrape sent on a kept connection as the server
+  // closed it (the server's timer run first after a busy moment) failed with "other side closed".
+  server.keepAliveTimeout = 72_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -59,6 +59,8 @@ async function scrapeWorker(): Promise<string> {
   const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toContain('text/plain');
+  // Kept longer than a scraper keeps an idle connection, so a scrape never meets the server closing it.
+  expect(response.headers.get('keep-alive')).toBe('timeout=72');
   return response.text();
 }
 
