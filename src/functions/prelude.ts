@@ -335,6 +335,7 @@ export const PRELUDE = String.raw`(function (host) {
   function describe(e) {
     var type = 'Error';
     var message;
+    host.describing(true);
     try {
       for (var i = 0; i < ERROR_NAMES.length; i++) if (e instanceof errors[ERROR_NAMES[i]]) type = ERROR_NAMES[i];
       if (type === 'Error' && e && typeof e === 'object' && ERROR_NAMES.indexOf(String(e.name)) >= 0) type = String(e.name);
@@ -342,6 +343,8 @@ export const PRELUDE = String.raw`(function (host) {
       message = e instanceof Error || (e && typeof e === 'object' && 'message' in e) ? String(e.message) : 'a non-Error value was thrown: ' + String(e);
     } catch (inner) {
       message = 'a value was thrown that could not be read';
+    } finally {
+      host.describing(false);
     }
     return { type: type, message: message };
   }

@@ -40,8 +40,13 @@ interface Invocation {
   wake?: () => void;
 }
 
+/** How long reading a thrown value's `name` or `message` may run user code (a getter). */
+const DESCRIBE_BUDGET_MS = 20;
+
 export class SandboxSession {
   private current: Invocation | undefined;
+  /** While a thrown value is read (its `name` and `message` may be getters that loop): when that reading is cut off. */
+  private describingUntil: number | undefined;
   /** Set once a limit was hit: the VM may be mid-operation, so the session is not used again. */
   broken = false;
 
@@ -62,7 +67,7 @@ export class SandboxSession {
     // The host functions and the interrupt handler find the session once it exists.
     const holder: { session?: SandboxSession } = {};
     const deadline = Date.now() + timeoutMs;
-    runtime.setInterruptHandler(() => Date.now() > (holder.session?.current?.deadline ?? deadline));
+    runtime.setInterruptHandler(() => Date.now() > Math.min(holder.session?.describingUntil ?? Infinity, holder.session?.current?.deadline ?? deadline));
     const hostObject = SandboxSession.hostObject(vm, () => holder.session, host);
     const prelude = vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js', { type: 'global' }));
     const api = vm.unwrapResult(vm.callFunction(prelude, vm.undefined, hostObject));
@@ -89,6 +94,13 @@ export class SandboxSession {
     };
     const text = (h: QuickJSHandle | undefined) => (h === undefined ? undefined : vm.typeof(h) === 'undefined' ? undefined : vm.getString(h));
     const json = <T>(h: QuickJSHandle) => JSON.parse(vm.getString(h)) as T;
+    // The prelude reads a thrown value (its getters are user code) between describing(true) and
+    // describing(false): a few milliseconds, not what is left of the invocation.
+    add('describing', (on) => {
+      const current = session();
+      if (current) current.describingUntil = vm.typeof(on) === 'boolean' && vm.dump(on) === true ? Date.now() + DESCRIBE_BUDGET_MS : undefined;
+      return undefined;
+    });
     add('log', (args) => {
       const [level, line] = json<[string, string]>(args);
       session()?.log(`${level}: ${line}`);
@@ -271,11 +283,20 @@ export class SandboxSession {
   private describe(handle: QuickJSHandle, overTime: boolean): { type: string; message: string } {
     if (overTime) return { type: 'Timeout', message: 'the function ran over its time limit' };
     const vm = this.vm;
+    // A getter on the thrown value runs user code: it gets a few milliseconds, not what is left of the
+    // invocation, and one that throws or is cut off reads as no value.
     const read = (name: string) => {
-      const prop = vm.getProp(handle, name);
-      const value = vm.typeof(prop) === 'string' ? vm.getString(prop) : undefined;
-      prop.dispose();
-      return value;
+      this.describingUntil = Date.now() + DESCRIBE_BUDGET_MS;
+      try {
+        const prop = vm.getProp(handle, name);
+        const value = vm.typeof(prop) === 'string' ? vm.getString(prop) : undefined;
+        prop.dispose();
+        return value;
+      } catch {
+        return undefined;
+      } finally {
+        this.describingUntil = undefined;
+      }
     };
     const type = vm.typeof(handle) === 'object' ? read('name') : undefined;
     const message = vm.typeof(handle) === 'object' ? read('message') : undefined;
