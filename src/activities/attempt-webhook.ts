@@ -139,7 +139,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     const earlier = lane === undefined ? undefined : accepted.recall(lane, Date.now());
     if (earlier) {
       log.info('not sent again: this delivery run already had the message accepted', { destinationId: req.destinationId, webhookIndex: req.webhookIndex, acceptedBy: earlier.webhookIndex, ...(req.mapping !== undefined && { mapping: req.mapping }), round: req.round, messageId: req.messageId });
-      return { destinationEnabled: true, webhookCount, outcome: { kind: 'success', status: earlier.status }, durationMs: 0 };
+      return { destinationEnabled: true, webhookCount, outcome: { kind: 'success', status: earlier.status }, durationMs: 0, acceptedBy: earlier.webhookIndex };
     }
     if (webhook.disabled) {
       return { destinationEnabled: true, webhookCount, outcome: { kind: 'permanent', reason: `webhook switched off (${webhook.disabled.at}): ${webhook.disabled.reason}` } };

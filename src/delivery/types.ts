@@ -226,6 +226,12 @@ export interface AttemptResult {
   held?: Hold;
   /** The answer (429/503 with Retry-After) paused the URL for every message: a round wait at least `leftMs` long waits it out. */
   pressure?: Pressure;
+  /**
+   * Nothing was sent: a URL of this destination already accepted the message in this delivery run
+   * (an attempt reported lost whose answer came after all), and this is its index, which the
+   * delivery report names.
+   */
+  acceptedBy?: number;
 }
 
 export type DestinationStatus = 'delivered' | 'failed' | 'stopped';

@@ -405,9 +405,11 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         if (result.inSlowLane && outcome.kind === 'retry') failedInSlowLane.add(index);
         else failedInSlowLane.delete(index);
         if (outcome.kind === 'success') {
+          // The URL that accepted: this one, or one whose answer came after its attempt was reported lost.
+          const accepted = result.acceptedBy ?? index;
           // Only a lane that sent `failing` has a transition to make: the common case awaits nothing more.
-          if (incidents.get(laneKey(lane))?.incident.failingSent) await operationalTransition(lane, 'succeeded', { index });
-          return { destinationId, status: 'delivered', webhookIndex: index, rounds: round };
+          if (incidents.get(laneKey(lane))?.incident.failingSent) await operationalTransition(lane, 'succeeded', { index: accepted });
+          return { destinationId, status: 'delivered', webhookIndex: accepted, rounds: round };
         }
         await operationalTransition(lane, 'failed', { index, reason: outcome.reason });
         reasons.push(`${whereInLane(lane, index)}: ${outcome.reason}`);
