@@ -180,6 +180,12 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
       if (held) return { destinationEnabled: true, webhookCount, held };
       const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());
       if (timeoutMs <= 0) return windowEnded();
+      // Asked again right before sending: an attempt of this run that stalled before it sent may have
+      // had its answer meanwhile (the admission above can wait).
+      const stillSendingNow = lane === undefined ? undefined : accepted.inFlight(lane);
+      if (stillSendingNow) await stillSendingNow;
+      const acceptedMeanwhile = lane === undefined ? undefined : accepted.recall(lane, Date.now());
+      if (acceptedMeanwhile) return { destinationEnabled: true, webhookCount, outcome: { kind: 'success', status: acceptedMeanwhile.status }, durationMs: 0, acceptedBy: acceptedMeanwhile.webhookIndex };
       sentAt = Date.now();
       recordLiveLag(liveLag, req, sentAt);
       const sent = await send(req, destination, webhook, target, timeoutMs);
