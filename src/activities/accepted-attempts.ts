@@ -77,8 +77,12 @@ export class AcceptedAttempts {
   }
 }
 
-/** The lane key of the running attempt: its delivery run, destination and mapping; undefined outside an activity. */
-export function attemptLane(destinationId: string, mapping: string | undefined): string | undefined {
+/**
+ * The lane key of the running attempt: its delivery run, message, destination and mapping;
+ * undefined outside an activity. The message is part of it though a run delivers one message:
+ * activities run outside a real workflow (the SDK's test environment) share one run id.
+ */
+export function attemptLane(messageId: string, destinationId: string, mapping: string | undefined): string | undefined {
   let execution: { workflowId: string; runId: string } | undefined;
   try {
     execution = Context.current().info.workflowExecution;
@@ -86,5 +90,5 @@ export function attemptLane(destinationId: string, mapping: string | undefined):
     return undefined;
   }
   if (execution === undefined) return undefined;
-  return `${execution.workflowId} ${execution.runId} ${destinationId} ${mapping ?? ''}`;
+  return `${execution.workflowId} ${execution.runId} ${messageId} ${destinationId} ${mapping ?? ''}`;
 }

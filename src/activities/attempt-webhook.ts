@@ -135,7 +135,7 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     const { webhookCount, webhook, target } = found;
     // Once a receiver of this lane accepted the message in this run, nothing is sent again: this is
     // the same attempt run again after a stall, or the one after an attempt reported lost.
-    const lane = attemptLane(req.destinationId, req.mapping);
+    const lane = attemptLane(req.messageId, req.destinationId, req.mapping);
     const earlier = lane === undefined ? undefined : accepted.recall(lane, Date.now());
     if (earlier) {
       log.info('not sent again: this delivery run already had the message accepted', { destinationId: req.destinationId, webhookIndex: req.webhookIndex, acceptedBy: earlier.webhookIndex, ...(req.mapping !== undefined && { mapping: req.mapping }), round: req.round, messageId: req.messageId });
