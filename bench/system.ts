@@ -13,6 +13,7 @@ import { startDevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/helpers/ports';
 import { createTestDatabase } from '../test/helpers/postgres';
 import { startRealTemporal, type RealTemporal } from '../test/helpers/real-temporal';
+import { nodeArgsFor } from '../test/helpers/compiled-source';
 import { ROOT, stopProcess, waitFor, waitForPoller } from '../test/helpers/processes';
 import { GOVERNED_CONSENT, GOVERNED_FILTERS } from './governed-destination';
 import { mappedDestination } from './mapped-destination';
@@ -90,10 +91,13 @@ function logTo(file: string): number {
   return openSync(file, 'a');
 }
 
-/** A Node child running a TypeScript file through tsx (as the Dockerfile runs Switchyard), with an IPC channel. */
+/**
+ * A Node child running a TypeScript file through tsx, with an IPC channel; under a test run that
+ * transpiled src/ once (test/helpers/compiled-source.ts), src/'s entries run from that JavaScript.
+ */
 function spawnTs(file: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): ChildProcess {
   const log = logTo(logFile);
-  return spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, file)], {
+  return spawn(process.execPath, [...nodeArgs, ...nodeArgsFor(file)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log, 'ipc'],

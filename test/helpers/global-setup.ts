@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '@jest/types';
 import type { Logger } from '@temporalio/worker';
 import { bundleWorkflows } from '../../src/temporal/workflow-bundle';
+import { COMPILED_SOURCE_ENV, compileSource } from './compiled-source';
 import { freePort } from './ports';
 import { startPostgres } from './postgres';
 import { TEST_PAYLOAD_KEYS_FILE } from './payload-keys';
@@ -61,6 +62,8 @@ export default async function globalSetup(globalConfig?: Pick<Config.GlobalConfi
   // timeout; no Go fails loudly here. A real PostgreSQL serves the store tests of that dialect and
   // the production-shape tests; each test file creates its own database on it
   // (test/helpers/postgres.ts createTestDatabase).
+  // src/ transpiled once, before any process of the run starts from it (test/helpers/compiled-source.ts).
+  process.env[COMPILED_SOURCE_ENV] = await compileSource();
   const [postgres, temporal] = await Promise.all([
     startPostgres(path.join(dir, 'postgres')),
     startTemporal(port, path.join(dir, 'temporal.db'), path.join(dir, 'temporal.log'), DEV_SERVER_SETTINGS),

@@ -3,6 +3,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { startDevServer } from '../../src/temporal/dev-server';
+import { nodeArgsFor } from './compiled-source';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -38,9 +39,9 @@ async function startTemporalOnce(port: number, dbFile: string, logFile: string, 
   return server;
 }
 
-/** A real entry point (src/<entry>.ts, through tsx) with `env` over the run's environment, its output in `logFile`. */
+/** A real entry point (src/<entry>.ts: the run's transpiled twin, else through tsx) with `env` over the run's environment, its output in `logFile`. */
 function spawnEntry(entry: string, env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, `src/${entry}.ts`)], {
+  const child = spawn(process.execPath, nodeArgsFor(`src/${entry}.ts`), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

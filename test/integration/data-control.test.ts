@@ -267,10 +267,12 @@ describe('destination filters at ingest', () => {
     expect(view).toMatchObject({ received: 2, filtered: { filters: 1 }, byFilter: [{ id: filterId, title: 'Only send orders', dropped: 1 }] });
   });
 
-  it('samples half of 1,000 messages, and decides a re-sent message the same way', async () => {
+  it('samples half of 200 messages, and decides a re-sent message the same way', async () => {
     const { writeKey, destinations } = await sourceWith([open]);
     await addFilter(destinations[0].id, { title: 'Half', enabled: true, if: 'all', actions: [{ type: 'SAMPLE', percent: 0.5 }] });
-    const ids = Array.from({ length: 1000 }, (_, i) => `sampled-${i}`);
+    // The sampling decision's spread is a unit test's subject; here it is taken at ingest, on real
+    // calls, and the same for a message sent again. 200 messages: 100 expected, 7 the deviation.
+    const ids = Array.from({ length: 200 }, (_, i) => `sampled-${i}`);
     const sendAll = async () => {
       for (let i = 0; i < ids.length; i += 100) {
         const batch = ids.slice(i, i + 100).map((messageId) => ({ type: 'track', userId: 'u', event: 'Sampled', messageId }));
@@ -279,12 +281,12 @@ describe('destination filters at ingest', () => {
       }
     };
     await sendAll();
-    const first = await settledOverview(destinations[0].id, 1000);
-    expect(first.filtered.sampled).toBeGreaterThanOrEqual(450);
-    expect(first.filtered.sampled).toBeLessThanOrEqual(550);
+    const first = await settledOverview(destinations[0].id, 200);
+    expect(first.filtered.sampled).toBeGreaterThanOrEqual(70);
+    expect(first.filtered.sampled).toBeLessThanOrEqual(130);
     // The same messages again: exactly the same ones are sampled out, so the count doubles.
     await sendAll();
-    const second = await settledOverview(destinations[0].id, 2000);
+    const second = await settledOverview(destinations[0].id, 400);
     expect(second.filtered.sampled).toBe(2 * first.filtered.sampled);
   });
 });

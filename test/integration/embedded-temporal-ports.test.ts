@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { freePort } from '../helpers/ports';
 import { ROOT, stopProcess, waitFor } from '../helpers/processes';
+import { nodeArgsFor } from '../helpers/compiled-source';
 
 /**
  * `npm start` never joins a Temporal server it did not start: a port of its own already taken
@@ -21,7 +22,7 @@ interface Run {
 function npmStart(dataDir: string, env: NodeJS.ProcessEnv): Run {
   const full: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', TEMPORAL_TASK_QUEUE: `ports-${process.pid}`, ...env };
   for (const name of ['DATABASE_PATH', 'ADMIN_TOKEN', 'PAYLOAD_KEYS_FILE', 'WORKFLOW_BUNDLE', 'EMBEDDED_TEMPORAL']) delete full[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env: full, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, nodeArgsFor('src/main.ts'), { cwd: ROOT, env: full, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -10,6 +10,7 @@ import { testKeyring } from '../helpers/payload-keys';
 import { ROOT, stopProcess } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, sourceWithDestination, type TestSystem, useSystem, workflowHistoryText } from '../helpers/system';
+import { nodeArgsFor } from '../helpers/compiled-source';
 
 /**
  * Nothing a user sent is readable in Temporal without the payload keys. Histories are read
@@ -170,7 +171,7 @@ describe('start-up without keys', () => {
   const run = promisify(execFile);
   it.each(['worker', 'server'])('src/%s.ts refuses to start, naming PAYLOAD_KEYS', async (entry) => {
     const env = { ...process.env, PAYLOAD_KEYS: '', PAYLOAD_KEYS_FILE: '', ADMIN_TOKEN, PORT: '0', HOST: '127.0.0.1', TEMPORAL_TASK_QUEUE: `no-keys-${process.pid}` };
-    const failed = await run(process.execPath, ['--import', 'tsx', path.join(ROOT, `src/${entry}.ts`)], { cwd: ROOT, env, timeout: 60_000 }).then(
+    const failed = await run(process.execPath, nodeArgsFor(`src/${entry}.ts`), { cwd: ROOT, env, timeout: 60_000 }).then(
       () => undefined,
       (err: { code?: number; stderr?: string }) => err,
     );

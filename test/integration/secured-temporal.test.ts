@@ -11,6 +11,7 @@ import { startRealTemporal, type RealTemporal } from '../helpers/real-temporal';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startCarryingEverySearchAttribute } from '../helpers/search-attribute-start';
 import { ADMIN_TOKEN, basicAuth } from '../helpers/system';
+import { nodeArgsFor } from '../helpers/compiled-source';
 
 /**
  * Switchyard's API and worker processes against Temporal's own server serving TLS on loopback, with
@@ -102,7 +103,7 @@ async function listed(api: OwnApi, sourceId: string, status: string): Promise<st
 function runUntilExit(entry: 'worker' | 'server', env: NodeJS.ProcessEnv, name: string, timeoutMs = 60_000): Promise<{ code: number | null; output: string; ms: number }> {
   const started = Date.now();
   const logFile = path.join(dir, `${name}.log`);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, `src/${entry}.ts`)], { cwd: ROOT, env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArgsFor(`src/${entry}.ts`), { cwd: ROOT, env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   processes.push(child);
   const log = createWriteStream(logFile);
   let output = '';

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from '../helpers/processes';
 import { ADMIN_TOKEN, basicAuth, startSystem, type TestSystem } from '../helpers/system';
+import { nodeArgsFor } from '../helpers/compiled-source';
 
 /**
  * A Segment workspace moves in one command: the fixture export (test/fixtures/segment-exports/
@@ -164,7 +165,7 @@ describe('npm run import -- segment <path>', () => {
     await system.app.listen({ port: 0, host: '127.0.0.1' });
     const url = `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
     const env = { ...process.env, SWITCHYARD_URL: url, ADMIN_TOKEN };
-    const run = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/import-cli.ts'), ...args], { cwd: ROOT, env, maxBuffer: 10 * 1024 * 1024 });
+    const run = (args: string[]) => promisify(execFile)(process.execPath, [...nodeArgsFor('src/import-cli.ts'), ...args], { cwd: ROOT, env, maxBuffer: 10 * 1024 * 1024 });
     const text = (await run(['segment', FIXTURE, '--secrets', SECRETS])).stdout;
     expect(text).toContain('Segment import (dry run: nothing written; --apply to create)');
     expect(text).toContain('destination      65a0f1e2d3c4b5a697887766  "Braze (Actions)": cannot move');
