@@ -34,6 +34,7 @@ import { signingOverlapSweep } from './signing-overlaps';
 import { archiveRetention } from './archive-retention';
 import { auditRetention } from './audit-retention';
 import { VERSION } from '../version';
+import { namePlugins } from './plugin-names';
 
 export interface AppOptions {
   config: Config;
@@ -53,6 +54,8 @@ export interface AppOptions {
   /** Only `npm start`: the codec server answers tokenless requests over loopback (src/api/codec.ts). */
   codecOpenToLoopback?: boolean;
 }
+
+namePlugins({ healthRoutes, ingestRoutes, sourceSettingsRoutes, adminRoutes, codecRoutes, portalRoutes });
 
 /** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
