@@ -1,10 +1,11 @@
 import { Context } from '@temporalio/activity';
+import { BoundedMap } from '../bounded-map';
 
 /** How long an accepted attempt is remembered: far past Temporal's 10 s workflow task timeout and a lost attempt's next try. */
 const REMEMBER_MS = 5 * 60_000;
 /**
  * The most accepted attempts remembered at once (about 150 bytes each, so at most about 15 MB);
- * past it the oldest is forgotten first. At 300 accepted attempts a second that still covers the
+ * past it the least recently used is forgotten first. At 300 accepted attempts a second that still covers the
  * five minutes above.
  */
 const MAX_REMEMBERED = 100_000;
@@ -30,14 +31,16 @@ export interface Accepted {
  * may repeat: docs/reliability.md states that guarantee.
  */
 export class AcceptedAttempts {
-  private readonly accepted = new Map<string, Accepted>();
+  private readonly accepted: BoundedMap<string, Accepted>;
   /** Attempts of a lane still waiting for their answer in this worker: as many as attempts in flight. */
   private readonly sending = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly rememberMs = REMEMBER_MS,
-    private readonly maxRemembered = MAX_REMEMBERED,
-  ) {}
+    maxRemembered = MAX_REMEMBERED,
+  ) {
+    this.accepted = new BoundedMap(maxRemembered);
+  }
 
   recall(lane: string, now: number): Accepted | undefined {
     const found = this.accepted.get(lane);
@@ -70,10 +73,7 @@ export class AcceptedAttempts {
   }
 
   remember(lane: string, accepted: Accepted): void {
-    this.accepted.delete(lane);
     this.accepted.set(lane, accepted);
-    // A Map iterates in insertion order: the first key is the oldest.
-    while (this.accepted.size > this.maxRemembered) this.accepted.delete(this.accepted.keys().next().value!);
   }
 }
 

@@ -2,8 +2,9 @@ import { integrationNameOf } from '../delivery/integrations';
 import { compileFilter, type CompiledFilter } from '../rules/destination-filters';
 import type { DestinationFilterRecord, Store } from '../store/types';
 import type { PlanDecisions } from './plan-deliveries';
+import { BoundedMap } from '../bounded-map';
 
-/** Compiled conditions kept per filter version; past this many the cache starts over (filters are at most 10 per destination). */
+/** Compiled conditions kept per filter version; past this many the least recently used goes (filters are at most 10 per destination). */
 const MAX_COMPILED = 10_000;
 
 /**
@@ -15,13 +16,10 @@ const MAX_COMPILED = 10_000;
  * one saved filter can never fail ingestion of its source.
  */
 export function destinationRulesReader(filters: Pick<Store['destinationFilters'], 'listEnabledFor'>, warn: (message: string, filterId: string) => void): PlanDecisions['rulesOf'] {
-  const compiled = new Map<string, CompiledFilter | undefined>();
+  const compiled = new BoundedMap<string, CompiledFilter | undefined>(MAX_COMPILED);
   const compiledOf = (record: DestinationFilterRecord): CompiledFilter | undefined => {
     const key = `${record.id}@${record.updatedAt}`;
-    if (!compiled.has(key)) {
-      if (compiled.size >= MAX_COMPILED) compiled.clear();
-      compiled.set(key, compiledOrSkipped(record, warn));
-    }
+    if (!compiled.has(key)) compiled.set(key, compiledOrSkipped(record, warn));
     return compiled.get(key);
   };
   return async (enabled) => {

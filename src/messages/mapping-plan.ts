@@ -1,19 +1,17 @@
 import { compileTrigger, matchedMappings, type CompiledTrigger } from '../rules/mapping-triggers';
 import type { EnabledDestination } from '../store/types';
 import type { MessageBody } from '../delivery/types';
+import { BoundedMap } from '../bounded-map';
 
 /** What the triggers read of an outgoing message (plan-deliveries.ts Outgoing). */
 type Triggerable = { body?: MessageBody; mappings?: Record<string, string[]> };
 
-/** Compiled triggers kept per trigger text; past this many the cache starts over. */
+/** Compiled triggers kept per trigger text; past this many the least recently used goes. */
 const MAX_COMPILED = 10_000;
-const compiled = new Map<string, CompiledTrigger['condition'] | undefined>();
+const compiled = new BoundedMap<string, CompiledTrigger['condition'] | undefined>(MAX_COMPILED);
 
 function compiledTrigger(mapping: { name: string; trigger: string }): CompiledTrigger | undefined {
-  if (!compiled.has(mapping.trigger)) {
-    if (compiled.size >= MAX_COMPILED) compiled.clear();
-    compiled.set(mapping.trigger, compileTrigger(mapping)?.condition);
-  }
+  if (!compiled.has(mapping.trigger)) compiled.set(mapping.trigger, compileTrigger(mapping)?.condition);
   const condition = compiled.get(mapping.trigger);
   return condition && { name: mapping.name, condition };
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { BoundedMap } from '../bounded-map';
 import type { Suppression } from '../delivery/suppression';
 import { erasedAtEach, type ErasedIdHashes } from './erasures';
 import { ListenedChanges } from './listened-changes';
@@ -20,7 +21,8 @@ import type { Destination, Store } from './types';
  * a table test (test/unit/notified-cache.test.ts).
  */
 export class NotifiedCache<T> extends ListenedChanges {
-  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
+  /** Values typed unknown here (a bounded map is invariant in its values); `lookup` gives them back as T. */
+  private readonly entries: BoundedMap<string, { value: unknown; expiresAt: number }>;
   /**
    * Bumped by every invalidation. A read remembers the generation it started in and is kept only
    * if its key (or everything) was not invalidated meanwhile: a read that began before a change
@@ -42,6 +44,7 @@ export class NotifiedCache<T> extends ListenedChanges {
     readonly maxEntries = 100_000,
   ) {
     super();
+    this.entries = new BoundedMap(maxEntries);
   }
 
   /** The entry if it may be served now; otherwise a miss, with the generation to hand to `remember`. */
@@ -49,7 +52,7 @@ export class NotifiedCache<T> extends ListenedChanges {
     const entry = this.listening ? this.entries.get(key) : undefined;
     if (entry && entry.expiresAt > now) {
       this.hits++;
-      return { hit: true, value: entry.value };
+      return { hit: true, value: entry.value as T };
     }
     if (entry) this.entries.delete(key);
     this.misses++;
@@ -59,8 +62,6 @@ export class NotifiedCache<T> extends ListenedChanges {
   /** Keeps a value read from the database; false (and nothing kept) when it may already be stale. */
   remember(key: string, value: T, generation: number, now: number): boolean {
     if (!this.listening || this.ttlMs <= 0 || this.allChangedAt > generation || (this.keyChangedAt.get(key) ?? 0) > generation) return false;
-    this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { value, expiresAt: now + this.ttlMs });
     return true;
   }
