@@ -58,13 +58,20 @@ export const spawnWorker = (env: NodeJS.ProcessEnv, logFile: string) => spawnEnt
 /** A real API process (src/server.ts) on 127.0.0.1:`port`. */
 export const spawnApi = (env: NodeJS.ProcessEnv, port: number, logFile: string) => spawnEntry('server', { ...env, PORT: String(port), HOST: '127.0.0.1' }, logFile);
 
-/** Resolves once a worker polls the task queue (its workflow bundle is built by then). */
+/**
+ * Resolves once a worker polls the task queue (its workflow bundle is built by then); given the
+ * worker's process, once that process does. Another worker already polling the queue (the first of
+ * two, or one just killed, which Temporal lists for a while) is not this one: a second worker still
+ * starting (seconds of CPU on a loaded box) would otherwise be taken for ready, and the test would
+ * run on one. The SDK names a poller `<pid>@<host>`.
+ */
 export async function waitForPoller(address: string, namespace: string, taskQueue: string, process?: ChildProcess): Promise<void> {
   const connection = await Connection.connect({ address });
+  const ours = process?.pid === undefined ? () => true : (identity: string | null | undefined) => identity?.startsWith(`${process.pid}@`) === true;
   try {
     await waitFor(async () => {
       const { pollers } = await connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue } });
-      if (!pollers || pollers.length === 0) throw new Error(`no poller on ${taskQueue}`);
+      if (!pollers?.some((poller) => ours(poller.identity))) throw new Error(`no poller on ${taskQueue}${process?.pid === undefined ? '' : ` from process ${process.pid}`}`);
     }, 180_000, () => process !== undefined && process.exitCode !== null && `worker exited with ${process.exitCode}`);
   } finally {
     await connection.close();
