@@ -35,8 +35,8 @@ function input(change: Partial<Omit<DeliveryDecisionInput, 'destination'>> & { d
 }
 
 describe('decideDelivery: one decision per (message, destination), the first rule that stops it', () => {
-  it('lists its rules in order: the plan first, consent before integrations (Segment\'s reconciliation table)', () => {
-    expect(DELIVERY_RULES.map((rule) => rule.name)).toEqual(['plan', 'consent', 'integrations', 'suppression', 'filters']);
+  it('lists its rules in order: the plan first, source-scoped transformations before and destination-scoped ones after the filters, consent before integrations (Segment\'s reconciliation table)', () => {
+    expect(DELIVERY_RULES.map((rule) => rule.name)).toEqual(['plan', 'source transformations', 'consent', 'integrations', 'suppression', 'filters', 'destination transformations']);
   });
 
   it('stops a message the source\'s tracking plan blocked under `plan`, before any other rule', () => {

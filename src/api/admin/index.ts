@@ -83,6 +83,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
     store,
     deliveries,
     filterTitles: async (destinationId) => new Map((await store.destinationFilters.list(destinationId)).map((filter) => [filter.id, filter.title])),
+    transformationNames: async (sourceId) => new Map((await store.transformations.list(sourceId)).map((transformation) => [transformation.id, transformation.name])),
   });
   await app.register(destinationFilterRoutes, { store });
   await app.register(operationalEndpointRoutes, { store, egressAllowlist: egressAllowlist ?? [] });
