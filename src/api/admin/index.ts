@@ -22,6 +22,7 @@ import { mappingPreviewRoutes } from './mapping-preview';
 import { destinationHealthRoutes } from './destination-health';
 import { operationalEndpointRoutes } from './operational-endpoints';
 import { functionRoutes } from './functions';
+import { transformationRoutes } from './transformations';
 import type { SandboxPool } from '../../functions/sandbox-pool';
 import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
@@ -88,6 +89,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(destinationFilterRoutes, { store });
   await app.register(operationalEndpointRoutes, { store, egressAllowlist: egressAllowlist ?? [] });
   await app.register(functionRoutes, { store, sandbox: functionSandbox });
+  await app.register(transformationRoutes, { store });
   await app.register(mappingPreviewRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
