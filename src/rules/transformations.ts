@@ -80,8 +80,10 @@ export function splitPath(path: string): string[] {
   let current = '';
   for (let i = 0; i < path.length; i++) {
     if (path[i] === '\\' && (path[i + 1] === '.' || path[i + 1] === '\\')) current += path[++i];
-    else if (path[i] === '.') segments.push(current), (current = '');
-    else current += path[i];
+    else if (path[i] === '.') {
+      segments.push(current);
+      current = '';
+    } else current += path[i];
   }
   segments.push(current);
   return segments;
