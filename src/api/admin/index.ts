@@ -65,7 +65,7 @@ export interface AdminOptions {
  * The admin API, one plugin per resource. The access check (token and scope) is a hook
  * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
-namePlugins({ tokenRoutes, auditRoutes, statusRoutes, sourceRoutes, importRoutes, trackingPlanRoutes, sourceSchemaSettingsRoutes, violationRoutes, destinationRoutes, destinationHealthRoutes, destinationOverviewRoutes, destinationFilterRoutes, operationalEndpointRoutes, functionRoutes, mappingPreviewRoutes, regulationRoutes, deliveryRoutes, redeliveryRoutes, replayRoutes, audienceRoutes, computedTraitRoutes });
+namePlugins({ tokenRoutes, auditRoutes, statusRoutes, sourceRoutes, importRoutes, trackingPlanRoutes, sourceSchemaSettingsRoutes, violationRoutes, destinationRoutes, destinationHealthRoutes, destinationOverviewRoutes, destinationFilterRoutes, operationalEndpointRoutes, functionRoutes, transformationRoutes, mappingPreviewRoutes, regulationRoutes, deliveryRoutes, redeliveryRoutes, replayRoutes, audienceRoutes, computedTraitRoutes });
 
 export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents, egressAllowlist, functionSandbox }) => {
   app.addHook('onRequest', authorize ?? authorizer({ adminToken, failures: adminTokenFailures, tokens: store.tokens, audit: store.audit }));
