@@ -38,9 +38,13 @@ export type PageResult = { status: 'gone' | 'superseded' | 'no_destinations' } |
 export function makePersonasActivities(store: Store, config: PersonasConfig, temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; keyring: Keyring | undefined }) {
   // The same decision as ingested calls: each destination's consent, today's suppression
   // and its filters. Not counted in the overview, whose `received` counts ingested calls.
-  const rulesOf = destinationRulesReader(store.destinationFilters, (message, filterId) => {
-    log.warn(message, { filterId });
-  });
+  const rulesOf = destinationRulesReader(
+    store.destinationFilters,
+    (message, filterId) => {
+      log.warn(message, { filterId });
+    },
+    store.transformations,
+  );
   const planDeliveries = deliveryPlanner(store.destinations, deliveryPolicy(config), temporal.keyring && bodySealer(store.dataKeys, temporal.keyring), { rulesOf });
 
   return {

@@ -30,9 +30,13 @@ export function makeRedeliveryActivities(store: Store, policy: DeliveryPolicy, r
   const planRedelivery = redeliveryPlanner(
     store,
     policy,
-    destinationRulesReader(store.destinationFilters, (message, filterId) => {
-      log.warn(message, { filterId });
-    }),
+    destinationRulesReader(
+      store.destinationFilters,
+      (message, filterId) => {
+        log.warn(message, { filterId });
+      },
+      store.transformations,
+    ),
   );
 
   async function redeliverOne(job: RedeliveryJob, { messageId, workflowId, runId: matchedRunId }: { messageId: string; workflowId: string; runId: string }): Promise<InFlightRun | 'skipped'> {

@@ -61,9 +61,13 @@ type Verdict = 'unmatched' | 'erased' | 'suppressed' | 'filtered' | 'blocked' | 
  */
 export function makeReplayActivities(store: Store, policy: DeliveryPolicy, keyring: Keyring | undefined, deliveries: ReplayDeliveries, archiveRetentionMs: number, pacing: { liveLag: LiveLag; limitMs: number | 'auto' }, clock: () => number = Date.now) {
   // As ingest does: a saved filter this version cannot compile is left out, and said (its id, never a payload).
-  const rulesOf = destinationRulesReader(store.destinationFilters, (message, filterId) => {
-    log.warn(message, { filterId });
-  });
+  const rulesOf = destinationRulesReader(
+    store.destinationFilters,
+    (message, filterId) => {
+      log.warn(message, { filterId });
+    },
+    store.transformations,
+  );
   const seal = keyring && bodySealer(store.dataKeys, keyring);
   // The plan ingest decides by, read the same way (its compiled copy kept per revision).
   const planOf = sourcePlanReader(store.trackingPlans, (message, planId) => {

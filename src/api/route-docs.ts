@@ -74,6 +74,16 @@ const webhook = { url: 'https://hooks.example.com/segment', headerNames: ['x-tea
 const destination = { id: DESTINATION_ID, sourceId: SOURCE_ID, name: 'Order service', enabled: true, maxRequestsPerSecond: 50, paused: false, propagateTraceContext: true, sharedSecretSet: true, signingSecretSet: false, webhooks: [webhook], consent: { categories: ['analytics'], whenAbsent: 'deliver' }, type: 'webhooks', tlsSet: false, createdAt: AT, updatedAt: AT };
 const destinationBody = { name: 'Order service', enabled: true, sharedSecret: 'a long shared secret', consent: { categories: ['analytics'] }, webhooks: [{ url: 'https://hooks.example.com/segment', headers: { 'x-team': 'orders' } }] };
 const FILTER_ID = 'flt_4d5e6f7a8b9c40d1e2f3a4b5c6d7e8f9';
+const TRANSFORMATION_ID = 'tfm_7a8b9c0d1e2f43a5b6c7d8e9f0a1b2c3';
+const transformationBody = {
+  sourceId: SOURCE_ID,
+  name: 'Fix the order event',
+  enabled: true,
+  if: "event = 'order_completed'",
+  newEventName: 'Order Completed',
+  propertyRenames: [{ oldName: 'order_id', newName: 'orderId' }],
+};
+const transformation = { id: TRANSFORMATION_ID, ...transformationBody, destinationMetadataId: null, createdAt: AT, updatedAt: AT };
 const filterBody = {
   title: 'No PII to the ads team',
   description: 'Drop emails and IPs; only signed-in users',
@@ -277,17 +287,18 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     },
   },
   'GET /admin/destinations/:id/overview': {
-    summary: "Where the destination's messages went: received, filtered by reason (plan, integrations, consent, suppressed, filters, sampled, trigger; stopped at send time), and this destination's own delivered, retrying, failed; replays apart",
+    summary: "Where the destination's messages went: received, filtered by reason (plan, integrations, consent, suppressed, filters, sampled, transformation, trigger; stopped at send time), and this destination's own delivered, retrying, failed; replays apart",
     response: {
       since: '2026-11-26T12:00:00.000Z',
       until: '2026-11-27T12:00:00.000Z',
       received: 1200,
-      filtered: { plan: 0, integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500, trigger: 0, stopped: 1 },
+      filtered: { plan: 0, integrations: 10, consent: 140, suppressed: 2, filters: 48, sampled: 500, transformation: 0, trigger: 0, stopped: 1 },
       delivered: 494,
       retrying: 3,
       failed: 2,
       replayed: { delivered: 20, retrying: 0, failed: 0, stopped: 0 },
       byFilter: [{ id: FILTER_ID, title: filterBody.title, dropped: 48 }],
+      transformations: { changed: 300, dropped: 0, byTransformation: [{ id: TRANSFORMATION_ID, name: transformationBody.name, changed: 300, dropped: 0 }] },
     },
   },
   'POST /admin/destinations/:id/mappings/preview': {
@@ -355,6 +366,20 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     summary: 'What the destination would be sent for an event: under its saved filters, or under one draft filter',
     request: { event: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro', email: 'ada@example.com' }, context: { ip: '203.0.113.7' } }, filter: filterBody },
     response: { delivered: true, body: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro' }, context: {} }, matched: ['No PII to the ads team'], filter: null },
+  },
+  'POST /admin/transformations': {
+    summary: "Add a transformation in Segment's Public API shape (a Terraform segment_transformation body is read too): for the whole source, or scoped to Webhooks or Webhooks (Actions); a bad FQL `if` is a 400 naming its column",
+    request: transformationBody,
+    response: transformation,
+  },
+  'GET /admin/transformations': { summary: 'List the transformations (of one source with ?sourceId=), in the order they were made', response: { transformations: [transformation] } },
+  'GET /admin/transformations/:id': { summary: 'One transformation', response: transformation },
+  'PATCH /admin/transformations/:id': { summary: 'Change a transformation, or switch it off; what GET answers saves back unchanged', request: { enabled: false }, response: { ...transformation, enabled: false } },
+  'DELETE /admin/transformations/:id': { summary: 'Delete a transformation (messages accepted after are not transformed by it)' },
+  'POST /admin/transformations/preview': {
+    summary: 'What a transformation makes of an event: the event as transformed, or that it is dropped; nothing saved',
+    request: { event: { type: 'track', messageId: 'msg-0001', userId: 'user-42', event: 'order_completed', properties: { order_id: 'o-17', total: 30 } }, transformation: transformationBody },
+    response: { matched: true, dropped: false, changed: true, event: { type: 'track', messageId: 'msg-0001', userId: 'user-42', event: 'Order Completed', properties: { orderId: 'o-17', total: 30 } } },
   },
   'POST /admin/destinations/:id/webhooks/:index/enable': { summary: 'Switch a webhook URL back on after a 410 Gone switched it off', response: { index: 0, url: webhook.url, enabled: true, wasDisabled: true } },
   'DELETE /admin/destinations/:id/webhooks/:index/backpressure': {

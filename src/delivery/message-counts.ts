@@ -12,6 +12,12 @@ import { minuteOf } from './webhook-health';
 export const FILTERED_REASONS = STOP_REASONS;
 export type FilteredReason = StopReason;
 
+/**
+ * A message a destination got, changed by a transformation: counted in the same rows as the stops,
+ * under this word (never a stop reason) and the transformation's id, so one flush writes both.
+ */
+export const CHANGED_REASON = 'changed';
+
 export interface ReceivedCount {
   sourceId: string;
   minute: number;
@@ -21,8 +27,8 @@ export interface ReceivedCount {
 export interface FilteredCount {
   destinationId: string;
   minute: number;
-  reason: FilteredReason;
-  /** The filter that dropped or sampled the message out; '' for the other reasons. */
+  reason: FilteredReason | typeof CHANGED_REASON;
+  /** The filter that dropped or sampled the message out, the transformation that dropped or changed it; '' for the other reasons. */
   filterId: string;
   count: number;
 }
@@ -48,7 +54,7 @@ export class MessageCountAggregator {
     this.received.set(key, (this.received.get(key) ?? 0) + count);
   }
 
-  addFiltered(destinationId: string, atMs: number, reason: FilteredReason, filterId = '', count = 1): void {
+  addFiltered(destinationId: string, atMs: number, reason: FilteredReason | typeof CHANGED_REASON, filterId = '', count = 1): void {
     const key = [destinationId, minuteOf(atMs), reason, filterId].join(SEP);
     this.filtered.set(key, (this.filtered.get(key) ?? 0) + count);
   }
@@ -74,20 +80,32 @@ export class MessageCountAggregator {
   }
 }
 
-/** What the overview says a destination did not get, by reason, and per filter. */
+/** What the overview says a destination did not get, by reason, and per filter; and what transformations changed and dropped, per transformation. */
 export interface FilteredSummary {
   filtered: Record<FilteredReason, number>;
   byFilter: Array<{ id: string; dropped: number }>;
+  byTransformation: Array<{ id: string; changed: number; dropped: number }>;
 }
 
 /** Adds up a destination's stored filtered counts: each message is under the one reason that stopped it first. */
 export function summarizeFiltered(rows: ReadonlyArray<Pick<FilteredCount, 'reason' | 'filterId' | 'count'>>): FilteredSummary {
   const filtered = Object.fromEntries(FILTERED_REASONS.map((reason) => [reason, 0])) as Record<FilteredReason, number>;
   const perFilter = new Map<string, number>();
+  const perTransformation = new Map<string, { changed: number; dropped: number }>();
+  const transformation = (id: string) => perTransformation.get(id) ?? perTransformation.set(id, { changed: 0, dropped: 0 }).get(id)!;
   for (const { reason, filterId, count } of rows) {
+    if (reason === CHANGED_REASON) {
+      transformation(filterId).changed += count;
+      continue;
+    }
     if (!(FILTERED_REASONS as readonly string[]).includes(reason)) continue;
     filtered[reason] += count;
-    if (filterId !== '') perFilter.set(filterId, (perFilter.get(filterId) ?? 0) + count);
+    if (reason === 'transformation') transformation(filterId).dropped += count;
+    else if (filterId !== '') perFilter.set(filterId, (perFilter.get(filterId) ?? 0) + count);
   }
-  return { filtered, byFilter: [...perFilter].map(([id, dropped]) => ({ id, dropped })) };
+  return {
+    filtered,
+    byFilter: [...perFilter].map(([id, dropped]) => ({ id, dropped })),
+    byTransformation: [...perTransformation].map(([id, counts]) => ({ id, ...counts })),
+  };
 }

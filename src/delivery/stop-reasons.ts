@@ -3,6 +3,7 @@
  * stopped it, and the word the overview, the metric, the portal and the docs use for it.
  * `trigger`: no enabled mapping of an actions destination has a trigger the message meets.
  * `plan`: the source's tracking plan blocked the message, for every destination at once.
+ * `transformation`: a transformation with `drop` matched it (source-scoped: for every destination).
  */
-export const STOP_REASONS = ['plan', 'integrations', 'consent', 'suppressed', 'filters', 'sampled', 'trigger'] as const;
+export const STOP_REASONS = ['plan', 'integrations', 'consent', 'suppressed', 'filters', 'sampled', 'transformation', 'trigger'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

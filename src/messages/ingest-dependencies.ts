@@ -36,7 +36,7 @@ export function ingestDependencies({ store, deliveries, config, metrics, keyring
   const flushMs = config.healthFlushInterval > 0 ? config.healthFlushInterval : 5_000;
   const recorder = new MessageCountRecorder(store, flushMs, metrics, logger);
   const violations = new StoredViolationRecorder(store, flushMs, metrics, logger);
-  const decisions: PlanDecisions = { rulesOf: destinationRulesReader(store.destinationFilters, (message, filterId) => logger.warn({ filterId }, message)) };
+  const decisions: PlanDecisions = { rulesOf: destinationRulesReader(store.destinationFilters, (message, filterId) => logger.warn({ filterId }, message), store.transformations) };
   const dependencies: IngestDependencies = {
     store,
     plans: sourcePlanReader(store.trackingPlans, (message, planId) => logger.warn({ planId }, message)),

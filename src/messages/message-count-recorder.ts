@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { MessageCountAggregator, type FilteredReason, type MessageCounts } from '../delivery/message-counts';
+import { CHANGED_REASON, MessageCountAggregator, type FilteredReason, type MessageCounts } from '../delivery/message-counts';
 import { DAY_MINUTES } from '../delivery/webhook-health';
 import { PeriodicFlush } from '../periodic-flush';
 import type { Metrics } from '../metrics';
@@ -12,6 +12,8 @@ export const MESSAGE_COUNT_RETENTION_MINUTES = 7 * DAY_MINUTES;
 export interface DecisionRecorder {
   received(sourceId: string, atMs: number, count: number): void;
   filtered(destinationId: string, atMs: number, reason: FilteredReason, filterId?: string): void;
+  /** A message this destination gets, changed by this transformation (absent: not counted). */
+  transformed?(destinationId: string, atMs: number, transformationId: string): void;
 }
 
 /**
@@ -45,6 +47,10 @@ export class MessageCountRecorder implements DecisionRecorder {
   filtered(destinationId: string, atMs: number, reason: FilteredReason, filterId = ''): void {
     this.aggregator.addFiltered(destinationId, atMs, reason, filterId);
     this.metrics?.messagesFiltered.inc({ destination: destinationId, reason });
+  }
+
+  transformed(destinationId: string, atMs: number, transformationId: string): void {
+    this.aggregator.addFiltered(destinationId, atMs, CHANGED_REASON, transformationId);
   }
 
   /** Writes what was counted since the last flush; one flush at a time. */

@@ -18,6 +18,10 @@ export class PendingCounts implements DecisionRecorder {
     this.held.push((recorder) => recorder.filtered(destinationId, atMs, reason, filterId));
   }
 
+  transformed(destinationId: string, atMs: number, transformationId: string): void {
+    this.held.push((recorder) => recorder.transformed?.(destinationId, atMs, transformationId));
+  }
+
   /** Hands every held count to the recorder, once. */
   commitTo(recorder: DecisionRecorder | undefined): void {
     const held = this.held.splice(0);

@@ -63,8 +63,8 @@ export type DestinationRules = DeliveryDecisionInput['destination'];
 
 /** What the decision reads about destinations (their consent and filters as saved now), and where its stops are counted. */
 export interface PlanDecisions {
-  /** The rules of these destinations (consent as listed, filters as saved now). */
-  rulesOf(destinations: EnabledDestination[]): Promise<Map<string, DestinationRules>>;
+  /** The rules of these destinations of the source (consent as listed, filters and the source's transformations as saved now). */
+  rulesOf(destinations: EnabledDestination[], sourceId?: string): Promise<Map<string, DestinationRules>>;
   recorder?: DecisionRecorder;
   clock?: () => number;
 }
@@ -89,7 +89,10 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
         ? decideDelivery({ body: start, integrations: message.rules.integrations, suppressed: message.rules.suppressed, planBlocked: message.rules.planBlocked, destination: { ...destination, ...triggers.of(id) } })
         : { send: start };
     if ('stop' in decision) decisions.recorder?.filtered(id, atMs, decision.stop, decision.filterId);
-    else sent.push({ id, body: decision.send, ...(decision.mappings && { mappings: decision.mappings }) });
+    else {
+      sent.push({ id, body: decision.send, ...(decision.mappings && { mappings: decision.mappings }) });
+      for (const transformationId of decision.transformed ?? []) decisions.recorder?.transformed?.(id, atMs, transformationId);
+    }
   }
   const { destinationBodies: _recorded, mappings: _recordedMappings, pipelineBody: _pipeline, ...rest } = message;
   if (sent.length === 0) return { ...rest, destinationIds: [] };
@@ -124,7 +127,7 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
     const seals = seal ? await seal(messages, dataKeys) : messages.map(() => OPEN);
     const decided =
       decisions && messages.some((message) => message.rules)
-        ? await decisions.rulesOf(enabled).then((rules) => messages.map((message) => decide(message, enabledIds, rules, recorder ? { ...decisions, recorder } : decisions, triggers)))
+        ? await decisions.rulesOf(enabled, sourceId).then((rules) => messages.map((message) => decide(message, enabledIds, rules, recorder ? { ...decisions, recorder } : decisions, triggers)))
         : messages.map((message) => triggers.decideUnruled(message, enabledIds));
     const inputs = decided.flatMap((message, i): DeliveryInput[] => {
       const { messageId, type, userId, body, destinationBodies, mappings, destinationIds, trace } = message;

@@ -33,10 +33,18 @@ export const RE2_BOUNDS = {
   maxPatternLength: 1_000,
 } as const;
 
-/** FQL conditions (filters, mapping triggers, replays): see rules/fql.ts for the parser's own. */
+/** FQL conditions (filters, transformations, mapping triggers, replays): see rules/fql.ts for the parser's own. */
 export const FQL_BOUNDS = {
   /** Characters of a condition: it is parsed once at save, evaluated once per message and destination. */
   maxConditionLength: 10_000,
+} as const;
+
+/**
+ * A transformation's computed property (`fqlDefinedProperties[].fql`): one case function of one
+ * field or string, so an evaluation is one string conversion of the value (bounded by the message).
+ */
+export const FQL_PROPERTY_BOUNDS = {
+  maxExpressionLength: 1_000,
 } as const;
 
 /**

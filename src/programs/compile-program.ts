@@ -1,4 +1,6 @@
 import { parseFql, type FqlCondition } from '../rules/fql';
+import { parseFqlProperty, type FqlProperty } from '../rules/fql-property';
+import { FQL_PROPERTY_BOUNDS } from './bounds';
 import { mappingDataRule } from './mapping';
 import { renderFailure } from '../mappings/render-check';
 import { unknownLiquidFilterIn } from '../mappings/liquid-filters';
@@ -7,7 +9,7 @@ import { re2Problem, re2Search } from './re2';
 
 /**
  * The one boundary every program a user writes passes when it is saved: tracking-plan rules (JSON
- * Schema), conditions (FQL: destination filters, mapping triggers, replays), patterns (RE2) and
+ * Schema), conditions (FQL: destination filters, transformations, mapping triggers, replays), a transformation's computed property (one FQL case function), patterns (RE2) and
  * mapping directives with their Liquid templates. Each language has a closed vocabulary and a
  * stated cost per evaluation (bounds.ts, docs/api.md "User programs"); what comes back is compiled
  * once, cannot stall or throw outside its caller, and touches no shared state. A refusal names
@@ -33,6 +35,8 @@ export type Compiled<P> = { ok: true; program: P } | { ok: false; error: Program
 export interface ProgramLanguages {
   'json-schema': { source: unknown; program: CompiledSchema };
   fql: { source: string; program: FqlCondition };
+  /** A transformation's computed property (`fqlDefinedProperties[].fql`): one case function of a field or a string. */
+  'fql-property': { source: string; program: FqlProperty };
   re2: { source: string; program: { test: (text: string) => boolean } };
   /** Mapping-kit directives (`@path`, `@template`, `@if`, `@liquid`…), checked by rendering them for each type their trigger can match. */
   mapping: { source: { data: Record<string, unknown>; trigger: FqlCondition }; program: Record<string, unknown> };
@@ -54,6 +58,11 @@ const COMPILERS: { [L in ProgramLanguage]: Compiler<L> } = {
   fql: (source) => {
     const parsed = parseFql(source);
     return parsed.ok ? { ok: true, program: parsed.condition } : { ok: false, error: { field: '', rule: parsed.error.message, column: parsed.error.column, code: parsed.error.rule } };
+  },
+  'fql-property': (source) => {
+    if (source.length > FQL_PROPERTY_BOUNDS.maxExpressionLength) return { ok: false, error: { field: '', rule: `is longer than ${FQL_PROPERTY_BOUNDS.maxExpressionLength} characters` } };
+    const parsed = parseFqlProperty(source);
+    return parsed.ok ? { ok: true, program: parsed.property } : { ok: false, error: { field: '', rule: parsed.rule, column: parsed.column } };
   },
   re2: (source) => {
     const problem = re2Problem(source);

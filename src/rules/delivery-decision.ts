@@ -4,6 +4,7 @@ import type { MessageBody } from '../delivery/types';
 import { consentAllows, isConsentChange, type ConsentSettings } from './consent';
 import { applyFilters, type CompiledFilter } from './destination-filters';
 import { matchedMappings, type CompiledTrigger } from './mapping-triggers';
+import { applyTransformations, type CompiledTransformation } from './transformations';
 
 export { STOP_REASONS, type StopReason } from '../delivery/stop-reasons';
 
@@ -25,21 +26,42 @@ export interface DeliveryDecisionInput {
     integrationName?: string;
     /** An actions destination's enabled mappings, triggers compiled once; absent for `webhooks`. */
     mappings?: readonly CompiledTrigger[];
+    /**
+     * The source's transformations (rules/transformations.ts), compiled once, in saved order:
+     * `source` those of the whole source (no destinationMetadataId), the same list for every
+     * destination of it; `destination` those scoped to this destination's catalog entry.
+     */
+    transformations?: { source: readonly CompiledTransformation[]; destination: readonly CompiledTransformation[] };
   };
 }
 
 /**
- * `send`: the body to deliver (filters may have removed properties; the input is never changed).
- * `stop`: the first rule that stopped it; `filterId` names the filter for `filters` and `sampled`.
+ * `send`: the body to deliver (transformations and filters may have changed it; the input is never
+ * changed); `transformed` the ids of the transformations that changed it.
+ * `stop`: the first rule that stopped it; `filterId` names the filter for `filters` and `sampled`,
+ * the transformation for `transformation`.
  */
-export type DeliveryDecision = { send: MessageBody; mappings?: string[] } | { stop: StopReason; filterId?: string };
+export type DeliveryDecision = { send: MessageBody; mappings?: string[]; transformed?: string[] } | { stop: StopReason; filterId?: string };
 
-type RuleResult = { send: MessageBody } | { stop: StopReason; filterId?: string };
+type RuleResult = { send: MessageBody; transformed?: string[] } | { stop: StopReason; filterId?: string };
+
+/** A scope's transformations as a rule: the one that drops stops the message, under its id. */
+const transformationRule =
+  (scope: 'source' | 'destination'): DeliveryRule =>
+  ({ destination }, body) => {
+    const outcome = applyTransformations(body, destination.transformations?.[scope] ?? []);
+    if ('drop' in outcome) return { stop: 'transformation', filterId: outcome.drop };
+    return { send: outcome.send as MessageBody, transformed: outcome.changedBy };
+  };
 type DeliveryRule = (input: DeliveryDecisionInput, body: MessageBody) => RuleResult;
 
 /**
  * The one decision per (message, destination), as an ordered list of named rules. The plan's
- * verdict comes first: it is the source's, the same for every destination. Consent comes
+ * verdict comes first: it is the source's, the same for every destination. Then, in Segment's
+ * order, the source's own transformations (they fix the message for every destination, so every
+ * later rule sees it fixed); the destination's rules; its filters; then the transformations scoped to
+ * its catalog entry, on what the filters left (Segment: source-scoped before destination filters,
+ * destination-scoped after them). Consent comes
  * before the `integrations` object: in Segment's reconciliation table a denied category cannot be
  * overridden by an `integrations` key. The consent change itself passes the consent rule (see
  * isConsentChange): a revocation stopped by the consent it revokes would never reach anyone.
@@ -47,6 +69,7 @@ type DeliveryRule = (input: DeliveryDecisionInput, body: MessageBody) => RuleRes
 export const DELIVERY_RULES: ReadonlyArray<{ name: string; rule: DeliveryRule }> = [
   // First: a message the source's plan blocked is no message of the source's for any destination.
   { name: 'plan', rule: ({ planBlocked }, body) => (planBlocked ? { stop: 'plan' } : { send: body }) },
+  { name: 'source transformations', rule: transformationRule('source') },
   {
     name: 'consent',
     rule: ({ destination }, body) => (isConsentChange(body) || consentAllows(body, destination.consent) ? { send: body } : { stop: 'consent' }),
@@ -64,6 +87,7 @@ export const DELIVERY_RULES: ReadonlyArray<{ name: string; rule: DeliveryRule }>
       return 'send' in outcome ? { send: outcome.send as MessageBody } : { stop: outcome.stop, filterId: outcome.filterId };
     },
   },
+  { name: 'destination transformations', rule: transformationRule('destination') },
 ];
 
 /**
@@ -72,12 +96,15 @@ export const DELIVERY_RULES: ReadonlyArray<{ name: string; rule: DeliveryRule }>
  */
 export function decideDelivery(input: DeliveryDecisionInput): DeliveryDecision {
   let body = input.body;
+  const transformed: string[] = [];
   for (const { rule } of DELIVERY_RULES) {
     const result = rule(input, body);
     if ('stop' in result) return result;
     body = result.send;
+    if (result.transformed) transformed.push(...result.transformed);
   }
-  if (!input.destination.mappings) return { send: body };
+  const changes = transformed.length > 0 ? { transformed } : {};
+  if (!input.destination.mappings) return { send: body, ...changes };
   const mappings = matchedMappings(body, input.destination.mappings);
-  return mappings.length > 0 ? { send: body, mappings } : { stop: 'trigger' };
+  return mappings.length > 0 ? { send: body, mappings, ...changes } : { stop: 'trigger' };
 }

@@ -22,6 +22,14 @@ const CATALOG_KINDS: Record<string, 'webhooks' | 'actions'> = {
   [WEBHOOKS_ACTIONS_METADATA_ID]: 'actions',
 };
 
+/** The catalog ids a Switchyard destination answers to (a transformation's destinationMetadataId). */
+export const SWITCHYARD_CATALOG_IDS: readonly string[] = [WEBHOOKS_METADATA_ID, WEBHOOKS_ACTIONS_METADATA_ID];
+
+/** A Switchyard destination's catalog id, as Segment names its kind: an actions destination (one with mappings) is Webhooks (Actions). */
+export function catalogIdOf(destination: { mappings?: unknown }): string {
+  return destination.mappings !== undefined ? WEBHOOKS_ACTIONS_METADATA_ID : WEBHOOKS_METADATA_ID;
+}
+
 /** Where a destination function's metadata id would be resolved (the functions work provides it); none yet. */
 export type FunctionLookup = (metadataId: string) => { functionId: string; displayName: string } | undefined;
 

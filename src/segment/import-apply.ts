@@ -34,6 +34,8 @@ function objectUrl(write: PlannedWrite, id: string, ids: Ids): string | undefine
       const destination = ids.get(`destination:${write.destinationSegmentId}`);
       return destination ? `/admin/destinations/${destination}/filters/${id}` : undefined;
     }
+    case 'transformation':
+      return `/admin/transformations/${id}`;
     case 'plan_connection':
       return undefined;
   }
@@ -108,6 +110,13 @@ async function writeOne(write: PlannedWrite, existing: string | undefined, ids: 
       const destinationId = ids.get(`destination:${write.destinationSegmentId}`);
       if (!destinationId) return { reason: `its destination ${write.destinationSegmentId} did not move` };
       const answer = existing ? await admin.call('PATCH', `/admin/destinations/${destinationId}/filters/${existing}`, write.body) : await admin.call('POST', `/admin/destinations/${destinationId}/filters`, write.body);
+      return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
+    }
+    case 'transformation': {
+      const sourceId = ids.get(`source:${write.sourceSegmentId}`);
+      if (!sourceId) return { reason: `its source ${write.sourceSegmentId} did not move` };
+      const body = { ...write.body, sourceId };
+      const answer = existing ? await admin.call('PATCH', `/admin/transformations/${existing}`, body) : await admin.call('POST', '/admin/transformations', body);
       return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
     }
     case 'plan_connection': {

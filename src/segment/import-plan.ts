@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SegmentResource } from './read-export';
-import { isMaskedSecret, readSegmentDestination } from './destination-shape';
+import { isMaskedSecret, readSegmentDestination, SWITCHYARD_CATALOG_IDS } from './destination-shape';
+import { compileTransformation, type TransformationRules } from '../rules/transformations';
 import { SEGMENT_INTERNAL_SETTINGS } from '../mappings/segment-subscription';
 import { fromDraft04, keyWarning } from '../api/admin/tracking-plan-shape';
 
@@ -43,11 +44,12 @@ export type PlannedWrite =
   | { kind: 'tracking_plan'; segmentId: string; body: { name: string; description?: string; type?: string; rules: unknown[] } }
   | { kind: 'destination'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown> }
   | { kind: 'filter'; segmentId: string; destinationSegmentId: string; body: Record<string, unknown> }
+  | { kind: 'transformation'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown> }
   | { kind: 'plan_connection'; segmentId: string; planSegmentId: string; sourceSegmentId: string };
 
 export interface ImportPlan {
   objects: ImportObject[];
-  /** In the order they must be written (sources, plans, destinations with their subscriptions, filters, connections). */
+  /** In the order they must be written (sources, plans, destinations with their subscriptions, filters, transformations, connections). */
   writes: Array<{ write: PlannedWrite; object: ImportObject; fingerprint: string }>;
 }
 
@@ -56,7 +58,6 @@ const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** What cannot move, the kind it is reported as, and what to use instead. */
 const CANNOT: Record<string, { kind: ImportKind; reason: string }> = {
-  segment_transformation: { kind: 'transformation', reason: `Switchyard has no Protocols Transformations yet; rename or drop fields with an Actions mapping, or drop events with a destination filter (${MIGRATING_DOC})` },
   segment_function: { kind: 'function', reason: `Switchyard does not run Segment functions in this version; put the function's logic behind a webhook of your own (${MIGRATING_DOC})` },
   segment_insert_function_instance: { kind: 'function', reason: `Switchyard does not run insert functions in this version; use destination filters and Actions mappings for what they did (${MIGRATING_DOC})` },
   segment_user: { kind: 'user', reason: `Switchyard has no user accounts: make an admin token per person or team with the scopes they need (POST /admin/tokens; ${MIGRATING_DOC})` },
@@ -109,6 +110,26 @@ function filterBody(a: Record<string, unknown>): Record<string, unknown> {
   if (typeof a.title === 'string') body.title = a.title;
   if (typeof a.description === 'string') body.description = a.description;
   return body;
+}
+
+/** A Terraform or Public API transformation in the Public API shape POST /admin/transformations takes (its sourceId set when applied); nulls and empty lists left out. */
+function transformationBody(a: Record<string, unknown>): Record<string, unknown> {
+  const pick = (camel: string, snake: string) => a[camel] ?? a[snake];
+  const items = (value: unknown, names: Record<string, string>) =>
+    Array.isArray(value) ? value.filter(isObject).map((item) => Object.fromEntries(Object.entries(item).map(([key, v]) => [names[key] ?? key, v]))) : undefined;
+  const body: Record<string, unknown> = {
+    enabled: a.enabled === true,
+    if: pick('if', 'if'),
+    destinationMetadataId: pick('destinationMetadataId', 'destination_metadata_id'),
+    newEventName: pick('newEventName', 'new_event_name'),
+    drop: a.drop,
+    propertyRenames: items(pick('propertyRenames', 'property_renames'), { old_name: 'oldName', new_name: 'newName' }),
+    propertyValueTransformations: items(pick('propertyValueTransformations', 'property_value_transformations'), { property_paths: 'propertyPaths', property_value: 'propertyValue' }),
+    fqlDefinedProperties: items(pick('fqlDefinedProperties', 'fql_defined_properties'), { property_name: 'propertyName' }),
+    allowProperties: pick('allowProperties', 'allow_properties'),
+  };
+  const kept = Object.entries(body).filter(([key, v]) => key === 'enabled' || (v !== null && v !== undefined && !(key === 'drop' && v === false) && !(Array.isArray(v) && v.length === 0)));
+  return Object.fromEntries(kept);
 }
 
 /** A tracking plan's rules: Terraform's `json_schema` strings and Public API objects alike (the route reads both). */
@@ -276,6 +297,35 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     writes.push({ write: { kind: 'filter', segmentId: resource.segmentId, destinationSegmentId: destination, body: filterBody(a) }, object, fingerprint: fingerprint(a) });
   }
 
+  for (const resource of byType('segment_transformation')) {
+    const a = resource.attributes;
+    const name = nameOf(resource);
+    const sourceSegmentId = str(a.source_id) ?? str(a.sourceId);
+    const cannot = (reason: string) => report({ kind: 'transformation', segmentId: resource.segmentId, name, outcome: 'cannot', reason });
+    if (!sourceSegmentId || !sourceIds.has(sourceSegmentId)) {
+      cannot(`its source ${sourceSegmentId ?? '(none named)'} is not in the export: import that source too, or make the transformation on a Switchyard source by hand (POST /admin/transformations; ${MIGRATING_DOC})`);
+      continue;
+    }
+    const hashing = a.hashPropertiesConfiguration ?? a.hash_properties_configuration;
+    if (hashing !== undefined && hashing !== null) {
+      cannot(`hashPropertiesConfiguration: Switchyard does not hash properties, and moving it without would send them in clear; hash them before sending, or drop them with allowProperties (${MIGRATING_DOC})`);
+      continue;
+    }
+    const body: Record<string, unknown> = { name: name.slice(0, 200), ...transformationBody(a) };
+    const metadataId = body.destinationMetadataId;
+    if (typeof metadataId === 'string' && !SWITCHYARD_CATALOG_IDS.includes(metadataId)) {
+      cannot(`it is scoped to the catalog destination ${metadataId}, which does not move: a transformation scoped to it would apply to nothing (${MIGRATING_DOC})`);
+      continue;
+    }
+    const compiled = compileTransformation(resource.segmentId, body as unknown as TransformationRules);
+    if (!compiled.ok) {
+      cannot(`${compiled.error.field}: ${compiled.error.message}`);
+      continue;
+    }
+    const object = report({ kind: 'transformation', segmentId: resource.segmentId, name, outcome: 'unchanged' });
+    writes.push({ write: { kind: 'transformation', segmentId: resource.segmentId, sourceSegmentId, body }, object, fingerprint: fingerprint(a) });
+  }
+
   for (const resource of byType('segment_source_tracking_plan_connection')) {
     const a = resource.attributes;
     const [idSource, idPlan] = resource.segmentId.split(':');
@@ -311,7 +361,16 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
   return { objects, writes };
 }
 
-const KNOWN = new Set(['segment_source', 'segment_tracking_plan', 'segment_destination', 'segment_destination_subscription', 'segment_destination_filter', 'segment_source_tracking_plan_connection', 'segment_label']);
+const KNOWN = new Set([
+  'segment_source',
+  'segment_tracking_plan',
+  'segment_destination',
+  'segment_destination_subscription',
+  'segment_destination_filter',
+  'segment_transformation',
+  'segment_source_tracking_plan_connection',
+  'segment_label',
+]);
 
 /** The report's closing counts, by kind. */
 export function countsByKind(objects: ImportObject[]): Record<string, Record<Outcome, number>> {

@@ -29,6 +29,7 @@ import { replayStore } from './replays';
 import { operationalEndpointStore } from './operational-endpoints';
 import { segmentImportStore } from './segment-imports';
 import { functionStore } from './functions';
+import { transformationStore } from './transformations';
 import { webhookSwitchStore } from './webhook-switches';
 import { trackingPlanStore, violationStore } from './tracking-plans';
 import type { Tables } from './tables';
@@ -168,6 +169,7 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: 
     operationalEndpoints: operationalEndpointStore(db, keyring),
     segmentImports: segmentImportStore(db),
     functions: functionStore(db),
+    transformations: transformationStore(db),
     webhookSwitches: webhookSwitchStore(db),
     trackingPlans: trackingPlanStore(db),
     violations: violationStore(db),

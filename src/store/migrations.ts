@@ -596,6 +596,24 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  // Protocols Transformations in Segment's shape: one source each, scoped to the whole source
+  // (destination_metadata_id null) or to one catalog entry; what they do as the API's JSON.
+  '0037_transformations': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('transformations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('source_id', 'text', (c) => c.notNull().references('sources.id').onDelete('cascade'))
+        .addColumn('destination_metadata_id', 'text')
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('rules', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('transformations_source_id').on('transformations').columns(['source_id', 'created_at']).execute();
+    },
+  },
 };
 
 /** The archive's table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

@@ -190,6 +190,21 @@ export interface FilteredCountRow {
 }
 
 /** One destination filter, as Segment's Public API takes it. */
+/** A Protocols transformation (store/transformations.ts). */
+export interface TransformationRow {
+  id: string;
+  source_id: string;
+  /** Segment's catalog id of the destinations it is scoped to; null: the whole source. */
+  destination_metadata_id: string | null;
+  name: string;
+  /** 0 or 1. */
+  enabled: number;
+  /** JSON of what it does: {if, drop?, newEventName?, propertyRenames?, propertyValueTransformations?, fqlDefinedProperties?, allowProperties?}, compiled again when read. */
+  rules: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DestinationFilterRow {
   id: string;
   destination_id: string;
@@ -333,6 +348,7 @@ export interface Tables {
   received_counts: ReceivedCountRow;
   filtered_counts: FilteredCountRow;
   destination_filters: DestinationFilterRow;
+  transformations: TransformationRow;
   admin_tokens: AdminTokenRow;
   audit_log: AuditRow;
   message_archive: MessageArchiveRow;

@@ -13,6 +13,7 @@ import type { ArchivedCall, Replay, ReplayCounts, ReplayStatus } from '../delive
 import type { SealedBody } from '../delivery/types';
 import type { OperationalEventType, OperationalFormat } from '../delivery/operational-events';
 import type { FunctionStore } from './functions';
+import type { TransformationStore } from './transformations';
 import type { ActionsMapping, DestinationType, OutboundAuth, TlsSettings } from '../mappings/types';
 
 export type { SeenUser } from './personas-types';
@@ -241,6 +242,8 @@ export interface Store {
   /** Operational endpoints (store/operational-endpoints.ts). */
   /** Functions in Segment's shape and their versions (store/functions.ts). */
   functions: FunctionStore;
+  /** Protocols transformations in Segment's shape (store/transformations.ts). */
+  transformations: TransformationStore;
   /** Operational endpoints (store/operational-endpoints.ts). */
   operationalEndpoints: {
     create(settings: OperationalEndpointSettings, secret: string): Promise<OperationalEndpoint>;

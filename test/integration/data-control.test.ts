@@ -296,6 +296,59 @@ describe('destination filters at ingest', () => {
   });
 });
 
+describe("transformations at ingest, in Segment's order", () => {
+  const open: ConsentSettings = { categories: [], whenAbsent: 'deliver' };
+  const addTransformation = async (body: Record<string, unknown>) => {
+    const reply = await system.app.inject({ method: 'POST', url: '/admin/transformations', headers: auth, payload: body });
+    expect(reply.statusCode).toBe(201);
+    return reply.json().id as string;
+  };
+
+  it('fixes the message for the filters at source scope, transforms what the filters left at destination scope, drops before Temporal, and the overview counts both', async () => {
+    const { source, writeKey, destinations } = await sourceWith([open, open]);
+    const [filtered, plain] = destinations;
+    const fix = await addTransformation({
+      sourceId: source.id,
+      name: 'Fix order event',
+      enabled: true,
+      if: "event = 'order_completed'",
+      newEventName: 'Order Completed',
+      propertyRenames: [{ oldName: 'order_id', newName: 'orderId' }],
+    });
+    const drop = await addTransformation({ sourceId: source.id, name: 'No pings', enabled: true, if: "event = 'Debug Ping'", drop: true });
+    // Scoped to Webhooks (classic): both destinations, after their filters.
+    const currency = await addTransformation({
+      sourceId: source.id,
+      destinationMetadataId: '54521fdc25e721e32a72ef04',
+      name: 'Currency',
+      enabled: true,
+      if: "event = 'Order Completed'",
+      propertyValueTransformations: [{ propertyPaths: ['properties.currency'], propertyValue: 'USD' }],
+    });
+    // Matches only the fixed name, keeps only the renamed property: it sees the source's fix, and the currency comes after it.
+    await addFilter(filtered.id, { title: 'Order id only', enabled: true, if: "event = 'Order Completed'", actions: [{ type: 'ALLOW_PROPERTIES', fields: { properties: ['orderId'] } }] });
+
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'order_completed', messageId: 'transformed-order', properties: { order_id: 'o-1', total: 3 } });
+    await send(system.app, writeKey, 'track', { userId: 'u', event: 'Debug Ping', messageId: 'dropped-ping' });
+    expect(await deliveryResult(system.client, source.id, 'transformed-order')).toMatchObject({ ok: true });
+    expect(await hasWorkflow(source.id, 'dropped-ping')).toBe(false);
+    expect(JSON.parse(filtered.hook.requests[0].body)).toMatchObject({ event: 'Order Completed', properties: { orderId: 'o-1', currency: 'USD' } });
+    expect(JSON.parse(filtered.hook.requests[0].body).properties).toEqual({ orderId: 'o-1', currency: 'USD' });
+    expect(JSON.parse(plain.hook.requests[0].body).properties).toEqual({ orderId: 'o-1', total: 3, currency: 'USD' });
+    expect(receivedIds(plain.hook)).toEqual(['transformed-order']);
+
+    const view = await settledOverview(filtered.id, 2);
+    expect(view).toMatchObject({ received: 2, delivered: 1, filtered: { transformation: 1, filters: 0 } });
+    expect(view.transformations.changed).toBe(2);
+    expect(view.transformations.dropped).toBe(1);
+    expect(view.transformations.byTransformation.sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name))).toEqual([
+      { id: currency, name: 'Currency', changed: 1, dropped: 0 },
+      { id: fix, name: 'Fix order event', changed: 1, dropped: 0 },
+      { id: drop, name: 'No pings', changed: 0, dropped: 1 },
+    ]);
+  });
+});
+
 describe('Personas syncs respect consent', () => {
   const advertising: ConsentSettings = { categories: ['advertising'], whenAbsent: 'deliver' };
   const analyticsFailClosed: ConsentSettings = { categories: ['analytics'], whenAbsent: 'drop' };

@@ -6,7 +6,7 @@ import { openStore, type Store } from '../../src/store';
 import { auth, buildAdminApp } from '../helpers/admin-app';
 import { createTestDatabase } from '../helpers/postgres';
 
-/** Destination filters in Segment's Public API shape, saved in a real store on both dialects. */
+/** Destination filters and transformations in Segment's Public API shape, saved in a real store on both dialects. */
 
 const dialects: [string, () => Promise<{ store: Store; cleanUp: () => void }>][] = [
   [
@@ -145,6 +145,80 @@ describe.each(dialects)('destination filters API on %s', (_name, open) => {
     expect(bad.statusCode).toBe(400);
     expect(bad.json<{ message: string }>().message).toMatch(/^filter\.if: at column 3: /);
     expect((await request('GET', '/filters')).json()).toEqual({ filters: [] });
+  });
+
+  describe('transformations (Segment Protocols, Public API and Terraform shape)', () => {
+    const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+      app.inject({ method, url: `/admin/transformations${url}`, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const renameOrder = (sourceId: string) => ({
+      sourceId,
+      name: 'Rename order id',
+      enabled: true,
+      if: "event = 'Order Completed'",
+      newEventName: 'Purchase',
+      propertyRenames: [{ oldName: 'order_id', newName: 'orderId' }],
+    });
+
+    it('creates, lists, reads, changes and deletes one; a Terraform segment_transformation body is the same object, and GET saves back unchanged', async () => {
+      const { source } = await store.sources.create('Transformed');
+      const created = await call('POST', '', renameOrder(source.id));
+      expect(created.statusCode).toBe(201);
+      const saved = created.json<{ id: string }>();
+      expect(saved).toMatchObject({ ...renameOrder(source.id), destinationMetadataId: null, id: expect.stringMatching(/^tfm_/) });
+      expect((await call('GET', `?sourceId=${source.id}`)).json()).toEqual({ transformations: [saved] });
+      expect((await call('PATCH', `/${saved.id}`, saved)).json()).toMatchObject({ ...saved, updatedAt: expect.any(String) });
+
+      const terraform = {
+        name: 'Set currency',
+        enabled: true,
+        source_id: source.id,
+        destination_metadata_id: '614a3c7d791c91c41bae7599',
+        if: "type = 'track'",
+        new_event_name: null,
+        property_renames: [],
+        property_value_transformations: [{ property_paths: ['properties.currency'], property_value: 'USD' }],
+        fql_defined_properties: [],
+      };
+      const fromTerraform = await call('POST', '', terraform);
+      expect(fromTerraform.statusCode).toBe(201);
+      expect(fromTerraform.json()).toMatchObject({ destinationMetadataId: '614a3c7d791c91c41bae7599', propertyValueTransformations: [{ propertyPaths: ['properties.currency'], propertyValue: 'USD' }] });
+      expect(fromTerraform.json()).not.toHaveProperty('newEventName');
+
+      const off = await call('PATCH', `/${saved.id}`, { enabled: false, new_event_name: null });
+      expect(off.json()).toMatchObject({ enabled: false, propertyRenames: [{ oldName: 'order_id', newName: 'orderId' }] });
+      expect(off.json()).not.toHaveProperty('newEventName');
+      expect((await call('DELETE', `/${saved.id}`)).statusCode).toBe(204);
+      expect((await call('GET', `/${saved.id}`)).statusCode).toBe(404);
+      await call('DELETE', `/${fromTerraform.json<{ id: string }>().id}`);
+    });
+
+    it.each<[string, Record<string, unknown>, number, RegExp]>([
+      ['an if that does not parse, naming the column', { if: "event = 'X' and" }, 400, /^if: at column 16: /],
+      ['renames beside an FQL-defined property', { fqlDefinedProperties: [{ fql: 'lowercase(event)', propertyName: 'properties.e' }] }, 400, /^fqlDefinedProperties: cannot be combined/],
+      ['a path renamed and set', { propertyValueTransformations: [{ propertyPaths: ['properties.orderId'], propertyValue: 'x' }] }, 400, /^propertyValueTransformations\[0\]\.propertyPaths\[0\]: "properties.orderId" is also renamed/],
+      ['an unknown source', { sourceId: 'src_missing' }, 400, /^sourceId: source src_missing not found/],
+      ['a catalog destination Switchyard has none of', { destinationMetadataId: '54521fdc25e721e32a72ef99' }, 422, /^destinationMetadataId: 54521fdc25e721e32a72ef99 is a Segment catalog destination/],
+      ['property hashing', { hashPropertiesConfiguration: { algorithm: 'MD5', paths: ['properties.email'] } }, 400, /^hashPropertiesConfiguration: hashing properties is not supported/],
+    ])('refuses %s, naming the field and the rule', async (_, change, status, message) => {
+      const { source } = await store.sources.create('Refused');
+      const res = await call('POST', '', { ...renameOrder(source.id), ...change });
+      expect(res.statusCode).toBe(status);
+      expect(res.json<{ message: string }>().message).toMatch(message);
+      expect(await store.transformations.list(source.id)).toEqual([]);
+    });
+
+    it('previews a transformation on an event without saving it: the event as transformed, or that it is dropped', async () => {
+      const { source } = await store.sources.create('Previewed');
+      const event = { ...order, event: 'Order Completed', properties: { order_id: 'o-1', total: 3 } };
+      const res = await call('POST', '/preview', { event, transformation: renameOrder(source.id) });
+      expect(res.json()).toEqual({ matched: true, dropped: false, changed: true, event: { ...event, event: 'Purchase', properties: { orderId: 'o-1', total: 3 } } });
+      const dropped = await call('POST', '/preview', { event, transformation: { name: 'Drop orders', if: "event = 'Order Completed'", drop: true } });
+      expect(dropped.json()).toEqual({ matched: true, dropped: true, changed: false, event: null });
+      const bad = await call('POST', '/preview', { event, transformation: { name: 'x', if: '!(', drop: true } });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json<{ message: string }>().message).toMatch(/^transformation\.if: at column 3: /);
+      expect(await store.transformations.list(source.id)).toEqual([]);
+    });
   });
 
   it('goes when its destination is deleted', async () => {

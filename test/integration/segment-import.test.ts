@@ -54,7 +54,7 @@ const EXPECTED_COUNTS = {
   filter: { unchanged: 1, changed: 0, cannot: 0 },
   plan_connection: { unchanged: 1, changed: 0, cannot: 0 },
   label: { unchanged: 1, changed: 0, cannot: 0 },
-  transformation: { unchanged: 0, changed: 0, cannot: 1 },
+  transformation: { unchanged: 1, changed: 0, cannot: 0 },
   function: { unchanged: 0, changed: 0, cannot: 2 },
   user: { unchanged: 0, changed: 0, cannot: 2 },
   warehouse: { unchanged: 0, changed: 0, cannot: 3 },
@@ -96,6 +96,7 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
       ['destination', 'created'],
       ['destination', 'created'],
       ['filter', 'created'],
+      ['transformation', 'created'],
       ['plan_connection', 'created'],
     ]);
 
@@ -115,6 +116,9 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     const plan = line(report, 'tracking_plan', 'tp_2XcJ8vQmN4bL7kR1sT9wYz3aEf');
     expect((await system.app.inject({ method: 'GET', url: `/admin/tracking-plans/${String(plan.id)}/sources`, headers: auth })).json()).toEqual({ sourceIds: [web.id] });
     expect((await system.app.inject({ method: 'GET', url: `/admin/tracking-plans/${String(plan.id)}/rules`, headers: auth })).json().rules).toHaveLength(3);
+    // The transformation, made through POST /admin/transformations on the web source, whole-source scope.
+    const transformation = (await system.app.inject({ method: 'GET', url: `/admin/transformations/${String(line(report, 'transformation', '2aMwQ7nX9pK3vL8cR5tY1sB4dE').id)}`, headers: auth })).json();
+    expect(transformation).toMatchObject({ sourceId: web.id, destinationMetadataId: null, name: 'Rename order id', if: "event = 'Order Completed'", propertyRenames: [{ oldName: 'order_id', newName: 'orderId' }] });
 
     // Applied again: every object found by its Segment id and kept; nothing in the store changed.
     const snapshot = async () => ({
@@ -126,7 +130,7 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     const firstDestinations = await Promise.all(first.destinations);
     const again = await importExport({ files, apply: true, secrets });
     expect(again.report.counts).toEqual(EXPECTED_COUNTS);
-    expect(again.report.objects.filter((o) => o.applied).map((o) => o.applied)).toEqual(Array(7).fill('kept'));
+    expect(again.report.objects.filter((o) => o.applied).map((o) => o.applied)).toEqual(Array(8).fill('kept'));
     expect(again.report.objects.filter((o) => o.applied).map((o) => o.id)).toEqual(written.map((o) => o.id));
     const second = await snapshot();
     expect(second.sources).toBe(first.sources);

@@ -2,6 +2,7 @@ import type { MessageBody } from '../../src/delivery/types';
 import { DEFAULT_CONSENT, type ConsentSettings } from '../../src/rules/consent';
 import { DELIVERY_RULES, decideDelivery, type DeliveryDecisionInput } from '../../src/rules/delivery-decision';
 import { compileFilter, type CompiledFilter, type FilterSettings } from '../../src/rules/destination-filters';
+import { compileTransformation, type CompiledTransformation, type TransformationRules } from '../../src/rules/transformations';
 
 function filter(id: string, settings: Pick<FilterSettings, 'if' | 'actions'>): CompiledFilter {
   const result = compileFilter(id, { title: id, enabled: true, ...settings });
@@ -35,8 +36,8 @@ function input(change: Partial<Omit<DeliveryDecisionInput, 'destination'>> & { d
 }
 
 describe('decideDelivery: one decision per (message, destination), the first rule that stops it', () => {
-  it('lists its rules in order: the plan first, consent before integrations (Segment\'s reconciliation table)', () => {
-    expect(DELIVERY_RULES.map((rule) => rule.name)).toEqual(['plan', 'consent', 'integrations', 'suppression', 'filters']);
+  it('lists its rules in order: the plan first, source-scoped transformations before and destination-scoped ones after the filters, consent before integrations (Segment\'s reconciliation table)', () => {
+    expect(DELIVERY_RULES.map((rule) => rule.name)).toEqual(['plan', 'source transformations', 'consent', 'integrations', 'suppression', 'filters', 'destination transformations']);
   });
 
   it('stops a message the source\'s tracking plan blocked under `plan`, before any other rule', () => {
@@ -94,6 +95,30 @@ describe('decideDelivery: one decision per (message, destination), the first rul
       ['integrations still apply', input({ body: change({ Advertising: false }), integrations: { Webhooks: false }, destination: { consent: ads } }), { stop: 'integrations' }],
       ['suppression still applies', input({ body: change({ Advertising: false }), suppressed: true, destination: { consent: ads } }), { stop: 'suppressed' }],
       ['filters still apply', input({ body: change({ Advertising: false }), destination: { consent: ads, filters: [dropAll] } }), { stop: 'filters', filterId: 'df_all' }],
+    ])('%s', (_, decisionInput, decision) => {
+      expect(decideDelivery(decisionInput)).toEqual(decision);
+    });
+  });
+
+  describe("transformations in Segment's order: source-scoped before the filters, destination-scoped after them", () => {
+    const transformation = (id: string, rules: Partial<TransformationRules>): CompiledTransformation => {
+      const result = compileTransformation(id, { name: id, enabled: true, if: 'all', ...rules });
+      if (!result.ok) throw new Error(JSON.stringify(result.error));
+      return result.transformation;
+    };
+    const rename = transformation('tfm_rename', { if: "event = 'Order Completed'", newEventName: 'Purchase' });
+    const dropPurchases = filter('df_purchase', { if: "event = 'Purchase'", actions: [{ type: 'DROP' }] });
+    const dropRenamed = transformation('tfm_drop', { if: "event = 'Purchase'", drop: true });
+    const scoped = (source: CompiledTransformation[], destination: CompiledTransformation[]) => ({ transformations: { source, destination } });
+    it.each<[string, DeliveryDecisionInput, unknown]>([
+      ['a source-scoped rename is what the filters see', input({ destination: { filters: [dropPurchases], ...scoped([rename], []) } }), { stop: 'filters', filterId: 'df_purchase' }],
+      [
+        'a destination-scoped rename comes after the filters, on what they left',
+        input({ destination: { filters: [dropPurchases, stripEmail], ...scoped([], [rename]) } }),
+        { send: { ...body(), event: 'Purchase', properties: { total: 3 } }, transformed: ['tfm_rename'] },
+      ],
+      ['a drop stops the message under transformation, by its id', input({ destination: scoped([rename], [dropRenamed]) }), { stop: 'transformation', filterId: 'tfm_drop' }],
+      ['the plan still comes first', input({ planBlocked: true, destination: scoped([transformation('tfm_all', { drop: true })], []) }), { stop: 'plan' }],
     ])('%s', (_, decisionInput, decision) => {
       expect(decideDelivery(decisionInput)).toEqual(decision);
     });

@@ -80,6 +80,13 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'POST /admin/replays/:id/resume': { scope: 'operate', action: 'replay.resume' },
   'POST /admin/replays/:id/cancel': { scope: 'operate', action: 'replay.cancel' },
   // Functions in Segment's shape; a test run sends the function's real requests, so it needs write.
+  'POST /admin/transformations': { scope: 'destinations:write', action: 'transformation.create' },
+  'GET /admin/transformations': read,
+  'GET /admin/transformations/:id': read,
+  'PATCH /admin/transformations/:id': { scope: 'destinations:write', action: 'transformation.update' },
+  'DELETE /admin/transformations/:id': { scope: 'destinations:write', action: 'transformation.delete' },
+  // A draft, nothing saved: read, as the filters' preview.
+  'POST /admin/transformations/preview': read,
   'POST /admin/functions': { scope: 'destinations:write', action: 'function.create' },
   'GET /admin/functions': read,
   'GET /admin/functions/:id': read,

@@ -76,6 +76,13 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'DELETE /admin/destinations/:id/filters/:filterId': none,
   // The caller's own event through the caller's own draft: nothing stored is read.
   'POST /admin/destinations/:id/filters/preview': none,
+  'POST /admin/transformations': none,
+  'GET /admin/transformations': none,
+  'GET /admin/transformations/:id': none,
+  'PATCH /admin/transformations/:id': none,
+  'DELETE /admin/transformations/:id': none,
+  // The caller's own event through the caller's own draft: nothing stored is read.
+  'POST /admin/transformations/preview': none,
   // Rows name users by keyed hash (or by the id the caller searched for).
   'GET /admin/deliveries': metadata,
   // The body and the plaintext userId only with payloads:read; otherwise the userId's keyed hash.

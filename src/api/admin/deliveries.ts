@@ -123,7 +123,7 @@ async function detailView(dataKeys: Store['dataKeys'], { input, row, visibleUser
 
 /** Deliveries: find any, read its attempts, send it again. Read from Temporal through the Deliveries port. */
 export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; policy: DeliveryPolicy }> = async (app, { store, deliveries, policy }) => {
-  const planRedelivery = redeliveryPlanner(store, policy, destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message)));
+  const planRedelivery = redeliveryPlanner(store, policy, destinationRulesReader(store.destinationFilters, (message, filterId) => app.log.warn({ filterId }, message), store.transformations));
 
   app.get(
     '/deliveries',

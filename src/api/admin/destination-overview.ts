@@ -24,7 +24,7 @@ export const Overview = Type.Object({
     { ...(Object.fromEntries(FILTERED_REASONS.map((reason) => [reason, Count])) as Record<(typeof FILTERED_REASONS)[number], typeof Count>), stopped: Count },
     {
       description:
-        "Messages this destination did not get, each under the first rule that stopped it. Decided at ingest: plan (the source's tracking plan blocked it), integrations (the call's integrations object), consent (its consent categories), suppressed (a SUPPRESS regulation), filters (a DROP filter, or one that left nothing), sampled (a SAMPLE filter), trigger (no mapping's trigger matched). At send time: stopped (the destination was switched off or lost its URLs or mapping, or a regulation stopped the delivery, after it started).",
+        "Messages this destination did not get, each under the first rule that stopped it. Decided at ingest: plan (the source's tracking plan blocked it), integrations (the call's integrations object), consent (its consent categories), suppressed (a SUPPRESS regulation), filters (a DROP filter, or one that left nothing), sampled (a SAMPLE filter), transformation (a transformation with drop), trigger (no mapping's trigger matched). At send time: stopped (the destination was switched off or lost its URLs or mapping, or a regulation stopped the delivery, after it started).",
     },
   ),
   delivered: Type.Integer({ minimum: 0, description: "Deliveries to this destination started in the window that succeeded at this destination (another destination's outcome is not counted here)." }),
@@ -34,10 +34,20 @@ export const Overview = Type.Object({
     description: "Replayed deliveries to this destination started in the window, by outcome: apart from the counts above, since a replay's messages were received before.",
   }),
   byFilter: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), dropped: Count }), { description: 'Messages each filter dropped or sampled out in the window (a deleted filter shows its id as title).' }),
+  transformations: Type.Object(
+    {
+      changed: Type.Integer({ minimum: 0, description: 'Messages this destination got that a transformation changed (one per message and transformation that changed it).' }),
+      dropped: Type.Integer({ minimum: 0, description: 'Messages a transformation dropped for this destination: the same number as filtered.transformation.' }),
+      byTransformation: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), changed: Count, dropped: Count }), { description: 'Per transformation (a deleted one shows its id as name).' }),
+    },
+    { description: "What the source's transformations (and those scoped to this destination's kind) did to the window's messages for this destination." },
+  ),
 });
 
 /** Filter titles by id for `byFilter`, when the filters store exists. */
 export type FilterTitles = (destinationId: string) => Promise<Map<string, string>>;
+/** Transformation names by id for `transformations.byTransformation` (the destination's source's). */
+export type TransformationNames = (sourceId: string) => Promise<Map<string, string>>;
 
 /**
  * Where every message went, Segment's Delivery Overview: received and filtered come from
@@ -47,9 +57,9 @@ export type FilterTitles = (destinationId: string) => Promise<Map<string, string
  * For a window whose deliveries all started on this version: received = delivered + filtered
  * (every reason, stopped included) + retrying + failed.
  */
-export const destinationOverviewRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; filterTitles?: FilterTitles; clock?: () => number }> = async (
+export const destinationOverviewRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliveries: Deliveries; filterTitles?: FilterTitles; transformationNames?: TransformationNames; clock?: () => number }> = async (
   app,
-  { store, deliveries, filterTitles, clock = Date.now },
+  { store, deliveries, filterTitles, transformationNames, clock = Date.now },
 ) => {
   app.get('/destinations/:id/overview', { schema: { params: IdParams, querystring: OverviewQuery, response: { 200: Overview, ...errorReplies } } }, async (request) => {
     const destination = await store.destinations.get(request.params.id);
@@ -65,14 +75,15 @@ export const destinationOverviewRoutes: FastifyPluginAsyncTypebox<{ store: Store
       Promise.all(DESTINATION_OUTCOMES.map((outcome) => deliveries.count({ destinationId: destination.id, since, until, outcome: { outcome, replay } }))).then(
         (counts) => Object.fromEntries(DESTINATION_OUTCOMES.map((outcome, i) => [outcome, counts[i]])) as Record<DestinationOutcome, number>,
       );
-    const [received, filteredRows, live, replayed, titles] = await Promise.all([
+    const [received, filteredRows, live, replayed, titles, names] = await Promise.all([
       store.messageCounts.received(destination.sourceId, sinceMinute, untilMinute),
       store.messageCounts.filtered(destination.id, sinceMinute, untilMinute),
       outcomes(false),
       outcomes(true),
       filterTitles ? filterTitles(destination.id) : Promise.resolve(new Map<string, string>()),
+      transformationNames ? transformationNames(destination.sourceId) : Promise.resolve(new Map<string, string>()),
     ]);
-    const { filtered, byFilter } = summarizeFiltered(filteredRows);
+    const { filtered, byFilter, byTransformation } = summarizeFiltered(filteredRows);
     return {
       since,
       until,
@@ -83,6 +94,11 @@ export const destinationOverviewRoutes: FastifyPluginAsyncTypebox<{ store: Store
       failed: live.failed,
       replayed,
       byFilter: byFilter.map(({ id, dropped }) => ({ id, title: titles.get(id) ?? id, dropped })),
+      transformations: {
+        changed: byTransformation.reduce((sum, each) => sum + each.changed, 0),
+        dropped: filtered.transformation,
+        byTransformation: byTransformation.map((each) => ({ id: each.id, name: names.get(each.id) ?? each.id, changed: each.changed, dropped: each.dropped })),
+      },
     };
   });
 };

@@ -27,6 +27,7 @@ const REASON_HELP: Record<FilteredReason, string> = {
   suppressed: 'a SUPPRESS regulation covers the user',
   filters: 'a filter dropped it (or left nothing to send)',
   sampled: 'a SAMPLE filter left it out',
+  transformation: 'a transformation with drop matched it',
   trigger: 'no enabled mapping of this actions destination has a trigger it meets',
 };
 const STOPPED_HELP = 'stopped at send time: the destination was switched off or lost its URL or mapping, or a regulation stopped the delivery';
@@ -59,8 +60,9 @@ export async function overviewPanel(destination: Destination, into: HTMLElement,
   }
   if (page.left()) return;
   const { received } = overview;
-  // Only an actions destination has triggers; the others never stop a message there.
-  const reasons = FILTERED_REASONS.filter((reason) => reason !== 'trigger' || destination.type === 'actions').filter((reason) => reason !== 'plan' || overview.filtered.plan > 0);
+  // Only an actions destination has triggers; the others never stop a message there. Plan and
+  // transformation rows show once they stopped something (most sources have neither).
+  const reasons = FILTERED_REASONS.filter((reason) => reason !== 'trigger' || destination.type === 'actions').filter((reason) => (reason !== 'plan' && reason !== 'transformation') || overview.filtered[reason] > 0);
   const filteredTotal = reasons.reduce((sum, reason) => sum + overview.filtered[reason], overview.filtered.stopped);
   const { replayed } = overview;
   const replayedTotal = replayed.delivered + replayed.retrying + replayed.failed + replayed.stopped;
