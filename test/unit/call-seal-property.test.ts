@@ -19,7 +19,7 @@ import { testKeyring } from '../helpers/payload-keys';
  * call's userId, anonymousId, email or trait values. FC_SEED replays a failure; the seed is printed.
  */
 const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : process.env.CI ? 4040 : Date.now() % 2 ** 31;
-const RUNS = Number(process.env.FC_RUNS ?? 300);
+const RUNS = Number(process.env.FC_RUNS ?? 150);
 const keyring = testKeyring();
 
 beforeAll(() => {

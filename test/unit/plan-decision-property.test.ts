@@ -11,7 +11,7 @@ import { TRACK_COMMON, TRAITS_COMMON, type SchemaControls } from '../../src/plan
  * was. FC_SEED replays a failure; the seed is printed.
  */
 const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : process.env.CI ? 4242 : Date.now() % 2 ** 31;
-const RUNS = Number(process.env.FC_RUNS ?? 500);
+const RUNS = Number(process.env.FC_RUNS ?? 250);
 
 beforeAll(() => {
   console.log(`plan-decision property test: FC_SEED=${SEED} (FC_RUNS=${RUNS}) replays this run`);
