@@ -1,0 +1,48 @@
+import type { FunctionError } from './types';
+
+/**
+ * What one run of a destination (or insert) function comes to, on Switchyard's delivery rules, from
+ * Segment's dispositions: a RetryError or a timeout is retried within the message's retry window
+ * with the usual backoff; EventNotSupported (a missing handler included) skips the destination;
+ * InvalidEventPayload and ValidationError fail it without a retry; DropEvent filters the message
+ * out on purpose; any other throw fails it. Each carries its reason word (`function:…`), which
+ * delivery detail, the overview and `/metrics` show. Pure: the attempt activity applies it.
+ */
+
+export type FunctionDisposition =
+  | { kind: 'delivered' }
+  | { kind: 'retry'; reason: string }
+  | { kind: 'failed'; reason: string }
+  /** Skipped (`function:unsupported`) or filtered (`function:dropped`): the destination stops here, not failed. */
+  | { kind: 'stopped'; reason: string };
+
+export const FUNCTION_REASONS = {
+  retry: 'function:retry',
+  timeout: 'function:timeout',
+  unsupported: 'function:unsupported',
+  rejected: 'function:rejected',
+  error: 'function:error',
+  dropped: 'function:dropped',
+} as const;
+
+/** The error's type and message as a reason says it (already masked by the caller). */
+const said = (word: string, error: FunctionError) => `${word}: ${error.type}: ${error.message}`;
+
+export function functionDisposition(error: FunctionError | undefined): FunctionDisposition {
+  if (!error) return { kind: 'delivered' };
+  switch (error.type) {
+    case 'RetryError':
+      return { kind: 'retry', reason: said(FUNCTION_REASONS.retry, error) };
+    case 'Timeout':
+      return { kind: 'retry', reason: said(FUNCTION_REASONS.timeout, error) };
+    case 'EventNotSupported':
+      return { kind: 'stopped', reason: said(FUNCTION_REASONS.unsupported, error) };
+    case 'InvalidEventPayload':
+    case 'ValidationError':
+      return { kind: 'failed', reason: said(FUNCTION_REASONS.rejected, error) };
+    case 'DropEvent':
+      return { kind: 'stopped', reason: said(FUNCTION_REASONS.dropped, error) };
+    default:
+      return { kind: 'failed', reason: said(FUNCTION_REASONS.error, error) };
+  }
+}
