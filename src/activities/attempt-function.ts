@@ -4,7 +4,8 @@ import { handlerFor } from '../functions/handlers';
 import { sensitiveValues } from '../functions/instance-settings';
 import { maskSecrets } from '../functions/masked-settings';
 import type { SandboxPool } from '../functions/sandbox-pool';
-import type { AttemptOutcome, AttemptResult } from '../delivery/types';
+import type { AttemptResult } from '../delivery/types';
+import { FUNCTION_LOGS } from '../privacy/sealed-body';
 import type { Destination, Store } from '../store/types';
 import type { OpenAttemptRequest as AttemptRequest } from './erased-users';
 
@@ -21,7 +22,8 @@ const sessionKey = (destinationId: string, functionId: string, version: number) 
 
 export type AttemptFunction = (req: AttemptRequest, destination: Destination, options: { local: boolean }) => Promise<AttemptResult>;
 
-export function makeAttemptFunction(store: Pick<Store, 'functions'>, sandbox: SandboxPool | undefined): AttemptFunction {
+/** `onStopped`: a skipped or filtered message, with its reason word (`function:unsupported`, `function:dropped`), for `/metrics`. */
+export function makeAttemptFunction(store: Pick<Store, 'functions'>, sandbox: SandboxPool | undefined, onStopped?: (destinationId: string, reason: string) => void): AttemptFunction {
   return async (req, destination, { local }) => {
     const fields = { destinationId: req.destinationId, round: req.round, messageId: req.messageId };
     const instance = destination.function;
@@ -45,14 +47,21 @@ export function makeAttemptFunction(store: Pick<Store, 'functions'>, sandbox: Sa
     const secrets = sensitiveValues(fn.settings, instance.settings);
     const error = result.error && { type: result.error.type, message: maskSecrets(result.error.message, secrets) };
     const disposition = functionDisposition(result.status === 'ok' ? undefined : (error ?? { type: 'Error', message: 'the function failed' }));
-    const base = { destinationEnabled: true, webhookCount: 1, durationMs, functionVersion: version };
-    const lastStatus = [...result.requests].reverse().find((r) => r.status !== null)?.status ?? 200;
-    let outcome: AttemptOutcome | undefined;
-    if (disposition.kind === 'delivered') outcome = { kind: 'success', status: lastStatus };
-    else if (disposition.kind === 'retry') outcome = { kind: 'retry', reason: disposition.reason };
-    else if (disposition.kind === 'failed') outcome = { kind: 'permanent', reason: disposition.reason };
-    if (disposition.kind === 'delivered') log.debug('function delivered', { ...fields, version, durationMs });
-    else log.warn(`function attempt: ${disposition.reason}`, { ...fields, version, durationMs });
-    return outcome ? { ...base, outcome } : { ...base, stopped: disposition.kind === 'stopped' ? disposition.reason : undefined };
+    const logs = result.logs.map((line) => maskSecrets(line, secrets));
+    // Console output is user data like the body it was made from: sealed as the body is.
+    const logged = logs.length === 0 ? {} : req.seal ? { sealedLogs: req.seal({ logs }, FUNCTION_LOGS) } : { logs };
+    const base = { destinationEnabled: true, webhookCount: 1, durationMs, functionVersion: version, ...logged };
+    if (disposition.kind === 'delivered') {
+      log.debug('function delivered', { ...fields, version, durationMs });
+      // The answer of its last request that had one (200 when it made none): what the attempt shows.
+      const status = [...result.requests].reverse().find((r) => r.status !== null)?.status ?? 200;
+      return { ...base, outcome: { kind: 'success', status } };
+    }
+    log.warn(`function attempt: ${disposition.reason}`, { ...fields, version, durationMs });
+    if (disposition.kind === 'retry') return { ...base, outcome: { kind: 'retry', reason: disposition.reason } };
+    if (disposition.kind === 'failed') return { ...base, outcome: { kind: 'permanent', reason: disposition.reason } };
+    // Skipped or filtered: the destination stops; the attempt still shows (with its logs) as one that ends here.
+    onStopped?.(req.destinationId, disposition.word);
+    return { ...base, stopped: disposition.reason, outcome: { kind: 'permanent', reason: disposition.reason } };
   };
 }

@@ -55,7 +55,7 @@ export function createActivities(
   // Live traffic first: this worker's live first sends pace the replay pages it runs.
   const liveLag = new LiveLag();
   return {
-    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag, temporal.operationalEvents && webhookSwitchedOff(store, temporal.operationalEvents), makeAttemptFunction(store, functionSandbox))),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag, temporal.operationalEvents && webhookSwitchedOff(store, temporal.operationalEvents), makeAttemptFunction(store, functionSandbox, (destination, reason) => metrics?.messagesFiltered.inc({ destination, reason })))),
     // Operational events, sent through the same egress-guarded agent as webhooks.
     ...makeOperationalActivities(store, agent, config.deliveryTimeout, temporal.operationalEvents),
     ...makePersonasActivities(store, config, temporal),

@@ -245,6 +245,13 @@ export interface AttemptResult {
    * filtered it out (DropEvent): the destination stops here with this reason, neither delivered nor failed.
    */
   stopped?: string;
+  /**
+   * A function destination's console output of this attempt (4 KB at most, sensitive settings
+   * masked): sealed under the message's data key like its body (`sealedLogs`, `{logs}` inside), in
+   * the clear only when the body is. Delivery detail shows it with the attempt, to payloads:read.
+   */
+  logs?: string[];
+  sealedLogs?: SealedBody;
 }
 
 export type DestinationStatus = 'delivered' | 'failed' | 'stopped';

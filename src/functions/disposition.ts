@@ -11,10 +11,10 @@ import type { FunctionError } from './types';
 
 export type FunctionDisposition =
   | { kind: 'delivered' }
-  | { kind: 'retry'; reason: string }
-  | { kind: 'failed'; reason: string }
+  | { kind: 'retry'; reason: string; word: FunctionReason }
+  | { kind: 'failed'; reason: string; word: FunctionReason }
   /** Skipped (`function:unsupported`) or filtered (`function:dropped`): the destination stops here, not failed. */
-  | { kind: 'stopped'; reason: string };
+  | { kind: 'stopped'; reason: string; word: FunctionReason };
 
 export const FUNCTION_REASONS = {
   retry: 'function:retry',
@@ -24,25 +24,27 @@ export const FUNCTION_REASONS = {
   error: 'function:error',
   dropped: 'function:dropped',
 } as const;
+/** The reason word alone: a metric label (a bounded set, no message text). */
+export type FunctionReason = (typeof FUNCTION_REASONS)[keyof typeof FUNCTION_REASONS];
 
 /** The error's type and message as a reason says it (already masked by the caller). */
-const said = (word: string, error: FunctionError) => `${word}: ${error.type}: ${error.message}`;
+const said = (word: FunctionReason, error: FunctionError) => ({ reason: `${word}: ${error.type}: ${error.message}`, word });
 
 export function functionDisposition(error: FunctionError | undefined): FunctionDisposition {
   if (!error) return { kind: 'delivered' };
   switch (error.type) {
     case 'RetryError':
-      return { kind: 'retry', reason: said(FUNCTION_REASONS.retry, error) };
+      return { kind: 'retry', ...said(FUNCTION_REASONS.retry, error) };
     case 'Timeout':
-      return { kind: 'retry', reason: said(FUNCTION_REASONS.timeout, error) };
+      return { kind: 'retry', ...said(FUNCTION_REASONS.timeout, error) };
     case 'EventNotSupported':
-      return { kind: 'stopped', reason: said(FUNCTION_REASONS.unsupported, error) };
+      return { kind: 'stopped', ...said(FUNCTION_REASONS.unsupported, error) };
     case 'InvalidEventPayload':
     case 'ValidationError':
-      return { kind: 'failed', reason: said(FUNCTION_REASONS.rejected, error) };
+      return { kind: 'failed', ...said(FUNCTION_REASONS.rejected, error) };
     case 'DropEvent':
-      return { kind: 'stopped', reason: said(FUNCTION_REASONS.dropped, error) };
+      return { kind: 'stopped', ...said(FUNCTION_REASONS.dropped, error) };
     default:
-      return { kind: 'failed', reason: said(FUNCTION_REASONS.error, error) };
+      return { kind: 'failed', ...said(FUNCTION_REASONS.error, error) };
   }
 }

@@ -119,4 +119,64 @@ describe('a function destination', () => {
     expect(await deliveryResult(system.client, source.id, 'fd-after-deploy')).toMatchObject({ ok: true });
     expect(receiver.requests.filter((r) => r.body.includes('fd-after-deploy')).map((r) => r.path)).toEqual(['/hook/v2']);
   });
+
+  it("shows each disposition in delivery detail and the overview, console output sealed with its attempt for payloads:read only", async () => {
+    const { source, writeKey, destination } = await functionDestination(DISPOSITIONS_CODE);
+    const messages: [string, string, Record<string, unknown>][] = [
+      ['fd-rejected', 'identify', { userId: 'u-rejected' }],
+      ['fd-dropped', 'page', { userId: 'u1', name: 'Home' }],
+      ['fd-error', 'group', { userId: 'u1', groupId: 'g1' }],
+      ['fd-unsupported', 'screen', { userId: 'u1', name: 'Main' }],
+      ['fd-logged', 'track', { userId: 'u1', event: 'Logged' }],
+    ];
+    for (const [messageId, type, body] of messages) await send(system.app, writeKey, type, { ...body, messageId });
+    const ended = async (messageId: string) => {
+      const result = await deliveryResult(system.client, source.id, messageId);
+      return result.report?.destinations[0];
+    };
+    // Rejected and any other throw: failed at once, not retried; unsupported and dropped: stopped.
+    expect(await ended('fd-rejected')).toMatchObject({ status: 'failed', rounds: 1, reason: expect.stringContaining('function:rejected: InvalidEventPayload: no email for u-rejected') });
+    expect(await ended('fd-error')).toMatchObject({ status: 'failed', rounds: 1, reason: expect.stringContaining('function:error: TypeError: boom') });
+    expect(await ended('fd-dropped')).toMatchObject({ status: 'stopped', reason: 'function:dropped: DropEvent: not wanted' });
+    expect(await ended('fd-unsupported')).toMatchObject({ status: 'stopped', reason: expect.stringMatching(/^function:unsupported: EventNotSupported: /) });
+    expect(await ended('fd-logged')).toMatchObject({ status: 'delivered' });
+
+    const detail = async (messageId: string, token = ADMIN_TOKEN) => {
+      const response = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/${messageId}`, headers: { authorization: `Bearer ${token}` } });
+      expect(response.statusCode).toBe(200);
+      return { json: response.json(), body: response.body };
+    };
+    expect((await detail('fd-rejected')).json.destinations[0]).toMatchObject({ status: 'failed', attempts: [{ outcome: 'permanent', error: expect.stringContaining('function:rejected') }] });
+    expect((await detail('fd-dropped')).json.destinations[0]).toMatchObject({ status: 'stopped', reason: expect.stringContaining('function:dropped'), attempts: [{ error: expect.stringContaining('function:dropped') }] });
+
+    const masked = `${'•'.repeat(10)}${API_KEY.slice(-4)}`;
+    const reader = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: admin, payload: { name: 'function reader', scopes: ['read', 'payloads:read'] } });
+    const withPayloads = await detail('fd-logged', reader.json<{ token: string }>().token);
+    expect(withPayloads.json.destinations[0].attempts).toEqual([expect.objectContaining({ outcome: 'success', logs: [`log: sending Logged with ${masked}`] })]);
+    const readOnly = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: admin, payload: { name: 'function metadata reader', scopes: ['read'] } });
+    const withoutPayloads = await detail('fd-logged', readOnly.json<{ token: string }>().token);
+    expect(withoutPayloads.json.destinations[0].attempts[0]).not.toHaveProperty('logs');
+    for (const answer of [withPayloads.body, withoutPayloads.body]) expect(answer).not.toContain(API_KEY);
+    // In history the output is sealed under the user's key: its words are not there in the clear.
+    const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, 'fd-logged'));
+    expect(history).not.toContain('sending Logged');
+    expect(history).not.toContain(API_KEY);
+
+    // The overview counts them where they ended: stopped (skipped, dropped), failed, delivered.
+    await waitFor(async () => {
+      const overview = await call('GET', `/admin/destinations/${destination.id}/overview`);
+      expect(overview.json).toMatchObject({ delivered: 1, failed: 2, filtered: { stopped: 2 } });
+    }, 30_000);
+  });
 });
+
+/** One handler per disposition; screen has none (EventNotSupported). */
+const DISPOSITIONS_CODE = `
+async function onTrack(event, settings) {
+  console.log('sending', event.event, 'with', settings.apiKey);
+  await fetch(settings.url + '/logged', { method: 'POST', body: JSON.stringify({ messageId: event.messageId }) });
+}
+async function onIdentify(event) { throw new InvalidEventPayload('no email for ' + event.userId); }
+async function onPage() { throw new DropEvent('not wanted'); }
+async function onGroup() { throw new TypeError('boom'); }
+`;
