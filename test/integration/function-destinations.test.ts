@@ -12,12 +12,9 @@ import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, type Tes
 
 let system: TestSystem;
 let receiver: Receiver;
-useSystem(
-  (s) => {
-    system = s;
-  },
-  { overrides: { deliveryRetryWindow: 8_000 } },
-);
+useSystem((s) => {
+  system = s;
+});
 beforeAll(async () => {
   receiver = await startReceiver();
 });
@@ -128,11 +125,17 @@ describe('a function destination', () => {
       ['fd-error', 'group', { userId: 'u1', groupId: 'g1' }],
       ['fd-unsupported', 'screen', { userId: 'u1', name: 'Main' }],
       ['fd-logged', 'track', { userId: 'u1', event: 'Logged' }],
+      ['fd-timeout', 'track', { userId: 'u1', event: 'Slow' }],
     ];
     for (const [messageId, type, body] of messages) await send(system.app, writeKey, type, { ...body, messageId });
     const ended = async (messageId: string) => {
       const result = await deliveryResult(system.client, source.id, messageId);
       return result.report?.destinations[0];
+    };
+    const detail = async (messageId: string, token = ADMIN_TOKEN) => {
+      const response = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/${messageId}`, headers: { authorization: `Bearer ${token}` } });
+      expect(response.statusCode).toBe(200);
+      return { json: response.json(), body: response.body };
     };
     // Rejected and any other throw: failed at once, not retried; unsupported and dropped: stopped.
     expect(await ended('fd-rejected')).toMatchObject({ status: 'failed', rounds: 1, reason: expect.stringContaining('function:rejected: InvalidEventPayload: no email for u-rejected') });
@@ -140,12 +143,13 @@ describe('a function destination', () => {
     expect(await ended('fd-dropped')).toMatchObject({ status: 'stopped', reason: 'function:dropped: DropEvent: not wanted' });
     expect(await ended('fd-unsupported')).toMatchObject({ status: 'stopped', reason: expect.stringMatching(/^function:unsupported: EventNotSupported: /) });
     expect(await ended('fd-logged')).toMatchObject({ status: 'delivered' });
+    // A timeout is retried like a RetryError: the second run of the same version delivers.
+    expect(await ended('fd-timeout')).toMatchObject({ status: 'delivered', rounds: 2 });
+    expect((await detail('fd-timeout')).json.destinations[0].attempts).toEqual([
+      expect.objectContaining({ outcome: 'retry', error: expect.stringMatching(/^function:timeout: Timeout: /) }),
+      expect.objectContaining({ outcome: 'success' }),
+    ]);
 
-    const detail = async (messageId: string, token = ADMIN_TOKEN) => {
-      const response = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/${messageId}`, headers: { authorization: `Bearer ${token}` } });
-      expect(response.statusCode).toBe(200);
-      return { json: response.json(), body: response.body };
-    };
     expect((await detail('fd-rejected')).json.destinations[0]).toMatchObject({ status: 'failed', attempts: [{ outcome: 'permanent', error: expect.stringContaining('function:rejected') }] });
     expect((await detail('fd-dropped')).json.destinations[0]).toMatchObject({ status: 'stopped', reason: expect.stringContaining('function:dropped'), attempts: [{ error: expect.stringContaining('function:dropped') }] });
 
@@ -165,14 +169,20 @@ describe('a function destination', () => {
     // The overview counts them where they ended: stopped (skipped, dropped), failed, delivered.
     await waitFor(async () => {
       const overview = await call('GET', `/admin/destinations/${destination.id}/overview`);
-      expect(overview.json).toMatchObject({ delivered: 1, failed: 2, filtered: { stopped: 2 } });
+      expect(overview.json).toMatchObject({ delivered: 2, failed: 2, filtered: { stopped: 2 } });
     }, 30_000);
   });
 });
 
 /** One handler per disposition; screen has none (EventNotSupported). */
 const DISPOSITIONS_CODE = `
+var slowSeen = false;
 async function onTrack(event, settings) {
+  // The first 'Slow' call never settles: the invocation ends at FUNCTION_TIMEOUT, and is retried.
+  if (event.event === 'Slow' && !slowSeen) {
+    slowSeen = true;
+    await new Promise(function () {});
+  }
   console.log('sending', event.event, 'with', settings.apiKey);
   await fetch(settings.url + '/logged', { method: 'POST', body: JSON.stringify({ messageId: event.messageId }) });
 }
