@@ -82,6 +82,12 @@ describe('a function destination', () => {
       const refused = await call('POST', `/admin/sources/${source.id}/destinations`, body);
       expect({ body, status: refused.status, message: refused.json.message }).toEqual({ body, status: 400, message: expect.stringMatching(message) });
     }
+    // Segment's shape: the metadata id of a destination function is the hex of its dfn_ id.
+    const hex = functionId.slice('dfn_'.length);
+    const segmentShaped = await call('POST', `/admin/sources/${source.id}/destinations`, { metadataId: hex, name: 'CRM (Acme)', enabled: true, settings: { url: receiver.url, apiKey: API_KEY } });
+    expect(segmentShaped).toMatchObject({ status: 201, json: { type: 'function', functionId, name: 'CRM (Acme)', settings: { apiKey: `${'•'.repeat(10)}${API_KEY.slice(-4)}` } } });
+    const maskedExport = await call('POST', `/admin/sources/${source.id}/destinations`, { metadataId: hex, enabled: true, settings: { url: receiver.url, apiKey: '••••••••••9c3a' } });
+    expect(maskedExport).toMatchObject({ status: 400, json: { message: expect.stringMatching(/^settings\.apiKey: is masked as Segment exports secrets/) } });
     const source2 = await system.store.sources.create('function kind check');
     const insert = await call('POST', '/admin/functions', { code: 'function onTrack(e) { return e; }', resourceType: 'INSERT_DESTINATION' });
     const wrongKind = await call('POST', `/admin/sources/${source2.source.id}/destinations`, { type: 'function', enabled: true, functionId: insert.json.id, settings: {} });

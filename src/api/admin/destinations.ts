@@ -234,7 +234,7 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
   app.post(
     '/sources/:sourceId/destinations',
     {
-      preValidation: [readSegmentDestinationBody, readTerraformSettings],
+      preValidation: [readSegmentDestinationBody(store.functions), readTerraformSettings],
       schema: {
         params: SourceIdParams,
         body: CreateDestinationBody,
