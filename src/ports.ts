@@ -147,6 +147,7 @@ export interface AttemptRecord {
   outcome: 'success' | 'retry' | 'permanent';
   /** A function destination's console output of this attempt: sealed like the body (`sealedLogs`), or in the clear when the body is. */
   logs?: string[];
+  errorMessage?: string;
   sealedLogs?: SealedBody;
 }
 

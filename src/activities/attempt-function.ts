@@ -48,8 +48,10 @@ export function makeAttemptFunction(store: Pick<Store, 'functions'>, sandbox: Sa
     const error = result.error && { type: result.error.type, message: maskSecrets(result.error.message, secrets) };
     const disposition = functionDisposition(result.status === 'ok' ? undefined : (error ?? { type: 'Error', message: 'the function failed' }));
     const logs = result.logs.map((line) => maskSecrets(line, secrets));
-    // Console output is user data like the body it was made from: sealed as the body is.
-    const logged = logs.length === 0 ? {} : req.seal ? { sealedLogs: req.seal({ logs }, FUNCTION_LOGS) } : { logs };
+    // Console output and the error's message are user data like the body they were made from:
+    // sealed as the body is (the reason keeps only the disposition and the error's type).
+    const output = { ...(logs.length > 0 && { logs }), ...(error && { errorMessage: error.message }) };
+    const logged = Object.keys(output).length === 0 ? {} : req.seal ? { sealedLogs: req.seal(output, FUNCTION_LOGS) } : output;
     const base = { destinationEnabled: true, webhookCount: 1, durationMs, functionVersion: version, ...logged };
     if (disposition.kind === 'delivered') {
       log.debug('function delivered', { ...fields, version, durationMs });

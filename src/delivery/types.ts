@@ -251,6 +251,8 @@ export interface AttemptResult {
    * the clear only when the body is. Delivery detail shows it with the attempt, to payloads:read.
    */
   logs?: string[];
+  /** The message of the error the function threw (masked); in `sealedLogs` beside the logs when the body is sealed. */
+  errorMessage?: string;
   sealedLogs?: SealedBody;
 }
 

@@ -27,8 +27,12 @@ export const FUNCTION_REASONS = {
 /** The reason word alone: a metric label (a bounded set, no message text). */
 export type FunctionReason = (typeof FUNCTION_REASONS)[keyof typeof FUNCTION_REASONS];
 
-/** The error's type and message as a reason says it (already masked by the caller). */
-const said = (word: FunctionReason, error: FunctionError) => ({ reason: `${word}: ${error.type}: ${error.message}`, word });
+/**
+ * The reason: its word and the error's type. The error's message is not in it: a function writes
+ * it from the event (user data), so it is kept sealed beside the attempt's console output, and the
+ * reason (which workflow history holds in the clear) names only what happened.
+ */
+const said = (word: FunctionReason, error: FunctionError) => ({ reason: `${word}: ${error.type}`, word });
 
 export function functionDisposition(error: FunctionError | undefined): FunctionDisposition {
   if (!error) return { kind: 'delivered' };

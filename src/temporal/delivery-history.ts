@@ -31,6 +31,7 @@ function recordOf(result: AttemptResult, request: Pick<AttemptRequest, 'webhookI
     ...(outcome.kind !== 'success' && { error: outcome.reason }),
     outcome: outcome.kind,
     ...(result.logs && { logs: result.logs }),
+    ...(result.errorMessage !== undefined && { errorMessage: result.errorMessage }),
     ...(result.sealedLogs && { sealedLogs: result.sealedLogs }),
   };
 }

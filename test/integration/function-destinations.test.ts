@@ -144,15 +144,15 @@ describe('a function destination', () => {
       return { json: response.json(), body: response.body };
     };
     // Rejected and any other throw: failed at once, not retried; unsupported and dropped: stopped.
-    expect(await ended('fd-rejected')).toMatchObject({ status: 'failed', rounds: 1, reason: expect.stringContaining('function:rejected: InvalidEventPayload: no email for u-rejected') });
-    expect(await ended('fd-error')).toMatchObject({ status: 'failed', rounds: 1, reason: expect.stringContaining('function:error: TypeError: boom') });
-    expect(await ended('fd-dropped')).toMatchObject({ status: 'stopped', reason: 'function:dropped: DropEvent: not wanted' });
-    expect(await ended('fd-unsupported')).toMatchObject({ status: 'stopped', reason: expect.stringMatching(/^function:unsupported: EventNotSupported: /) });
+    expect(await ended('fd-rejected')).toMatchObject({ status: 'failed', rounds: 1, reason: expect.stringContaining('function:rejected: InvalidEventPayload') });
+    expect(await ended('fd-error')).toMatchObject({ status: 'failed', rounds: 1, reason: expect.stringContaining('function:error: TypeError') });
+    expect(await ended('fd-dropped')).toMatchObject({ status: 'stopped', reason: 'function:dropped: DropEvent' });
+    expect(await ended('fd-unsupported')).toMatchObject({ status: 'stopped', reason: 'function:unsupported: EventNotSupported' });
     expect(await ended('fd-logged')).toMatchObject({ status: 'delivered' });
     // A timeout is retried like a RetryError: the second run of the same version delivers.
     expect(await ended('fd-timeout')).toMatchObject({ status: 'delivered', rounds: 2 });
     expect((await detail('fd-timeout')).json.destinations[0].attempts).toEqual([
-      expect.objectContaining({ outcome: 'retry', error: expect.stringMatching(/^function:timeout: Timeout: /) }),
+      expect.objectContaining({ outcome: 'retry', error: 'function:timeout: Timeout' }),
       expect.objectContaining({ outcome: 'success' }),
     ]);
 
@@ -163,9 +163,14 @@ describe('a function destination', () => {
     const reader = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: admin, payload: { name: 'function reader', scopes: ['read', 'payloads:read'] } });
     const withPayloads = await detail('fd-logged', reader.json<{ token: string }>().token);
     expect(withPayloads.json.destinations[0].attempts).toEqual([expect.objectContaining({ outcome: 'success', logs: [`log: sending Logged with ${masked}`] })]);
+    // The error's message is user data (a function writes it from the event): sealed, shown to payloads:read only.
+    const rejected = await detail('fd-rejected', reader.json<{ token: string }>().token);
+    expect(rejected.json.destinations[0].attempts[0]).toMatchObject({ error: 'function:rejected: InvalidEventPayload', errorMessage: 'no email for u-rejected' });
+    expect((await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, 'fd-rejected'))).includes('no email for')).toBe(false);
     const readOnly = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: admin, payload: { name: 'function metadata reader', scopes: ['read'] } });
     const withoutPayloads = await detail('fd-logged', readOnly.json<{ token: string }>().token);
     expect(withoutPayloads.json.destinations[0].attempts[0]).not.toHaveProperty('logs');
+    expect((await detail('fd-rejected', readOnly.json<{ token: string }>().token)).json.destinations[0].attempts[0]).not.toHaveProperty('errorMessage');
     for (const answer of [withPayloads.body, withoutPayloads.body]) expect(answer).not.toContain(API_KEY);
     // In history the output is sealed under the user's key: its words are not there in the clear.
     const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, 'fd-logged'));

@@ -19,7 +19,7 @@ describe('functionDisposition', () => {
   it.each(cases)('%s → %s (%s)', (type, kind, word) => {
     const disposition = functionDisposition({ type, message: 'why' });
     expect(disposition.kind).toBe(kind);
-    expect('reason' in disposition && disposition.reason).toBe(`${word}: ${type}: why`);
+    expect('reason' in disposition && disposition.reason).toBe(`${word}: ${type}`);
   });
 
   it('a handler that returns is delivered', () => {

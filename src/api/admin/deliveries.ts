@@ -69,12 +69,15 @@ const AttemptView = Type.Object({
   startedAt: Type.Optional(Type.String({ format: 'date-time' })),
   durationMs: Type.Optional(Type.Integer()),
   httpStatus: Type.Optional(Type.Integer()),
-  error: Type.Optional(Type.String({ description: 'Why it failed; a function destination\'s names its disposition first (`function:retry`, `function:timeout`, `function:unsupported`, `function:rejected`, `function:error`, `function:dropped`).' })),
+  error: Type.Optional(Type.String({ description: 'Why it failed; a function destination\'s is its disposition and the error\'s type (`function:rejected: InvalidEventPayload`; words: `function:retry`, `function:timeout`, `function:unsupported`, `function:rejected`, `function:error`, `function:dropped`), the message apart in `errorMessage`.' })),
   outcome: Outcome,
   logs: Type.Optional(
     Type.Union([Type.Array(Type.String()), Type.Literal(ERASED_BODY), Type.Literal(UNREADABLE_BODY)], {
       description: 'A function destination\'s console output of this attempt (4 KB at most, sensitive settings masked), only to a token with the payloads:read scope; sealed like the body, so erased with it.',
     }),
+  ),
+  errorMessage: Type.Optional(
+    Type.String({ description: 'The message of the error a function destination\'s handler threw (sensitive settings masked), only to a token with the payloads:read scope: sealed like the body, as a function writes it from the event.' }),
   ),
 });
 
@@ -137,11 +140,13 @@ async function attemptsView(dataKeys: Store['dataKeys'], messageId: string, dest
     destinations.map(async (destination) => ({
       ...destination,
       attempts: await Promise.all(
-        destination.attempts.map(async ({ logs, sealedLogs, ...attempt }) => {
-          if (!payloadsRead || (logs === undefined && sealedLogs === undefined)) return attempt;
-          if (!sealedLogs) return { ...attempt, logs };
+        destination.attempts.map(async ({ logs, errorMessage, sealedLogs, ...attempt }) => {
+          if (!payloadsRead) return attempt;
+          if (!sealedLogs) return { ...attempt, ...(logs && { logs }), ...(errorMessage !== undefined && { errorMessage }) };
           const opened = await openForReader(dataKeys, messageId, sealedLogs, FUNCTION_LOGS);
-          return { ...attempt, logs: typeof opened === 'string' ? opened : ((opened as unknown as { logs: string[] }).logs ?? []) };
+          if (typeof opened === 'string') return { ...attempt, logs: opened };
+          const output = opened as unknown as { logs?: string[]; errorMessage?: string };
+          return { ...attempt, ...(output.logs && { logs: output.logs }), ...(output.errorMessage !== undefined && { errorMessage: output.errorMessage }) };
         }),
       ),
     })),
