@@ -113,7 +113,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     messagesFiltered: new Counter({
       name: 'switchyard_messages_filtered_total',
-      help: 'Messages a destination did not get, decided at ingest, by destination id and the first reason that stopped them (plan, integrations, consent, suppressed, filters, sampled, transformation, trigger).',
+      help: 'Messages a destination did not get, by destination id and the first reason that stopped them: decided at ingest (plan, integrations, consent, suppressed, filters, sampled, transformation, trigger), or by a destination function at send time (function:unsupported, function:dropped).',
       labelNames: ['destination', 'reason'],
       registers,
     }),

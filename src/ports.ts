@@ -1,7 +1,7 @@
 import type { OperationalEvent } from './delivery/operational-events';
 import type { DestinationOutcome } from './delivery/destination-outcomes';
 import type { LatestRun, RedeliveryFilter, RedeliveryJob, RedeliveryProgress } from './delivery/redelivery-job';
-import type { DeliveryInput, MessageType } from './delivery/types';
+import type { DeliveryInput, MessageType, SealedBody } from './delivery/types';
 import type { ComputationRef } from './personas/types';
 import type { ReplayPlan } from './delivery/replay';
 import type { ForwardingJob } from './messages/forwarding-job';
@@ -145,6 +145,10 @@ export interface AttemptRecord {
   httpStatus?: number;
   error?: string;
   outcome: 'success' | 'retry' | 'permanent';
+  /** A function destination's console output of this attempt: sealed like the body (`sealedLogs`), or in the clear when the body is. */
+  logs?: string[];
+  errorMessage?: string;
+  sealedLogs?: SealedBody;
 }
 
 export interface DestinationAttempts {

@@ -21,6 +21,7 @@ import type { LiveLag } from './live-lag';
 import { countDestination } from '../metrics';
 import { tracedAttempt } from '../tracing/attempt-span';
 import { AcceptedAttempts, attemptLane } from './accepted-attempts';
+import type { AttemptFunction } from './attempt-function';
 
 /** Told when an attempt's answer has just switched its URL off (activities/operational-events.ts). */
 export type SwitchedOff = (at: { sourceId: string; destinationId: string; webhookIndex: number; url: string; status: number; reason: string }) => Promise<void>;
@@ -66,7 +67,18 @@ function recordLiveLag(liveLag: LiveLag | undefined, req: AttemptRequest, sentAt
   if (Number.isFinite(receivedAt)) liveLag.record(sentAt - receivedAt, sentAt);
 }
 
-export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookTraffic, metrics?: AttemptMetrics, health?: AttemptRecorder, backpressureBoundMs = Number.MAX_SAFE_INTEGER, outbound?: Outbound, liveLag?: LiveLag, switchedOff?: SwitchedOff) {
+export function makeAttemptWebhook(
+  store: Store,
+  agent: Agent,
+  traffic: WebhookTraffic,
+  metrics?: AttemptMetrics,
+  health?: AttemptRecorder,
+  backpressureBoundMs = Number.MAX_SAFE_INTEGER,
+  outbound?: Outbound,
+  liveLag?: LiveLag,
+  switchedOff?: SwitchedOff,
+  attemptFunction?: AttemptFunction,
+) {
   // Each destination's outcomes show at 0 from its first attempt on.
   const counted = new Set<string>();
   const accepted = new AcceptedAttempts();
@@ -126,9 +138,26 @@ export function makeAttemptWebhook(store: Store, agent: Agent, traffic: WebhookT
     return { outcome, durationMs, ...(pressure && { pressure }) };
   }
 
+  /** A destination function's attempt, counted as a webhook's is: by outcome kind and destination. */
+  async function functionAttempt(req: AttemptRequest, destination: Destination): Promise<AttemptResult> {
+    if (!attemptFunction) return { destinationEnabled: true, webhookCount: 1, outcome: { kind: 'retry', reason: 'function:error: this worker runs no functions' } };
+    const result = await attemptFunction(req, destination, { local: runningLocally() });
+    if (result.deferred) return result;
+    if (metrics && !counted.has(req.destinationId)) {
+      counted.add(req.destinationId);
+      countDestination(metrics, req.destinationId);
+    }
+    if (result.outcome) {
+      metrics?.deliveryAttempts.inc({ outcome: result.outcome.kind, destination: req.destinationId });
+      metrics?.attemptDuration.observe({ outcome: result.outcome.kind }, (result.durationMs ?? 0) / 1000);
+    }
+    return result;
+  }
+
   return async function attemptWebhook(req: AttemptRequest): Promise<AttemptResult> {
     const destination = await store.destinations.get(req.destinationId);
     if (!destination || !destination.enabled) return { destinationEnabled: false, webhookCount: 0 };
+    if (destination.type === 'function') return functionAttempt(req, destination);
     // A mapping's request is one URL; what it sends is rendered here, from the opened event.
     const found = req.mapping === undefined ? webhookTarget(destination, req) : mappedTarget(destination, req.mapping, req.webhookIndex, req.message);
     if ('count' in found) return { destinationEnabled: true, webhookCount: found.count };

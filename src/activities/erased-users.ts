@@ -1,13 +1,17 @@
 import { log } from '@temporalio/activity';
 import { erasableIds, erasedBeforeSend, ERASED_REASON, type CallIds } from '../delivery/erasure';
-import type { AttemptRequest, AttemptResult, MessageBody } from '../delivery/types';
+import type { AttemptRequest, AttemptResult, MessageBody, SealedBody } from '../delivery/types';
 import { suppressedBeforeSend, SUPPRESSED_REASON } from '../delivery/suppression';
-import { openBody, openCallIds, openTraceContext, ReplacedKeyError } from '../privacy/sealed-body';
+import { openBody, openCallIds, openTraceContext, ReplacedKeyError, sealBody, type SealPurpose } from '../privacy/sealed-body';
 import { isTraceCarrier } from '../tracing/trace-carrier';
 import type { Store } from '../store/types';
 
 /** An attempt whose body is readable: what the send step works with (never written to history). */
-export type OpenAttemptRequest = Omit<AttemptRequest, 'message' | 'sealedMessage'> & { message: MessageBody };
+export type OpenAttemptRequest = Omit<AttemptRequest, 'message' | 'sealedMessage'> & {
+  message: MessageBody;
+  /** Seals a value of this attempt under the message's own data key, as its body is (absent when the body came in the clear). */
+  seal?: (value: Record<string, unknown>, purpose: SealPurpose) => SealedBody;
+};
 
 /**
  * Checks, at send time, that no DELETE regulation erased the message's user after it was accepted,
@@ -35,8 +39,9 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys' |
     // The call's ids, sealed beside the body, whatever this destination's filters
     // left in it; a body sealed before them (or in the clear) has only its own.
     let call: CallIds | undefined;
+    let key: Buffer | undefined;
     if (sealedMessage) {
-      const key = await store.dataKeys.get(sealedMessage.subject);
+      key = await store.dataKeys.get(sealedMessage.subject);
       if (!key) return erased(req);
       try {
         message = openBody(key, req.messageId, sealedMessage);
@@ -57,6 +62,7 @@ export function stoppingErasedUsers(store: Pick<Store, 'erasures' | 'dataKeys' |
     // A suppressed user's running deliveries stop like an erased one's, and stay stopped
     // after an UNSUPPRESS (it lifts the suppression for new calls only).
     if (ids.length > 0 && suppressedBeforeSend(about, await store.suppressions.of(ids))) return stopped(req, SUPPRESSED_REASON);
-    return attempt({ ...rest, message, ...(isTraceCarrier(trace) && { trace }) });
+    const seal = sealedMessage && ((value: Record<string, unknown>, purpose: SealPurpose) => sealBody(key!, sealedMessage.subject, req.messageId, value as MessageBody, purpose));
+    return attempt({ ...rest, message, ...(isTraceCarrier(trace) && { trace }), ...(seal && { seal }) });
   };
 }

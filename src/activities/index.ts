@@ -18,6 +18,8 @@ import type { AttemptRecorder } from './health-recorder';
 import type { Metrics } from '../metrics';
 import type { IngestDependencies } from '../messages/ingest-calls';
 import { makeForwardingActivities } from './forward-calls';
+import { makeAttemptFunction } from './attempt-function';
+import type { SandboxPool } from '../functions/sandbox-pool';
 
 /**
  * A first attempt runs as a local activity only while its webhook answers within this long: a
@@ -43,6 +45,8 @@ export function createActivities(
   temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; replays?: ReplayDeliveries; keyring: Keyring | undefined; operationalEvents?: OperationalEvents; forwardedIngest?: () => IngestDependencies },
   metrics?: Metrics,
   health?: AttemptRecorder,
+  /** Where destination functions run (function-sandbox.ts); without it their attempts are retried with that reason. */
+  functionSandbox?: SandboxPool,
 ) {
   const allowlist = parseAllowlist(config.egressAllowlist);
   const agent = createWebhookAgent(allowlist, config.deliveryTimeout);
@@ -51,7 +55,7 @@ export function createActivities(
   // Live traffic first: this worker's live first sends pace the replay pages it runs.
   const liveLag = new LiveLag();
   return {
-    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag, temporal.operationalEvents && webhookSwitchedOff(store, temporal.operationalEvents))),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag, temporal.operationalEvents && webhookSwitchedOff(store, temporal.operationalEvents), makeAttemptFunction(store, functionSandbox, (destination, reason) => metrics?.messagesFiltered.inc({ destination, reason })))),
     // Operational events, sent through the same egress-guarded agent as webhooks.
     ...makeOperationalActivities(store, agent, config.deliveryTimeout, temporal.operationalEvents),
     ...makePersonasActivities(store, config, temporal),

@@ -183,6 +183,12 @@ export interface AttemptRequest {
   replayId?: string;
   /** DeliveryInput.trace, passed through unread (an unsealed input's trace context). */
   trace?: TraceCarrier;
+  /**
+   * A function destination's version this delivery runs: the one deployed when its first attempt
+   * was asked (that attempt's result names it), so its retries and a replay of its history run the
+   * same code whatever is deployed since. Absent on the first ask and for other destinations.
+   */
+  functionVersion?: number;
 }
 
 /** Why an attempt sent nothing and waits, without counting as an attempt. */
@@ -232,6 +238,22 @@ export interface AttemptResult {
    * delivery report names.
    */
   acceptedBy?: number;
+  /** A function destination: the version the attempt ran (or, deferred, will run); the workflow passes it to every later attempt. */
+  functionVersion?: number;
+  /**
+   * A function destination's handler skipped the message (EventNotSupported, a missing handler) or
+   * filtered it out (DropEvent): the destination stops here with this reason, neither delivered nor failed.
+   */
+  stopped?: string;
+  /**
+   * A function destination's console output of this attempt (4 KB at most, sensitive settings
+   * masked): sealed under the message's data key like its body (`sealedLogs`, `{logs}` inside), in
+   * the clear only when the body is. Delivery detail shows it with the attempt, to payloads:read.
+   */
+  logs?: string[];
+  /** The message of the error the function threw (masked); in `sealedLogs` beside the logs when the body is sealed. */
+  errorMessage?: string;
+  sealedLogs?: SealedBody;
 }
 
 export type DestinationStatus = 'delivered' | 'failed' | 'stopped';

@@ -4,8 +4,8 @@
  * Plain data only: the store, the API, the planner and the attempt activity share these.
  */
 
-export const DESTINATION_TYPES = ['webhooks', 'actions'] as const;
-/** `webhooks`: the seed's destination (the whole event, URLs tried in order); `actions`: mapped requests. */
+export const DESTINATION_TYPES = ['webhooks', 'actions', 'function'] as const;
+/** `webhooks`: the seed's destination (the whole event, URLs tried in order); `actions`: mapped requests; `function`: a destination function's handler is the delivery. */
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
 
 /** Segment: "up to five mappings" per Webhooks (Actions) destination. */

@@ -22,7 +22,9 @@ export type CredentialField =
   | { kind: 'mappingHeader'; mapping: string; url: string; name: string; index: number }
   /** The outbound auth settings and the mutual TLS certificate and key, each sealed whole as JSON. */
   | { kind: 'auth' }
-  | { kind: 'tls' };
+  | { kind: 'tls' }
+  /** A destination function instance's settings (sensitive values among them), sealed whole as JSON. */
+  | { kind: 'functionSettings' };
 
 /** The field as an operator reads it in an error: never the value, never the URL. */
 export function credentialFieldName(field: CredentialField): string {

@@ -1,17 +1,17 @@
 import type { MessageBody, SealedBody } from '../delivery/types';
 import type { Store } from '../store/types';
-import { ERASED_BODY, isSealedBody, openBody, SealedBodyError, UNREADABLE_BODY } from './sealed-body';
+import { ERASED_BODY, isSealedBody, openBody, SealedBodyError, UNREADABLE_BODY, type SealPurpose } from './sealed-body';
 
 /**
  * For an operator's eyes (the admin delivery detail, the codec server): a sealed body opened with
  * its subject's key, the visible `[erased]` marker once a regulation destroyed the key, or the
  * `[unreadable: …]` marker for a body that does not authenticate.
  */
-export async function openForReader(dataKeys: Pick<Store['dataKeys'], 'get'>, messageId: string, sealed: SealedBody): Promise<MessageBody | typeof ERASED_BODY | typeof UNREADABLE_BODY> {
+export async function openForReader(dataKeys: Pick<Store['dataKeys'], 'get'>, messageId: string, sealed: SealedBody, purpose?: SealPurpose): Promise<MessageBody | typeof ERASED_BODY | typeof UNREADABLE_BODY> {
   const key = await dataKeys.get(sealed.subject);
   if (!key) return ERASED_BODY;
   try {
-    return openBody(key, messageId, sealed);
+    return openBody(key, messageId, sealed, purpose);
   } catch (err) {
     if (err instanceof SealedBodyError) return UNREADABLE_BODY;
     throw err;

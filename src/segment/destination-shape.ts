@@ -15,7 +15,7 @@ export const WEBHOOKS_ACTIONS_METADATA_ID = '614a3c7d791c91c41bae7599';
 /**
  * The catalog entries Switchyard takes and the kind each becomes. A destination function is the
  * third kind: its metadata id is the hex part of its `dfn_` id, looked up among the functions
- * Switchyard holds (`FunctionLookup` below); until functions exist no id resolves there.
+ * Switchyard holds (`FunctionLookup` below).
  */
 const CATALOG_KINDS: Record<string, 'webhooks' | 'actions'> = {
   [WEBHOOKS_METADATA_ID]: 'webhooks',
@@ -30,8 +30,11 @@ export function catalogIdOf(destination: { mappings?: unknown }): string {
   return destination.mappings !== undefined ? WEBHOOKS_ACTIONS_METADATA_ID : WEBHOOKS_METADATA_ID;
 }
 
-/** Where a destination function's metadata id would be resolved (the functions work provides it); none yet. */
+/** Where a destination function's metadata id (the hex of its `dfn_` id) is resolved among the functions Switchyard holds. */
 export type FunctionLookup = (metadataId: string) => { functionId: string; displayName: string } | undefined;
+
+/** A metadata id that could name a destination function: the 24 hex characters after `dfn_`. */
+export const FUNCTION_METADATA_ID = /^[0-9a-f]{24}$/;
 
 /** Segment masks a secret as ten bullets and its last four characters (`••••••••••abcd`). */
 export function isMaskedSecret(value: unknown): boolean {
@@ -50,8 +53,16 @@ export interface SegmentDestinationInput {
 
 /** The Switchyard create body a Segment destination becomes (webhooks, or actions with mappings given beside it). */
 export interface ReadDestination {
-  kind: 'webhooks' | 'actions';
-  body: { name?: string; enabled: boolean; type?: 'actions'; sharedSecret?: string; webhooks?: Array<{ url: string; headers?: Record<string, string> }> };
+  kind: 'webhooks' | 'actions' | 'function';
+  body: {
+    name?: string;
+    enabled: boolean;
+    type?: 'actions' | 'function';
+    sharedSecret?: string;
+    webhooks?: Array<{ url: string; headers?: Record<string, string> }>;
+    functionId?: string;
+    settings?: Record<string, unknown>;
+  };
   /** What differs from how Segment would deliver, each named (the import reports them). */
   changes: string[];
   /** Settings Segment exported masked: their values must be supplied (the import asks for them by name). */
@@ -75,10 +86,11 @@ function catalogName(input: SegmentDestinationInput, metadataId: string): string
   return typeof input.name === 'string' && input.name ? input.name : `catalog entry ${metadataId}`;
 }
 
-export function readSegmentDestination(input: SegmentDestinationInput): DestinationReading {
+export function readSegmentDestination(input: SegmentDestinationInput, lookup?: FunctionLookup): DestinationReading {
   const metadataId = metadataIdOf(input);
   if (metadataId === undefined) return { ok: false, status: 400, field: 'metadataId', rule: 'is required (or metadata.id): the Segment catalog entry this destination is an instance of' };
-  const kind = CATALOG_KINDS[metadataId];
+  const fn = Object.hasOwn(CATALOG_KINDS, metadataId) ? undefined : lookup?.(metadataId);
+  const kind = fn ? 'function' : CATALOG_KINDS[metadataId];
   if (!kind) {
     return {
       ok: false,
@@ -101,6 +113,11 @@ export function readSegmentDestination(input: SegmentDestinationInput): Destinat
   const maskedSecrets: string[] = [];
   const body: ReadDestination['body'] = { enabled: input.enabled === true };
   if (typeof input.name === 'string' && input.name) body.name = input.name.slice(0, 200);
+  if (fn) {
+    // A destination function's instance: its settings are the function's, checked when it is created.
+    for (const [name, value] of Object.entries(settings)) if (isMaskedSecret(value)) maskedSecrets.push(name);
+    return { ok: true, destination: { kind, body: { ...body, type: 'function', functionId: fn.functionId, settings }, changes, maskedSecrets } };
+  }
   const secret = settings.sharedSecret;
   if (isMaskedSecret(secret)) maskedSecrets.push('sharedSecret');
   else if (typeof secret === 'string' && secret !== '') body.sharedSecret = secret;

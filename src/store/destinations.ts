@@ -34,7 +34,7 @@ export const OPENED_DESTINATIONS = 1_000;
 
 /** Everything a row's credentials are opened from: any change to one of them (or to the key that sealed them) opens them again. */
 const sealedText = (row: Selectable<DestinationRow>): string =>
-  JSON.stringify({ k: row.credentials_key_id, s: row.shared_secret, g: row.signing_secret, p: row.previous_signing_secret, w: row.webhooks, m: row.mappings, a: row.auth, t: row.tls });
+  JSON.stringify({ k: row.credentials_key_id, s: row.shared_secret, g: row.signing_secret, p: row.previous_signing_secret, w: row.webhooks, m: row.mappings, a: row.auth, t: row.tls, f: row.function_settings });
 
 /** One destination with its URLs' switch-offs and backpressure, both per-URL tables joined: at most 5 × 5 rows for a destination's 5 URLs. */
 const destinationById = (db: Kysely<Tables>, id: string) =>
@@ -81,8 +81,9 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     paused: row.paused === 1,
     ...(row.paused === 1 && row.paused_at && { pausedAt: row.paused_at }),
     consent: toConsent(row.consent),
-    type: row.type === 'actions' ? 'actions' : 'webhooks',
+    type: row.type === 'actions' || row.type === 'function' ? row.type : 'webhooks',
     mappings,
+    function: row.type === 'function' && row.function_id ? { functionId: row.function_id, settings: row.function_settings ? (JSON.parse(row.function_settings) as Record<string, unknown>) : {} } : null,
     ...(Object.keys(mappingBackpressure).length > 0 && { mappingBackpressure }),
     auth: row.auth ? (JSON.parse(row.auth) as OutboundAuth) : null,
     tls: row.tls ? (JSON.parse(row.tls) as TlsSettings) : null,
@@ -112,6 +113,8 @@ function enabledMappings(row: Pick<DestinationRow, 'type' | 'mappings'>): Pick<A
 function isDeliverable(row: Pick<DestinationRow, 'id' | 'enabled' | 'webhooks' | 'type' | 'mappings'>, disabled: Disabled): boolean {
   const off = disabled.get(row.id);
   if (row.type === 'actions') return row.enabled === 1 && enabledMappings(row).length > 0;
+  // A destination function has no URL of its own: its handler's requests are the attempt.
+  if (row.type === 'function') return row.enabled === 1;
   return row.enabled === 1 && (JSON.parse(row.webhooks) as Webhook[]).some((webhook) => !off?.has(webhook.url));
 }
 
@@ -253,6 +256,8 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         mappings: input.type === 'actions' ? storedJson(input.mappings ?? []) : null,
         auth: storedJson(input.auth),
         tls: storedJson(input.tls),
+        function_id: input.type === 'function' ? (input.function?.functionId ?? null) : null,
+        function_settings: input.type === 'function' ? storedJson(input.function?.settings ?? {}) : null,
       };
       return writeTransaction(db, async (trx) => {
         await trx.insertInto('destinations').values({ ...row, ...sealedCredentials(keyring, row.id, row) }).execute();
@@ -291,6 +296,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         if (patch.mappings !== undefined && current.type === 'actions') changes.mappings = storedJson(patch.mappings);
         if (patch.auth !== undefined) changes.auth = storedJson(patch.auth);
         if (patch.tls !== undefined) changes.tls = storedJson(patch.tls);
+        if (patch.function !== undefined && current.type === 'function') changes.function_settings = storedJson(patch.function.settings);
         if (patch.propagateTraceContext !== undefined) changes.propagate_trace_context = patch.propagateTraceContext ? 1 : 0;
         // Pausing again keeps the first time: it is when the hold began.
         if (patch.paused !== undefined && patch.paused !== (current.paused === 1)) {

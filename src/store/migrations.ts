@@ -614,6 +614,15 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('transformations_source_id').on('transformations').columns(['source_id', 'created_at']).execute();
     },
   },
+  // A destination function: the function a destination runs and its instance's settings (JSON, sealed
+  // whole like the outbound auth: sensitive values among them). No foreign key: a function deleted
+  // while a destination runs it fails that destination's deliveries with the reason, not silently.
+  '0038_function_destinations': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('function_id', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('function_settings', 'text').execute();
+    },
+  },
 };
 
 /** The archive's table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

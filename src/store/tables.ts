@@ -69,6 +69,10 @@ export interface DestinationRow {
   auth: string | null;
   /** JSON of TlsSettings, sealed whole; null: none. */
   tls: string | null;
+  /** A `function` destination's function (`dfn_…`); null for the other kinds. */
+  function_id: string | null;
+  /** JSON of its instance's settings, sealed whole under credentials_key_id; null for the other kinds. */
+  function_settings: string | null;
 }
 
 /** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch µs (0022_rate_slots_us). */

@@ -123,6 +123,8 @@ export interface Destination {
   /** Outbound authentication and mutual TLS; secrets never leave the store except to send. */
   auth: OutboundAuth | null;
   tls: TlsSettings | null;
+  /** A `function` destination: the function it runs and its instance's settings (sensitive values never leave the store except to run it). */
+  function?: FunctionInstance | null;
   /**
    * Whether its requests carry the message's W3C trace context (`traceparent`, and
    * `tracestate` beside it); false sends neither, while the attempts' spans are still exported.
@@ -132,7 +134,15 @@ export interface Destination {
   updatedAt: string;
 }
 
+/** A destination function instance: a DESTINATION function (`dfn_…`) and the settings its handlers get. */
+export interface FunctionInstance {
+  functionId: string;
+  settings: Record<string, unknown>;
+}
+
 export interface NewDestination {
+  /** A `function` destination's function and settings; its function is fixed at creation, its settings may be patched. */
+  function?: FunctionInstance;
   /** Absent is `webhooks`. Fixed at creation. */
   type?: DestinationType;
   mappings?: ActionsMapping[];

@@ -30,6 +30,9 @@ function recordOf(result: AttemptResult, request: Pick<AttemptRequest, 'webhookI
     ...(outcome.status !== undefined && { httpStatus: outcome.status }),
     ...(outcome.kind !== 'success' && { error: outcome.reason }),
     outcome: outcome.kind,
+    ...(result.logs && { logs: result.logs }),
+    ...(result.errorMessage !== undefined && { errorMessage: result.errorMessage }),
+    ...(result.sealedLogs && { sealedLogs: result.sealedLogs }),
   };
 }
 

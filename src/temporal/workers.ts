@@ -7,6 +7,7 @@ import { switchyardDataConverter } from './data-converter';
 import type { Store } from '../store/types';
 import { createActivities } from '../activities';
 import { HealthRecorder } from '../activities/health-recorder';
+import { createFunctionSandbox } from '../functions/function-sandbox';
 import { temporalRedeliveryRuns } from './redelivery-jobs';
 import { temporalReplayDeliveries } from './replays';
 import { startDeliveryWorkflow } from './start-delivery';
@@ -134,6 +135,8 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   // A tracking plan's forwarding jobs ingest into their target here, through the one ingest path
   // (its counts and violations flushed as the API's are), never forwarding again.
   const forwarded = ingestDependencies({ store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), config, metrics, keyring, logger });
+  // Destination functions run here, in the sandbox's threads (started on the first invocation).
+  const functionSandbox = createFunctionSandbox(config);
   const activities = createActivities(store, config, {
     startDelivery: (input, taskQueue) => startDeliveryWorkflow(client, taskQueue, keyring, input),
     schedules: temporalSyncSchedules(client, config.temporalTaskQueue),
@@ -145,7 +148,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     // Operational events start their workflows on their own lane (its own task queue and worker below).
     operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue)),
     forwardedIngest: () => forwarded.dependencies,
-  }, metrics, health);
+  }, metrics, health, functionSandbox);
   const workflows = await workflowBundle(logger, config.workflowBundle);
   const workers = await Promise.all(
     [config.temporalTaskQueue, config.personasDeliveryTaskQueue].map((taskQueue) =>
@@ -212,6 +215,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
       // After the workers stopped, so the last attempts are in it; before the store closes.
       await health?.close();
       await forwarded.close();
+      await functionSandbox.close();
       await client.connection.close();
       await ownConnection?.close();
     },

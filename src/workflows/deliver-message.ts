@@ -180,6 +180,15 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
 
   const setStatus = (status: DeliveryStatus) => upsertSearchAttributes([{ key: STATUS, value: status }]);
 
+  // A function destination's version, pinned by the first attempt's answer (which read what was
+  // deployed then): every later attempt of this delivery asks for that version. An activity's input
+  // and result are not part of a command's identity: no patch needed, and no other destination has one.
+  const functionVersions = new Map<string, number>();
+  const pinned = <R extends AttemptResult>(destinationId: string, result: R): R => {
+    if (result.functionVersion !== undefined && !functionVersions.has(destinationId)) functionVersions.set(destinationId, result.functionVersion);
+    return result;
+  };
+
   // Per lane, its failed attempts and whether `failing` went out (delivery/operational-events.ts).
   const incidents = new Map<string, { incident: LaneIncident; last?: { index: number; reason: string; at: string } }>();
   const incidentOf = (lane: Lane) => {
@@ -240,6 +249,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
       // An activity's input is not part of the command's identity: no patch needed.
       ...(input.replay && { replayId: input.replay.id }),
       ...(input.trace !== undefined && patched(TRACE_CONTEXT_PATCH) && { trace: input.trace }),
+      ...(functionVersions.has(destinationId) && { functionVersion: functionVersions.get(destinationId) }),
     };
   }
 
@@ -249,14 +259,17 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
    */
   async function attempt(lane: Lane, webhookIndex: number, round: number, knownCount: number | undefined, mayRunLocally: boolean, inSlowLane = false, firstLocal?: Promise<AttemptResult>): Promise<Attempted> {
     const firstAttempt = mayRunLocally && round === 1 && webhookIndex === 0;
-    const request = attemptRequest(lane, webhookIndex, round);
+    let request = attemptRequest(lane, webhookIndex, round);
     try {
-      if (inSlowLane) return await attemptWebhookInSlowLane(request);
+      if (inSlowLane) return pinned(lane.destinationId, await attemptWebhookInSlowLane(request));
       if (firstAttempt && policy.firstAttemptLocal) {
-        const local = await (firstLocal ?? attemptWebhookLocally(request));
+        const local = pinned(lane.destinationId, await (firstLocal ?? attemptWebhookLocally(request)));
         if (!local.deferred) return local;
+        // A function destination's first ask always defers (a handler may take its whole time limit):
+        // the regular attempt runs the version that ask pinned.
+        if (local.functionVersion !== undefined) request = { ...request, functionVersion: local.functionVersion };
       }
-      return await attemptWebhook(request);
+      return pinned(lane.destinationId, await attemptWebhook(request));
     } catch (err) {
       // A regular activity's error arrives wrapped in an ActivityFailure; a local activity's arrives
       // as it was thrown (an ApplicationFailure, or a TimeoutFailure): the store away at send time
@@ -398,6 +411,7 @@ export async function deliverMessage(input: DeliveryInput): Promise<DeliveryRepo
         const result = round === 1 && index === 0 && policy.firstAttemptLocal ? await attemptFirstLocally(lane) : await attemptInTurn(lane, index, round, countKnown ? webhookCount : undefined, failedInSlowLane.has(index));
         if (result.heldTooLong) return { destinationId, status: 'failed', rounds: round, reason: result.heldTooLong };
         if (!result.destinationEnabled) return { destinationId, status: 'stopped', rounds: round, reason: 'destination switched off or deleted' };
+        if (result.stopped !== undefined) return { destinationId, status: 'stopped', rounds: round, reason: result.stopped };
         webhookCount = result.webhookCount;
         if (!result.lost) countKnown = true;
         const outcome = result.outcome;

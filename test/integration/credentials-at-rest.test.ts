@@ -112,6 +112,26 @@ describe.each([
     }
   });
 
+  it("stores a function destination's settings sealed, and every keyed process reads them back", async () => {
+    const apiKey = mark('function-api-key');
+    const api = await database.open(ONLY_K1);
+    const worker = await database.open(ONLY_K1);
+    try {
+      const { source } = await api.sources.create('sealed function');
+      const fn = await api.functions.create({ resourceType: 'DESTINATION', displayName: 'Sender', description: null, logoUrl: null, settings: [], code: 'function onTrack() {}' });
+      const created = await api.destinations.create(source.id, { enabled: true, type: 'function', webhooks: [], function: { functionId: fn.id, settings: { apiKey, url: 'https://crm.example.com' } } });
+      expect(created.function).toEqual({ functionId: fn.id, settings: { apiKey, url: 'https://crm.example.com' } });
+      expect((await worker.destinations.get(created.id))?.function).toEqual(created.function);
+      const stored = await row(created.id);
+      expect(stored.credentials_key_id).toBe('k1');
+      expect(leaks(JSON.stringify(stored), [apiKey])).toEqual([]);
+      if (database.fileBytes) expect(leaks(database.fileBytes(), [apiKey])).toEqual([]);
+    } finally {
+      await api.close();
+      await worker.close();
+    }
+  });
+
   it('a sealed value moved onto another destination or another field does not open, and the error names neither value', async () => {
     const [secretA, secretB] = [mark('secret-a'), mark('secret-b')];
     const store = await database.open(ONLY_K1);

@@ -62,3 +62,17 @@ it.each([
 ])('sees %j as masked: %s', (value, masked) => {
   expect(isMaskedSecret(value)).toBe(masked);
 });
+
+describe('a destination function in Segment\'s shape', () => {
+  const lookup = (id: string) => (id === 'ab'.repeat(12) ? { functionId: `dfn_${'ab'.repeat(12)}`, displayName: 'CRM' } : undefined);
+  it('becomes a function destination when its metadata id is the hex of a dfn_ id Switchyard holds', () => {
+    expect(readSegmentDestination({ metadataId: 'ab'.repeat(12), name: 'CRM (Acme)', enabled: true, settings: '{"apiKey":"k-123"}' }, lookup)).toEqual({
+      ok: true,
+      destination: { kind: 'function', body: { name: 'CRM (Acme)', enabled: true, type: 'function', functionId: `dfn_${'ab'.repeat(12)}`, settings: { apiKey: 'k-123' } }, changes: [], maskedSecrets: [] },
+    });
+  });
+  it('asks for a masked setting, and stays a catalog refusal for an id it does not hold', () => {
+    expect(readSegmentDestination({ metadataId: 'ab'.repeat(12), enabled: true, settings: { apiKey: '••••••••••abcd' } }, lookup)).toMatchObject({ ok: true, destination: { maskedSecrets: ['apiKey'] } });
+    expect(readSegmentDestination({ metadataId: 'cd'.repeat(12), enabled: true }, lookup)).toMatchObject({ ok: false, status: 422, field: 'metadataId' });
+  });
+});

@@ -38,7 +38,11 @@ const withDefaults = (mapping: MappingInput): ActionsMapping => ({
  */
 export function acceptedActionsSettings(input: ActionsInput, current: Destination | undefined): Pick<NewDestination, 'mappings' | 'auth' | 'tls'> {
   const type = current?.type ?? input.type ?? 'webhooks';
-  if (type === 'webhooks') {
+  if (type === 'function') {
+    // A destination function's handler makes its requests: it has no URLs or mappings of its own.
+    if (input.webhooks !== undefined && input.webhooks.length > 0) throw badRequest("webhooks: a function destination's handler makes its own requests; leave webhooks out");
+    if (input.mappings !== undefined) throw badRequest('mappings: only an actions destination (type "actions") has mappings');
+  } else if (type === 'webhooks') {
     if (input.mappings !== undefined) throw badRequest('mappings: only an actions destination (type "actions") has mappings');
     if (!current && input.webhooks === undefined) throw badRequest('webhooks: is required');
   } else {

@@ -4,7 +4,7 @@ import type { DeliveryPolicy } from '../../delivery/types';
 import { destinationRulesReader } from '../../messages/destination-rules';
 import { redeliveryPlanner } from '../../messages/redelivery-plan';
 import { openForReader } from '../../privacy/open-sealed';
-import { ERASED_BODY, UNREADABLE_BODY } from '../../privacy/sealed-body';
+import { ERASED_BODY, FUNCTION_LOGS, UNREADABLE_BODY } from '../../privacy/sealed-body';
 import type { Deliveries, DeliveryHistory, DeliveryStatusName } from '../../ports';
 import type { Store } from '../../store/types';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -69,8 +69,16 @@ const AttemptView = Type.Object({
   startedAt: Type.Optional(Type.String({ format: 'date-time' })),
   durationMs: Type.Optional(Type.Integer()),
   httpStatus: Type.Optional(Type.Integer()),
-  error: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String({ description: 'Why it failed; a function destination\'s is its disposition and the error\'s type (`function:rejected: InvalidEventPayload`; words: `function:retry`, `function:timeout`, `function:unsupported`, `function:rejected`, `function:error`, `function:dropped`), the message apart in `errorMessage`.' })),
   outcome: Outcome,
+  logs: Type.Optional(
+    Type.Union([Type.Array(Type.String()), Type.Literal(ERASED_BODY), Type.Literal(UNREADABLE_BODY)], {
+      description: 'A function destination\'s console output of this attempt (4 KB at most, sensitive settings masked), only to a token with the payloads:read scope; sealed like the body, so erased with it.',
+    }),
+  ),
+  errorMessage: Type.Optional(
+    Type.String({ description: 'The message of the error a function destination\'s handler threw (sensitive settings masked), only to a token with the payloads:read scope: sealed like the body, as a function writes it from the event.' }),
+  ),
 });
 
 const DeliveryDetail = Type.Object({
@@ -109,7 +117,9 @@ const notRedelivered = (status: 'no_destinations' | 'stopped' | 'erased', messag
  * it: no body, and the userId as visibility holds it (its keyed hash), as every other
  * metadata answer names users; the body is not opened at all.
  */
-async function detailView(dataKeys: Store['dataKeys'], { input, row, visibleUserId, destinations }: DeliveryHistory, payloadsRead: boolean) {
+async function detailView(dataKeys: Store['dataKeys'], found: DeliveryHistory, payloadsRead: boolean) {
+  const { input, row, visibleUserId } = found;
+  const destinations = await attemptsView(dataKeys, input.messageId, found.destinations, payloadsRead);
   if (!payloadsRead) {
     const { userId: _known, ...metadata } = row;
     return { ...metadata, ...(visibleUserId !== undefined && { userId: visibleUserId }), ...(input.redelivery && { redelivery: input.redelivery }), destinations };
@@ -119,6 +129,28 @@ async function detailView(dataKeys: Store['dataKeys'], { input, row, visibleUser
   const opened = typeof message === 'string' ? undefined : (message as Record<string, unknown>).userId;
   const userId = typeof opened === 'string' ? opened : row.userId;
   return { ...row, ...(userId !== undefined && { userId }), ...(input.redelivery && { redelivery: input.redelivery }), message, destinations };
+}
+
+/**
+ * The attempts as answered: a function destination's console output opened for a reader with
+ * payloads:read (`[erased]` once its user's key is gone), and left out for every other reader.
+ */
+async function attemptsView(dataKeys: Store['dataKeys'], messageId: string, destinations: DeliveryHistory['destinations'], payloadsRead: boolean) {
+  return Promise.all(
+    destinations.map(async (destination) => ({
+      ...destination,
+      attempts: await Promise.all(
+        destination.attempts.map(async ({ logs, errorMessage, sealedLogs, ...attempt }) => {
+          if (!payloadsRead) return attempt;
+          if (!sealedLogs) return { ...attempt, ...(logs && { logs }), ...(errorMessage !== undefined && { errorMessage }) };
+          const opened = await openForReader(dataKeys, messageId, sealedLogs, FUNCTION_LOGS);
+          if (typeof opened === 'string') return { ...attempt, logs: opened };
+          const output = opened as unknown as { logs?: string[]; errorMessage?: string };
+          return { ...attempt, ...(output.logs && { logs: output.logs }), ...(output.errorMessage !== undefined && { errorMessage: output.errorMessage }) };
+        }),
+      ),
+    })),
+  );
 }
 
 /** Deliveries: find any, read its attempts, send it again. Read from Temporal through the Deliveries port. */

@@ -16,6 +16,7 @@ import { wakeHeldDeliveries } from './wake-held';
 import { findWebhookViolation, MAX_HEADERS, MAX_WEBHOOKS, violationMessage, type WebhookInput } from '../../delivery/webhook-rules';
 import { AuthBody, AuthView, DestinationTypeSchema, MappingList, MappingView, TlsBody } from './actions-schemas';
 import { acceptedActionsSettings, actionsView } from './actions-settings';
+import { acceptedFunctionDestination, functionView, patchedFunctionSettings } from './function-destinations';
 
 const WebhookBody = Type.Object(
   {
@@ -80,6 +81,9 @@ const ConsentView = Type.Object(
   { description: 'Which consent categories an event must grant to reach this destination, and what happens to an event without preferences.' },
 );
 
+const FunctionId = Type.String({ minLength: 1, maxLength: 100, description: 'A `function` destination\'s DESTINATION function (`dfn_…`); it runs the version deployed when each delivery starts. Fixed at creation.' });
+const FunctionSettings = (description: string) => Type.Record(Type.String({ maxLength: 200 }), Type.Unknown(), { maxProperties: 100, description });
+
 const webhookList = (description: string) => Type.Array(WebhookBody, { maxItems: MAX_WEBHOOKS, description });
 const WEBHOOKS_DOC = 'Tried in order for each message until one accepts it.';
 
@@ -94,7 +98,9 @@ const CreateDestinationBody = Type.Object(
     propagateTraceContext: Type.Optional(PropagateTraceContext),
     consent: Type.Optional(ConsentBody),
     type: Type.Optional(DestinationTypeSchema),
-    webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Required for a \`webhooks\` destination; absent for \`actions\`.`)),
+    functionId: Type.Optional(FunctionId),
+    settings: Type.Optional(FunctionSettings('A `function` destination\'s settings, as its function defines them (name → value); every required one must be given.')),
+    webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Required for a \`webhooks\` destination; absent for \`actions\` and \`function\`.`)),
     mappings: Type.Optional(MappingList('Required for an `actions` destination: 1 to 5 mappings.')),
     auth: Type.Optional(AuthBody),
     tls: Type.Optional(TlsBody),
@@ -113,6 +119,7 @@ const PatchDestinationBody = Type.Object(
     paused: Type.Optional(Paused),
     propagateTraceContext: Type.Optional(PropagateTraceContext),
     consent: Type.Optional(ConsentBody),
+    settings: Type.Optional(FunctionSettings('A `function` destination\'s settings; replace the whole set. A sensitive value sent back masked, as answers show it, keeps its value.')),
     webhooks: Type.Optional(webhookList(`${WEBHOOKS_DOC} Replaces the whole list, headers included.`)),
     mappings: Type.Optional(MappingList('An `actions` destination\'s mappings; replaces the whole list.')),
     auth: Type.Optional(AuthBody),
@@ -159,6 +166,8 @@ const DestinationView = Type.Object({
   mappings: Type.Optional(Type.Array(MappingView, { description: 'An actions destination\'s mappings, header values masked.' })),
   auth: Type.Optional(AuthView),
   tlsSet: Type.Boolean({ description: 'Whether requests use a client certificate (mutual TLS).' }),
+  functionId: Type.Optional(Type.String({ description: 'A `function` destination\'s function.' })),
+  settings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'A `function` destination\'s settings, each `sensitive` one masked (`••••••••••abcd`).' })),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -219,11 +228,13 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
   { store, deliveries, signingSecretOverlapMs, signingOverlaps },
 ) => {
   app.setSchemaErrorFormatter(seedLimitMessages);
+  /** A destination as answered: a function destination's settings with every sensitive value masked. */
+  const view = async (destination: Destination) => ({ ...toDestinationView(destination), ...(await functionView(store, destination)) });
 
   app.post(
     '/sources/:sourceId/destinations',
     {
-      preValidation: [readSegmentDestinationBody, readTerraformSettings],
+      preValidation: [readSegmentDestinationBody(store.functions), readTerraformSettings],
       schema: {
         params: SourceIdParams,
         body: CreateDestinationBody,
@@ -240,10 +251,11 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
       const actions = acceptedActionsSettings(request.body, undefined);
       const webhooks = acceptedWebhooks(request.body.webhooks ?? []);
       acceptedSigningSecret(request.body.signingSecret);
-      const { mappings: _given, auth: _auth, tls: _tls, ...settings } = request.body;
-      const destination = await audited(store, request, (tx) => tx.destinations.create(sourceId, { ...settings, webhooks, ...actions }), { target: ({ id }) => id });
+      const fn = await acceptedFunctionDestination(store, request.body);
+      const { mappings: _given, auth: _auth, tls: _tls, functionId: _fn, settings: _settings, ...settings } = request.body;
+      const destination = await audited(store, request, (tx) => tx.destinations.create(sourceId, { ...settings, webhooks, ...actions, ...(fn && { function: fn }) }), { target: ({ id }) => id });
       const segmentChanges = segmentChangesOf(request);
-      return reply.code(201).send({ ...toDestinationView(destination), ...(segmentChanges && { segmentChanges }) });
+      return reply.code(201).send({ ...(await view(destination)), ...(segmentChanges && { segmentChanges }) });
     },
   );
 
@@ -258,34 +270,36 @@ export const destinationRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
     async (request) => {
       const { sourceId } = request.params;
       if (!(await store.sources.get(sourceId))) throw notFound(`source ${sourceId}`);
-      return { destinations: (await store.destinations.listBySource(sourceId)).map((destination) => toDestinationView(destination)) };
+      return { destinations: await Promise.all((await store.destinations.listBySource(sourceId)).map(view)) };
     },
   );
 
   app.get('/destinations/:id', { schema: { params: IdParams, response: { 200: DestinationView, ...errorReplies } } }, async (request) => {
     const destination = await store.destinations.get(request.params.id);
     if (!destination) throw notFound(`destination ${request.params.id}`);
-    return toDestinationView(destination);
+    return view(destination);
   });
 
   app.patch(
     '/destinations/:id',
     { preValidation: readTerraformSettings, schema: { params: IdParams, body: PatchDestinationBody, response: { 200: DestinationView, ...errorReplies } } },
     async (request) => {
-      const { webhooks, signingSecretOverlap, mappings, auth, tls, ...rest } = request.body;
+      const { webhooks, signingSecretOverlap, mappings, auth, tls, settings, ...rest } = request.body;
       acceptedSigningSecret(rest.signingSecret);
       const patch: DestinationPatch = { ...rest, signingSecretOverlapMs: overlapMs(signingSecretOverlap, signingSecretOverlapMs) };
       if (webhooks !== undefined) patch.webhooks = acceptedWebhooks(webhooks);
       const actionsChange = mappings !== undefined || auth !== undefined || tls !== undefined || webhooks !== undefined;
-      const before = patch.paused === false || patch.maxRequestsPerSecond !== undefined || actionsChange ? await store.destinations.get(request.params.id) : undefined;
+      const before = patch.paused === false || patch.maxRequestsPerSecond !== undefined || actionsChange || settings !== undefined ? await store.destinations.get(request.params.id) : undefined;
       if (actionsChange && before) Object.assign(patch, acceptedActionsSettings({ webhooks, mappings, auth, tls }, before));
+      const fn = await patchedFunctionSettings(store, before, settings);
+      if (fn) patch.function = fn;
       const destination = await audited(store, request, (tx) => tx.destinations.update(request.params.id, patch), { target: request.params.id });
       if (!destination) throw notFound(`destination ${request.params.id}`);
       if (destination.signing?.previous) signingOverlaps?.endsAt(Date.parse(destination.signing.previous.until));
       // Resumed, or a new rate limit (the store has restarted its queue): held deliveries ask again now.
       if (before?.paused === true && !destination.paused) wakeHeldDeliveries(deliveries, destination.id, 'resumed', request.log);
       else if (before && before.maxRequestsPerSecond !== destination.maxRequestsPerSecond) wakeHeldDeliveries(deliveries, destination.id, 'flow-changed', request.log);
-      return toDestinationView(destination);
+      return view(destination);
     },
   );
 

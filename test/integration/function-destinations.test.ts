@@ -1,0 +1,203 @@
+import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { waitFor } from '../helpers/processes';
+import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, type TestSystem, useSystem } from '../helpers/system';
+
+/**
+ * Destination functions through the real API, the run's Temporal and worker process (the sandbox in
+ * it) and a receiver on 127.0.0.1: the handler is the delivery and its fetch calls the attempt; a
+ * delivery runs the version deployed when it started, its retries included; a sensitive setting
+ * is masked in every answer and absent from workflow history.
+ */
+
+let system: TestSystem;
+let receiver: Receiver;
+useSystem((s) => {
+  system = s;
+});
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(async () => receiver?.close());
+
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const API_KEY = 'fn-secret-api-key-7f3a9c';
+
+const settingDefinitions = [
+  { name: 'url', label: 'URL', description: 'Where to send', type: 'STRING', required: true, sensitive: false },
+  { name: 'apiKey', label: 'API key', description: 'Secret', type: 'STRING', required: true, sensitive: true },
+];
+
+/** A handler that sends to `<url>/<tag>`, and asks for a retry when the receiver answers 5xx. */
+const sendingCode = (tag: string) => `
+async function onTrack(event, settings) {
+  const response = await fetch(settings.url + '/${tag}', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: 'Bearer ' + settings.apiKey },
+    body: JSON.stringify({ messageId: event.messageId, event: event.event }),
+  });
+  if (response.status >= 500) throw new RetryError('receiver answered ' + response.status);
+}
+`;
+
+const call = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
+  const response = await system.app.inject({ method, url, headers: admin, ...(payload !== undefined && { payload: payload as object }) });
+  return { status: response.statusCode, json: response.body ? response.json() : undefined, body: response.body };
+};
+
+async function functionDestination(code: string) {
+  const fn = await call('POST', '/admin/functions', { code, displayName: 'Sender', resourceType: 'DESTINATION', settings: settingDefinitions });
+  expect(fn.status).toBe(201);
+  const { source, writeKey } = await system.store.sources.create(`function ${expect.getState().currentTestName ?? ''}`.slice(0, 200));
+  const created = await call('POST', `/admin/sources/${source.id}/destinations`, { type: 'function', enabled: true, functionId: fn.json.id, settings: { url: receiver.url, apiKey: API_KEY } });
+  expect(created.status).toBe(201);
+  return { functionId: fn.json.id as string, source, writeKey, destination: created.json as { id: string; functionId: string; settings: Record<string, unknown> }, answers: [fn.body, created.body] };
+}
+
+describe('a function destination', () => {
+  it('is created under a source with its settings checked, and answers with its sensitive settings masked', async () => {
+    const { functionId, source, destination, answers } = await functionDestination(sendingCode('check'));
+    expect(destination).toMatchObject({ type: 'function', functionId, settings: { url: receiver.url, apiKey: `${'•'.repeat(10)}${API_KEY.slice(-4)}` } });
+    const read = await call('GET', `/admin/destinations/${destination.id}`);
+    expect(read.json.settings.apiKey).toBe(`${'•'.repeat(10)}${API_KEY.slice(-4)}`);
+    answers.push(read.body);
+    // Sent back masked, as read: the secret keeps its value (checked by delivery below through the header).
+    const patched = await call('PATCH', `/admin/destinations/${destination.id}`, { settings: read.json.settings });
+    expect(patched.status).toBe(200);
+    answers.push(patched.body);
+    const stored = await system.store.destinations.get(destination.id);
+    expect(stored?.function?.settings.apiKey).toBe(API_KEY);
+    for (const answer of answers) expect(answer).not.toContain(API_KEY);
+
+    const refusals: [Record<string, unknown>, RegExp][] = [
+      [{ type: 'function', enabled: true, settings: {} }, /^functionId: is required/],
+      [{ type: 'function', enabled: true, functionId: 'dfn_000000000000000000000000', settings: {} }, /^functionId: no function dfn_0{24}/],
+      [{ type: 'function', enabled: true, functionId, settings: { url: receiver.url } }, /^settings\.apiKey: is required by the function/],
+      [{ type: 'function', enabled: true, functionId, settings: { url: 5, apiKey: 'k' } }, /^settings\.url: must be a string/],
+      [{ type: 'function', enabled: true, functionId, settings: { url: 'u', apiKey: 'k', other: 1 } }, /^settings\.other: the function defines no such setting/],
+      [{ type: 'function', enabled: true, functionId, settings: { url: 'u', apiKey: 'k' }, webhooks: [{ url: receiver.url }] }, /^webhooks: a function destination's handler makes its own requests/],
+      [{ enabled: true, functionId, webhooks: [{ url: receiver.url }] }, /^functionId: only a function destination/],
+    ];
+    for (const [body, message] of refusals) {
+      const refused = await call('POST', `/admin/sources/${source.id}/destinations`, body);
+      expect({ body, status: refused.status, message: refused.json.message }).toEqual({ body, status: 400, message: expect.stringMatching(message) });
+    }
+    // Segment's shape: the metadata id of a destination function is the hex of its dfn_ id.
+    const hex = functionId.slice('dfn_'.length);
+    const segmentShaped = await call('POST', `/admin/sources/${source.id}/destinations`, { metadataId: hex, name: 'CRM (Acme)', enabled: true, settings: { url: receiver.url, apiKey: API_KEY } });
+    expect(segmentShaped).toMatchObject({ status: 201, json: { type: 'function', functionId, name: 'CRM (Acme)', settings: { apiKey: `${'•'.repeat(10)}${API_KEY.slice(-4)}` } } });
+    const maskedExport = await call('POST', `/admin/sources/${source.id}/destinations`, { metadataId: hex, enabled: true, settings: { url: receiver.url, apiKey: '••••••••••9c3a' } });
+    expect(maskedExport).toMatchObject({ status: 400, json: { message: expect.stringMatching(/^settings\.apiKey: is masked as Segment exports secrets/) } });
+    const source2 = await system.store.sources.create('function kind check');
+    const insert = await call('POST', '/admin/functions', { code: 'function onTrack(e) { return e; }', resourceType: 'INSERT_DESTINATION' });
+    const wrongKind = await call('POST', `/admin/sources/${source2.source.id}/destinations`, { type: 'function', enabled: true, functionId: insert.json.id, settings: {} });
+    expect(wrongKind).toMatchObject({ status: 400, json: { message: expect.stringMatching(/^functionId: .* is a INSERT_DESTINATION function/) } });
+  });
+
+  it('runs its handler as the delivery, and retries run the version deployed when the delivery started', async () => {
+    const { functionId, source, writeKey, destination } = await functionDestination(sendingCode('v1'));
+    // The first request is answered 503 only after a while: v2 is deployed while the handler waits for it.
+    let slowed = false;
+    receiver.respond((request) => {
+      if (request.path !== '/hook/v1' || slowed) return { status: 200 };
+      slowed = true;
+      return { status: 503, delayMs: 1_500 };
+    });
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'fd-pinned' });
+    await waitFor(() => {
+      if (!receiver.requests.some((r) => r.path === '/hook/v1')) throw new Error('the first attempt has not reached the receiver');
+    }, 20_000);
+    expect((await call('PATCH', `/admin/functions/${functionId}`, { code: sendingCode('v2') })).status).toBe(200);
+    expect((await call('POST', `/admin/functions/${functionId}/deploy`, {})).json).toMatchObject({ deployedVersion: 2 });
+
+    expect(await deliveryResult(system.client, source.id, 'fd-pinned')).toMatchObject({ ok: true, report: { destinations: [{ destinationId: destination.id, status: 'delivered', rounds: 2 }] } });
+    const pinnedRequests = receiver.requests.filter((r) => r.body.includes('fd-pinned'));
+    expect(pinnedRequests.map((r) => r.path)).toEqual(['/hook/v1', '/hook/v1']);
+    // The secret reached the receiver as the handler put it, and never workflow history.
+    expect(pinnedRequests[1].headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, 'fd-pinned'))).not.toContain(API_KEY);
+
+    // A delivery started after the deploy runs the new version.
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'fd-after-deploy' });
+    expect(await deliveryResult(system.client, source.id, 'fd-after-deploy')).toMatchObject({ ok: true });
+    expect(receiver.requests.filter((r) => r.body.includes('fd-after-deploy')).map((r) => r.path)).toEqual(['/hook/v2']);
+  });
+
+  it("shows each disposition in delivery detail and the overview, console output sealed with its attempt for payloads:read only", async () => {
+    const { source, writeKey, destination } = await functionDestination(DISPOSITIONS_CODE);
+    const messages: [string, string, Record<string, unknown>][] = [
+      ['fd-rejected', 'identify', { userId: 'u-rejected' }],
+      ['fd-dropped', 'page', { userId: 'u1', name: 'Home' }],
+      ['fd-error', 'group', { userId: 'u1', groupId: 'g1' }],
+      ['fd-unsupported', 'screen', { userId: 'u1', name: 'Main' }],
+      ['fd-logged', 'track', { userId: 'u1', event: 'Logged' }],
+      ['fd-timeout', 'track', { userId: 'u1', event: 'Slow' }],
+    ];
+    for (const [messageId, type, body] of messages) await send(system.app, writeKey, type, { ...body, messageId });
+    const ended = async (messageId: string) => {
+      const result = await deliveryResult(system.client, source.id, messageId);
+      return result.report?.destinations[0];
+    };
+    const detail = async (messageId: string, token = ADMIN_TOKEN) => {
+      const response = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/${messageId}`, headers: { authorization: `Bearer ${token}` } });
+      expect(response.statusCode).toBe(200);
+      return { json: response.json(), body: response.body };
+    };
+    // Rejected and any other throw: failed at once, not retried; unsupported and dropped: stopped.
+    expect(await ended('fd-rejected')).toMatchObject({ status: 'failed', rounds: 1, reason: expect.stringContaining('function:rejected: InvalidEventPayload') });
+    expect(await ended('fd-error')).toMatchObject({ status: 'failed', rounds: 1, reason: expect.stringContaining('function:error: TypeError') });
+    expect(await ended('fd-dropped')).toMatchObject({ status: 'stopped', reason: 'function:dropped: DropEvent' });
+    expect(await ended('fd-unsupported')).toMatchObject({ status: 'stopped', reason: 'function:unsupported: EventNotSupported' });
+    expect(await ended('fd-logged')).toMatchObject({ status: 'delivered' });
+    // A timeout is retried like a RetryError: the second run of the same version delivers.
+    expect(await ended('fd-timeout')).toMatchObject({ status: 'delivered', rounds: 2 });
+    expect((await detail('fd-timeout')).json.destinations[0].attempts).toEqual([
+      expect.objectContaining({ outcome: 'retry', error: 'function:timeout: Timeout' }),
+      expect.objectContaining({ outcome: 'success' }),
+    ]);
+
+    expect((await detail('fd-rejected')).json.destinations[0]).toMatchObject({ status: 'failed', attempts: [{ outcome: 'permanent', error: expect.stringContaining('function:rejected') }] });
+    expect((await detail('fd-dropped')).json.destinations[0]).toMatchObject({ status: 'stopped', reason: expect.stringContaining('function:dropped'), attempts: [{ error: expect.stringContaining('function:dropped') }] });
+
+    const masked = `${'•'.repeat(10)}${API_KEY.slice(-4)}`;
+    const reader = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: admin, payload: { name: 'function reader', scopes: ['read', 'payloads:read'] } });
+    const withPayloads = await detail('fd-logged', reader.json<{ token: string }>().token);
+    expect(withPayloads.json.destinations[0].attempts).toEqual([expect.objectContaining({ outcome: 'success', logs: [`log: sending Logged with ${masked}`] })]);
+    // The error's message is user data (a function writes it from the event): sealed, shown to payloads:read only.
+    const rejected = await detail('fd-rejected', reader.json<{ token: string }>().token);
+    expect(rejected.json.destinations[0].attempts[0]).toMatchObject({ error: 'function:rejected: InvalidEventPayload', errorMessage: 'no email for u-rejected' });
+    expect((await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, 'fd-rejected'))).includes('no email for')).toBe(false);
+    const readOnly = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: admin, payload: { name: 'function metadata reader', scopes: ['read'] } });
+    const withoutPayloads = await detail('fd-logged', readOnly.json<{ token: string }>().token);
+    expect(withoutPayloads.json.destinations[0].attempts[0]).not.toHaveProperty('logs');
+    expect((await detail('fd-rejected', readOnly.json<{ token: string }>().token)).json.destinations[0].attempts[0]).not.toHaveProperty('errorMessage');
+    for (const answer of [withPayloads.body, withoutPayloads.body]) expect(answer).not.toContain(API_KEY);
+    // In history the output is sealed under the user's key: its words are not there in the clear.
+    const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, 'fd-logged'));
+    expect(history).not.toContain('sending Logged');
+    expect(history).not.toContain(API_KEY);
+
+    // The overview counts them where they ended: stopped (skipped, dropped), failed, delivered.
+    await waitFor(async () => {
+      const overview = await call('GET', `/admin/destinations/${destination.id}/overview`);
+      expect(overview.json).toMatchObject({ delivered: 2, failed: 2, filtered: { stopped: 2 } });
+    }, 30_000);
+  });
+});
+
+/** One handler per disposition; screen has none (EventNotSupported). */
+const DISPOSITIONS_CODE = `
+var slowSeen = false;
+async function onTrack(event, settings) {
+  // The first 'Slow' call never settles: the invocation ends at FUNCTION_TIMEOUT, and is retried.
+  if (event.event === 'Slow' && !slowSeen) {
+    slowSeen = true;
+    await new Promise(function () {});
+  }
+  console.log('sending', event.event, 'with', settings.apiKey);
+  await fetch(settings.url + '/logged', { method: 'POST', body: JSON.stringify({ messageId: event.messageId }) });
+}
+async function onIdentify(event) { throw new InvalidEventPayload('no email for ' + event.userId); }
+async function onPage() { throw new DropEvent('not wanted'); }
+async function onGroup() { throw new TypeError('boom'); }
+`;
