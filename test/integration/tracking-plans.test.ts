@@ -246,4 +246,21 @@ describe('decided at ingest', () => {
     }, 10_000);
     expect(listed[0]).toMatchObject({ field: 'properties.order_id', violationType: 'Pattern', description: 'properties.order_id must match pattern "^(a+)+$"' });
   });
+  it('a DELETE regulation drops the violation rows of the buckets its user was counted in, and keeps another user\'s', async () => {
+    const [erased, kept] = await Promise.all([sourceWithReceiver('regulated violations'), sourceWithReceiver('kept violations')]);
+    await Promise.all([planFor(erased.source.id, [orderCompleted()]), planFor(kept.source.id, [orderCompleted()])]);
+    await send(system.app, erased.writeKey, 'track', { userId: 'tp-erased-user', event: 'Order Completed', messageId: 'tp-reg-a', properties: {} });
+    await send(system.app, kept.writeKey, 'track', { userId: 'tp-kept-user', event: 'Order Completed', messageId: 'tp-reg-b', properties: {} });
+    const listed = (sourceId: string) => admin('GET', `/admin/sources/${sourceId}/violations`).then((r) => r.json<{ violations: Array<Record<string, unknown>> }>().violations);
+    // Both buckets written (with their users, in the same write) before the regulation.
+    await waitFor(async () => {
+      expect(await listed(erased.source.id)).toHaveLength(1);
+      expect(await listed(kept.source.id)).toHaveLength(1);
+    }, 10_000);
+    const regulation = await admin('POST', '/admin/regulations', { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['tp-erased-user'] });
+    expect(regulation.statusCode).toBe(201);
+    // The regulation's answer comes once its store steps are done: the bucket is already gone.
+    expect(await listed(erased.source.id)).toEqual([]);
+    expect(await listed(kept.source.id)).toEqual([expect.objectContaining({ eventName: 'Order Completed', field: 'properties.order_id', lastMessageId: 'tp-reg-b' })]);
+  });
 });
