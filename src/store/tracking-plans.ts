@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { chunks } from './chunks';
 import { newId } from './ids';
 import type { Tables, TrackingPlanRow, TrackingPlanRuleRow } from './tables';
-import type { ErasedIdHashes } from './erasures';
+import { erasedAtEach, type ErasedIdHashes } from './erasures';
 import type { Store, TrackingPlan, TrackingPlanRule, ViolationSummary } from './types';
 import { writeTransaction } from './write-transaction';
 
@@ -236,6 +236,15 @@ export function trackingPlanStore(db: Kysely<Tables>): Store['trackingPlans'] {
   };
 }
 
+/** When a minute began, as the erasure list writes times (ISO 8601). */
+const minuteStart = (minute: number) => new Date(minute * 60_000).toISOString();
+
+/** One source's minute of violations, and who it counted. */
+async function dropBucket(trx: Kysely<Tables>, sourceId: string, minute: number): Promise<void> {
+  await trx.deleteFrom('tracking_plan_violations').where('source_id', '=', sourceId).where('minute', '=', minute).execute();
+  await trx.deleteFrom('tracking_plan_violation_users').where('source_id', '=', sourceId).where('minute', '=', minute).execute();
+}
+
 /** Violations per source and minute: every API process adds its counts to the same rows. */
 export function violationStore(db: Kysely<Tables>, hashes: ErasedIdHashes): Store['violations'] {
   return {
@@ -278,6 +287,11 @@ export function violationStore(db: Kysely<Tables>, hashes: ErasedIdHashes): Stor
             .onConflict((conflict) => conflict.columns(['source_id', 'minute', 'user_hash']).doNothing())
             .execute();
         }
+        // Counts held in memory across a DELETE regulation (an API process's flush interval) land
+        // after it: a bucket that began before its user was erased is dropped here as the regulation would have.
+        const erasedAt = await erasedAtEach(trx, [...new Set(users.map((user) => user.user_hash).filter((hash) => hash !== ANY_VIOLATION_USER))]);
+        const late = new Map(users.filter((user) => (erasedAt.get(user.user_hash) ?? '') >= minuteStart(user.minute)).map((user) => [`${user.source_id}\u0000${user.minute}`, user]));
+        for (const { source_id, minute } of late.values()) await dropBucket(trx, source_id, minute);
         if (options.deleteBeforeMinute !== undefined) {
           await trx.deleteFrom('tracking_plan_violations').where('minute', '<', options.deleteBeforeMinute).execute();
           await trx.deleteFrom('tracking_plan_violation_users').where('minute', '<', options.deleteBeforeMinute).execute();
@@ -294,10 +308,7 @@ export function violationStore(db: Kysely<Tables>, hashes: ErasedIdHashes): Stor
           const rows = await trx.selectFrom('tracking_plan_violation_users').select(['source_id', 'minute']).where('user_hash', 'in', part).execute();
           for (const row of rows) buckets.set(`${row.source_id}\u0000${row.minute}`, { source_id: row.source_id, minute: Number(row.minute) });
         }
-        for (const { source_id, minute } of buckets.values()) {
-          await trx.deleteFrom('tracking_plan_violations').where('source_id', '=', source_id).where('minute', '=', minute).execute();
-          await trx.deleteFrom('tracking_plan_violation_users').where('source_id', '=', source_id).where('minute', '=', minute).execute();
-        }
+        for (const { source_id, minute } of buckets.values()) await dropBucket(trx, source_id, minute);
       });
     },
 

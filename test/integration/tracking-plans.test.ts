@@ -262,5 +262,12 @@ describe('decided at ingest', () => {
     // The regulation's answer comes once its store steps are done: the bucket is already gone.
     expect(await listed(erased.source.id)).toEqual([]);
     expect(await listed(kept.source.id)).toEqual([expect.objectContaining({ eventName: 'Order Completed', field: 'properties.order_id', lastMessageId: 'tp-reg-b' })]);
+    // Another API process's counts, held in memory across the regulation, land after it: the bucket of a
+    // minute that began before the erasure goes as the regulation would have taken it; a later minute's stays.
+    // Each minute has its own field, so the list does not add the two up; the regulation's own minute, never the clock's.
+    const minute = Math.floor(Date.parse(regulation.json<{ createdAt: string }>().createdAt) / 60_000);
+    const late = (at: number) => ({ sourceId: erased.source.id, minute: at, eventType: 'track', eventName: 'Order Completed', field: `properties.late_${at}`, violationType: 'Required', description: 'late', count: 1, firstSeenAt: new Date(at * 60_000).toISOString(), lastSeenAt: new Date(at * 60_000).toISOString(), lastMessageId: `tp-late-${at}` });
+    await system.store.violations.add([late(minute), late(minute + 2)], { users: [minute, minute + 2].map((at) => ({ sourceId: erased.source.id, minute: at, userId: 'tp-erased-user' })) });
+    expect((await system.store.violations.list(erased.source.id, minute - 10, minute + 10)).map((v) => v.lastMessageId)).toEqual([`tp-late-${minute + 2}`]);
   });
 });
