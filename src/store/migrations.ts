@@ -598,7 +598,7 @@ const MIGRATIONS: Record<string, Migration> = {
   },
   // Which users (as their keyed id hashes) a source's violation rows of a minute counted, so a
   // DELETE regulation can drop those minutes' rows; kept as long as the rows (the same prune).
-  '0037_violation_users': {
+  '0039_violation_users': {
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('tracking_plan_violation_users')
