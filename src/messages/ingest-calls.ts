@@ -17,6 +17,7 @@ import { decisionFlags, fateOf, sees, type CallFate } from './call-fate';
 import { callTypeLabel, type Metrics } from '../metrics';
 import type { IngestTrace } from '../tracing/ingest-spans';
 import type { SourcePlanReader } from '../plans/plan-reader';
+import { erasableIds } from '../delivery/erasure';
 import type { ViolationRecorder } from '../plans/violation-recorder';
 import { archivedVerdict, planCalls, type PlannedCall } from './plan-calls';
 import type { Call } from './call';
@@ -165,7 +166,7 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
       }
     }
     planned.calls.forEach(({ message, verdict }, i) => {
-      if (sees('violations', fates[i])) deps.violations?.record(request.sourceId, { type: message.type, eventName: message.event ?? message.name ?? '', messageId: message.messageId }, verdict.violations, request.receivedAtMs);
+      if (sees('violations', fates[i])) deps.violations?.record(request.sourceId, { type: message.type, eventName: message.event ?? message.name ?? '', messageId: message.messageId, userIds: erasableIds(message) }, verdict.violations, request.receivedAtMs);
     });
   }
   counts.commitTo(deps.recorder);

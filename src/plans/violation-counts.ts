@@ -1,6 +1,6 @@
 import { BoundedMap } from '../bounded-map';
 import { minuteOf } from '../delivery/webhook-health';
-import type { ViolationCount } from '../store/types';
+import type { ViolationCount, ViolationUser } from '../store/types';
 import type { Violation } from './violations';
 import { boundedName } from './violation-bounds';
 
@@ -14,11 +14,18 @@ export const OVERFLOW_NAME = '(other)';
 /** Room kept beyond the aggregator's kinds for the overflow rows themselves. */
 const OVERFLOW_ROOM = 1_000;
 
-/** Where a violation was seen: the message's call type, its event (track) or page/screen name, its id. */
+/** Where a violation was seen: the message's call type, its event (track) or page/screen name, its id, and whose it is (userId, anonymousId). */
 export interface ViolatingMessage {
   type: string;
   eventName: string;
   messageId: string;
+  userIds?: readonly string[];
+}
+
+/** What one flush writes: the counts, and which users each (source, minute) counted. */
+export interface ViolationBatch {
+  counts: ViolationCount[];
+  users: ViolationUser[];
 }
 
 /**
@@ -28,6 +35,8 @@ export interface ViolatingMessage {
  */
 export class ViolationAggregator {
   private readonly counts: BoundedMap<string, ViolationCount>;
+  /** (source, minute, user id) keys; past maxKeys a bucket's new users are one "any user" key, so a regulation still finds the bucket. */
+  private readonly users = new Map<string, ViolationUser>();
 
   /** Past `maxKeys` kinds between two flushes, a new kind is counted in its source's and minute's overflow row (OVERFLOW_NAME). */
   constructor(private readonly maxKeys: number = MAX_AGGREGATE_KEYS) {
@@ -42,6 +51,7 @@ export class ViolationAggregator {
   add(sourceId: string, message: ViolatingMessage, violations: readonly Violation[], atMs: number): void {
     const minute = minuteOf(atMs);
     const at = new Date(atMs).toISOString();
+    if (violations.length > 0) for (const userId of message.userIds ?? []) this.addUser({ sourceId, minute, userId });
     for (const { field, violationType, description } of violations) {
       this.addCount({ sourceId, minute, eventType: message.type, eventName: boundedName(message.eventName), field, violationType, description, count: 1, firstSeenAt: at, lastSeenAt: at, lastMessageId: message.messageId });
     }
@@ -65,14 +75,27 @@ export class ViolationAggregator {
     if (row.lastSeenAt >= seen.lastSeenAt) Object.assign(seen, { lastSeenAt: row.lastSeenAt, lastMessageId: row.lastMessageId, description: row.description });
   }
 
-  drain(): ViolationCount[] {
-    const rows = [...this.counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
-    this.counts.clear();
-    return rows;
+  private addUser(user: ViolationUser): void {
+    const key = [user.sourceId, user.minute, user.userId ?? ''].join(SEP);
+    if (this.users.has(key)) return;
+    if (this.users.size < this.maxKeys || user.userId === undefined) {
+      this.users.set(key, user);
+      return;
+    }
+    this.addUser({ sourceId: user.sourceId, minute: user.minute });
   }
 
-  restore(rows: ViolationCount[]): void {
-    for (const row of rows) this.addCount(row);
+  drain(): ViolationBatch {
+    const counts = [...this.counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
+    const users = [...this.users.values()];
+    this.counts.clear();
+    this.users.clear();
+    return { counts, users };
+  }
+
+  restore(batch: ViolationBatch): void {
+    for (const row of batch.counts) this.addCount(row);
+    for (const user of batch.users) this.addUser(user);
   }
 }
 

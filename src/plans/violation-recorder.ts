@@ -28,7 +28,7 @@ export class StoredViolationRecorder implements ViolationRecorder {
     private readonly metrics?: Pick<Metrics, 'trackingPlanViolations'>,
     logger?: Pick<Logger, 'warn'>,
   ) {
-    this.writer = new PeriodicFlush(this.aggregator, (rows, options) => store.violations.add(rows, options), {
+    this.writer = new PeriodicFlush(this.aggregator, ({ counts, users }, options) => store.violations.add(counts, { ...options, users }), {
       flushIntervalMs,
       retentionMinutes: VIOLATION_RETENTION_MINUTES,
       onFailure: (err) => logger?.warn({ err: err.message }, 'violation counts flush failed; kept for the next one'),

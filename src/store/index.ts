@@ -172,7 +172,7 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: 
     transformations: transformationStore(db),
     webhookSwitches: webhookSwitchStore(db),
     trackingPlans: trackingPlanStore(db),
-    violations: violationStore(db),
+    violations: violationStore(db, hashes),
     tokens: adminTokenStore(db),
     audit: auditLogStore(db),
     transaction: (work) => writeTransaction(db, (trx) => work(inTransaction(trx, keyring, opened))),

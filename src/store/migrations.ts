@@ -623,6 +623,21 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('destinations').addColumn('function_settings', 'text').execute();
     },
   },
+  // Which users (as their keyed id hashes) a source's violation rows of a minute counted, so a
+  // DELETE regulation can drop those minutes' rows; kept as long as the rows (the same prune).
+  '0039_violation_users': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('tracking_plan_violation_users')
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('minute', 'integer', (c) => c.notNull())
+        .addColumn('user_hash', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('tracking_plan_violation_users_pk', ['source_id', 'minute', 'user_hash'])
+        .execute();
+      await db.schema.createIndex('tracking_plan_violation_users_hash').on('tracking_plan_violation_users').column('user_hash').execute();
+      await db.schema.createIndex('tracking_plan_violation_users_minute').on('tracking_plan_violation_users').column('minute').execute();
+    },
+  },
 };
 
 /** The archive's table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

@@ -365,6 +365,7 @@ export interface Tables {
   tracking_plan_sources: TrackingPlanSourceRow;
   source_schema_settings: SourceSchemaSettingsRow;
   tracking_plan_violations: TrackingPlanViolationRow;
+  tracking_plan_violation_users: TrackingPlanViolationUserRow;
 }
 
 /** A tracking plan; `revision` grows with every change of it or its rules. */
@@ -401,6 +402,13 @@ export interface SourceSchemaSettingsRow {
   /** The schema controls as JSON (plans/schema-controls.ts). */
   settings: string;
   updated_at: string;
+}
+
+/** A user (keyed id hash, or '*' for any user past the aggregator's bound) counted in a source's violation rows of a minute. */
+export interface TrackingPlanViolationUserRow {
+  source_id: string;
+  minute: number;
+  user_hash: string;
 }
 
 /** Violations added up per source and minute; names and rules, never values. */

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { chunks } from './chunks';
 import { newId } from './ids';
 import type { Tables, TrackingPlanRow, TrackingPlanRuleRow } from './tables';
+import { erasedAtEach, type ErasedIdHashes } from './erasures';
 import type { Store, TrackingPlan, TrackingPlanRule, ViolationSummary } from './types';
 import { writeTransaction } from './write-transaction';
 
@@ -12,6 +13,10 @@ export const MAX_VIOLATION_KINDS = 1_000;
 
 /** Rows per INSERT, well under SQLite's bound-parameter limit (11 columns a violation row). */
 const ROWS_PER_INSERT = 80;
+/** Rows per INSERT of violation users (3 columns), and hashes per `IN (...)` list. */
+const USERS_PER_QUERY = 300;
+/** The user hash of a bucket whose users were past the aggregator's bound: every DELETE regulation drops it. */
+export const ANY_VIOLATION_USER = '*';
 
 function toPlan(row: Selectable<TrackingPlanRow>): TrackingPlan {
   return { id: row.id, name: row.name, ...(row.description !== null && { description: row.description }), type: row.type, createdAt: row.created_at, updatedAt: row.updated_at };
@@ -231,11 +236,21 @@ export function trackingPlanStore(db: Kysely<Tables>): Store['trackingPlans'] {
   };
 }
 
+/** When a minute began, as the erasure list writes times (ISO 8601). */
+const minuteStart = (minute: number) => new Date(minute * 60_000).toISOString();
+
+/** One source's minute of violations, and who it counted. */
+async function dropBucket(trx: Kysely<Tables>, sourceId: string, minute: number): Promise<void> {
+  await trx.deleteFrom('tracking_plan_violations').where('source_id', '=', sourceId).where('minute', '=', minute).execute();
+  await trx.deleteFrom('tracking_plan_violation_users').where('source_id', '=', sourceId).where('minute', '=', minute).execute();
+}
+
 /** Violations per source and minute: every API process adds its counts to the same rows. */
-export function violationStore(db: Kysely<Tables>): Store['violations'] {
+export function violationStore(db: Kysely<Tables>, hashes: ErasedIdHashes): Store['violations'] {
   return {
     async add(rows, options = {}) {
-      if (rows.length === 0 && options.deleteBeforeMinute === undefined) return;
+      const users = (options.users ?? []).map((user) => ({ source_id: user.sourceId, minute: user.minute, user_hash: user.userId === undefined ? ANY_VIOLATION_USER : hashes(user.userId)[0] }));
+      if (rows.length === 0 && users.length === 0 && options.deleteBeforeMinute === undefined) return;
       await db.transaction().execute(async (trx) => {
         const values = rows.map((row) => ({
           source_id: row.sourceId,
@@ -264,7 +279,36 @@ export function violationStore(db: Kysely<Tables>): Store['violations'] {
             )
             .execute();
         }
-        if (options.deleteBeforeMinute !== undefined) await trx.deleteFrom('tracking_plan_violations').where('minute', '<', options.deleteBeforeMinute).execute();
+        // In the same transaction as the counts: no row is ever written without its users.
+        for (const part of chunks(users, USERS_PER_QUERY)) {
+          await trx
+            .insertInto('tracking_plan_violation_users')
+            .values(part)
+            .onConflict((conflict) => conflict.columns(['source_id', 'minute', 'user_hash']).doNothing())
+            .execute();
+        }
+        // Counts held in memory across a DELETE regulation (an API process's flush interval) land
+        // after it: a bucket that began before its user was erased is dropped here as the regulation would have.
+        const erasedAt = await erasedAtEach(trx, [...new Set(users.map((user) => user.user_hash).filter((hash) => hash !== ANY_VIOLATION_USER))]);
+        const late = new Map(users.filter((user) => (erasedAt.get(user.user_hash) ?? '') >= minuteStart(user.minute)).map((user) => [`${user.source_id}\u0000${user.minute}`, user]));
+        for (const { source_id, minute } of late.values()) await dropBucket(trx, source_id, minute);
+        if (options.deleteBeforeMinute !== undefined) {
+          await trx.deleteFrom('tracking_plan_violations').where('minute', '<', options.deleteBeforeMinute).execute();
+          await trx.deleteFrom('tracking_plan_violation_users').where('minute', '<', options.deleteBeforeMinute).execute();
+        }
+      });
+    },
+
+    async forgetUsers(ids) {
+      // Names are aggregated across users: dropping the whole bucket is the only way to remove theirs.
+      const userHashes = [...new Set([ANY_VIOLATION_USER, ...ids.flatMap(hashes)])];
+      await db.transaction().execute(async (trx) => {
+        const buckets = new Map<string, { source_id: string; minute: number }>();
+        for (const part of chunks(userHashes, USERS_PER_QUERY)) {
+          const rows = await trx.selectFrom('tracking_plan_violation_users').select(['source_id', 'minute']).where('user_hash', 'in', part).execute();
+          for (const row of rows) buckets.set(`${row.source_id}\u0000${row.minute}`, { source_id: row.source_id, minute: Number(row.minute) });
+        }
+        for (const { source_id, minute } of buckets.values()) await dropBucket(trx, source_id, minute);
       });
     },
 

@@ -478,7 +478,10 @@ export interface Store {
   };
   /** Violations per source and minute, added to by every API process. */
   violations: {
-    add(rows: ViolationCount[], options?: { deleteBeforeMinute?: number }): Promise<void>;
+    /** Adds counts, records which users they counted (`users`), and prunes both before `deleteBeforeMinute`. */
+    add(rows: ViolationCount[], options?: { deleteBeforeMinute?: number; users?: ViolationUser[] }): Promise<void>;
+    /** A DELETE regulation: deletes every row of the (source, minute) buckets these users were counted in, other users' counts of them too. */
+    forgetUsers(ids: string[]): Promise<void>;
     /** Aggregated over [sinceMinute, untilMinute), optionally for one event name: the `limit` most frequent kinds (default and most 1,000) of the window's newest 10,000 rows. */
     list(sourceId: string, sinceMinute: number, untilMinute: number, eventName?: string, limit?: number): Promise<ViolationSummary[]>;
   };
@@ -603,6 +606,13 @@ export interface ViolationCount {
   firstSeenAt: string;
   lastSeenAt: string;
   lastMessageId: string;
+}
+
+/** A user counted in a source's violation rows of a minute; no userId: any user (past the aggregator's bound, every DELETE regulation drops the bucket). */
+export interface ViolationUser {
+  sourceId: string;
+  minute: number;
+  userId?: string;
 }
 
 export type ViolationSummary = Omit<ViolationCount, 'sourceId' | 'minute'>;

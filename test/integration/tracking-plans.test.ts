@@ -246,4 +246,28 @@ describe('decided at ingest', () => {
     }, 10_000);
     expect(listed[0]).toMatchObject({ field: 'properties.order_id', violationType: 'Pattern', description: 'properties.order_id must match pattern "^(a+)+$"' });
   });
+  it('a DELETE regulation drops the violation rows of the buckets its user was counted in, and keeps another user\'s', async () => {
+    const [erased, kept] = await Promise.all([sourceWithReceiver('regulated violations'), sourceWithReceiver('kept violations')]);
+    await Promise.all([planFor(erased.source.id, [orderCompleted()]), planFor(kept.source.id, [orderCompleted()])]);
+    await send(system.app, erased.writeKey, 'track', { userId: 'tp-erased-user', event: 'Order Completed', messageId: 'tp-reg-a', properties: {} });
+    await send(system.app, kept.writeKey, 'track', { userId: 'tp-kept-user', event: 'Order Completed', messageId: 'tp-reg-b', properties: {} });
+    const listed = (sourceId: string) => admin('GET', `/admin/sources/${sourceId}/violations`).then((r) => r.json<{ violations: Array<Record<string, unknown>> }>().violations);
+    // Both buckets written (with their users, in the same write) before the regulation.
+    await waitFor(async () => {
+      expect(await listed(erased.source.id)).toHaveLength(1);
+      expect(await listed(kept.source.id)).toHaveLength(1);
+    }, 10_000);
+    const regulation = await admin('POST', '/admin/regulations', { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['tp-erased-user'] });
+    expect(regulation.statusCode).toBe(201);
+    // The regulation's answer comes once its store steps are done: the bucket is already gone.
+    expect(await listed(erased.source.id)).toEqual([]);
+    expect(await listed(kept.source.id)).toEqual([expect.objectContaining({ eventName: 'Order Completed', field: 'properties.order_id', lastMessageId: 'tp-reg-b' })]);
+    // Another API process's counts, held in memory across the regulation, land after it: the bucket of a
+    // minute that began before the erasure goes as the regulation would have taken it; a later minute's stays.
+    // Each minute has its own field, so the list does not add the two up; the regulation's own minute, never the clock's.
+    const minute = Math.floor(Date.parse(regulation.json<{ createdAt: string }>().createdAt) / 60_000);
+    const late = (at: number) => ({ sourceId: erased.source.id, minute: at, eventType: 'track', eventName: 'Order Completed', field: `properties.late_${at}`, violationType: 'Required', description: 'late', count: 1, firstSeenAt: new Date(at * 60_000).toISOString(), lastSeenAt: new Date(at * 60_000).toISOString(), lastMessageId: `tp-late-${at}` });
+    await system.store.violations.add([late(minute), late(minute + 2)], { users: [minute, minute + 2].map((at) => ({ sourceId: erased.source.id, minute: at, userId: 'tp-erased-user' })) });
+    expect((await system.store.violations.list(erased.source.id, minute - 10, minute + 10)).map((v) => v.lastMessageId)).toEqual([`tp-late-${minute + 2}`]);
+  });
 });

@@ -27,7 +27,7 @@ it('the violation aggregator counts fields past its bound under one overflow row
   const violations = Array.from({ length: 12_000 }, (_, i) => ({ violationType: 'Datatype' as const, field: `properties.n${i}`, description: 'd', stage: 'rule-violations' as const }));
   aggregator.add('src_1', message, violations, at);
   expect(aggregator.size).toBe(10_001);
-  const rows = aggregator.drain();
+  const rows = aggregator.drain().counts;
   expect(rows.reduce((sum, row) => sum + row.count, 0)).toBe(12_000);
   expect(rows.find((row) => row.field === OVERFLOW_NAME)?.count).toBe(2_000);
 });

@@ -97,7 +97,7 @@ describe('the violation aggregator', () => {
     const message = { type: 'track', eventName: 'Order Completed', messageId: 'm-1' };
     aggregator.add('src-a', message, ['properties.a', 'properties.b', 'properties.c', 'properties.d', 'properties.e', 'properties.a'].map(violation), T0);
     expect(aggregator.size).toBe(4);
-    const rows = aggregator.drain();
+    const rows = aggregator.drain().counts;
     expect(rows.map((r) => [r.field, r.count])).toEqual(
       expect.arrayContaining([
         ['properties.a', 2],
@@ -112,7 +112,27 @@ describe('the violation aggregator', () => {
   it('keeps a bounded event name', () => {
     const aggregator = new ViolationAggregator();
     aggregator.add('src-a', { type: 'track', eventName: 'x'.repeat(30_000), messageId: 'm-1' }, [violation('event')], T0);
-    const [row] = aggregator.drain();
+    const [row] = aggregator.drain().counts;
     expect(row.eventName.length).toBeLessThanOrEqual(200);
+  });
+
+  it.each([
+    { name: 'one user in one minute, counted once', adds: [['src-a', ['u-1', 'anon-1'], T0], ['src-a', ['u-1'], T0]], maxKeys: 10, users: [['src-a', 'u-1'], ['src-a', 'anon-1']] },
+    { name: 'each source and minute apart', adds: [['src-a', ['u-1'], T0], ['src-b', ['u-2'], T0 + 60_000]], maxKeys: 10, users: [['src-a', 'u-1'], ['src-b', 'u-2']] },
+    { name: 'past the bound, a new user is any user of its bucket', adds: [['src-a', ['u-1'], T0], ['src-a', ['u-2'], T0]], maxKeys: 1, users: [['src-a', 'u-1'], ['src-a', undefined]] },
+    { name: 'a call without ids records no user', adds: [['src-a', [], T0]], maxKeys: 10, users: [] },
+  ] as const)('records which users a bucket counted: $name', ({ adds, maxKeys, users }) => {
+    const aggregator = new ViolationAggregator(maxKeys);
+    for (const [sourceId, userIds, at] of adds) aggregator.add(sourceId, { type: 'track', eventName: 'E', messageId: 'm', userIds }, [violation('event')], at);
+    const batch = aggregator.drain();
+    expect(batch.users.map((u) => [u.sourceId, u.userId])).toEqual(users);
+    for (const user of batch.users) expect(batch.counts.some((c) => c.sourceId === user.sourceId && c.minute === user.minute)).toBe(true);
+  });
+
+  it('gives back the users of a failed write with its counts', () => {
+    const aggregator = new ViolationAggregator();
+    aggregator.add('src-a', { type: 'track', eventName: 'E', messageId: 'm', userIds: ['u-1'] }, [violation('event')], T0);
+    aggregator.restore(aggregator.drain());
+    expect(aggregator.drain().users).toEqual([{ sourceId: 'src-a', minute: Math.floor(T0 / 60_000), userId: 'u-1' }]);
   });
 });

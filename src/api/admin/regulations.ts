@@ -104,6 +104,8 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     else await store.archive.forget(ids);
     // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
     await store.personas.profiles.forgetUsers(userIds);
+    // Violation rows hold names aggregated across users: the (source, minute) buckets these users were counted in go whole.
+    await store.violations.forgetUsers(ids);
     // Not left readable in SQLite's write-ahead log, should the steps below stop at a 503.
     await purgeDeletedRows();
 
