@@ -15,7 +15,7 @@ export async function functionCodeRefusals(resources: SegmentResource[]): Promis
     const kind = a.resource_type ?? a.resourceType;
     if (typeof kind !== 'string' || !(FUNCTION_KINDS as readonly string[]).includes(kind)) continue;
     if (typeof a.code !== 'string') {
-      refusals[resource.segmentId] = 'Switchyard refuses it (400): code: is required (the function\'s JavaScript)';
+      refusals[resource.segmentId] = "Switchyard refuses it (400): code: is required (the function's JavaScript)";
       continue;
     }
     const check = await checkFunctionCode(a.code, kind as FunctionKind);

@@ -343,7 +343,11 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     });
     const own = subscriptions.filter((s) => destinationOfSubscription(s) === resource.segmentId).map((s) => s.attributes);
     const functionSegmentId = destination.kind === 'function' ? plannedFunctions.get(metadataIdOf(a) ?? '')?.segmentId : undefined;
-    writes.push({ write: { kind: 'destination', segmentId: resource.segmentId, sourceSegmentId, body, ...(functionSegmentId && { functionSegmentId }) }, object, fingerprint: fingerprint([a, own, Object.keys(secrets[resource.segmentId] ?? {}).sort()]) });
+    writes.push({
+      write: { kind: 'destination', segmentId: resource.segmentId, sourceSegmentId, body, ...(functionSegmentId && { functionSegmentId }) },
+      object,
+      fingerprint: fingerprint([a, own, Object.keys(secrets[resource.segmentId] ?? {}).sort()]),
+    });
   }
   for (const sub of subscriptions) {
     const destination = destinationOfSubscription(sub);

@@ -12,7 +12,14 @@ const fn = (segmentId: string, kind: string, extra: Record<string, unknown> = {}
   type: 'segment_function',
   segmentId,
   file: 'f.tf',
-  attributes: { code: 'async function onTrack() {}', resource_type: kind, display_name: 'Fn', description: null, settings: [{ name: 'apiKey', label: 'API key', description: '', type: 'STRING', required: true, sensitive: true }], ...extra },
+  attributes: {
+    code: 'async function onTrack() {}',
+    resource_type: kind,
+    display_name: 'Fn',
+    description: null,
+    settings: [{ name: 'apiKey', label: 'API key', description: '', type: 'STRING', required: true, sensitive: true }],
+    ...extra,
+  },
 });
 const source: SegmentResource = { type: 'segment_source', segmentId: 'src1', file: 's.tf', attributes: { name: 'Web' } };
 const destination = (metadataId: string): SegmentResource => ({
@@ -46,7 +53,7 @@ describe('planImport: Segment functions', () => {
     expect(plan.writes).toEqual([]);
   });
 
-  it("an insert function instance cannot move, with what to use instead", () => {
+  it('an insert function instance cannot move, with what to use instead', () => {
     const plan = planImport([{ type: 'segment_insert_function_instance', segmentId: 'ins1', file: 'i.tf', attributes: { name: 'Mask emails' } }]);
     expect(plan.objects[0]).toMatchObject({ kind: 'function', outcome: 'cannot', reason: expect.stringMatching(/does not run insert functions on a destination in this version .*transformation or destination filters/) });
   });
