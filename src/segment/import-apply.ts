@@ -36,6 +36,8 @@ function objectUrl(write: PlannedWrite, id: string, ids: Ids): string | undefine
     }
     case 'transformation':
       return `/admin/transformations/${id}`;
+    case 'function':
+      return `/admin/functions/${id}`;
     case 'plan_connection':
       return undefined;
   }
@@ -95,15 +97,33 @@ async function writeOne(write: PlannedWrite, existing: string | undefined, ids: 
       const replaced = await admin.call('PUT', `/admin/tracking-plans/${existing}/rules`, { rules });
       return ok(replaced.status) ? { id: existing } : { reason: reasonOf(replaced) };
     }
+    case 'function': {
+      if (!existing) {
+        const answer = await admin.call('POST', '/admin/functions', write.body);
+        return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
+      }
+      const changed = await admin.call('PATCH', `/admin/functions/${existing}`, write.body);
+      if (!ok(changed.status)) return { reason: reasonOf(changed) };
+      // A save adds a version and leaves the deployed one running; the export is what Segment runs, so it is deployed.
+      const deployed = await admin.call('POST', `/admin/functions/${existing}/deploy`);
+      return ok(deployed.status) ? { id: existing } : { reason: reasonOf(deployed) };
+    }
     case 'destination': {
       const sourceId = ids.get(`source:${write.sourceSegmentId}`);
       if (!sourceId) return { reason: `its source ${write.sourceSegmentId} did not move` };
+      let body = write.body;
+      if (write.functionSegmentId) {
+        const functionId = ids.get(`function:${write.functionSegmentId}`);
+        if (!functionId) return { reason: `its function ${write.functionSegmentId} did not move` };
+        body = { ...body, functionId };
+      }
       if (existing) {
-        const { type: _fixed, ...patch } = write.body;
+        // Its kind and its function (matched by Segment id, so the same one) do not change.
+        const { type: _fixed, functionId: _same, ...patch } = body;
         const answer = await admin.call('PATCH', `/admin/destinations/${existing}`, patch);
         return ok(answer.status) ? { id: existing } : { reason: reasonOf(answer) };
       }
-      const answer = await admin.call('POST', `/admin/sources/${sourceId}/destinations`, write.body);
+      const answer = await admin.call('POST', `/admin/sources/${sourceId}/destinations`, body);
       return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
     }
     case 'filter': {

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { SegmentResource } from './read-export';
-import { isMaskedSecret, readSegmentDestination, SWITCHYARD_CATALOG_IDS } from './destination-shape';
+import { isMaskedSecret, metadataIdOf, readSegmentDestination, SWITCHYARD_CATALOG_IDS } from './destination-shape';
 import { compileTransformation, type TransformationRules } from '../rules/transformations';
 import { SEGMENT_INTERNAL_SETTINGS } from '../mappings/segment-subscription';
 import { fromDraft04, keyWarning } from '../api/admin/tracking-plan-shape';
+import { FUNCTION_KINDS } from '../functions/handlers';
 
 /**
  * What a Segment workspace import decides for each resource, before anything is written: where it
@@ -42,14 +43,16 @@ export type ImportSecrets = Record<string, Record<string, string>>;
 export type PlannedWrite =
   | { kind: 'source'; segmentId: string; body: { name: string; slug?: string; labels?: Array<{ key: string; value: string; description?: string }>; writeKey?: string } }
   | { kind: 'tracking_plan'; segmentId: string; body: { name: string; description?: string; type?: string; rules: unknown[] } }
-  | { kind: 'destination'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown> }
+  | { kind: 'function'; segmentId: string; body: Record<string, unknown> }
+  /** A function destination names its function by Segment id (`functionSegmentId`): its Switchyard id is known once that function is written. */
+  | { kind: 'destination'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown>; functionSegmentId?: string }
   | { kind: 'filter'; segmentId: string; destinationSegmentId: string; body: Record<string, unknown> }
   | { kind: 'transformation'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown> }
   | { kind: 'plan_connection'; segmentId: string; planSegmentId: string; sourceSegmentId: string };
 
 export interface ImportPlan {
   objects: ImportObject[];
-  /** In the order they must be written (sources, plans, destinations with their subscriptions, filters, transformations, connections). */
+  /** In the order they must be written (sources, plans, functions, destinations with their subscriptions, filters, transformations, connections). */
   writes: Array<{ write: PlannedWrite; object: ImportObject; fingerprint: string }>;
 }
 
@@ -58,8 +61,10 @@ const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** What cannot move, the kind it is reported as, and what to use instead. */
 const CANNOT: Record<string, { kind: ImportKind; reason: string }> = {
-  segment_function: { kind: 'function', reason: `Switchyard does not run Segment functions in this version; put the function's logic behind a webhook of your own (${MIGRATING_DOC})` },
-  segment_insert_function_instance: { kind: 'function', reason: `Switchyard does not run insert functions in this version; use destination filters and Actions mappings for what they did (${MIGRATING_DOC})` },
+  segment_insert_function_instance: {
+    kind: 'function',
+    reason: `Switchyard does not run insert functions on a destination in this version (the insert function itself moves, and POST /admin/functions/:id/test runs it): do what it did with a transformation or destination filters, or with a destination function that changes the event and sends it on (${MIGRATING_DOC})`,
+  },
   segment_user: { kind: 'user', reason: `Switchyard has no user accounts: make an admin token per person or team with the scopes they need (POST /admin/tokens; ${MIGRATING_DOC})` },
   segment_user_group: { kind: 'user', reason: `Switchyard has no user groups: make an admin token per team with the scopes it needs (POST /admin/tokens; ${MIGRATING_DOC})` },
   segment_warehouse: { kind: 'warehouse', reason: `Switchyard delivers to webhooks, not warehouses: load a warehouse from a webhook receiver of your own (${MIGRATING_DOC})` },
@@ -155,7 +160,30 @@ function planRules(a: Record<string, unknown>): { rules: unknown[]; changes: str
   return { rules, changes, warnings };
 }
 
-export function planImport(resources: SegmentResource[], secrets: ImportSecrets = {}): ImportPlan {
+/** Terraform's `segment_function` attributes (or the Public API's) in the body POST /admin/functions takes; Segment's other fields left out. */
+function functionBody(a: Record<string, unknown>, kind: string): Record<string, unknown> {
+  const pick = (camel: string, snake: string) => a[camel] ?? a[snake];
+  const settings = Array.isArray(a.settings)
+    ? a.settings.filter(isObject).map((s) => Object.fromEntries(['name', 'label', 'description', 'type', 'required', 'sensitive'].filter((key) => s[key] !== undefined && s[key] !== null).map((key) => [key, s[key]])))
+    : undefined;
+  const body: Record<string, unknown> = { resourceType: kind, code: a.code, displayName: pick('displayName', 'display_name'), description: a.description, logoUrl: pick('logoUrl', 'logo_url'), settings };
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null && v !== undefined));
+}
+
+/** A function's catalog id as a destination names it: the hex after `dfn_` (or the id as it is). */
+const functionMetadataId = (segmentId: string) => segmentId.replace(/^[a-z]+_/, '');
+
+/** What moves with a function but is not run the way Segment runs it, by kind. */
+const FUNCTION_CHANGES: Record<string, string> = {
+  SOURCE: `resource_type SOURCE: the function moves, but its source attachment does not: a Switchyard source takes the calls sent with its write key and cannot run a source function in this version; send those calls from the function's webhook sender yourself, or keep the source function on Segment (${MIGRATING_DOC})`,
+  INSERT_DESTINATION: `resource_type INSERT_DESTINATION: the function moves, but no destination runs an insert function in this version (see its instances' lines) (${MIGRATING_DOC})`,
+};
+
+/**
+ * `codeRefusals`: by Segment id, why a function's code fails the checks POST /admin/functions makes
+ * (read before planning, by src/segment/function-checks.ts), so a dry run says what applying would.
+ */
+export function planImport(resources: SegmentResource[], secrets: ImportSecrets = {}, codeRefusals: Record<string, string> = {}): ImportPlan {
   const objects: ImportObject[] = [];
   const writes: ImportPlan['writes'] = [];
   const byType = (type: string) => resources.filter((r) => r.type === type);
@@ -205,6 +233,38 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     writes.push({ write: { kind: 'tracking_plan', segmentId: resource.segmentId, body }, object, fingerprint: fingerprint(resource.attributes) });
   }
 
+  // Destination functions planned here, by the metadata id a destination running one names.
+  const plannedFunctions = new Map<string, { segmentId: string; displayName: string }>();
+  const unmovedFunctions = new Map<string, string>();
+  for (const resource of byType('segment_function')) {
+    const a = resource.attributes;
+    const name = nameOf(resource);
+    const kind = str(a.resource_type) ?? str(a.resourceType);
+    const cannot = (reason: string) => report({ kind: 'function', segmentId: resource.segmentId, name, outcome: 'cannot', reason });
+    if (kind === 'INSERT_SOURCE') {
+      cannot(`resource_type: INSERT_SOURCE (a source insert function): Switchyard runs SOURCE, DESTINATION and INSERT_DESTINATION functions only; do what it did with a transformation on the source (${MIGRATING_DOC})`);
+      continue;
+    }
+    if (!kind || !(FUNCTION_KINDS as readonly string[]).includes(kind)) {
+      cannot(`resource_type: ${kind === undefined ? 'is missing' : `"${kind}" is not`} one of ${FUNCTION_KINDS.join(', ')}`);
+      continue;
+    }
+    if (codeRefusals[resource.segmentId]) {
+      cannot(codeRefusals[resource.segmentId]);
+      unmovedFunctions.set(functionMetadataId(resource.segmentId), resource.segmentId);
+      continue;
+    }
+    const changes = FUNCTION_CHANGES[kind] ? [FUNCTION_CHANGES[kind]] : [];
+    const object = report({ kind: 'function', segmentId: resource.segmentId, name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }) });
+    writes.push({ write: { kind: 'function', segmentId: resource.segmentId, body: functionBody(a, kind) }, object, fingerprint: fingerprint(a) });
+    if (kind === 'DESTINATION') plannedFunctions.set(functionMetadataId(resource.segmentId), { segmentId: resource.segmentId, displayName: name });
+  }
+  // The function's Switchyard id is not known before it is written: the write names it by Segment id.
+  const lookup = (metadataId: string) => {
+    const fn = plannedFunctions.get(metadataId);
+    return fn && { functionId: `segment:${fn.segmentId}`, displayName: fn.displayName };
+  };
+
   const subscriptions = byType('segment_destination_subscription');
   const destinationIds = new Set(byType('segment_destination').map((r) => r.segmentId));
   const writtenDestinations = new Set<string>();
@@ -212,7 +272,12 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const a = resource.attributes;
     const name = nameOf(resource);
     const sourceSegmentId = str(a.source_id) ?? str(a.sourceId);
-    const read = readSegmentDestination(a);
+    const unmovedFunction = unmovedFunctions.get(metadataIdOf(a) ?? '');
+    if (unmovedFunction) {
+      report({ kind: 'destination', segmentId: resource.segmentId, name, outcome: 'cannot', reason: `it runs the function ${unmovedFunction}, which cannot move (see its line)` });
+      continue;
+    }
+    const read = readSegmentDestination(a, lookup);
     if (!read.ok) {
       report({ kind: 'destination', segmentId: resource.segmentId, name, outcome: 'cannot', reason: `${read.field}: ${read.rule}` });
       continue;
@@ -231,10 +296,17 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const changes = [...destination.changes];
     const secretsNeeded: string[] = [];
     const body: Record<string, unknown> = { ...destination.body };
+    // A function destination's secrets are among its settings; a masked value is never sent as one.
+    const settings = destination.kind === 'function' ? { ...destination.body.settings } : undefined;
+    if (settings) body.settings = settings;
+    const into = settings ?? body;
     for (const setting of destination.maskedSecrets) {
       const given = secrets[resource.segmentId]?.[setting];
-      if (given) body[setting] = given;
-      else secretsNeeded.push(`${resource.segmentId}.${setting}`);
+      if (given) into[setting] = given;
+      else {
+        if (settings) delete settings[setting];
+        secretsNeeded.push(`${resource.segmentId}.${setting}`);
+      }
     }
     if (secretsNeeded.length > 0) changes.push(`${secretsNeeded.map((s) => s.split('.').pop()).join(', ')}: exported masked; the destination is made without it until --secrets gives it (${secretsNeeded.join(', ')})`);
     if (destination.kind === 'actions') {
@@ -270,7 +342,12 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
       ...(secretsNeeded.length > 0 && { secretsNeeded }),
     });
     const own = subscriptions.filter((s) => destinationOfSubscription(s) === resource.segmentId).map((s) => s.attributes);
-    writes.push({ write: { kind: 'destination', segmentId: resource.segmentId, sourceSegmentId, body }, object, fingerprint: fingerprint([a, own, Object.keys(secrets[resource.segmentId] ?? {}).sort()]) });
+    const functionSegmentId = destination.kind === 'function' ? plannedFunctions.get(metadataIdOf(a) ?? '')?.segmentId : undefined;
+    writes.push({
+      write: { kind: 'destination', segmentId: resource.segmentId, sourceSegmentId, body, ...(functionSegmentId && { functionSegmentId }) },
+      object,
+      fingerprint: fingerprint([a, own, Object.keys(secrets[resource.segmentId] ?? {}).sort()]),
+    });
   }
   for (const sub of subscriptions) {
     const destination = destinationOfSubscription(sub);
@@ -368,6 +445,7 @@ const KNOWN = new Set([
   'segment_destination_subscription',
   'segment_destination_filter',
   'segment_transformation',
+  'segment_function',
   'segment_source_tracking_plan_connection',
   'segment_label',
 ]);

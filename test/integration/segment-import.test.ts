@@ -49,13 +49,13 @@ const line = (report: Report, kind: string, segmentId: string) => report.objects
 const EXPECTED_COUNTS = {
   source: { unchanged: 1, changed: 1, cannot: 0 },
   tracking_plan: { unchanged: 0, changed: 1, cannot: 0 },
-  destination: { unchanged: 2, changed: 0, cannot: 2 },
+  destination: { unchanged: 3, changed: 0, cannot: 2 },
   subscription: { unchanged: 2, changed: 0, cannot: 1 },
   filter: { unchanged: 1, changed: 0, cannot: 0 },
   plan_connection: { unchanged: 1, changed: 0, cannot: 0 },
   label: { unchanged: 1, changed: 0, cannot: 0 },
   transformation: { unchanged: 1, changed: 0, cannot: 0 },
-  function: { unchanged: 0, changed: 0, cannot: 2 },
+  function: { unchanged: 1, changed: 0, cannot: 1 },
   user: { unchanged: 0, changed: 0, cannot: 2 },
   warehouse: { unchanged: 0, changed: 0, cannot: 3 },
   reverse_etl: { unchanged: 0, changed: 0, cannot: 1 },
@@ -68,10 +68,14 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     expect(report.applied).toBe(false);
     expect(report.problems).toEqual([]);
     expect(report.guide).toBe('docs/migrating-from-segment.md');
-    expect(report.objects).toHaveLength(22);
+    expect(report.objects).toHaveLength(23);
     // Without the secrets: both sources would get new keys, the classic destination has no secret yet.
     expect(line(report, 'source', 'qaHm2cZ9vTbX8kLpR4sW1n')).toMatchObject({ outcome: 'changed', changes: [expect.stringContaining('writeKey: not in the export')] });
     expect(line(report, 'destination', '643ea8f292e9257d89a7e8e4')).toMatchObject({ outcome: 'changed', secretsNeeded: ['643ea8f292e9257d89a7e8e4.sharedSecret'] });
+    // The destination function moves; the destination running it (metadata.id its hex id) asks for its masked setting.
+    expect(line(report, 'function', 'dfn_6425a1b2c3d4e5f60718293a')).toMatchObject({ outcome: 'unchanged' });
+    expect(line(report, 'destination', '6425a1b2c3d4e5f607182950')).toMatchObject({ outcome: 'changed', secretsNeeded: ['6425a1b2c3d4e5f607182950.apiKey'] });
+    expect(line(report, 'function', '6425a1b2c3d4e5f607182941')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('does not run insert functions on a destination in this version') });
     expect(line(report, 'destination', '65a0f1e2d3c4b5a697887766')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('Braze (Actions) is a Segment catalog destination') });
     expect(line(report, 'destination', '6398655474f111744d9240f8')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('its source spa_9xQ2mL7vKcR4tY8wZ1bN3d is not in the export') });
     expect(line(report, 'subscription', '6364eacc13816c38bfb34981:NtPkMrYdpq9PKcnSSt6pK')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining("Segment's Linked Events enrichment") });
@@ -87,18 +91,28 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
   it('applies with the secrets: the counts the report states, write keys kept, secrets never answered; a second apply changes nothing', async () => {
     const { report, text } = await importExport({ files, apply: true, secrets });
     expect(report.counts).toEqual(EXPECTED_COUNTS);
-    for (const value of ['classic-webhooks-secret-c4f1', secrets.b1TTjVj38UH445ezhJU3Y6.writeKey]) expect(text).not.toContain(value);
+    for (const value of ['classic-webhooks-secret-c4f1', secrets.b1TTjVj38UH445ezhJU3Y6.writeKey, secrets['6425a1b2c3d4e5f607182950'].apiKey]) expect(text).not.toContain(value);
     const written = report.objects.filter((o) => o.applied);
     expect(written.map((o) => [o.kind, o.applied])).toEqual([
       ['source', 'created'],
       ['source', 'created'],
       ['tracking_plan', 'created'],
+      ['function', 'created'],
+      ['destination', 'created'],
       ['destination', 'created'],
       ['destination', 'created'],
       ['filter', 'created'],
       ['transformation', 'created'],
       ['plan_connection', 'created'],
     ]);
+
+    // The function, made through POST /admin/functions; the destination runs it with the secret from --secrets (answered masked).
+    const fn = (await system.app.inject({ method: 'GET', url: `/admin/functions/${String(line(report, 'function', 'dfn_6425a1b2c3d4e5f60718293a').id)}`, headers: auth })).json();
+    expect(fn).toMatchObject({ resourceType: 'DESTINATION', description: 'Send orders to the fulfilment API', deployedVersion: 1, settings: [{ name: 'apiKey', sensitive: true, required: true }] });
+    expect(fn.code).toContain('https://api.example.com/orders?key=${settings.apiKey}');
+    const runsIt = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${String(line(report, 'destination', '6425a1b2c3d4e5f607182950').id)}`, headers: auth })).json();
+    expect(runsIt).toMatchObject({ type: 'function', functionId: fn.id, name: 'Orders to fulfilment (function)', settings: { apiKey: expect.stringMatching(/^•+f00d$/) } });
+    expect((await system.store.destinations.get(runsIt.id))?.function?.settings).toEqual({ apiKey: secrets['6425a1b2c3d4e5f607182950'].apiKey });
 
     // The web source keeps its Segment write key and labels, and is found by its Segment id and label.
     const web = line(report, 'source', 'b1TTjVj38UH445ezhJU3Y6');
@@ -123,19 +137,21 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     // Applied again: every object found by its Segment id and kept; nothing in the store changed.
     const snapshot = async () => ({
       sources: (await system.store.sources.list()).length,
-      destinations: [classic.id, actions.id].map(async (id) => (await system.store.destinations.get(id))?.updatedAt),
+      functions: (await system.store.functions.list()).map((f) => [f.id, f.updatedAt, f.latestVersion]),
+      destinations: [classic.id, actions.id, runsIt.id].map(async (id) => (await system.store.destinations.get(id))?.updatedAt),
       plans: (await system.store.trackingPlans.list()).map((p) => [p.id, p.updatedAt]),
     });
     const first = await snapshot();
     const firstDestinations = await Promise.all(first.destinations);
     const again = await importExport({ files, apply: true, secrets });
     expect(again.report.counts).toEqual(EXPECTED_COUNTS);
-    expect(again.report.objects.filter((o) => o.applied).map((o) => o.applied)).toEqual(Array(8).fill('kept'));
+    expect(again.report.objects.filter((o) => o.applied).map((o) => o.applied)).toEqual(Array(10).fill('kept'));
     expect(again.report.objects.filter((o) => o.applied).map((o) => o.id)).toEqual(written.map((o) => o.id));
     const second = await snapshot();
     expect(second.sources).toBe(first.sources);
     expect(await Promise.all(second.destinations)).toEqual(firstDestinations);
     expect(second.plans).toEqual(first.plans);
+    expect(second.functions).toEqual(first.functions);
   });
 
   it('updates rather than duplicates when the export changed, matched by Segment id', async () => {
@@ -144,6 +160,32 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     const { report } = await importExport({ files: changed, apply: true, secrets });
     expect(line(report, 'source', 'qaHm2cZ9vTbX8kLpR4sW1n')).toMatchObject({ applied: 'updated', name: 'Orders service (renamed)' });
     expect((await system.store.sources.list()).length).toBe(before);
+
+    // A function's code changed in Segment: the same function gets a new version, deployed, as Segment runs it.
+    const file = 'functions/dfn_6425a1b2c3d4e5f60718293a.tf';
+    const functions = (await system.store.functions.list()).length;
+    const newCode = { ...changed, [file]: files[file].replace("method: 'POST'", "method: 'PUT'") };
+    const again = await importExport({ files: newCode, apply: true, secrets });
+    const updated = line(again.report, 'function', 'dfn_6425a1b2c3d4e5f60718293a');
+    expect(updated).toMatchObject({ applied: 'updated', id: line(report, 'function', 'dfn_6425a1b2c3d4e5f60718293a').id });
+    expect((await system.store.functions.list()).length).toBe(functions);
+    const fn = (await system.app.inject({ method: 'GET', url: `/admin/functions/${String(updated.id)}`, headers: auth })).json();
+    expect(fn).toMatchObject({ latestVersion: 2, deployedVersion: 2, code: expect.stringContaining("method: 'PUT'") });
+    expect(line(again.report, 'destination', '6425a1b2c3d4e5f607182950')).toMatchObject({ applied: 'kept' });
+  });
+
+  it("a function whose code fails the save checks cannot move, with the 400's reason, in a dry run and applied; nor can a destination running it", async () => {
+    const file = 'functions/dfn_6425a1b2c3d4e5f60718293a.tf';
+    const batchOnly = { ...files, [file]: files[file].replace('async function onTrack(event, settings) {', 'async function onBatch(events, settings) {') };
+    const functions = (await system.store.functions.list()).length;
+    for (const apply of [false, true]) {
+      const { report } = await importExport({ files: { [file]: batchOnly[file], 'destinations/6425a1b2c3d4e5f607182950.tf': files['destinations/6425a1b2c3d4e5f607182950.tf'] }, apply });
+      expect(line(report, 'function', 'dfn_6425a1b2c3d4e5f60718293a')).toMatchObject({ outcome: 'cannot', reason: expect.stringMatching(/^Switchyard refuses it \(400\): code: /) });
+      expect(line(report, 'destination', '6425a1b2c3d4e5f607182950')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('which cannot move') });
+    }
+    const broken = await importExport({ files: { [file]: files[file].replace('async function onTrack(event, settings) {', 'async function onTrack(event, settings) {{') } });
+    expect(line(broken.report, 'function', 'dfn_6425a1b2c3d4e5f60718293a')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('code: does not compile') });
+    expect((await system.store.functions.list()).length).toBe(functions);
   });
 
   it('names a file it cannot read, and a Terraform expression where a value should be', async () => {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Store } from '../../store/types';
+import { functionCodeRefusals } from '../../segment/function-checks';
 import { applyImport } from '../../segment/import-apply';
 import { countsByKind, MIGRATING_DOC, planImport } from '../../segment/import-plan';
 import { readExport } from '../../segment/read-export';
@@ -57,7 +58,7 @@ const ImportView = Type.Object({
 export const importRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   app.post('/imports', { bodyLimit: MAX_IMPORT_BYTES, schema: { body: ImportBody, response: { 200: ImportView, ...errorReplies } } }, async (request) => {
     const read = await readExport(request.body.files);
-    const plan = planImport(read.resources, request.body.secrets ?? {});
+    const plan = planImport(read.resources, request.body.secrets ?? {}, await functionCodeRefusals(read.resources));
     const apply = request.body.apply === true;
     if (apply) {
       const authorization = request.headers.authorization ?? '';

@@ -1,0 +1,81 @@
+import { planImport } from '../../src/segment/import-plan';
+import type { SegmentResource } from '../../src/segment/read-export';
+
+/**
+ * How a workspace import plans Segment functions (pure: no store, no code check run here; the
+ * refusals of that check come in as `codeRefusals`): each kind the functions API takes moves, what
+ * Switchyard does not run is said, and a destination running an exported function moves as a
+ * function destination that names it by Segment id.
+ */
+const HEX = '6425a1b2c3d4e5f60718293a';
+const fn = (segmentId: string, kind: string, extra: Record<string, unknown> = {}): SegmentResource => ({
+  type: 'segment_function',
+  segmentId,
+  file: 'f.tf',
+  attributes: {
+    code: 'async function onTrack() {}',
+    resource_type: kind,
+    display_name: 'Fn',
+    description: null,
+    settings: [{ name: 'apiKey', label: 'API key', description: '', type: 'STRING', required: true, sensitive: true }],
+    ...extra,
+  },
+});
+const source: SegmentResource = { type: 'segment_source', segmentId: 'src1', file: 's.tf', attributes: { name: 'Web' } };
+const destination = (metadataId: string): SegmentResource => ({
+  type: 'segment_destination',
+  segmentId: 'dest1',
+  file: 'd.tf',
+  attributes: { enabled: true, metadata: { id: metadataId }, name: 'Runs it', settings: '{"apiKey":"••••••••••f00d","region":"eu"}', source_id: 'src1' },
+});
+
+describe('planImport: Segment functions', () => {
+  it.each([
+    ['DESTINATION', 'dfn_1', 'unchanged', undefined],
+    ['SOURCE', 'sfn_1', 'changed', /the function moves, but its source attachment does not: a Switchyard source .* cannot run a source function/],
+    ['INSERT_DESTINATION', 'ifnd_1', 'changed', /no destination runs an insert function in this version/],
+  ])('a %s function moves through POST /admin/functions', (kind, segmentId, outcome, change) => {
+    const plan = planImport([fn(segmentId, kind)]);
+    expect(plan.objects[0]).toMatchObject({ kind: 'function', segmentId, outcome });
+    if (change) expect(plan.objects[0].changes).toEqual([expect.stringMatching(change)]);
+    else expect(plan.objects[0].changes).toBeUndefined();
+    expect(plan.writes.map((w) => w.write)).toEqual([
+      { kind: 'function', segmentId, body: { resourceType: kind, code: 'async function onTrack() {}', displayName: 'Fn', settings: [expect.objectContaining({ name: 'apiKey', sensitive: true })] } },
+    ]);
+  });
+
+  it.each([
+    ['a source insert function', fn('isfn_1', 'INSERT_SOURCE'), /^resource_type: INSERT_SOURCE .*SOURCE, DESTINATION and INSERT_DESTINATION functions only/],
+    ['an unknown kind', fn('xfn_1', 'BATCH'), /^resource_type: "BATCH" is not one of SOURCE, DESTINATION, INSERT_DESTINATION$/],
+  ])('%s cannot move, and says why', (_name, resource, reason) => {
+    const plan = planImport([resource]);
+    expect(plan.objects).toEqual([expect.objectContaining({ kind: 'function', outcome: 'cannot', reason: expect.stringMatching(reason) })]);
+    expect(plan.writes).toEqual([]);
+  });
+
+  it('an insert function instance cannot move, with what to use instead', () => {
+    const plan = planImport([{ type: 'segment_insert_function_instance', segmentId: 'ins1', file: 'i.tf', attributes: { name: 'Mask emails' } }]);
+    expect(plan.objects[0]).toMatchObject({ kind: 'function', outcome: 'cannot', reason: expect.stringMatching(/does not run insert functions on a destination in this version .*transformation or destination filters/) });
+  });
+
+  it("a destination whose metadata id is an exported function's hex id runs that function; its masked setting is asked for, never sent", () => {
+    const plan = planImport([source, fn(`dfn_${HEX}`, 'DESTINATION'), destination(HEX)]);
+    expect(plan.objects.find((o) => o.kind === 'destination')).toMatchObject({ outcome: 'changed', secretsNeeded: ['dest1.apiKey'] });
+    const write = plan.writes.find((w) => w.write.kind === 'destination')!.write;
+    expect(write).toMatchObject({ functionSegmentId: `dfn_${HEX}`, body: { type: 'function', name: 'Runs it', enabled: true, settings: { region: 'eu' } } });
+    expect(plan.writes.map((w) => w.write.kind)).toEqual(['source', 'function', 'destination']);
+  });
+
+  it('with the secret given, the function destination moves unchanged with it', () => {
+    const plan = planImport([source, fn(`dfn_${HEX}`, 'DESTINATION'), destination(HEX)], { dest1: { apiKey: 'the-key' } });
+    expect(plan.objects.find((o) => o.kind === 'destination')).toMatchObject({ outcome: 'unchanged' });
+    expect(plan.writes.find((w) => w.write.kind === 'destination')!.write).toMatchObject({ body: { settings: { apiKey: 'the-key', region: 'eu' } } });
+  });
+
+  it('a function its code check refuses cannot move with that reason, nor can a destination running it', () => {
+    const plan = planImport([source, fn(`dfn_${HEX}`, 'DESTINATION'), destination(HEX)], {}, { [`dfn_${HEX}`]: 'Switchyard refuses it (400): code: defines no handler' });
+    expect(plan.objects.find((o) => o.kind === 'function')).toMatchObject({ outcome: 'cannot', reason: 'Switchyard refuses it (400): code: defines no handler' });
+    expect(plan.objects.find((o) => o.kind === 'destination')).toMatchObject({ outcome: 'cannot', reason: `it runs the function dfn_${HEX}, which cannot move (see its line)` });
+    expect(plan.writes.map((w) => w.write.kind)).toEqual(['source']);
+  });
+});
