@@ -31,12 +31,15 @@ export function flowControlStore(db: Kysely<Tables>): Store['flowControl'] {
    * judged by the time it got the row, not when it began (now() would make it wait for a send that
    * is already an interval back); the µs between two reads in one statement only shorten a wait the
    * claim at send time still checks. SQLite's own clock has millisecond resolution, so the host's
-   * clock is read here, in µs, and bound to the statement: one machine, every process's clock.
+   * clock is read here and bound to the statement: one machine, every process's clock. The wall
+   * clock (Date.now), in µs units: not performance.timeOrigin + performance.now(), which is
+   * monotonic time counted from the process's start and drifts from the wall clock (a loaded or
+   * paused VM's processes disagreed by a minute), so two processes sharing a store would disagree.
    */
   /** A µs count as the column's integer type (better-sqlite3 binds a JS number as a real). */
   const us = (value: number): RawBuilder<number> => (postgres ? sql<number>`cast(${value} as bigint)` : sql<number>`cast(${value} as integer)`);
   const limiterNowUs = (): RawBuilder<number> =>
-    postgres ? sql<number>`floor(extract(epoch from clock_timestamp()) * 1000000)::bigint` : us(Math.floor((performance.timeOrigin + performance.now()) * 1_000));
+    postgres ? sql<number>`floor(extract(epoch from clock_timestamp()) * 1000000)::bigint` : us(Date.now() * 1_000);
   /** The later of `column` and now (GREATEST/max differ between the dialects; CASE does not). */
   const laterOf = (column: RawBuilder<number>, now: RawBuilder<number>) => sql<number>`case when ${column} > ${now} then ${column} else ${now} end`;
   const current = async (destinationId: string) =>

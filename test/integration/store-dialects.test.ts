@@ -129,11 +129,12 @@ describe.each([
         maxRequestsPerSecond: null,
         paused: false,
         consent: { categories: [], whenAbsent: 'deliver' },
-        // The seed's destination type, with no mappings and no outbound auth.
+        // The seed's destination type, with no mappings, no outbound auth and no function.
         type: 'webhooks',
         mappings: [],
         auth: null,
         tls: null,
+        function: null,
         // Requests carry the trace context unless the operator says not.
         propagateTraceContext: true,
         createdAt: expect.any(String),
