@@ -46,14 +46,10 @@ class TimingsReporter {
     );
     mkdirSync(path.dirname(OUT), { recursive: true });
     let run = { startedAt: new Date(results.startTime).toISOString(), wallMs: Date.now() - results.startTime, suites: results.numTotalTestSuites, tests: results.numTotalTests, files };
-    // scripts/test.sh's two Jest runs, side by side (the files that run at full priority, and the
-    // rest): whichever ends second adds to the other's record, the wall time from the first start to
-    // the last end.
+    // scripts/test.sh's second Jest run (the files that run alone) adds to the first's record.
     if (process.env.SWITCHYARD_TIMINGS_APPEND === '1' && existsSync(OUT)) {
       const first = JSON.parse(readFileSync(OUT, 'utf8'));
-      const start = Math.min(Date.parse(first.startedAt), results.startTime);
-      const end = Math.max(Date.parse(first.startedAt) + first.wallMs, Date.now());
-      run = { startedAt: new Date(start).toISOString(), wallMs: end - start, suites: first.suites + run.suites, tests: first.tests + run.tests, files: { ...first.files, ...files } };
+      run = { startedAt: first.startedAt, wallMs: first.wallMs + run.wallMs, suites: first.suites + run.suites, tests: first.tests + run.tests, files: { ...first.files, ...files } };
     }
     writeFileSync(OUT, `${JSON.stringify(run, null, 1)}\n`);
   }
