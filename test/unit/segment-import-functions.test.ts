@@ -78,4 +78,27 @@ describe('planImport: Segment functions', () => {
     expect(plan.objects.find((o) => o.kind === 'destination')).toMatchObject({ outcome: 'cannot', reason: `it runs the function dfn_${HEX}, which cannot move (see its line)` });
     expect(plan.writes.map((w) => w.write.kind)).toEqual(['source']);
   });
+  it("a destination function exported with display_name null (Segment's provider drops it) is named after the destination running it, said as a change", () => {
+    const plan = planImport([source, fn(`dfn_${HEX}`, 'DESTINATION', { display_name: null }), destination(HEX)], { dest1: { apiKey: 'the-key' } });
+    expect(plan.objects.find((o) => o.kind === 'function')).toMatchObject({ name: 'Runs it', outcome: 'changed', changes: [expect.stringMatching(/^display_name: null in the export .*named "Runs it" after the destination dest1 running it, which is the key `integrations` turns it off by/)] });
+    expect(plan.writes.find((w) => w.write.kind === 'function')!.write).toMatchObject({ body: { displayName: 'Runs it' } });
+    // With none running it, it keeps Switchyard's default name and moves unchanged.
+    expect(planImport([fn(`dfn_${HEX}`, 'DESTINATION', { display_name: null })]).objects[0]).toMatchObject({ outcome: 'unchanged' });
+  });
+
+  it('a transformation scoped to an exported destination function names it by Segment id; scoped to one that cannot move, it cannot either', () => {
+    const scoped: SegmentResource = {
+      type: 'segment_transformation',
+      segmentId: 'tf1',
+      file: 't.tf',
+      attributes: { name: 'For the function', enabled: true, source_id: 'src1', destination_metadata_id: HEX, if: 'all', new_event_name: 'Renamed' },
+    };
+    const moved = planImport([source, fn(`dfn_${HEX}`, 'DESTINATION'), scoped]);
+    expect(moved.objects.find((o) => o.kind === 'transformation')).toMatchObject({ outcome: 'unchanged' });
+    expect(moved.writes.find((w) => w.write.kind === 'transformation')!.write).toMatchObject({ functionSegmentId: `dfn_${HEX}`, body: { destinationMetadataId: HEX } });
+    const refused = planImport([source, fn(`dfn_${HEX}`, 'DESTINATION'), scoped], {}, { [`dfn_${HEX}`]: 'Switchyard refuses it (400): code: defines no handler' });
+    expect(refused.objects.find((o) => o.kind === 'transformation')).toMatchObject({ outcome: 'cannot', reason: `it is scoped to the destination function dfn_${HEX}, which cannot move (see its line)` });
+    const elsewhere = planImport([source, { ...scoped, attributes: { ...scoped.attributes, destination_metadata_id: 'f'.repeat(24) } }]);
+    expect(elsewhere.objects.find((o) => o.kind === 'transformation')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('scoped to the catalog destination ffffffffffffffffffffffff, which does not move') });
+  });
 });
