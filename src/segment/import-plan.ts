@@ -264,7 +264,7 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const lent = lender && str(lender.attributes.name);
     if (lent) {
       body.displayName = lent.slice(0, 120);
-      changes.push(`display_name: null in the export (Segment's provider drops it for destination functions); named "${body.displayName}" after the destination ${lender.segmentId} running it, which is the key \`integrations\` turns it off by: rename it with PATCH /admin/functions/:id if Segment's was other (${MIGRATING_DOC})`);
+      changes.push(`display_name: null in the export (Segment's provider drops it for destination functions); named "${lent.slice(0, 120)}" after the destination ${lender.segmentId} running it, which is the key \`integrations\` turns it off by: rename it with PATCH /admin/functions/:id if Segment's was other (${MIGRATING_DOC})`);
     }
     const object = report({ kind: 'function', segmentId: resource.segmentId, name: typeof body.displayName === 'string' ? body.displayName : name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }) });
     writes.push({ write: { kind: 'function', segmentId: resource.segmentId, body }, object, fingerprint: fingerprint(lent ? [a, lent] : a) });

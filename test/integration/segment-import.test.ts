@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Analytics } from '@segment/analytics-node';
 import { ROOT } from '../helpers/processes';
 import { ADMIN_TOKEN, basicAuth, startSystem, type TestSystem } from '../helpers/system';
 import { nodeArgsFor } from '../helpers/compiled-source';
@@ -36,6 +37,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await system.close();
 });
+
+/** The API on 127.0.0.1, listening from the first call on: where a client and the CLI reach it. */
+let host: string | undefined;
+async function listening(): Promise<string> {
+  if (!host) {
+    await system.app.listen({ port: 0, host: '127.0.0.1' });
+    host = `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
+  }
+  return host;
+}
 
 type Report = { objects: Array<Record<string, unknown> & { kind: string; segmentId: string; outcome: string }>; counts: Record<string, Record<string, number>>; problems: unknown[]; applied: boolean; guide: string };
 const importExport = async (body: Record<string, unknown>) => {
@@ -120,8 +131,16 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     const web = line(report, 'source', 'b1TTjVj38UH445ezhJU3Y6');
     const listed = (await system.app.inject({ method: 'GET', url: '/admin/sources?label=environment:prod', headers: auth })).json<{ sources: Array<Record<string, unknown>> }>().sources;
     expect(listed.find((s) => s.id === web.id)).toMatchObject({ name: 'Web shop (prod)', slug: 'web_shop_prod', segmentId: 'b1TTjVj38UH445ezhJU3Y6', labels: [{ key: 'environment', value: 'prod' }] });
-    const sent = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(secrets.b1TTjVj38UH445ezhJU3Y6.writeKey) }, payload: { userId: 'u1', event: 'Imported' } });
-    expect(sent.statusCode).toBe(200);
+    // Segment's own client, its write key unchanged: only the host is Switchyard's (integrations All: false, so nothing is delivered).
+    const analytics = new Analytics({ writeKey: secrets.b1TTjVj38UH445ezhJU3Y6.writeKey, host: await listening(), flushAt: 1, maxRetries: 0 });
+    const errors: unknown[] = [];
+    analytics.on('error', (err) => errors.push(err));
+    const accepted = new Promise<unknown>((resolve) => analytics.track({ userId: 'u1', event: 'Imported', messageId: 'imported-key', integrations: { All: false } }, resolve));
+    expect(await accepted).toBeUndefined();
+    await analytics.closeAndFlush({ timeout: 20_000 });
+    expect(errors).toEqual([]);
+    const refused = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth('not-the-imported-key-0000') }, payload: { userId: 'u1', event: 'Imported' } });
+    expect(refused.statusCode).toBe(401);
 
     // The classic destination has the secret from --secrets; the Actions one its two subscriptions.
     const classic = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${String(line(report, 'destination', '643ea8f292e9257d89a7e8e4').id)}`, headers: auth })).json();
@@ -213,9 +232,7 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
 
 describe('npm run import -- segment <path>', () => {
   it('prints the report with counts by kind, and --json the same report as JSON', async () => {
-    await system.app.listen({ port: 0, host: '127.0.0.1' });
-    const url = `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
-    const env = { ...process.env, SWITCHYARD_URL: url, ADMIN_TOKEN };
+    const env = { ...process.env, SWITCHYARD_URL: await listening(), ADMIN_TOKEN };
     const run = (args: string[]) => promisify(execFile)(process.execPath, [...nodeArgsFor('src/import-cli.ts'), ...args], { cwd: ROOT, env, maxBuffer: 10 * 1024 * 1024 });
     const text = (await run(['segment', FIXTURE, '--secrets', SECRETS])).stdout;
     expect(text).toContain('Segment import (dry run: nothing written; --apply to create)');
