@@ -208,6 +208,7 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const body: Extract<PlannedWrite, { kind: 'source' }>['body'] = { name: name.slice(0, 200), labels };
     const slug = str(a.slug);
     if (slug && /^[a-z0-9_-]+$/.test(slug)) body.slug = slug.slice(0, 200);
+    else if (slug) changes.push(`slug: "${slug.slice(0, 200)}" is not kept: a Switchyard slug is lower-case letters, digits, _ and - (set one with PATCH /admin/sources/:id)`);
     const writeKey = secrets[resource.segmentId]?.writeKey ?? (Array.isArray(a.writeKeys) ? str(a.writeKeys[0]) : undefined);
     if (writeKey) body.writeKey = writeKey;
     else changes.push('writeKey: not in the export, so a new write key is made and every client must change it; give the Segment write key in --secrets (`{"<source id>": {"writeKey": "…"}}`) to keep it');
@@ -454,6 +455,11 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
   // Undefined fields (a label's) are not part of the report.
   for (const object of objects) for (const key of Object.keys(object) as Array<keyof ImportObject>) if (object[key] === undefined) delete object[key];
   return { objects, writes };
+}
+
+/** Every Terraform resource type the import reads or names as one that cannot move: the migrating page names each. */
+export function segmentResourceTypes(): string[] {
+  return [...KNOWN, ...Object.keys(CANNOT)];
 }
 
 const KNOWN = new Set([

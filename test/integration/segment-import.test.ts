@@ -241,6 +241,12 @@ describe('npm run import -- segment <path>', () => {
     expect(text).toContain('What cannot move, and what to use instead: docs/migrating-from-segment.md');
     const json = JSON.parse((await run(['segment', FIXTURE, '--secrets', SECRETS, '--json'])).stdout) as Report;
     expect(json.counts).toEqual(EXPECTED_COUNTS);
+    // --apply, after the imports above: everything is found by its Segment id, nothing made again.
+    const applied = JSON.parse((await run(['segment', FIXTURE, '--secrets', SECRETS, '--json', '--apply'])).stdout) as Report;
+    expect(applied).toMatchObject({ applied: true, counts: EXPECTED_COUNTS });
+    const outcomes = applied.objects.filter((o) => o.applied).map((o) => o.applied);
+    expect(outcomes).toHaveLength(11);
+    expect(outcomes.filter((o) => o !== 'kept' && o !== 'updated')).toEqual([]);
     await expect(run(['segment'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('usage: npm run import -- segment <path to the export>') });
   }, 120_000);
 });

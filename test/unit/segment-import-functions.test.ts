@@ -2,7 +2,7 @@ import { planImport } from '../../src/segment/import-plan';
 import type { SegmentResource } from '../../src/segment/read-export';
 
 /**
- * How a workspace import plans Segment functions (pure: no store, no code check run here; the
+ * How a workspace import plans Segment functions, and what a source keeps (pure: no store, no code check run here; the
  * refusals of that check come in as `codeRefusals`): each kind the functions API takes moves, what
  * Switchyard does not run is said, and a destination running an exported function moves as a
  * function destination that names it by Segment id.
@@ -100,5 +100,19 @@ describe('planImport: Segment functions', () => {
     expect(refused.objects.find((o) => o.kind === 'transformation')).toMatchObject({ outcome: 'cannot', reason: `it is scoped to the destination function dfn_${HEX}, which cannot move (see its line)` });
     const elsewhere = planImport([source, { ...scoped, attributes: { ...scoped.attributes, destination_metadata_id: 'f'.repeat(24) } }]);
     expect(elsewhere.objects.find((o) => o.kind === 'transformation')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('scoped to the catalog destination ffffffffffffffffffffffff, which does not move') });
+  });
+});
+
+describe('planImport: what a Segment source keeps, and what it says it does not', () => {
+  it.each<[string, Record<string, unknown>, RegExp | undefined]>([
+    ['a lower-case slug and labels: kept', { slug: 'web_shop', labels: [{ key: 'environment', value: 'prod' }] }, undefined],
+    ['a slug Switchyard cannot hold', { slug: 'Web Shop' }, /^slug: "Web Shop" is not kept: a Switchyard slug is lower-case letters/],
+    ['enabled: false', { enabled: false }, /^enabled: false is not kept: a Switchyard source always takes the calls sent with its key/],
+    ['catalog settings', { settings: { website: 'https://shop.example.com' } }, /^settings: not used by Switchyard \(website\)/],
+  ])('%s', (_, attributes, change) => {
+    const plan = planImport([{ type: 'segment_source', segmentId: 'src1', file: 's.tf', attributes: { name: 'Web', ...attributes } }], { src1: { writeKey: 'a-segment-write-key-0123' } });
+    if (change) expect(plan.objects[0]).toMatchObject({ outcome: 'changed', changes: [expect.stringMatching(change)] });
+    else expect(plan.objects[0]).toMatchObject({ outcome: 'unchanged' });
+    expect(plan.writes[0].write).toMatchObject({ kind: 'source', body: { name: 'Web', writeKey: 'a-segment-write-key-0123', ...(attributes.labels !== undefined && { slug: 'web_shop', labels: attributes.labels }) } });
   });
 });
