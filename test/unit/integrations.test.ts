@@ -25,19 +25,19 @@ describe('isIntegrationEnabled (seed: Selecting destinations)', () => {
 
 describe("integrations keys as Segment names them: a destination's key by its kind", () => {
   it.each([
-    ['a classic webhook destination', {}, 'Webhooks'],
-    ['an Actions destination (it has mappings)', { mappings: [] }, 'Webhooks (Actions)'],
-    ['a destination function: its display name', { function: { functionId: 'dfn_0123456789abcdef01234567', displayName: 'Enrich orders (Acme)' } }, 'Enrich orders (Acme)'],
-  ])('%s → %s', (_, destination, name) => {
+    ['a classic webhook destination', 'Webhooks', {}],
+    ['an Actions destination (it has mappings)', 'Webhooks (Actions)', { mappings: [] }],
+    ['a destination function: its display name', 'Enrich orders (Acme)', { function: { functionId: 'dfn_0123456789abcdef01234567', displayName: 'Enrich orders (Acme)' } }],
+  ])('%s → %s', (_, name, destination) => {
     expect(integrationNameOf(destination)).toBe(name);
   });
 
   // Segment's catalog id of each kind: what a transformation's destinationMetadataId scopes by.
   it.each([
-    ['a classic webhook destination', {}, WEBHOOKS_METADATA_ID],
-    ['an Actions destination', { mappings: [] }, WEBHOOKS_ACTIONS_METADATA_ID],
-    ['a destination function: the hex of its dfn_ id', { function: { functionId: 'dfn_0123456789abcdef01234567' } }, '0123456789abcdef01234567'],
-  ])('catalogIdOf %s → %s', (_, destination, id) => {
+    ['a classic webhook destination', WEBHOOKS_METADATA_ID, {}],
+    ['an Actions destination', WEBHOOKS_ACTIONS_METADATA_ID, { mappings: [] }],
+    ['a destination function: the hex of its dfn_ id', '0123456789abcdef01234567', { function: { functionId: 'dfn_0123456789abcdef01234567' } }],
+  ])('catalogIdOf %s → %s', (_, id, destination) => {
     expect(catalogIdOf(destination)).toBe(id);
   });
 
