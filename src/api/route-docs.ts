@@ -368,7 +368,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     response: { delivered: true, body: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro' }, context: {} }, matched: ['No PII to the ads team'], filter: null },
   },
   'POST /admin/transformations': {
-    summary: "Add a transformation in Segment's Public API shape (a Terraform segment_transformation body is read too): for the whole source, or scoped to Webhooks or Webhooks (Actions); a bad FQL `if` is a 400 naming its column",
+    summary: "Add a transformation in Segment's Public API shape (a Terraform segment_transformation body is read too): for the whole source, or scoped to Webhooks, Webhooks (Actions) or one destination function; a bad FQL `if` is a 400 naming its column",
     request: transformationBody,
     response: transformation,
   },
@@ -485,7 +485,7 @@ export const ERROR_MEANINGS: Record<string, string> = {
   '403': "The admin token lacks the route's scope",
   '404': 'No such record (or not under this source)',
   '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken, a replay that has ended, the archive switched off)',
-  '422': "Well formed but not something Switchyard can do: a Segment catalog destination other than Webhooks or Webhooks (Actions); `message` names it",
+  '422': "Well formed but not something Switchyard can do: a Segment catalog destination other than Webhooks, Webhooks (Actions) or a destination function; `message` names it",
   '429': 'Rate limit of the write key exceeded: retry after the Retry-After header',
   '503': 'A dependency (Temporal or the store) is unreachable: retry later',
 };

@@ -1,4 +1,5 @@
 import type { Store } from '../store/types';
+import { functionMetadataIdOf } from './destination-shape';
 import type { ImportObject, ImportPlan, PlannedWrite } from './import-plan';
 
 /**
@@ -135,7 +136,12 @@ async function writeOne(write: PlannedWrite, existing: string | undefined, ids: 
     case 'transformation': {
       const sourceId = ids.get(`source:${write.sourceSegmentId}`);
       if (!sourceId) return { reason: `its source ${write.sourceSegmentId} did not move` };
-      const body = { ...write.body, sourceId };
+      const body: Record<string, unknown> = { ...write.body, sourceId };
+      if (write.functionSegmentId) {
+        const functionId = ids.get(`function:${write.functionSegmentId}`);
+        if (!functionId) return { reason: `its destination function ${write.functionSegmentId} did not move` };
+        body.destinationMetadataId = functionMetadataIdOf(functionId);
+      }
       const answer = existing ? await admin.call('PATCH', `/admin/transformations/${existing}`, body) : await admin.call('POST', '/admin/transformations', body);
       return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
     }

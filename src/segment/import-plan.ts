@@ -47,7 +47,8 @@ export type PlannedWrite =
   /** A function destination names its function by Segment id (`functionSegmentId`): its Switchyard id is known once that function is written. */
   | { kind: 'destination'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown>; functionSegmentId?: string }
   | { kind: 'filter'; segmentId: string; destinationSegmentId: string; body: Record<string, unknown> }
-  | { kind: 'transformation'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown> }
+  /** One scoped to a destination function names it by Segment id (`functionSegmentId`): its metadata id is the Switchyard function's. */
+  | { kind: 'transformation'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown>; functionSegmentId?: string }
   | { kind: 'plan_connection'; segmentId: string; planSegmentId: string; sourceSegmentId: string };
 
 export interface ImportPlan {
@@ -207,6 +208,7 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const body: Extract<PlannedWrite, { kind: 'source' }>['body'] = { name: name.slice(0, 200), labels };
     const slug = str(a.slug);
     if (slug && /^[a-z0-9_-]+$/.test(slug)) body.slug = slug.slice(0, 200);
+    else if (slug) changes.push(`slug: "${slug.slice(0, 200)}" is not kept: a Switchyard slug is lower-case letters, digits, _ and - (set one with PATCH /admin/sources/:id)`);
     const writeKey = secrets[resource.segmentId]?.writeKey ?? (Array.isArray(a.writeKeys) ? str(a.writeKeys[0]) : undefined);
     if (writeKey) body.writeKey = writeKey;
     else changes.push('writeKey: not in the export, so a new write key is made and every client must change it; give the Segment write key in --secrets (`{"<source id>": {"writeKey": "…"}}`) to keep it');
@@ -255,8 +257,18 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
       continue;
     }
     const changes = FUNCTION_CHANGES[kind] ? [FUNCTION_CHANGES[kind]] : [];
-    const object = report({ kind: 'function', segmentId: resource.segmentId, name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }) });
-    writes.push({ write: { kind: 'function', segmentId: resource.segmentId, body: functionBody(a, kind) }, object, fingerprint: fingerprint(a) });
+    const body = functionBody(a, kind);
+    // Segment's provider writes display_name null for destination functions. Their display name is
+    // the key `integrations` turns their destinations off by, and an instance's name defaults to
+    // it: the first destination running it lends its name, said in the report.
+    const lender = kind === 'DESTINATION' && body.displayName === undefined ? byType('segment_destination').find((d) => metadataIdOf(d.attributes) === functionMetadataId(resource.segmentId)) : undefined;
+    const lent = lender && str(lender.attributes.name);
+    if (lent) {
+      body.displayName = lent.slice(0, 120);
+      changes.push(`display_name: null in the export (Segment's provider drops it for destination functions); named "${lent.slice(0, 120)}" after the destination ${lender.segmentId} running it, which is the key \`integrations\` turns it off by: rename it with PATCH /admin/functions/:id if Segment's was other (${MIGRATING_DOC})`);
+    }
+    const object = report({ kind: 'function', segmentId: resource.segmentId, name: typeof body.displayName === 'string' ? body.displayName : name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }) });
+    writes.push({ write: { kind: 'function', segmentId: resource.segmentId, body }, object, fingerprint: fingerprint(lent ? [a, lent] : a) });
     if (kind === 'DESTINATION') plannedFunctions.set(functionMetadataId(resource.segmentId), { segmentId: resource.segmentId, displayName: name });
   }
   // The function's Switchyard id is not known before it is written: the write names it by Segment id.
@@ -390,7 +402,14 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     }
     const body: Record<string, unknown> = { name: name.slice(0, 200), ...transformationBody(a) };
     const metadataId = body.destinationMetadataId;
-    if (typeof metadataId === 'string' && !SWITCHYARD_CATALOG_IDS.includes(metadataId)) {
+    // Scoped to a destination function: the function's Switchyard id (known once it is written) gives its metadata id.
+    const scopedFunction = typeof metadataId === 'string' ? plannedFunctions.get(metadataId) : undefined;
+    const unmovedFunction = typeof metadataId === 'string' ? unmovedFunctions.get(metadataId) : undefined;
+    if (unmovedFunction) {
+      cannot(`it is scoped to the destination function ${unmovedFunction}, which cannot move (see its line)`);
+      continue;
+    }
+    if (typeof metadataId === 'string' && !scopedFunction && !SWITCHYARD_CATALOG_IDS.includes(metadataId)) {
       cannot(`it is scoped to the catalog destination ${metadataId}, which does not move: a transformation scoped to it would apply to nothing (${MIGRATING_DOC})`);
       continue;
     }
@@ -400,7 +419,7 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
       continue;
     }
     const object = report({ kind: 'transformation', segmentId: resource.segmentId, name, outcome: 'unchanged' });
-    writes.push({ write: { kind: 'transformation', segmentId: resource.segmentId, sourceSegmentId, body }, object, fingerprint: fingerprint(a) });
+    writes.push({ write: { kind: 'transformation', segmentId: resource.segmentId, sourceSegmentId, body, ...(scopedFunction && { functionSegmentId: scopedFunction.segmentId }) }, object, fingerprint: fingerprint(a) });
   }
 
   for (const resource of byType('segment_source_tracking_plan_connection')) {
@@ -436,6 +455,11 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
   // Undefined fields (a label's) are not part of the report.
   for (const object of objects) for (const key of Object.keys(object) as Array<keyof ImportObject>) if (object[key] === undefined) delete object[key];
   return { objects, writes };
+}
+
+/** Every Terraform resource type the import reads or names as one that cannot move: the migrating page names each. */
+export function segmentResourceTypes(): string[] {
+  return [...KNOWN, ...Object.keys(CANNOT)];
 }
 
 const KNOWN = new Set([

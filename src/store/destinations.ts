@@ -212,13 +212,15 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
   let byId: CompiledQuery<DestinationWithWebhookRows> | undefined;
   const opened = <R extends Selectable<DestinationRow>>(row: R): R => ({ ...row, ...credentials.open(row.id, sealedText(row), () => openedCredentials(keyring, row)) });
   const listEnabled: Store['destinations']['listEnabled'] = async (sourceId) => {
+    // A function destination's function is read with it: its display name is the destination's integrations key.
     const rows = await db
       .selectFrom('destinations')
-      .select(['id', 'enabled', 'webhooks', 'consent', 'type', 'mappings'])
-      .where('source_id', '=', sourceId)
-      .where('enabled', '=', 1)
-      .orderBy('created_at')
-      .orderBy('id')
+      .leftJoin('functions', 'functions.id', 'destinations.function_id')
+      .select(['destinations.id', 'destinations.enabled', 'destinations.webhooks', 'destinations.consent', 'destinations.type', 'destinations.mappings', 'destinations.function_id', 'functions.display_name'])
+      .where('destinations.source_id', '=', sourceId)
+      .where('destinations.enabled', '=', 1)
+      .orderBy('destinations.created_at')
+      .orderBy('destinations.id')
       .execute();
     const disabled = await disabledOf(db, rows.map((row) => row.id));
     return rows
@@ -228,6 +230,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url),
         consent: toConsent(row.consent),
         ...(row.type === 'actions' && { mappings: enabledMappings(row) }),
+        ...(row.type === 'function' && row.function_id !== null && { function: { functionId: row.function_id, displayName: row.display_name ?? row.function_id } }),
       }));
   };
 

@@ -207,6 +207,12 @@ export interface EnabledDestination {
   consent: ConsentSettings;
   /** An actions destination's enabled mappings, each with its trigger (the planner decides which send). */
   mappings?: Pick<ActionsMapping, 'name' | 'trigger'>[];
+  /**
+   * A destination function's: the function it runs and that function's display name, which is the
+   * destination's key in `integrations` (as Segment names a destination function) and whose id's
+   * hex is its catalog id (a transformation's destinationMetadataId).
+   */
+  function?: { functionId: string; displayName: string };
 }
 
 /** Where Switchyard sends its own operational events; the secret is never part of it (write-only). */

@@ -1,7 +1,7 @@
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { waitFor } from '../helpers/processes';
-import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, type TestSystem, useSystem } from '../helpers/system';
+import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, hasDeliveryWorkflow, send, type TestSystem, useSystem } from '../helpers/system';
 
 /**
  * Destination functions through the real API, the run's Temporal and worker process (the sandbox in
@@ -121,6 +121,25 @@ describe('a function destination', () => {
     await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'fd-after-deploy' });
     expect(await deliveryResult(system.client, source.id, 'fd-after-deploy')).toMatchObject({ ok: true });
     expect(receiver.requests.filter((r) => r.body.includes('fd-after-deploy')).map((r) => r.path)).toEqual(['/hook/v2']);
+  });
+
+  it("answers to its function's display name in integrations, and only transformations scoped to its function reach it", async () => {
+    const { functionId, source, writeKey } = await functionDestination(sendingCode('scoped'));
+    expect((await call('PATCH', `/admin/functions/${functionId}`, { displayName: 'Orders CRM (Acme)' })).status).toBe(200);
+    const transformation = (body: Record<string, unknown>) => call('POST', '/admin/transformations', { sourceId: source.id, enabled: true, if: 'all', ...body });
+    // Scoped to Webhooks: a function destination is not one, so this never renames what it gets.
+    expect((await transformation({ name: 'Webhooks only', destinationMetadataId: '54521fdc25e721e32a72ef04', newEventName: 'Renamed for Webhooks' })).status).toBe(201);
+    // Scoped to its function, as Segment names a destination function's catalog entry: the hex of its dfn_ id.
+    const hex = functionId.slice('dfn_'.length);
+    expect((await transformation({ name: 'This function', destinationMetadataId: hex, if: "event = 'Scoped'", newEventName: 'Renamed for the function' })).status).toBe(201);
+    const unknown = await transformation({ name: 'No such function', destinationMetadataId: 'f'.repeat(24), newEventName: 'x' });
+    expect(unknown).toMatchObject({ status: 422, json: { message: expect.stringMatching(/^destinationMetadataId: f{24} is a Segment catalog destination Switchyard has none of/) } });
+
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Scoped', messageId: 'fd-scoped', integrations: { All: false, 'Orders CRM (Acme)': true } });
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Scoped', messageId: 'fd-off-by-name', integrations: { 'Orders CRM (Acme)': false, Webhooks: true } });
+    expect(await deliveryResult(system.client, source.id, 'fd-scoped')).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }] } });
+    expect(receiver.requests.filter((r) => r.body.includes('fd-scoped')).map((r) => JSON.parse(r.body) as unknown)).toEqual([{ messageId: 'fd-scoped', event: 'Renamed for the function' }]);
+    expect(await hasDeliveryWorkflow(system.client, source.id, 'fd-off-by-name')).toBe(false);
   });
 
   it("shows each disposition in delivery detail and the overview, console output sealed with its attempt for payloads:read only", async () => {
