@@ -638,6 +638,17 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('tracking_plan_violation_users_minute').on('tracking_plan_violation_users').column('minute').execute();
     },
   },
+  // An insert function instance: at most one per destination, so it lives on the destination's row
+  // (one read per attempt, as before): its id (looked up by the admin API), what it runs as JSON
+  // (function, name, switch, times), and its settings, sealed whole like a destination function's.
+  '0040_insert_function_instances': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('insert_function_instance_id', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('insert_function', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('insert_function_settings', 'text').execute();
+      await db.schema.createIndex('destinations_insert_function_instance_id').on('destinations').column('insert_function_instance_id').execute();
+    },
+  },
 };
 
 /** The archive's table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */
