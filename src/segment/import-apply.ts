@@ -39,6 +39,8 @@ function objectUrl(write: PlannedWrite, id: string, ids: Ids): string | undefine
       return `/admin/transformations/${id}`;
     case 'function':
       return `/admin/functions/${id}`;
+    case 'insert_function_instance':
+      return `/admin/insert-function-instances/${id}`;
     case 'plan_connection':
       return undefined;
   }
@@ -131,6 +133,15 @@ async function writeOne(write: PlannedWrite, existing: string | undefined, ids: 
       const destinationId = ids.get(`destination:${write.destinationSegmentId}`);
       if (!destinationId) return { reason: `its destination ${write.destinationSegmentId} did not move` };
       const answer = existing ? await admin.call('PATCH', `/admin/destinations/${destinationId}/filters/${existing}`, write.body) : await admin.call('POST', `/admin/destinations/${destinationId}/filters`, write.body);
+      return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
+    }
+    case 'insert_function_instance': {
+      const functionId = ids.get(`function:${write.functionSegmentId}`);
+      if (!functionId) return { reason: `its function ${write.functionSegmentId} did not move` };
+      const integrationId = ids.get(`destination:${write.destinationSegmentId}`);
+      if (!integrationId) return { reason: `its destination ${write.destinationSegmentId} did not move` };
+      // Its function and destination (matched by Segment id, so the same ones) do not change.
+      const answer = existing ? await admin.call('PATCH', `/admin/insert-function-instances/${existing}`, write.body) : await admin.call('POST', '/admin/insert-function-instances', { functionId, integrationId, ...write.body });
       return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
     }
     case 'transformation': {

@@ -66,7 +66,8 @@ const EXPECTED_COUNTS = {
   plan_connection: { unchanged: 1, changed: 0, cannot: 0 },
   label: { unchanged: 1, changed: 0, cannot: 0 },
   transformation: { unchanged: 2, changed: 0, cannot: 0 },
-  function: { unchanged: 0, changed: 1, cannot: 1 },
+  function: { unchanged: 1, changed: 1, cannot: 0 },
+  insert_function_instance: { unchanged: 1, changed: 0, cannot: 0 },
   user: { unchanged: 0, changed: 0, cannot: 2 },
   warehouse: { unchanged: 0, changed: 0, cannot: 3 },
   reverse_etl: { unchanged: 0, changed: 0, cannot: 1 },
@@ -79,7 +80,7 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     expect(report.applied).toBe(false);
     expect(report.problems).toEqual([]);
     expect(report.guide).toBe('docs/migrating-from-segment.md');
-    expect(report.objects).toHaveLength(24);
+    expect(report.objects).toHaveLength(25);
     // Without the secrets: both sources would get new keys, the classic destination has no secret yet.
     expect(line(report, 'source', 'qaHm2cZ9vTbX8kLpR4sW1n')).toMatchObject({ outcome: 'changed', changes: [expect.stringContaining('writeKey: not in the export')] });
     expect(line(report, 'destination', '643ea8f292e9257d89a7e8e4')).toMatchObject({ outcome: 'changed', secretsNeeded: ['643ea8f292e9257d89a7e8e4.sharedSecret'] });
@@ -87,7 +88,9 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     // Its display_name is null in the export (Segment's provider drops it): named after the destination running it, said as a change.
     expect(line(report, 'function', 'dfn_6425a1b2c3d4e5f60718293a')).toMatchObject({ outcome: 'changed', name: 'Orders to fulfilment (function)', changes: [expect.stringContaining('display_name: null in the export')] });
     expect(line(report, 'destination', '6425a1b2c3d4e5f607182950')).toMatchObject({ outcome: 'changed', secretsNeeded: ['6425a1b2c3d4e5f607182950.apiKey'] });
-    expect(line(report, 'function', '6425a1b2c3d4e5f607182941')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('does not run insert functions on a destination in this version') });
+    // The insert function moves, and its instance onto the classic destination it names (function_id its hex id).
+    expect(line(report, 'function', 'ifnd_6425a1b2c3d4e5f607182940')).toMatchObject({ outcome: 'unchanged' });
+    expect(line(report, 'insert_function_instance', '6425a1b2c3d4e5f607182941')).toMatchObject({ outcome: 'unchanged', name: 'Mask emails' });
     expect(line(report, 'destination', '65a0f1e2d3c4b5a697887766')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('Braze (Actions) is a Segment catalog destination') });
     expect(line(report, 'destination', '6398655474f111744d9240f8')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('its source spa_9xQ2mL7vKcR4tY8wZ1bN3d is not in the export') });
     expect(line(report, 'subscription', '6364eacc13816c38bfb34981:NtPkMrYdpq9PKcnSSt6pK')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining("Segment's Linked Events enrichment") });
@@ -110,10 +113,12 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
       ['source', 'created'],
       ['tracking_plan', 'created'],
       ['function', 'created'],
+      ['function', 'created'],
       ['destination', 'created'],
       ['destination', 'created'],
       ['destination', 'created'],
       ['filter', 'created'],
+      ['insert_function_instance', 'created'],
       ['transformation', 'created'],
       ['transformation', 'created'],
       ['plan_connection', 'created'],
@@ -126,6 +131,10 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     const runsIt = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${String(line(report, 'destination', '6425a1b2c3d4e5f607182950').id)}`, headers: auth })).json();
     expect(runsIt).toMatchObject({ type: 'function', functionId: fn.id, name: 'Orders to fulfilment (function)', settings: { apiKey: expect.stringMatching(/^•+f00d$/) } });
     expect((await system.store.destinations.get(runsIt.id))?.function?.settings).toEqual({ apiKey: secrets['6425a1b2c3d4e5f607182950'].apiKey });
+
+    // The insert function instance, made through POST /admin/insert-function-instances on the classic destination.
+    const instance = (await system.app.inject({ method: 'GET', url: `/admin/insert-function-instances/${String(line(report, 'insert_function_instance', '6425a1b2c3d4e5f607182941').id)}`, headers: auth })).json();
+    expect(instance).toMatchObject({ name: 'Mask emails', enabled: true, functionId: line(report, 'function', 'ifnd_6425a1b2c3d4e5f607182940').id, integrationId: line(report, 'destination', '643ea8f292e9257d89a7e8e4').id });
 
     // The web source keeps its Segment write key and labels, and is found by its Segment id and label.
     const web = line(report, 'source', 'b1TTjVj38UH445ezhJU3Y6');
@@ -169,7 +178,7 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     const firstDestinations = await Promise.all(first.destinations);
     const again = await importExport({ files, apply: true, secrets });
     expect(again.report.counts).toEqual(EXPECTED_COUNTS);
-    expect(again.report.objects.filter((o) => o.applied).map((o) => o.applied)).toEqual(Array(11).fill('kept'));
+    expect(again.report.objects.filter((o) => o.applied).map((o) => o.applied)).toEqual(Array(13).fill('kept'));
     expect(again.report.objects.filter((o) => o.applied).map((o) => o.id)).toEqual(written.map((o) => o.id));
     const second = await snapshot();
     expect(second.sources).toBe(first.sources);
@@ -245,7 +254,7 @@ describe('npm run import -- segment <path>', () => {
     const applied = JSON.parse((await run(['segment', FIXTURE, '--secrets', SECRETS, '--json', '--apply'])).stdout) as Report;
     expect(applied).toMatchObject({ applied: true, counts: EXPECTED_COUNTS });
     const outcomes = applied.objects.filter((o) => o.applied).map((o) => o.applied);
-    expect(outcomes).toHaveLength(11);
+    expect(outcomes).toHaveLength(13);
     expect(outcomes.filter((o) => o !== 'kept' && o !== 'updated')).toEqual([]);
     await expect(run(['segment'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('usage: npm run import -- segment <path to the export>') });
   }, 120_000);

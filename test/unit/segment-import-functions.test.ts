@@ -33,7 +33,7 @@ describe('planImport: Segment functions', () => {
   it.each([
     ['DESTINATION', 'dfn_1', 'unchanged', undefined],
     ['SOURCE', 'sfn_1', 'changed', /the function moves, but its source attachment does not: a Switchyard source .* cannot run a source function/],
-    ['INSERT_DESTINATION', 'ifnd_1', 'changed', /no destination runs an insert function in this version/],
+    ['INSERT_DESTINATION', 'ifnd_1', 'unchanged', undefined],
   ])('a %s function moves through POST /admin/functions', (kind, segmentId, outcome, change) => {
     const plan = planImport([fn(segmentId, kind)]);
     expect(plan.objects[0]).toMatchObject({ kind: 'function', segmentId, outcome });
@@ -53,9 +53,31 @@ describe('planImport: Segment functions', () => {
     expect(plan.writes).toEqual([]);
   });
 
-  it('an insert function instance cannot move, with what to use instead', () => {
-    const plan = planImport([{ type: 'segment_insert_function_instance', segmentId: 'ins1', file: 'i.tf', attributes: { name: 'Mask emails' } }]);
-    expect(plan.objects[0]).toMatchObject({ kind: 'function', outcome: 'cannot', reason: expect.stringMatching(/does not run insert functions on a destination in this version .*transformation or destination filters/) });
+  const webhooks: SegmentResource = { type: 'segment_destination', segmentId: 'hook1', file: 'h.tf', attributes: { enabled: true, metadata: { id: '54521fdc25e721e32a72ef04' }, name: 'Hook', settings: '{"hooks":[{"hook":"https://hooks.example.com/a"}]}', source_id: 'src1' } };
+  const instance = (segmentId: string, attributes: Record<string, unknown>): SegmentResource => ({ type: 'segment_insert_function_instance', segmentId, file: 'i.tf', attributes: { name: 'Mask emails', enabled: true, function_id: HEX, integration_id: 'hook1', settings: '{"apiKey":"••••••••••f00d"}', ...attributes } });
+
+  it('an insert function instance moves onto its destination when both it and its function move, a masked secret asked for by name', () => {
+    const plan = planImport([source, fn(`ifnd_${HEX}`, 'INSERT_DESTINATION'), webhooks, instance('ins1', {})], { ins1: {} });
+    const line = plan.objects.find((o) => o.kind === 'insert_function_instance');
+    expect(line).toMatchObject({ segmentId: 'ins1', outcome: 'changed', secretsNeeded: ['ins1.apiKey'] });
+    expect(plan.writes.map((w) => w.write).find((w) => w.kind === 'insert_function_instance')).toEqual({
+      kind: 'insert_function_instance',
+      segmentId: 'ins1',
+      functionSegmentId: `ifnd_${HEX}`,
+      destinationSegmentId: 'hook1',
+      body: { name: 'Mask emails', enabled: true, settings: {} },
+    });
+    const given = planImport([source, fn(`ifnd_${HEX}`, 'INSERT_DESTINATION'), webhooks, instance('ins1', {})], { ins1: { apiKey: 'real-key' } });
+    expect(given.writes.find((w) => w.write.kind === 'insert_function_instance')?.write).toMatchObject({ body: { settings: { apiKey: 'real-key' } } });
+  });
+
+  it.each([
+    ['its function is not in the export', [source, webhooks, instance('ins1', {})], /^function_id: its insert function 6425a1b2c3d4e5f60718293a is not in the export/],
+    ['its destination does not move', [source, fn(`ifnd_${HEX}`, 'INSERT_DESTINATION'), instance('ins1', {})], /^integration_id: its destination hook1 does not move/],
+    ['a second one on the same destination', [source, fn(`ifnd_${HEX}`, 'INSERT_DESTINATION'), webhooks, instance('ins0', {}), instance('ins1', {})], /^integration_id: another insert function instance .* at most one/],
+  ])('an insert function instance cannot move when %s', (_name, resources, reason) => {
+    const plan = planImport(resources);
+    expect(plan.objects.find((o) => o.segmentId === 'ins1')).toMatchObject({ kind: 'insert_function_instance', outcome: 'cannot', reason: expect.stringMatching(reason) });
   });
 
   it("a destination whose metadata id is an exported function's hex id runs that function; its masked setting is asked for, never sent", () => {
