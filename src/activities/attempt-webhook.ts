@@ -192,18 +192,23 @@ export function makeAttemptWebhook(
     const instance = destination.insertFunction;
     if (instance?.enabled) {
       if (!insertFunction) return { destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason: 'function:error: this worker runs no functions' } };
-      const ran = await insertFunction(req, destination, instance, { local: runningLocally() });
-      if ('answer' in ran) {
+      // A paused destination's attempt is held below whatever it would send: the function is not run
+      // on every check of the pause (its fetch calls are real), only its version pinned.
+      const paused = req.flowControl === true && destination.paused && !runningLocally();
+      const ran = await insertFunction(req, destination, instance, { local: runningLocally() || paused });
+      if ('answer' in ran && paused && ran.answer.deferred) carried = { functionVersion: ran.answer.functionVersion };
+      else if ('answer' in ran) {
         if (ran.answer.outcome && !ran.answer.deferred) {
           countOnce(req.destinationId);
           metrics?.deliveryAttempts.inc({ outcome: ran.answer.outcome.kind, destination: req.destinationId });
         }
         return { destinationEnabled: true, webhookCount, ...ran.answer };
+      } else {
+        carried = ran.carried;
+        const rendered = targetOf(ran.event);
+        if ('count' in rendered) return { destinationEnabled: true, webhookCount: rendered.count, ...carried };
+        target = rendered.target;
       }
-      carried = ran.carried;
-      const rendered = targetOf(ran.event);
-      if ('count' in rendered) return { destinationEnabled: true, webhookCount: rendered.count, ...carried };
-      target = rendered.target;
     }
     if ('renderFailure' in target) {
       // Never dropped silently: the request fails with the reason, logged, and counted in the URL's health.
