@@ -369,4 +369,23 @@ describe('an insert function instance', () => {
       expect(overview.json).toMatchObject({ delivered: 1, failed: 1, filtered: { stopped: 1 } });
     }, 30_000);
   });
+
+  it("is not run while its destination is paused, only when the held message is sent", async () => {
+    const functionId = await insertFunction(insertCode('paused'));
+    const { source, writeKey } = await system.store.sources.create('insert function paused');
+    const destination = await call('POST', `/admin/sources/${source.id}/destinations`, { enabled: true, paused: true, webhooks: [{ url: `${receiver.url}/ifn-paused` }] });
+    expect((await call('POST', '/admin/insert-function-instances', { functionId, integrationId: destination.json.id, enabled: true, settings: { tag: 'held', token: INSERT_TOKEN, url: receiver.url } })).status).toBe(201);
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'ifn-paused' });
+    // Held: the delivery waits on a timer for the resume, having asked once.
+    await waitFor(async () => {
+      const { events } = await system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'ifn-paused')).fetchHistory();
+      if (!events?.some((e) => e.timerStartedEventAttributes)) throw new Error('the delivery is not held yet');
+    }, 20_000);
+    const calls = () => receiver.requests.filter((r) => r.path === '/hook/called' && r.body.includes('ifn-paused'));
+    expect(calls()).toEqual([]);
+    expect((await call('PATCH', `/admin/destinations/${destination.json.id}`, { paused: false })).status).toBe(200);
+    expect(await deliveryResult(system.client, source.id, 'ifn-paused')).toMatchObject({ ok: true });
+    expect(calls()).toHaveLength(1);
+    expect(JSON.parse(receiver.requests.find((r) => r.path === '/hook/ifn-paused')!.body)).toMatchObject({ properties: { enriched: 'held', version: 'paused' } });
+  });
 });
