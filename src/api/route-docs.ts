@@ -507,6 +507,7 @@ export const ERROR_MEANINGS: Record<string, string> = {
   '403': "The admin token lacks the route's scope",
   '404': 'No such record (or not under this source)',
   '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken, a replay that has ended, the archive switched off)',
+  '413': "The body is over the route's limit (a source function's webhook takes 512 KiB); `message` names it",
   '422': "Well formed but not something Switchyard can do: a Segment catalog destination other than Webhooks or Webhooks (Actions); `message` names it",
   '429': 'Rate limit of the write key exceeded: retry after the Retry-After header',
   '503': 'A dependency (Temporal or the store) is unreachable: retry later',
