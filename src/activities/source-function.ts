@@ -3,6 +3,7 @@ import { FUNCTION_REASONS } from '../functions/disposition';
 import { sensitiveValues } from '../functions/instance-settings';
 import { maskSecrets } from '../functions/masked-settings';
 import type { SandboxPool } from '../functions/sandbox-pool';
+import { sourceDisposition } from '../functions/source-retry';
 import { emittedCalls } from '../functions/source-webhook';
 import { ingestCalls, type IngestDependencies } from '../messages/ingest-calls';
 import { openForRequest, sealForRequest, type RawFunctionRequest, type SourceFunctionRequest } from '../messages/source-function-request';
@@ -32,7 +33,12 @@ export interface RunResult {
 
 const sessionKey = (sourceId: string, functionId: string, version: number) => `source:${sourceId}:${functionId}:${version}`;
 
-export function makeSourceFunctionActivities(store: Pick<Store, 'sources' | 'functions' | 'functionRequests' | 'dataKeys'>, sandbox: SandboxPool | undefined, ingest: (() => IngestDependencies) | undefined, sealing: boolean) {
+export function makeSourceFunctionActivities(
+  store: Pick<Store, 'sources' | 'functions' | 'functionRequests' | 'dataKeys'>,
+  sandbox: SandboxPool | undefined,
+  ingest: (() => IngestDependencies) | undefined,
+  sealing: boolean,
+) {
   return {
     async runSourceFunction(request: SourceFunctionRequest, options: RunOptions): Promise<RunResult> {
       const fields = { sourceId: request.sourceId, requestId: request.requestId, attempt: options.attempt };
@@ -70,11 +76,9 @@ export function makeSourceFunctionActivities(store: Pick<Store, 'sources' | 'fun
       const logs = result.logs.map((line) => maskSecrets(line, secrets));
       if (result.status !== 'ok') {
         const error = { type: result.error?.type ?? 'Error', message: maskSecrets(result.error?.message ?? 'the function failed', secrets) };
-        const retryable = error.type === 'RetryError' || error.type === 'Timeout';
-        const word = error.type === 'RetryError' ? FUNCTION_REASONS.retry : error.type === 'Timeout' ? FUNCTION_REASONS.timeout : error.type === 'InvalidEventPayload' || error.type === 'ValidationError' ? FUNCTION_REASONS.rejected : error.type === 'EventNotSupported' ? FUNCTION_REASONS.unsupported : FUNCTION_REASONS.error;
-        const reason = `${word}: ${error.type}`;
-        if (retryable && !options.final) return { kind: 'retry', reason, version };
-        return fail(retryable ? `${reason} (retries exhausted)` : reason, error, logs);
+        const disposition = sourceDisposition(error.type, options.final);
+        if (disposition.kind === 'retry') return { kind: 'retry', reason: disposition.reason, version };
+        return fail(disposition.reason, error, logs);
       }
       // Only a run that returned without error sends what it emitted, as Segment's runtime does.
       const { calls, objects } = emittedCalls(request.requestId, result.emitted ?? []);

@@ -43,7 +43,9 @@ export const sourceFunctionWebhookRoutes: FastifyPluginAsync<WebhookOptions> = a
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: SOURCE_FUNCTION_BODY_LIMIT }, (_request, body, done) => done(null, body));
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send({ code: 'request_too_large', message: `body: is larger than ${SOURCE_FUNCTION_BODY_LIMIT / 1024} KiB (${SOURCE_FUNCTION_BODY_LIMIT} bytes), the most a source function's webhook takes` });
+      return reply
+        .code(413)
+        .send({ code: 'request_too_large', message: `body: is larger than ${SOURCE_FUNCTION_BODY_LIMIT / 1024} KiB (${SOURCE_FUNCTION_BODY_LIMIT} bytes), the most a source function's webhook takes` });
     }
     // Everything else as every other route answers it (the app's handler).
     throw error;
@@ -55,7 +57,7 @@ export const sourceFunctionWebhookRoutes: FastifyPluginAsync<WebhookOptions> = a
       bodyLimit: SOURCE_FUNCTION_BODY_LIMIT,
       schema: {
         description: "A source function's webhook (its `webhookUrl`): the request is recorded, then the function's `onRequest` runs on a worker and the calls it emits are ingested as the source's.",
-        querystring: Type.Object({ b: Type.Optional(Type.String({ maxLength: 2048, description: 'base64 of `sourceId::writeKey`, as the source\'s webhookUrl has it.' })) }),
+        querystring: Type.Object({ b: Type.Optional(Type.String({ maxLength: 2048, description: "base64 of `sourceId::writeKey`, as the source's webhookUrl has it." })) }),
         response: { 200: Type.Object({ success: Type.Literal(true), requestId: Type.String() }), 400: ErrorReply, 404: ErrorReply, 413: ErrorReply, 503: ErrorReply },
       },
     },

@@ -54,4 +54,3 @@ export async function openForRequest<T>(dataKeys: Pick<Store['dataKeys'], 'get'>
 
 /** The workflow id of one request: a sender's request is recorded once. */
 export const sourceFunctionWorkflowId = (sourceId: string, requestId: string) => `source-function:${sourceId}:${requestId}`;
-

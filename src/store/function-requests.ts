@@ -29,7 +29,11 @@ export function functionRequestStore(db: Kysely<Tables>): Store['functionRequest
       // The source may be gone (its rows go with it); a second write of the same request changes nothing.
       const source = await db.selectFrom('sources').select('id').where('id', '=', request.sourceId).executeTakeFirst();
       if (!source) return;
-      await db.insertInto('function_requests').values(row).onConflict((c) => c.column('id').doNothing()).execute();
+      await db
+        .insertInto('function_requests')
+        .values(row)
+        .onConflict((c) => c.column('id').doNothing())
+        .execute();
     },
     async listFailed(sourceId, limit) {
       const rows = await db.selectFrom('function_requests').selectAll().where('source_id', '=', sourceId).orderBy('failed_at', 'desc').orderBy('id', 'desc').limit(limit).execute();

@@ -1,4 +1,4 @@
-import { retryDelayMs } from '../../src/functions/source-retry';
+import { retryDelayMs, sourceDisposition } from '../../src/functions/source-retry';
 import { decodeWebhookKey, emittedCalls, emittedMessageId, sourceFunctionWebhookUrl } from '../../src/functions/source-webhook';
 
 /** A source function's webhook URL in Segment's form, read back; the messageIds its emitted calls get; its retry waits. */
@@ -47,17 +47,34 @@ describe('the calls a run emitted', () => {
   });
 
   const table: [string, unknown[], { type: string; fields: Record<string, unknown> }[], number][] = [
-    ['a track and an identify, ids derived by position', [{ type: 'track', message: { userId: 'u', event: 'E' } }, { type: 'identify', message: { userId: 'u', traits: { a: 1 } } }], [
-      { type: 'track', fields: { userId: 'u', event: 'E', messageId: emittedMessageId('r', 0) } },
-      { type: 'identify', fields: { userId: 'u', traits: { a: 1 }, messageId: emittedMessageId('r', 1) } },
-    ], 0],
+    [
+      'a track and an identify, ids derived by position',
+      [
+        { type: 'track', message: { userId: 'u', event: 'E' } },
+        { type: 'identify', message: { userId: 'u', traits: { a: 1 } } },
+      ],
+      [
+        { type: 'track', fields: { userId: 'u', event: 'E', messageId: emittedMessageId('r', 0) } },
+        { type: 'identify', fields: { userId: 'u', traits: { a: 1 }, messageId: emittedMessageId('r', 1) } },
+      ],
+      0,
+    ],
     ['a messageId given is kept', [{ type: 'page', message: { anonymousId: 'a', name: 'Home', messageId: 'mine' } }], [{ type: 'page', fields: { anonymousId: 'a', name: 'Home', messageId: 'mine' } }], 0],
-    ['only whitelisted fields, falsy ones dropped (as Segment drops them)', [{ type: 'track', message: { userId: 'u', event: 'E', extra: 1, timestamp: '', properties: { n: 0 }, context: null } }], [
-      { type: 'track', fields: { userId: 'u', event: 'E', properties: { n: 0 }, messageId: emittedMessageId('r', 0) } },
-    ], 0],
-    ['set objects counted, not ingested; positions still count', [{ type: 'set', message: { collection: 'c', id: '1' } }, { type: 'alias', message: { userId: 'u', previousId: 'p' } }], [
-      { type: 'alias', fields: { userId: 'u', previousId: 'p', messageId: emittedMessageId('r', 1) } },
-    ], 1],
+    [
+      'only whitelisted fields, falsy ones dropped (as Segment drops them)',
+      [{ type: 'track', message: { userId: 'u', event: 'E', extra: 1, timestamp: '', properties: { n: 0 }, context: null } }],
+      [{ type: 'track', fields: { userId: 'u', event: 'E', properties: { n: 0 }, messageId: emittedMessageId('r', 0) } }],
+      0,
+    ],
+    [
+      'set objects counted, not ingested; positions still count',
+      [
+        { type: 'set', message: { collection: 'c', id: '1' } },
+        { type: 'alias', message: { userId: 'u', previousId: 'p' } },
+      ],
+      [{ type: 'alias', fields: { userId: 'u', previousId: 'p', messageId: emittedMessageId('r', 1) } }],
+      1,
+    ],
   ];
   it.each(table)('%s', (_name, emitted, calls, objects) => {
     expect(emittedCalls('r', emitted)).toEqual({ calls, objects });
@@ -77,5 +94,22 @@ describe("Segment's retry schedule", () => {
   ];
   it.each(table)('retry %i with random %f waits %i ms', (attempt, random, wait) => {
     expect(retryDelayMs(retry, attempt, random)).toBe(wait);
+  });
+});
+
+describe('what a source function that threw comes to', () => {
+  const table: [string, boolean, { kind: string; reason: string }][] = [
+    ['RetryError', false, { kind: 'retry', reason: 'function:retry: RetryError' }],
+    ['Timeout', false, { kind: 'retry', reason: 'function:timeout: Timeout' }],
+    ['RetryError', true, { kind: 'failed', reason: 'function:retry: RetryError (retries exhausted)' }],
+    ['Timeout', true, { kind: 'failed', reason: 'function:timeout: Timeout (retries exhausted)' }],
+    ['TypeError', false, { kind: 'failed', reason: 'function:error: TypeError' }],
+    ['ValidationError', false, { kind: 'failed', reason: 'function:rejected: ValidationError' }],
+    ['InvalidEventPayload', false, { kind: 'failed', reason: 'function:rejected: InvalidEventPayload' }],
+    ['EventNotSupported', false, { kind: 'failed', reason: 'function:unsupported: EventNotSupported' }],
+    ['MemoryLimit', false, { kind: 'failed', reason: 'function:error: MemoryLimit' }],
+  ];
+  it.each(table)('%s (last try: %p) → %p', (type, final, expected) => {
+    expect(sourceDisposition(type, final)).toEqual(expected);
   });
 });

@@ -17,7 +17,7 @@ const FailedRequestView = Type.Object({
   version: Type.Integer({ description: 'The function version the request ran.' }),
   receivedAt: Type.String(),
   failedAt: Type.String(),
-  reason: Type.String({ description: 'The disposition and the error\'s class, e.g. `function:error: TypeError` or `function:retry: RetryError (retries exhausted)`.' }),
+  reason: Type.String({ description: "The disposition and the error's class, e.g. `function:error: TypeError` or `function:retry: RetryError (retries exhausted)`." }),
   error: Type.Optional(Type.Object({ type: Type.String(), message: Type.String() }, { description: 'Only to a token with payloads:read: a function writes its errors from the request (sensitive settings masked).' })),
   request: Type.Optional(Type.Object({ headers: Type.Record(Type.String(), Type.String()), body: Type.String(), url: Type.String() }, { description: 'The raw request, only to a token with payloads:read.' })),
   logs: Type.Optional(Type.Array(Type.String(), { description: 'Console output of the failed run (4 KB at most), only to a token with payloads:read.' })),
