@@ -255,11 +255,18 @@ describe('a source function', () => {
     for (const [url, status, message] of [
       ['/functions', 400, /^b: is required/],
       ['/functions?b=%25%25', 400, /^b: is not base64/],
+      ['/functions?b=a&b=b', 400, /^b: /],
       [`/functions?b=${Buffer.from(`${source.id}::wrong-key-0123456789`).toString('base64')}`, 404, /^b: names no source with that key/],
     ] as const) {
       const refused = await post(url, { user: 'u' });
       expect({ url, status: refused.statusCode, message: refused.json().message }).toEqual({ url, status, message: expect.stringMatching(message) });
     }
+
+    // Any content type is the function's to read; none at all is no 5xx either.
+    const form = await system.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'user=sf-form&order=F-1' });
+    expect(form.statusCode).toBe(200);
+    const bare = await system.app.inject({ method: 'POST', url: path, payload: Buffer.from('plain') });
+    expect(bare.statusCode).toBeLessThan(500);
 
     const accepted = await post(`${path}&q=hello`, { user: 'sf-user', order: 'A-1' }, { 'x-via': 'shop' });
     expect(accepted.statusCode).toBe(200);
