@@ -68,6 +68,12 @@ export function makeSourceFunctionActivities(
         log.info('source function request failed', { ...fields, reason });
         return { kind: 'failed', reason, version };
       };
+      // Once what it emitted is ingested (each call now sealed under its own user's key), the raw
+      // request is needed no more: its key is destroyed, so its copy in history can never be read.
+      const shred = async (result: RunResult): Promise<RunResult> => {
+        if ('sealed' in request.request) await store.dataKeys.destroy([request.request.sealed.subject]);
+        return result;
+      };
       const code = await store.functions.version(fn.id, version);
       if (!code) return fail(`${FUNCTION_REASONS.error}: Error`, { type: 'Error', message: `function ${fn.id} has no version ${version}` }, []);
       if (!sandbox) throw new Error('this worker runs no functions');
@@ -83,13 +89,13 @@ export function makeSourceFunctionActivities(
       // Only a run that returned without error sends what it emitted, as Segment's runtime does.
       const { calls, objects } = emittedCalls(request.requestId, result.emitted ?? []);
       if (objects > 0) log.info('Segment.set objects are for warehouses; none kept', { ...fields, objects });
-      if (calls.length === 0) return { kind: 'ingested', reason: 'ingested: 0 calls', version };
+      if (calls.length === 0) return shred({ kind: 'ingested', reason: 'ingested: 0 calls', version });
       if (!ingest) throw new Error('this worker ingests no calls');
       const ingested = await ingestCalls(ingest(), { sourceId: request.sourceId, calls, receivedAtMs: request.receivedAtMs, inBatch: true });
       // Temporal or the store away: the activity is tried again, the same calls with the same messageIds.
       if (ingested.status === 'unavailable') throw new Error(`the source could not take the emitted calls: ${ingested.reason}`);
       if (ingested.status === 'rejected') return fail(`${FUNCTION_REASONS.rejected}: emitted calls refused`, { type: 'ValidationError', message: ingested.problem }, logs);
-      return { kind: 'ingested', reason: `ingested: ${calls.length} calls`, version };
+      return shred({ kind: 'ingested', reason: `ingested: ${calls.length} calls`, version });
     },
   };
 }

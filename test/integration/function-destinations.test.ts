@@ -1,6 +1,6 @@
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { emittedMessageId } from '../../src/functions/source-webhook';
-import { sourceFunctionWorkflowId, type SourceFunctionRequest } from '../../src/messages/source-function-request';
+import { requestSubject, sourceFunctionWorkflowId, type SourceFunctionRequest } from '../../src/messages/source-function-request';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { waitFor } from '../helpers/processes';
 import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, type TestSystem, useSystem } from '../helpers/system';
@@ -281,6 +281,8 @@ describe('a source function', () => {
     const history = await decodedWorkflowHistoryText(system, sourceFunctionWorkflowId(source.id, requestId));
     expect(history).not.toContain('A-1');
     expect(history).not.toContain(API_KEY);
+    // Ingested, the raw request's own data key is destroyed: its sealed copy in history is unreadable for good.
+    if (system.keyring) expect(await system.store.dataKeys.get(requestSubject(requestId))).toBeUndefined();
 
     // The same request run again (twice, as a re-run would) emits the same messageIds: nothing is delivered twice.
     const again: SourceFunctionRequest = { requestId: `rerun-${requestId}`, sourceId: source.id, receivedAtMs: Date.now(), request: { raw: { headers: {}, body: JSON.stringify({ user: 'sf-user', order: 'B-2' }), url: 'http://127.0.0.1/functions' } }, retry: { retries: 0, initialMs: 1, maximumMs: 1 } };
