@@ -11,11 +11,13 @@ import type { Deliveries } from '../ports';
 import type { Store } from '../store/types';
 import { ApiError, badRequest } from './errors';
 import { ErrorReply } from './ingest-schema';
+import { limitedAddress } from './client-address';
+import { failureLimiter, rateLimiter } from './rate-limiter';
 
 interface WebhookOptions {
   store: Store;
   deliveries: Deliveries;
-  config: Pick<Config, 'ingestStartTimeout' | 'sourceFunctionRetryInitial' | 'sourceFunctionRetryMax'>;
+  config: Pick<Config, 'ingestStartTimeout' | 'sourceFunctionRetryInitial' | 'sourceFunctionRetryMax' | 'ingestRateLimit' | 'ingestRateWindow' | 'ingestUnauthenticatedRateLimit' | 'trustProxy'>;
   /** Seals the raw request (undefined: PAYLOAD_ENCRYPTION=off, nothing sealed). */
   keyring?: Keyring;
 }
@@ -38,6 +40,11 @@ function headerText(request: FastifyRequest): Record<string, string> {
  */
 export const sourceFunctionWebhookRoutes: FastifyPluginAsync<WebhookOptions> = async (parent, { store, deliveries, config, keyring }) => {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  // The ingestion routes' limits: each source's requests count against INGEST_RATE_LIMIT, and a
+  // `b` of no source against its sender's address (INGEST_UNAUTHENTICATED_RATE_LIMIT), refused
+  // before any lookup once spent, so a spray of made-up URLs costs the store nothing.
+  const perSource = rateLimiter(config.ingestRateLimit, config.ingestRateWindow, 'for this source');
+  const perAddress = failureLimiter(config.ingestUnauthenticatedRateLimit, config.ingestRateWindow, 'requests with a webhook URL of no source from this address');
   // Whatever the sender posts (JSON, a form, text) is the function's to read: kept as text.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: SOURCE_FUNCTION_BODY_LIMIT }, (_request, body, done) => done(null, body));
@@ -58,15 +65,22 @@ export const sourceFunctionWebhookRoutes: FastifyPluginAsync<WebhookOptions> = a
       schema: {
         description: "A source function's webhook (its `webhookUrl`): the request is recorded, then the function's `onRequest` runs on a worker and the calls it emits are ingested as the source's.",
         querystring: Type.Object({ b: Type.Optional(Type.String({ maxLength: 2048, description: "base64 of `sourceId::writeKey`, as the source's webhookUrl has it." })) }),
-        response: { 200: Type.Object({ success: Type.Literal(true), requestId: Type.String() }), 400: ErrorReply, 404: ErrorReply, 413: ErrorReply, 503: ErrorReply },
+        response: { 200: Type.Object({ success: Type.Literal(true), requestId: Type.String() }), 400: ErrorReply, 404: ErrorReply, 413: ErrorReply, 429: ErrorReply, 503: ErrorReply },
       },
     },
     async (request) => {
+      const address = limitedAddress(request, config.trustProxy);
+      await perAddress.refuseIfSpent(address);
+      const refuse = async (error: ApiError): Promise<never> => {
+        await perAddress.count(address);
+        throw error;
+      };
       const decoded = decodeWebhookKey(request.query.b);
-      if ('problem' in decoded) throw badRequest(decoded.problem);
+      if ('problem' in decoded) return refuse(badRequest(decoded.problem));
       const source = (await store.sources.knownWriteKey?.(decoded.writeKey)) ?? (await store.sources.findByWriteKey(decoded.writeKey));
-      if (!source || source.id !== decoded.sourceId) throw new ApiError(404, 'not_found', 'b: names no source with that key');
-      if (!source.function) throw new ApiError(404, 'not_found', `b: source ${source.id} runs no source function`);
+      if (!source || source.id !== decoded.sourceId) return refuse(new ApiError(404, 'not_found', 'b: names no source with that key'));
+      if (!source.function) return refuse(new ApiError(404, 'not_found', `b: source ${source.id} runs no source function`));
+      await perSource(source.id);
       if (!deliveries.runSourceFunction) throw new ApiError(503, 'temporal_unavailable', 'source functions: this process starts no source function requests; retry later', { 'retry-after': '5' });
       const receivedAtMs = Date.now();
       const requestId = randomUUID();
