@@ -195,12 +195,18 @@ describe('a function destination', () => {
 
 /**
  * A source function: reads the request's JSON and emits a track and an identify; `mode: retry`
- * asks the receiver first (503 → RetryError), `mode: throw` fails.
+ * asks the receiver first (503 → RetryError), `mode: hang` times out once, `mode: throw` fails.
  */
 const SOURCE_CODE = `
+var hung = {};
 async function onRequest(request, settings) {
   var body = request.json();
   if (body.mode === 'throw') throw new TypeError('cannot read order ' + body.order);
+  // The first run of a 'hang' request never settles: it ends as a timeout, and is retried.
+  if (body.mode === 'hang' && !hung[body.order]) {
+    hung[body.order] = true;
+    await new Promise(function () {});
+  }
   if (body.mode === 'retry') {
     var answer = await fetch(settings.url + '/upstream', { method: 'POST', body: body.order });
     if (answer.status >= 500) throw new RetryError('upstream answered ' + answer.status);
@@ -295,15 +301,17 @@ describe('a source function', () => {
     expect(delivered(emittedMessageId(again.requestId, 1))).toHaveLength(1);
   });
 
-  it('retries a RetryError on its schedule until it succeeds, and fails a throw, listed with its error for payloads:read only', async () => {
+  it('retries a RetryError and a timeout on its schedule until it succeeds, and fails a throw, listed with its error for payloads:read only', async () => {
     let upstream = 0;
     receiver.respond((request) => (request.path.endsWith('/upstream') && ++upstream === 1 ? { status: 503 } : { status: 200 }));
     const { source, path } = await functionSource();
     const retried = await post(path, { user: 'sf-retry', order: 'R-1', mode: 'retry' });
     const failed = await post(path, { user: 'sf-throw', order: 'T-1', mode: 'throw' });
-    expect([retried.statusCode, failed.statusCode]).toEqual([200, 200]);
+    const hung = await post(path, { user: 'sf-hang', order: 'H-1', mode: 'hang' });
+    expect([retried.statusCode, failed.statusCode, hung.statusCode]).toEqual([200, 200, 200]);
     const outcome = (answer: typeof retried) => system.client.workflow.getHandle(sourceFunctionWorkflowId(source.id, answer.json<{ requestId: string }>().requestId)).result();
     expect(await outcome(retried)).toEqual({ outcome: 'ingested: 2 calls', attempts: 2 });
+    expect(await outcome(hung)).toEqual({ outcome: 'ingested: 2 calls', attempts: 2 });
     expect(await deliveryResult(system.client, source.id, emittedMessageId(retried.json().requestId, 0))).toMatchObject({ ok: true });
     // Any other error fails the request at once, not retried; nothing it emitted is sent.
     expect(await outcome(failed)).toEqual({ outcome: 'function:error: TypeError', attempts: 1 });
