@@ -5,6 +5,7 @@ import type { DeliveryInput, MessageType, SealedBody } from './delivery/types';
 import type { ComputationRef } from './personas/types';
 import type { ReplayPlan } from './delivery/replay';
 import type { ForwardingJob } from './messages/forwarding-job';
+import type { SourceFunctionRequest } from './messages/source-function-request';
 
 /**
  * What the API and the message path need from Temporal, as interfaces: src/temporal/ implements
@@ -73,6 +74,8 @@ export interface Deliveries {
    * started already; resolves once Temporal holds it. Absent where nothing is forwarded.
    */
   forward?(job: ForwardingJob, deadline?: number): Promise<void>;
+  /** Starts the workflow of one request to a source function's webhook; resolves once Temporal holds it. Absent: the webhook answers 503. */
+  runSourceFunction?(request: SourceFunctionRequest, deadline: number): Promise<void>;
 }
 
 /** Why held deliveries are woken: their destination was resumed, or its rate limit or a URL's backpressure changed. */

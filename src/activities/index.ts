@@ -20,6 +20,7 @@ import type { IngestDependencies } from '../messages/ingest-calls';
 import { makeForwardingActivities } from './forward-calls';
 import { makeAttemptFunction } from './attempt-function';
 import { makeInsertFunction } from './insert-function';
+import { makeSourceFunctionActivities } from './source-function';
 import type { SandboxPool } from '../functions/sandbox-pool';
 
 /**
@@ -64,6 +65,8 @@ export function createActivities(
     ...makeReplayActivities(store, deliveryPolicy(config), temporal.keyring, temporal.replays ?? noReplays, config.archiveRetention, { liveLag, limitMs: config.replayLiveLagLimit }),
     // A tracking plan's forwarding jobs: the target's whole ingest path, on the worker.
     ...makeForwardingActivities(store, temporal.forwardedIngest),
+    // Source functions' webhook requests: onRequest in the sandbox, what it emits through the same ingest path.
+    ...makeSourceFunctionActivities(store, functionSandbox, temporal.forwardedIngest, temporal.keyring !== undefined),
   };
 }
 

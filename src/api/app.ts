@@ -16,6 +16,7 @@ import { closeConnectionsWhileDraining } from './drain';
 import { adminRoutes } from './admin';
 import { createFunctionSandbox } from '../functions/function-sandbox';
 import { ingestRoutes } from './ingest';
+import { sourceFunctionWebhookRoutes } from './source-function-webhook';
 import { healthRoutes } from './health';
 import { allowBrowserOrigins } from './cors';
 import { codecRoutes } from './codec';
@@ -55,7 +56,7 @@ export interface AppOptions {
   codecOpenToLoopback?: boolean;
 }
 
-namePlugins({ healthRoutes, ingestRoutes, sourceSettingsRoutes, adminRoutes, codecRoutes, portalRoutes });
+namePlugins({ healthRoutes, ingestRoutes, sourceFunctionWebhookRoutes, sourceSettingsRoutes, adminRoutes, codecRoutes, portalRoutes });
 
 /** The whole HTTP API as one Fastify instance; tests drive it with `app.inject`, `server.ts` listens. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -103,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await allowBrowserOrigins(app, options.config);
   await app.register(healthRoutes, { deliveries: options.deliveries, store: options.store });
   await app.register(ingestRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, metrics, keyring: options.keyring });
+  await app.register(sourceFunctionWebhookRoutes, { store: options.store, deliveries: options.deliveries, config: options.config, keyring: options.keyring });
   await app.register(sourceSettingsRoutes, { store: options.store, config: options.config });
   // One count of wrong admin tokens per client address, wherever the token is presented, and one
   // access check (token, scope, denied attempts into the audit log) for admin, codec and portal.
@@ -122,7 +124,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Functions' test runs; the sandbox's threads start only when a function first runs.
   const functionSandbox = createFunctionSandbox(options.config);
   app.addHook('onClose', () => functionSandbox.close());
-  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight }, operationalEvents: options.operationalEvents, egressAllowlist: parseAllowlist(options.config.egressAllowlist), functionSandbox });
+  await app.register(adminRoutes, { prefix: '/admin', store: options.store, deliveries: options.deliveries, adminToken: options.config.adminToken, authorize, policy: deliveryPolicy(options.config), signingSecretOverlapMs: options.config.signingSecretOverlap, signingOverlaps, personas: options.schedules && { schedules: options.schedules, defaultSchedule: options.config.personasSyncSchedule }, keyring: options.keyring, replays: options.replays && { replays: options.replays, archiveRetentionMs: options.config.archiveRetention, maxInFlight: options.config.replayMaxInFlight }, operationalEvents: options.operationalEvents, egressAllowlist: parseAllowlist(options.config.egressAllowlist), functionSandbox, publicUrl: options.config.publicUrl });
   await app.register(codecRoutes, { prefix: '/codec', keyring: options.keyring, dataKeys: options.store.dataKeys, authorize, corsOrigins: options.config.codecCorsOrigins, openToLoopback: options.codecOpenToLoopback, audit: options.store.audit });
   await app.register(portalRoutes, {
     authorize,

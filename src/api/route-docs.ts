@@ -275,6 +275,28 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     request: { track: { allowUnplannedEvents: false, allowEventOnViolations: false } },
     response: { ...schemaControls, track: { ...schemaControls.track, allowUnplannedEvents: false, allowEventOnViolations: false } },
   },
+  'GET /admin/sources/:sourceId/function-requests': {
+    summary: "A source function's failed requests, newest first (the last 100); the error, the raw request and the logs to payloads:read",
+    response: {
+      requests: [
+        {
+          id: '5b0c7f0e-3d1a-4c55-9a57-0f3e2d7c9b10',
+          functionId: 'sfnc_0123456789abcdef01234567',
+          version: 3,
+          receivedAt: AT,
+          failedAt: LATER,
+          reason: 'function:error: TypeError',
+          error: { type: 'TypeError', message: "Cannot read properties of undefined (reading 'email')" },
+          request: { headers: { 'content-type': 'application/json' }, body: '{"type":"customer.created"}', url: 'https://events.example.com/functions?b=c3JjXzAxMjM6OndrXzAxMjM=' },
+          logs: ['log: customer.created'],
+        },
+      ],
+    },
+  },
+  'POST /functions': {
+    summary: "A source function's webhook (the source's webhookUrl): the raw request is recorded, then onRequest runs on a worker and the calls it emits are ingested",
+    response: { success: true, requestId: '5b0c7f0e-3d1a-4c55-9a57-0f3e2d7c9b10' },
+  },
   'GET /admin/sources/:id/violations': {
     summary: "A source's tracking-plan violations in a window, per event, field and violation type",
     response: { violations: [{ eventType: 'track', eventName: 'Order Completed', field: 'properties.order_id', violationType: 'Required', description: 'properties.order_id is required', count: 12, firstSeenAt: AT, lastSeenAt: LATER, lastMessageId: 'msg-0001' }] },
@@ -507,6 +529,7 @@ export const ERROR_MEANINGS: Record<string, string> = {
   '403': "The admin token lacks the route's scope",
   '404': 'No such record (or not under this source)',
   '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken, a replay that has ended, the archive switched off)',
+  '413': "The body is over the route's limit (a source function's webhook takes 512 KiB); `message` names it",
   '422': "Well formed but not something Switchyard can do: a Segment catalog destination other than Webhooks, Webhooks (Actions) or a destination function; `message` names it",
   '429': 'Rate limit of the write key exceeded: retry after the Retry-After header',
   '503': 'A dependency (Temporal or the store) is unreachable: retry later',
@@ -514,7 +537,7 @@ export const ERROR_MEANINGS: Record<string, string> = {
 
 /** The tag that groups an operation in /docs. */
 function tagOf(url: string): string {
-  if (url.startsWith('/v1/')) return 'Ingestion';
+  if (url.startsWith('/v1/') || url === '/functions') return 'Ingestion';
   if (url.startsWith('/codec')) return 'Codec server';
   if (url === '/health' || url === '/admin/status') return 'Health';
   if (url.startsWith('/admin/tokens') || url.startsWith('/admin/audit')) return 'Admin: access';

@@ -30,6 +30,7 @@ import { operationalEndpointStore } from './operational-endpoints';
 import { segmentImportStore } from './segment-imports';
 import { functionStore } from './functions';
 import { transformationStore } from './transformations';
+import { functionRequestStore } from './function-requests';
 import { webhookSwitchStore } from './webhook-switches';
 import { trackingPlanStore, violationStore } from './tracking-plans';
 import type { Tables } from './tables';
@@ -169,6 +170,7 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: 
     operationalEndpoints: operationalEndpointStore(db, keyring),
     segmentImports: segmentImportStore(db),
     functions: functionStore(db),
+    functionRequests: functionRequestStore(db),
     transformations: transformationStore(db),
     webhookSwitches: webhookSwitchStore(db),
     trackingPlans: trackingPlanStore(db),

@@ -649,6 +649,28 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('destinations_insert_function_instance_id').on('destinations').column('insert_function_instance_id').execute();
     },
   },
+  // A source function: the function a source runs for its webhook and the instance's settings
+  // (JSON); and the requests whose run failed for good, listed with their error. A failed request's
+  // raw request and error are user data: `detail` holds them sealed (under the request's own data
+  // key) when payload keys are on. They go with their source.
+  '0041_source_functions': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('sources').addColumn('function_id', 'text').execute();
+      await db.schema.alterTable('sources').addColumn('function_settings', 'text').execute();
+      await db.schema
+        .createTable('function_requests')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('source_id', 'text', (c) => c.notNull().references('sources.id').onDelete('cascade'))
+        .addColumn('function_id', 'text', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('received_at', 'text', (c) => c.notNull())
+        .addColumn('failed_at', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('detail', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('function_requests_source').on('function_requests').columns(['source_id', 'failed_at']).execute();
+    },
+  },
 };
 
 /** The archive's table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

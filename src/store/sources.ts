@@ -22,6 +22,7 @@ function toSource(row: SourceRow): Source {
   const source: Source = { id: row.id, name: row.name, writeKeyHint: row.write_key_hint, createdAt: row.created_at, labels: parseLabels(row.labels) };
   if (row.slug) source.slug = row.slug;
   if (row.segment_id) source.segmentId = row.segment_id;
+  if (row.function_id) source.function = { functionId: row.function_id, settings: row.function_settings ? (JSON.parse(row.function_settings) as Record<string, unknown>) : {} };
   return source;
 }
 
@@ -43,6 +44,10 @@ function columns(fields: SourceFields): Partial<SourceRow> {
   if (fields.slug !== undefined) row.slug = fields.slug;
   if (fields.labels !== undefined) row.labels = JSON.stringify(fields.labels);
   if (fields.segmentId !== undefined) row.segment_id = fields.segmentId;
+  if (fields.function !== undefined) {
+    row.function_id = fields.function?.functionId ?? null;
+    row.function_settings = fields.function ? JSON.stringify(fields.function.settings) : null;
+  }
   if (fields.writeKey !== undefined) {
     row.write_key_hash = hashWriteKey(fields.writeKey);
     row.write_key_hint = writeKeyHint(fields.writeKey);
@@ -84,6 +89,7 @@ export function sourceStore(db: Kysely<Tables>): Store['sources'] {
         slug: fields.slug ?? null,
         labels: JSON.stringify(fields.labels ?? []),
         segment_id: fields.segmentId ?? null,
+        ...(fields.function && { function_id: fields.function.functionId, function_settings: JSON.stringify(fields.function.settings) }),
       };
       try {
         await db.insertInto('sources').values(row).execute();

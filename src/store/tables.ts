@@ -18,6 +18,24 @@ export interface SourceRow {
   labels?: string;
   /** The Segment id an import matched it by; null for a source made here. */
   segment_id?: string | null;
+  /** A source function (`sfnc_…`) its webhook runs; null for an ordinary source. */
+  function_id?: string | null;
+  /** JSON of that instance's settings; null without a function. */
+  function_settings?: string | null;
+}
+
+/** A source function's request whose run failed for good (0041_source_functions). */
+export interface FunctionRequestRow {
+  id: string;
+  source_id: string;
+  function_id: string;
+  version: number;
+  received_at: string;
+  failed_at: string;
+  /** The disposition word and the error's class (`function:error: TypeError`): what happened, no message text. */
+  reason: string;
+  /** JSON of {request, error}, or of the SealedBody holding it. */
+  detail: string;
 }
 
 /** What a Segment import made of one Segment object (store/segment-imports.ts). */
@@ -343,6 +361,7 @@ export interface FunctionVersionRow {
 
 export interface Tables {
   sources: SourceRow;
+  function_requests: FunctionRequestRow;
   segment_imports: SegmentImportRow;
   destinations: DestinationRow;
   disabled_webhooks: DisabledWebhookRow;

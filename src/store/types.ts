@@ -31,6 +31,27 @@ export interface Source {
   labels: SourceLabel[];
   /** The Segment id an import matched this source by. */
   segmentId?: string;
+  /** A source function: its webhook's requests run this function (`sfnc_…`) with these settings. */
+  function?: SourceFunction;
+}
+
+/** A source function's instance: the function and the values of its settings (sensitive ones in clear: never answered so). */
+export interface SourceFunction {
+  functionId: string;
+  settings: Record<string, unknown>;
+}
+
+/** A source function's request whose run failed for good, with its error (in `detail`, sealed when payload keys are on). */
+export interface FailedFunctionRequest {
+  id: string;
+  sourceId: string;
+  functionId: string;
+  version: number;
+  receivedAt: string;
+  failedAt: string;
+  reason: string;
+  /** The raw request and the error as JSON, or the SealedBody (JSON) holding them. */
+  detail: string;
 }
 
 /** A Segment label on a source (`environment: prod`); filterable in GET /admin/sources?label=key:value. */
@@ -47,6 +68,7 @@ export interface SourceFields {
   labels?: SourceLabel[];
   segmentId?: string | null;
   writeKey?: string;
+  function?: SourceFunction | null;
 }
 
 export interface Webhook {
@@ -268,6 +290,13 @@ export interface Store {
      * source made a moment ago (findByWriteKey says). Absent on a transaction's store.
      */
     knownWriteKey?(writeKey: string): Promise<Source | undefined>;
+  };
+  /** Source functions' requests that failed for good (store/function-requests.ts). */
+  functionRequests: {
+    /** Records one (a second record of the same id is ignored: the workflow's activity may run again). */
+    recordFailure(request: FailedFunctionRequest): Promise<void>;
+    /** A source's failed requests, newest first, at most `limit`. */
+    listFailed(sourceId: string, limit: number): Promise<FailedFunctionRequest[]>;
   };
   /** What a Segment workspace import made, by Segment id (store/segment-imports.ts). */
   segmentImports: {

@@ -20,6 +20,7 @@ import { searchAttributeRefusal } from './connection';
 import { oldestFirstPages, WakeJobs } from './wake-jobs';
 import { taskQueueHealth } from './worker-health';
 import { temporalForwardingJobs } from './forwarding-jobs';
+import { temporalSourceFunctionRequests } from './source-function-requests';
 
 const HEALTH_DEADLINE_MS = 3_000;
 
@@ -79,6 +80,7 @@ const WAKE_PAGE_SIZE = 1_000;
 
 export function temporalDeliveries(client: Client, { taskQueue, startConcurrency, eagerStart = false, health, keyring }: DeliveriesOptions): Deliveries {
   const forwardingJob = temporalForwardingJobs(client, taskQueue);
+  const sourceFunctionRequest = temporalSourceFunctionRequests(client, taskQueue);
   const startOne = async (input: DeliveryInput, startDelayMs?: number) => void (await startDeliveryWorkflow(client, taskQueue, keyring, input, eagerStart, startDelayMs));
 
   async function stopMatching(query: string, reason: string): Promise<number> {
@@ -223,6 +225,7 @@ export function temporalDeliveries(client: Client, { taskQueue, startConcurrency
     },
     redeliver: (input) => tracked(startRedeliveryWorkflow(client, taskQueue, keyring, input)),
     forward: (job, deadline) => tracked(forwardingJob(job, deadline)),
+    runSourceFunction: (request, deadline) => tracked(sourceFunctionRequest(request, deadline)),
     startRedeliveryJob: (sourceId, filter) => tracked(startRedeliveryJob(client, taskQueue, sourceId, filter)),
     redeliveryJob: (id) => tracked(readRedeliveryJob(client, id)),
     async reachable() {

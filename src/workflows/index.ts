@@ -4,3 +4,4 @@ export { redeliverMatching } from './redeliver-matching';
 export { replayArchive } from './replay-archive';
 export { deliverOperationalEvent } from './operational-event';
 export { forwardPlanCalls } from './forward-plan-calls';
+export { runSourceFunctionRequest } from './source-function';

@@ -1,5 +1,7 @@
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import { signBody } from '../../src/delivery/signature';
+import { emittedMessageId } from '../../src/functions/source-webhook';
+import { requestSubject, sourceFunctionWorkflowId, type SourceFunctionRequest } from '../../src/messages/source-function-request';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { waitFor } from '../helpers/processes';
 import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, hasDeliveryWorkflow, send, type TestSystem, useSystem } from '../helpers/system';
@@ -8,14 +10,20 @@ import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, hasDeliveryWor
  * Destination functions through the real API, the run's Temporal and worker process (the sandbox in
  * it) and a receiver on 127.0.0.1: the handler is the delivery and its fetch calls the attempt; a
  * delivery runs the version deployed when it started, its retries included; a sensitive setting
- * is masked in every answer and absent from workflow history.
+ * is masked in every answer and absent from workflow history. Source functions the same way: a
+ * request to the source's webhookUrl runs onRequest on the worker, and what it emits is delivered
+ * to the source's destinations; retries run on a short configured schedule.
  */
 
 let system: TestSystem;
 let receiver: Receiver;
-useSystem((s) => {
-  system = s;
-});
+useSystem(
+  (s) => {
+    system = s;
+  },
+  // Segment's source-function retries wait minutes; here a fifth of a second.
+  { overrides: { sourceFunctionRetryInitial: 200, sourceFunctionRetryMax: 400 } },
+);
 beforeAll(async () => {
   receiver = await startReceiver();
 });
@@ -202,6 +210,153 @@ describe('a function destination', () => {
       const overview = await call('GET', `/admin/destinations/${destination.id}/overview`);
       expect(overview.json).toMatchObject({ delivered: 2, failed: 2, filtered: { stopped: 2 } });
     }, 30_000);
+  });
+});
+
+/**
+ * A source function: reads the request's JSON and emits a track and an identify; `mode: retry`
+ * asks the receiver first (503 → RetryError), `mode: hang` times out once, `mode: throw` fails.
+ */
+const SOURCE_CODE = `
+var hung = {};
+async function onRequest(request, settings) {
+  var body = request.json();
+  if (body.mode === 'throw') throw new TypeError('cannot read order ' + body.order);
+  // The first run of a 'hang' request never settles: it ends as a timeout, and is retried.
+  if (body.mode === 'hang' && !hung[body.order]) {
+    hung[body.order] = true;
+    await new Promise(function () {});
+  }
+  if (body.mode === 'retry') {
+    var answer = await fetch(settings.url + '/upstream', { method: 'POST', body: body.order });
+    if (answer.status >= 500) throw new RetryError('upstream answered ' + answer.status);
+  }
+  console.log('order', body.order, 'key', settings.apiKey);
+  Segment.track({ userId: body.user, event: 'Order Placed', properties: { order: body.order, via: request.headers.get('x-via'), q: request.url.searchParams.get('q') } });
+  Segment.identify({ userId: body.user, traits: { plan: 'pro' } });
+}
+`;
+
+describe('a source function', () => {
+  const masked = `${'•'.repeat(10)}${API_KEY.slice(-4)}`;
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+    system.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+
+  async function functionSource() {
+    const fn = await call('POST', '/admin/functions', { code: SOURCE_CODE, displayName: 'Orders', resourceType: 'SOURCE', settings: settingDefinitions });
+    expect(fn.status).toBe(201);
+    const created = await call('POST', '/admin/sources', { name: `source function ${expect.getState().currentTestName ?? ''}`.slice(0, 200), functionId: fn.json.id, settings: { url: receiver.url, apiKey: API_KEY } });
+    expect(created.status).toBe(201);
+    await system.store.destinations.create(created.json.id, { enabled: true, webhooks: [{ url: `${receiver.url}/dest`, headers: {} }] });
+    const webhook = new URL(created.json.webhookUrl);
+    return { functionId: fn.json.id as string, source: created.json, path: `${webhook.pathname}${webhook.search}`, body: created.body };
+  }
+
+  const delivered = (messageId: string) => receiver.requests.filter((r) => r.path.endsWith('/dest') && r.body.includes(messageId));
+
+  it('answers its webhookUrl at creation, runs onRequest for a request to it and delivers what it emits, once however often it runs', async () => {
+    receiver.respond(() => ({ status: 200 }));
+    const { functionId, source, path, body } = await functionSource();
+    // Segment's form: <base>/functions?b=<base64 of sourceId::writeKey>; the secret masked.
+    expect(source).toMatchObject({ functionId, settings: { url: receiver.url, apiKey: masked }, webhookUrl: expect.stringMatching(/^http:\/\/[^/]+\/functions\?b=/) });
+    expect(Buffer.from(new URL(source.webhookUrl).searchParams.get('b')!, 'base64').toString()).toBe(`${source.id}::${source.writeKey}`);
+    expect(body).not.toContain(API_KEY);
+    const read = await call('GET', `/admin/sources/${source.id}`);
+    expect(read.json).toMatchObject({ functionId, settings: { apiKey: masked } });
+    expect(read.body).not.toContain(API_KEY);
+    const destinationFn = await call('POST', '/admin/functions', { code: 'function onTrack() {}', resourceType: 'DESTINATION' });
+    for (const [payload, message] of [
+      [{ name: 'wrong kind', functionId: destinationFn.json.id }, /^functionId: .* is a DESTINATION function; a source runs a SOURCE function/],
+      [{ name: 'no such', functionId: 'sfnc_nope' }, /^functionId: no function sfnc_nope/],
+      [{ name: 'missing setting', functionId, settings: { url: receiver.url } }, /^settings\.apiKey: is required by the function/],
+    ] as const) {
+      const refused = await call('POST', '/admin/sources', payload);
+      expect({ payload, status: refused.status, message: refused.json.message }).toEqual({ payload, status: 400, message: expect.stringMatching(message) });
+    }
+
+    // Refused at the door, each naming what is wrong; never a 500.
+    const tooLarge = await post(path, JSON.stringify({ pad: 'x'.repeat(512 * 1024) }));
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.json().message).toMatch(/^body: is larger than 512 KiB/);
+    for (const [url, status, message] of [
+      ['/functions', 400, /^b: is required/],
+      ['/functions?b=%25%25', 400, /^b: is not base64/],
+      ['/functions?b=a&b=b', 400, /^b: /],
+      [`/functions?b=${Buffer.from(`${source.id}::wrong-key-0123456789`).toString('base64')}`, 404, /^b: names no source with that key/],
+    ] as const) {
+      const refused = await post(url, { user: 'u' });
+      expect({ url, status: refused.statusCode, message: refused.json().message }).toEqual({ url, status, message: expect.stringMatching(message) });
+    }
+
+    // Any content type is the function's to read; none at all is no 5xx either.
+    const form = await system.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'user=sf-form&order=F-1' });
+    expect(form.statusCode).toBe(200);
+    const bare = await system.app.inject({ method: 'POST', url: path, payload: Buffer.from('plain') });
+    expect(bare.statusCode).toBeLessThan(500);
+
+    const accepted = await post(`${path}&q=hello`, { user: 'sf-user', order: 'A-1' }, { 'x-via': 'shop' });
+    expect(accepted.statusCode).toBe(200);
+    const { requestId } = accepted.json<{ requestId: string }>();
+    expect(await system.client.workflow.getHandle(sourceFunctionWorkflowId(source.id, requestId)).result()).toEqual({ outcome: 'ingested: 2 calls', attempts: 1 });
+    const [trackId, identifyId] = [emittedMessageId(requestId, 0), emittedMessageId(requestId, 1)];
+    expect(await deliveryResult(system.client, source.id, trackId)).toMatchObject({ ok: true });
+    expect(await deliveryResult(system.client, source.id, identifyId)).toMatchObject({ ok: true });
+    expect(JSON.parse(delivered(trackId)[0].body)).toMatchObject({ type: 'track', userId: 'sf-user', event: 'Order Placed', properties: { order: 'A-1', via: 'shop', q: 'hello' } });
+    expect(JSON.parse(delivered(identifyId)[0].body)).toMatchObject({ type: 'identify', userId: 'sf-user', traits: { plan: 'pro' } });
+    // The raw request and the secret are not in the request's workflow history in the clear.
+    const history = await decodedWorkflowHistoryText(system, sourceFunctionWorkflowId(source.id, requestId));
+    expect(history).not.toContain('A-1');
+    expect(history).not.toContain(API_KEY);
+    // Ingested, the raw request's own data key is destroyed: its sealed copy in history is unreadable for good.
+    if (system.keyring) expect(await system.store.dataKeys.get(requestSubject(requestId))).toBeUndefined();
+
+    // The same request run again (twice, as a re-run would) emits the same messageIds: nothing is delivered twice.
+    const again: SourceFunctionRequest = { requestId: `rerun-${requestId}`, sourceId: source.id, receivedAtMs: Date.now(), request: { raw: { headers: {}, body: JSON.stringify({ user: 'sf-user', order: 'B-2' }), url: 'http://127.0.0.1/functions' } }, retry: { retries: 0, initialMs: 1, maximumMs: 1 } };
+    for (const run of [1, 2]) {
+      const result = await system.client.workflow.execute('runSourceFunctionRequest', { taskQueue: system.config.temporalTaskQueue, workflowId: `rerun-${requestId}-${run}`, args: [again] });
+      expect(result).toMatchObject({ outcome: 'ingested: 2 calls' });
+      expect(await deliveryResult(system.client, source.id, emittedMessageId(again.requestId, 0))).toMatchObject({ ok: true });
+    }
+    expect(delivered(emittedMessageId(again.requestId, 0))).toHaveLength(1);
+    expect(delivered(emittedMessageId(again.requestId, 1))).toHaveLength(1);
+  });
+
+  it('retries a RetryError and a timeout on its schedule until it succeeds, and fails a throw, listed with its error for payloads:read only', async () => {
+    let upstream = 0;
+    receiver.respond((request) => (request.path.endsWith('/upstream') && ++upstream === 1 ? { status: 503 } : { status: 200 }));
+    const { source, path } = await functionSource();
+    const retried = await post(path, { user: 'sf-retry', order: 'R-1', mode: 'retry' });
+    const failed = await post(path, { user: 'sf-throw', order: 'T-1', mode: 'throw' });
+    const hung = await post(path, { user: 'sf-hang', order: 'H-1', mode: 'hang' });
+    expect([retried.statusCode, failed.statusCode, hung.statusCode]).toEqual([200, 200, 200]);
+    const outcome = (answer: typeof retried) => system.client.workflow.getHandle(sourceFunctionWorkflowId(source.id, answer.json<{ requestId: string }>().requestId)).result();
+    expect(await outcome(retried)).toEqual({ outcome: 'ingested: 2 calls', attempts: 2 });
+    expect(await outcome(hung)).toEqual({ outcome: 'ingested: 2 calls', attempts: 2 });
+    expect(await deliveryResult(system.client, source.id, emittedMessageId(retried.json().requestId, 0))).toMatchObject({ ok: true });
+    // Any other error fails the request at once, not retried; nothing it emitted is sent.
+    expect(await outcome(failed)).toEqual({ outcome: 'function:error: TypeError', attempts: 1 });
+    expect(delivered(emittedMessageId(failed.json().requestId, 0))).toHaveLength(0);
+
+    const list = async (scopes: string[]) => {
+      const token = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: admin, payload: { name: `function requests ${scopes.join(' ')}`, scopes } });
+      const response = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/function-requests`, headers: { authorization: `Bearer ${token.json<{ token: string }>().token}` } });
+      expect(response.statusCode).toBe(200);
+      return { json: response.json(), body: response.body };
+    };
+    const withPayloads = await list(['read', 'payloads:read']);
+    expect(withPayloads.json.requests).toEqual([
+      expect.objectContaining({
+        id: failed.json().requestId,
+        reason: 'function:error: TypeError',
+        error: { type: 'TypeError', message: 'cannot read order T-1' },
+        request: expect.objectContaining({ body: JSON.stringify({ user: 'sf-throw', order: 'T-1', mode: 'throw' }) }),
+      }),
+    ]);
+    // The error is user data (a function writes it from the request): only the reason without payloads:read.
+    const metadataOnly = await list(['read']);
+    expect(metadataOnly.json.requests).toEqual([expect.objectContaining({ id: failed.json().requestId, reason: 'function:error: TypeError' })]);
+    expect(metadataOnly.body).not.toContain('T-1');
+    expect(metadataOnly.json.requests[0]).not.toHaveProperty('error');
   });
 });
 

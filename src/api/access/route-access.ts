@@ -116,6 +116,7 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'GET /admin/sources/:id/settings': read,
   'PATCH /admin/sources/:id/settings': { scope: 'destinations:write', action: 'source.settings.update' },
   'GET /admin/sources/:id/violations': read,
+  'GET /admin/sources/:sourceId/function-requests': read,
   // Renders the caller's own event through the saved mappings (secrets masked); sends nothing.
   'POST /admin/destinations/:id/mappings/preview': read,
   ...personasRoutes('audiences', 'audience'),

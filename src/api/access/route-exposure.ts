@@ -136,6 +136,7 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   // name, the field and the description quoting them are names, user data in the glossary
   // (docs/privacy.md "What counts as user data"): only with payloads:read (violations.ts).
   'GET /admin/sources/:id/violations': { reveals: 'metadata', withPayloadsRead: 'payload' },
+  'GET /admin/sources/:sourceId/function-requests': { reveals: 'metadata', withPayloadsRead: 'payload' },
   // The caller's own event through the saved mappings, header values masked.
   'POST /admin/destinations/:id/mappings/preview': none,
   ...personasExposure('audiences'),

@@ -28,6 +28,7 @@ import type { SandboxPool } from '../../functions/sandbox-pool';
 import { destinationOverviewRoutes } from './destination-overview';
 import { regulationRoutes } from './regulations';
 import { sourceRoutes } from './sources';
+import { functionRequestRoutes } from './function-requests';
 import { statusRoutes } from './status';
 import { trackingPlanRoutes } from './tracking-plans';
 import { sourceSchemaSettingsRoutes } from './source-schema-settings';
@@ -60,20 +61,23 @@ export interface AdminOptions {
   egressAllowlist?: Cidr[];
   /** Where a function's test run runs; without it the test route answers 503. */
   functionSandbox?: SandboxPool;
+  /** PUBLIC_URL: the base of a source function's webhookUrl (empty: the admin request's own host). */
+  publicUrl?: string;
 }
 
 /**
  * The admin API, one plugin per resource. The access check (token and scope) is a hook
  * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
-namePlugins({ tokenRoutes, auditRoutes, statusRoutes, sourceRoutes, importRoutes, trackingPlanRoutes, sourceSchemaSettingsRoutes, violationRoutes, destinationRoutes, destinationHealthRoutes, destinationOverviewRoutes, destinationFilterRoutes, operationalEndpointRoutes, functionRoutes, insertFunctionInstanceRoutes, transformationRoutes, mappingPreviewRoutes, regulationRoutes, deliveryRoutes, redeliveryRoutes, replayRoutes, audienceRoutes, computedTraitRoutes });
+namePlugins({ tokenRoutes, auditRoutes, statusRoutes, sourceRoutes, functionRequestRoutes, importRoutes, trackingPlanRoutes, sourceSchemaSettingsRoutes, violationRoutes, destinationRoutes, destinationHealthRoutes, destinationOverviewRoutes, destinationFilterRoutes, operationalEndpointRoutes, functionRoutes, insertFunctionInstanceRoutes, transformationRoutes, mappingPreviewRoutes, regulationRoutes, deliveryRoutes, redeliveryRoutes, replayRoutes, audienceRoutes, computedTraitRoutes });
 
-export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents, egressAllowlist, functionSandbox }) => {
+export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents, egressAllowlist, functionSandbox, publicUrl }) => {
   app.addHook('onRequest', authorize ?? authorizer({ adminToken, failures: adminTokenFailures, tokens: store.tokens, audit: store.audit }));
   await app.register(tokenRoutes, { store });
   await app.register(auditRoutes, { store });
   await app.register(statusRoutes, { deliveries, store });
-  await app.register(sourceRoutes, { store });
+  await app.register(sourceRoutes, { store, publicUrl });
+  await app.register(functionRequestRoutes, { store });
   await app.register(importRoutes, { store });
   await app.register(trackingPlanRoutes, { store });
   await app.register(sourceSchemaSettingsRoutes, { store });
