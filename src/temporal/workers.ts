@@ -146,7 +146,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     replays: temporalReplayDeliveries(client, config.temporalTaskQueue, keyring),
     keyring,
     // Operational events start their workflows on their own lane (its own task queue and worker below).
-    operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue)),
+    operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue), { windowMs: config.operationalEventWindow }),
     forwardedIngest: () => forwarded.dependencies,
   }, metrics, health, functionSandbox);
   const workflows = await workflowBundle(logger, config.workflowBundle);
