@@ -74,18 +74,22 @@ const windowsBetween = (from: number, to: number) => Math.floor(to / WINDOW_MS) 
 /**
  * How many operational workflows the incidents of `type` at this destination's first URL, in the
  * windows between `from` and `to`, started, by id (an incident no raise started does not exist), once the
- * event of each has reached the `operational` receiver (its webhook-id is the incident's).
+ * event of each has reached the `operational` receiver (its webhook-id is the incident's); each
+ * carries its destination as fairness key.
  */
 async function incidentsBetween(destinationId: string, type: OperationalEvent['type'], from: number, to: number): Promise<string[]> {
   const started: string[] = [];
   for (let at = Math.floor(from / WINDOW_MS) * WINDOW_MS; at <= to; at += WINDOW_MS) {
     const id = incidentId({ type, timestamp: new Date(at).toISOString(), data: { sourceId: '', destinationId, webhookIndex: 0 } }, { windowMs: WINDOW_MS });
+    let description;
     try {
-      await system.client.workflow.getHandle(id).describe();
+      description = await system.client.workflow.getHandle(id).describe();
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) continue;
       throw err;
     }
+    // Its destination is its fairness key on the operational lane, as for the slow lane's attempts.
+    expect(description.priority?.fairnessKey).toBe(destinationId);
     started.push(id);
     await waitFor(() => {
       if (!operational.requests.some((request) => request.headers['webhook-id'] === operationalEventId(id))) throw new Error(`the event of ${id} has not arrived yet`);
