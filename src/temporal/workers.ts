@@ -90,7 +90,11 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
   };
 }
 
-/** Activity slots of the operational lane: its events are few, one POST each. */
+/**
+ * Activity slots of the operational lane: its events are few (a destination's message events are
+ * one per lane and OPERATIONAL_EVENT_WINDOW, not one per message), one POST each, and each carries
+ * its destination as fairness key, so one destination's cannot hold every slot's turn.
+ */
 const OPERATIONAL_SLOTS = 10;
 
 /** The workers of one process run the same workflow code: bundle it once (or load `npm run build`'s bundle). */
