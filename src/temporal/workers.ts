@@ -93,7 +93,7 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
 /**
  * Activity slots of the operational lane: its events are few (a destination's message events are
  * one per lane and OPERATIONAL_EVENT_WINDOW, not one per message), one POST each, and each carries
- * its destination as fairness key, so one destination's cannot hold every slot's turn.
+ * its destination as fairness key: one destination's events queued there do not hold up another's turn.
  */
 const OPERATIONAL_SLOTS = 10;
 
