@@ -13,6 +13,7 @@ COPY package.json package-lock.json ./
 FROM toolchain AS build
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/transpile-source.js ./scripts/
 COPY src ./src
 RUN npm run build
 

@@ -44,9 +44,9 @@ export default tseslint.config(
   },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], extends: [tseslint.configs.disableTypeChecked] },
   {
-    // Jest loads its sequencer and reporters (test/jest) as CommonJS, untransformed.
-    files: ['test/jest/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly', process: 'readonly' } },
+    // Jest loads its sequencer and reporters (test/jest), and npm run build its transpile (scripts), as CommonJS, untransformed.
+    files: ['test/jest/*.js', 'scripts/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly', process: 'readonly', console: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

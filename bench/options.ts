@@ -106,6 +106,9 @@ export const USAGE = `npm run bench -- [options]
                         (a released server takes no namespace retention under an hour)
       --temporal-flags "FLAGS"   more \`temporal server start-dev\` flags for the bench's server, e.g.
                         "--sqlite-pragma synchronous=normal --dynamic-config-value K=V"
+      --plan-stall [--rules N]   alone, first: no system started; how long a tracking-plan change of
+                        N rules (default 2,000) holds an API process's event loop (the longest
+                        stretch a 1 ms timer could not run, and the loop delay's max and p99)
 
 Server and worker settings come from the environment, as for Switchyard itself
 (e.g. WORKER_MAX_CONCURRENT_ACTIVITIES=400 npm run bench); both workers get the same ones.`;

@@ -6,16 +6,23 @@
  * (src/plans/compile-plan.ts compilePlanInSlices) and calls keep the previous revision meanwhile.
  * No HTTP, no store: the reader is handed the rules as the store would answer them.
  *
- *   npx tsx bench/plan-compile-stall.ts [--rules N]   (default 2,000)
+ *   npm run bench -- --plan-stall [--rules N]   (default 2,000; or npx tsx bench/plan-compile-stall.ts)
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { sourcePlanReader } from '../src/plans/plan-reader';
 import type { TrackingPlanRule } from '../src/store/types';
 import { COMMON_RULE, eventRule } from './tracking-plan-rules';
 
-async function main(): Promise<void> {
-  const at = process.argv.indexOf('--rules');
-  const count = at > 0 ? Number(process.argv[at + 1]) : 2_000;
+/** The rule count `--rules N` asks for, 2,000 without it. */
+export function ruleCount(args: string[]): number {
+  const at = args.indexOf('--rules');
+  const count = at >= 0 ? Number(args[at + 1]) : 2_000;
+  if (!Number.isInteger(count) || count < 1) throw new Error(`--rules: must be a whole number of rules, got ${args[at + 1]}`);
+  return count;
+}
+
+/** One change of a `count`-rule plan, measured; printed as one JSON line. */
+export async function planCompileStall(count: number): Promise<void> {
   const stamp = new Date().toISOString();
   const rules: TrackingPlanRule[] = [...Array.from({ length: count - 1 }, (_, i) => eventRule(`Event ${i}`)), COMMON_RULE].map((rule) => ({ ...rule, createdAt: stamp, updatedAt: stamp }));
   const state = { revision: 1 };
@@ -60,7 +67,9 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  planCompileStall(ruleCount(process.argv.slice(2))).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -14,6 +14,7 @@ import { deleteClosedWorkflows, retentionLine, type RetentionCost } from './rete
 import { startStack } from './system';
 import { backlogSettled, noisyRow, noisyTable, sendBacklog, startHangingReceiver, type NoisyRow } from './noisy';
 import { replayTable, runReplayScenario, type ReplayScenario } from './replay-beside-live';
+import { planCompileStall, ruleCount } from './plan-compile-stall';
 
 /**
  * `npm run bench`: Switchyard end to end, side by side with bare Temporal and the raw HTTP ceiling,
@@ -44,6 +45,11 @@ function settingsFromEnvironment(): Record<string, string> {
 }
 
 async function main(): Promise<number> {
+  // No system to start: how long a tracking-plan change holds an API process's event loop.
+  if (process.argv[2] === '--plan-stall') {
+    await planCompileStall(ruleCount(process.argv.slice(3)));
+    return 0;
+  }
   let options: BenchOptions;
   try {
     options = parseOptions(process.argv.slice(2), loadConfig().ingestStartConcurrency);

@@ -6,7 +6,7 @@ import { goneReason } from '../delivery/switched-off-reason';
 import { attemptBudgetMs } from '../delivery/retry-window';
 import { isSlowLane } from '../delivery/slow-lane';
 import { activeSigningSecrets, standardWebhookId } from '../delivery/standard-webhooks';
-import type { AttemptOutcome, AttemptResult, Pressure } from '../delivery/types';
+import type { AttemptOutcome, AttemptResult, MessageBody, Pressure } from '../delivery/types';
 import type { OpenAttemptRequest as AttemptRequest } from './erased-users';
 import type { Destination, DestinationWebhook, Store } from '../store/types';
 import type { WebhookTraffic } from './webhook-traffic';
@@ -22,6 +22,7 @@ import { countDestination } from '../metrics';
 import { tracedAttempt } from '../tracing/attempt-span';
 import { AcceptedAttempts, attemptLane } from './accepted-attempts';
 import type { AttemptFunction } from './attempt-function';
+import type { InsertFunction } from './insert-function';
 
 /** Told when an attempt's answer has just switched its URL off (activities/operational-events.ts). */
 export type SwitchedOff = (at: { sourceId: string; destinationId: string; webhookIndex: number; url: string; status: number; reason: string }) => Promise<void>;
@@ -78,6 +79,7 @@ export function makeAttemptWebhook(
   liveLag?: LiveLag,
   switchedOff?: SwitchedOff,
   attemptFunction?: AttemptFunction,
+  insertFunction?: InsertFunction,
 ) {
   // Each destination's outcomes show at 0 from its first attempt on.
   const counted = new Set<string>();
@@ -138,6 +140,13 @@ export function makeAttemptWebhook(
     return { outcome, durationMs, ...(pressure && { pressure }) };
   }
 
+  /** Each destination's outcomes show at 0 from its first attempt on. */
+  function countOnce(destinationId: string): void {
+    if (!metrics || counted.has(destinationId)) return;
+    counted.add(destinationId);
+    countDestination(metrics, destinationId);
+  }
+
   /** A destination function's attempt, counted as a webhook's is: by outcome kind and destination. */
   async function functionAttempt(req: AttemptRequest, destination: Destination): Promise<AttemptResult> {
     if (!attemptFunction) return { destinationEnabled: true, webhookCount: 1, outcome: { kind: 'retry', reason: 'function:error: this worker runs no functions' } };
@@ -159,9 +168,11 @@ export function makeAttemptWebhook(
     if (!destination || !destination.enabled) return { destinationEnabled: false, webhookCount: 0 };
     if (destination.type === 'function') return functionAttempt(req, destination);
     // A mapping's request is one URL; what it sends is rendered here, from the opened event.
-    const found = req.mapping === undefined ? webhookTarget(destination, req) : mappedTarget(destination, req.mapping, req.webhookIndex, req.message);
+    const targetOf = (message: MessageBody) => (req.mapping === undefined ? webhookTarget(destination, { webhookIndex: req.webhookIndex, message }) : mappedTarget(destination, req.mapping, req.webhookIndex, message));
+    const found = targetOf(req.message);
     if ('count' in found) return { destinationEnabled: true, webhookCount: found.count };
-    const { webhookCount, webhook, target } = found;
+    const { webhookCount, webhook } = found;
+    let target = found.target;
     // Once a receiver of this lane accepted the message in this run, nothing is sent again: this is
     // the same attempt run again after a stall, or the one after an attempt reported lost.
     const lane = attemptLane(req.messageId, req.destinationId, req.mapping);
@@ -173,12 +184,38 @@ export function makeAttemptWebhook(
     if (webhook.disabled) {
       return { destinationEnabled: true, webhookCount, outcome: { kind: 'permanent', reason: `webhook switched off (${webhook.disabled.at}): ${webhook.disabled.reason}` } };
     }
+    // Its insert function, when it has one switched on, runs here: after the filters, consent and the
+    // mappings' triggers (which chose this delivery), before the mapping renders and the request is
+    // signed. The event it returns is what is rendered and sent; what the attempt carries of the run
+    // (its pinned version, its sealed console output) rides on whatever this attempt answers.
+    let carried: Partial<AttemptResult> = {};
+    const instance = destination.insertFunction;
+    if (instance?.enabled) {
+      if (!insertFunction) return { destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason: 'function:error: this worker runs no functions' } };
+      // A paused destination's attempt is held below whatever it would send: the function is not run
+      // on every check of the pause (its fetch calls are real), only its version pinned.
+      const paused = req.flowControl === true && destination.paused && !runningLocally();
+      const ran = await insertFunction(req, destination, instance, { local: runningLocally() || paused });
+      if ('answer' in ran && paused && ran.answer.deferred) carried = { functionVersion: ran.answer.functionVersion };
+      else if ('answer' in ran) {
+        if (ran.answer.outcome && !ran.answer.deferred) {
+          countOnce(req.destinationId);
+          metrics?.deliveryAttempts.inc({ outcome: ran.answer.outcome.kind, destination: req.destinationId });
+        }
+        return { destinationEnabled: true, webhookCount, ...ran.answer };
+      } else {
+        carried = ran.carried;
+        const rendered = targetOf(ran.event);
+        if ('count' in rendered) return { destinationEnabled: true, webhookCount: rendered.count, ...carried };
+        target = rendered.target;
+      }
+    }
     if ('renderFailure' in target) {
       // Never dropped silently: the request fails with the reason, logged, and counted in the URL's health.
       const outcome: AttemptOutcome = { kind: 'permanent', reason: target.renderFailure };
       log.warn(target.renderFailure, { destinationId: req.destinationId, mapping: req.mapping, round: req.round, messageId: req.messageId });
       health?.record(req.destinationId, webhook.url, Date.now(), outcome, 0);
-      return { destinationEnabled: true, webhookCount, outcome };
+      return { destinationEnabled: true, webhookCount, outcome, ...carried };
     }
 
     // Keyed by destination and URL: one customer's hanging webhook cannot use up another's share,
@@ -189,7 +226,7 @@ export function makeAttemptWebhook(
     if (req.flowControl && req.afterHold) health?.recordHold(req.destinationId, webhook.url, Date.now(), req.afterHold.reason, req.afterHold.ms);
     // The retry window is a hard deadline: a task picked up after it (a worker back from an outage)
     // sends nothing, and a request sent before it waits for its answer at most until then.
-    const windowEnded = (): AttemptResult => ({ destinationEnabled: true, webhookCount, outcome: { kind: 'retry', reason: 'retry window ended before the attempt started; no request was sent' } });
+    const windowEnded = (): AttemptResult => ({ destinationEnabled: true, webhookCount, ...carried, outcome: { kind: 'retry', reason: 'retry window ended before the attempt started; no request was sent' } });
     if (attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now()) <= 0) return windowEnded();
     // In the slow lane the attempt waits here for the webhook's room (the attempts holding it end
     // within one timeout), holding one of the lane's slots, not one of the delivery queue's.
@@ -198,7 +235,7 @@ export function makeAttemptWebhook(
       const reason = `webhook busy: ${traffic.maxInFlight} attempts to it already in flight in this worker (WORKER_MAX_IN_FLIGHT_PER_WEBHOOK)`;
       // `busy`: today's workflow waits its turn on this URL. The retryable outcome is what workflows
       // from before that rule read: for them a slot frees within one delivery timeout.
-      return { destinationEnabled: true, webhookCount, busy: true, outcome: { kind: 'retry', reason, retryAfterMs: req.timeoutMs } };
+      return { destinationEnabled: true, webhookCount, ...carried, busy: true, outcome: { kind: 'retry', reason, retryAfterMs: req.timeoutMs } };
     }
     let sentAt: number | undefined;
     try {
@@ -206,7 +243,7 @@ export function makeAttemptWebhook(
       // taken before waiting for room (the slow lane waits up to a timeout) would go out late,
       // next to the slot after it, and break the destination's spacing.
       const held = req.flowControl ? await admit(req, destination, webhook, Date.now()) : undefined;
-      if (held) return { destinationEnabled: true, webhookCount, held };
+      if (held) return { destinationEnabled: true, webhookCount, ...carried, held };
       const timeoutMs = attemptBudgetMs(req.timeoutMs, req.notAfterMs, Date.now());
       if (timeoutMs <= 0) return windowEnded();
       // Asked again right before sending: an attempt of this run that stalled before it sent may have
@@ -219,7 +256,7 @@ export function makeAttemptWebhook(
       recordLiveLag(liveLag, req, sentAt);
       const sent = await send(req, destination, webhook, target, timeoutMs);
       if (lane !== undefined && sent.outcome.kind === 'success') accepted.remember(lane, { webhookIndex: req.webhookIndex, status: sent.outcome.status, at: Date.now() });
-      return { destinationEnabled: true, webhookCount, ...sent };
+      return { destinationEnabled: true, webhookCount, ...carried, ...sent };
     } finally {
       finish(sentAt === undefined ? undefined : Date.now() - sentAt);
     }

@@ -19,6 +19,7 @@ import type { Metrics } from '../metrics';
 import type { IngestDependencies } from '../messages/ingest-calls';
 import { makeForwardingActivities } from './forward-calls';
 import { makeAttemptFunction } from './attempt-function';
+import { makeInsertFunction } from './insert-function';
 import type { SandboxPool } from '../functions/sandbox-pool';
 
 /**
@@ -55,7 +56,7 @@ export function createActivities(
   // Live traffic first: this worker's live first sends pace the replay pages it runs.
   const liveLag = new LiveLag();
   return {
-    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag, temporal.operationalEvents && webhookSwitchedOff(store, temporal.operationalEvents), makeAttemptFunction(store, functionSandbox, (destination, reason) => metrics?.messagesFiltered.inc({ destination, reason })))),
+    attemptWebhook: stoppingErasedUsers(store, makeAttemptWebhook(store, agent, new WebhookTraffic(config.workerMaxInFlightPerWebhook, LOCAL_ATTEMPT_BUDGET_MS), metrics, health, config.deliveryRetryWindow, outbound, liveLag, temporal.operationalEvents && webhookSwitchedOff(store, temporal.operationalEvents), makeAttemptFunction(store, functionSandbox, (destination, reason) => metrics?.messagesFiltered.inc({ destination, reason })), makeInsertFunction(store, functionSandbox, (destination, reason) => metrics?.messagesFiltered.inc({ destination, reason })))),
     // Operational events, sent through the same egress-guarded agent as webhooks.
     ...makeOperationalActivities(store, agent, config.deliveryTimeout, temporal.operationalEvents),
     ...makePersonasActivities(store, config, temporal),

@@ -25,6 +25,19 @@ const FUNCTION_ID = 'dfn_5f0c8e2a9b1d4c7e8f3a6b2d';
 const FUNCTION_CODE = "async function onTrack(event, settings) {\n  await fetch('https://crm.example.com/api/orders', { method: 'POST', headers: { Authorization: 'Bearer ' + settings.apiKey }, body: JSON.stringify(event) });\n}";
 const FUNCTION_CODE_V2 = FUNCTION_CODE.replace('orders', 'v2/orders');
 const functionSetting = { name: 'apiKey', label: 'API key', description: 'The CRM key', type: 'STRING', required: true, sensitive: true };
+const INSERT_FUNCTION_ID = 'ifnd_6425a1b2c3d4e5f607182940';
+const insertFunctionInstance = {
+  id: 'ifi_3c1e5a7b9d0f4e2a8c6b1d3f5e7a9c0b',
+  name: 'Mask emails',
+  integrationId: 'dst_9a7b5c3d1e2f4a6b8c0d1e3f5a7b9c1d',
+  classId: INSERT_FUNCTION_ID,
+  functionId: INSERT_FUNCTION_ID,
+  enabled: true,
+  createdAt: '2026-05-04T09:30:00.000Z',
+  updatedAt: '2026-05-04T09:30:00.000Z',
+  settings: { mask: '***' },
+  encryptedSettings: { salt: '••••••••••cdef' },
+};
 const functionListItem = {
   id: FUNCTION_ID,
   resourceType: 'DESTINATION',
@@ -344,6 +357,15 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       durationMs: 97,
     },
   },
+  'POST /admin/insert-function-instances': {
+    summary: "Attach an INSERT_DESTINATION function to one webhooks or actions destination (at most one per destination), in Segment's alpha shape: the event its handler returns is what the destination renders and sends",
+    request: { functionId: INSERT_FUNCTION_ID, integrationId: 'dst_9a7b5c3d1e2f4a6b8c0d1e3f5a7b9c1d', enabled: true, name: 'Mask emails', settings: { mask: '***' }, encryptedSettings: { salt: 'salt-0123456789abcdef' } },
+    response: insertFunctionInstance,
+  },
+  'GET /admin/insert-function-instances': { summary: 'List the insert function instances (filter with ?functionId=)', response: { insertFunctionInstances: [insertFunctionInstance] } },
+  'GET /admin/insert-function-instances/:id': { summary: 'One insert function instance, its sensitive settings masked', response: insertFunctionInstance },
+  'PATCH /admin/insert-function-instances/:id': { summary: 'Change its name, switch or settings (what GET answers saves back unchanged; a masked value keeps its secret)', request: { enabled: false }, response: { ...insertFunctionInstance, enabled: false } },
+  'DELETE /admin/insert-function-instances/:id': { summary: 'Detach the insert function from its destination' },
   'POST /admin/operational-endpoints': {
     summary: "Register an operational endpoint: Switchyard's own events (Svix's names) signed with Standard Webhooks; a generated whsec_ secret is shown once, here",
     request: { url: 'https://ops.example.com/switchyard', eventTypes: ['message.attempt.exhausted', 'endpoint.disabled'] },
@@ -368,7 +390,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     response: { delivered: true, body: { type: 'identify', messageId: 'msg-0001', userId: 'user-42', traits: { plan: 'pro' }, context: {} }, matched: ['No PII to the ads team'], filter: null },
   },
   'POST /admin/transformations': {
-    summary: "Add a transformation in Segment's Public API shape (a Terraform segment_transformation body is read too): for the whole source, or scoped to Webhooks or Webhooks (Actions); a bad FQL `if` is a 400 naming its column",
+    summary: "Add a transformation in Segment's Public API shape (a Terraform segment_transformation body is read too): for the whole source, or scoped to Webhooks, Webhooks (Actions) or one destination function; a bad FQL `if` is a 400 naming its column",
     request: transformationBody,
     response: transformation,
   },
@@ -485,7 +507,7 @@ export const ERROR_MEANINGS: Record<string, string> = {
   '403': "The admin token lacks the route's scope",
   '404': 'No such record (or not under this source)',
   '409': 'Conflicts with the current state (e.g. a delivery still running, a name whose trait key is taken, a replay that has ended, the archive switched off)',
-  '422': "Well formed but not something Switchyard can do: a Segment catalog destination other than Webhooks or Webhooks (Actions); `message` names it",
+  '422': "Well formed but not something Switchyard can do: a Segment catalog destination other than Webhooks, Webhooks (Actions) or a destination function; `message` names it",
   '429': 'Rate limit of the write key exceeded: retry after the Retry-After header',
   '503': 'A dependency (Temporal or the store) is unreachable: retry later',
 };
@@ -500,7 +522,7 @@ function tagOf(url: string): string {
   if (url.includes('deliver')) return 'Admin: deliveries';
   if (url.includes('regulations')) return 'Admin: regulations';
   if (url.startsWith('/admin/operational-endpoints')) return 'Admin: operational webhooks';
-  if (url.startsWith('/admin/functions')) return 'Admin: functions';
+  if (url.startsWith('/admin/functions') || url.startsWith('/admin/insert-function-instances')) return 'Admin: functions';
   if (url.includes('destinations')) return 'Admin: destinations';
   return 'Admin: sources';
 }

@@ -5,12 +5,12 @@ export const ACTIONS_INTEGRATION_NAME = 'Webhooks (Actions)';
 
 /**
  * A destination's key in the `integrations` object, as Segment names it: `Webhooks` for a classic
- * webhook destination, `Webhooks (Actions)` for an Actions destination (one with mappings). A
- * destination function's key is its display name (`<Function Name> (<Workspace Name>)` on
- * Segment): a kind that has one passes it as `integrationName`, which then wins.
+ * webhook destination, `Webhooks (Actions)` for an Actions destination (one with mappings), and
+ * for a destination function the function's display name (`<Function Name> (<Workspace Name>)` on
+ * Segment, whose import keeps it).
  */
-export function integrationNameOf(destination: { mappings?: unknown; integrationName?: string }): string {
-  if (destination.integrationName) return destination.integrationName;
+export function integrationNameOf(destination: { mappings?: unknown; function?: { displayName: string } }): string {
+  if (destination.function) return destination.function.displayName;
   return destination.mappings !== undefined ? ACTIONS_INTEGRATION_NAME : INTEGRATION_NAME;
 }
 

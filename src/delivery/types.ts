@@ -238,15 +238,16 @@ export interface AttemptResult {
    * delivery report names.
    */
   acceptedBy?: number;
-  /** A function destination: the version the attempt ran (or, deferred, will run); the workflow passes it to every later attempt. */
+  /** A function destination, or a destination's insert function: the version the attempt ran (or, deferred, will run); the workflow passes it to every later attempt. */
   functionVersion?: number;
   /**
-   * A function destination's handler skipped the message (EventNotSupported, a missing handler) or
-   * filtered it out (DropEvent): the destination stops here with this reason, neither delivered nor failed.
+   * A function destination's handler (or a destination's insert function) skipped the message
+   * (EventNotSupported, a missing handler) or filtered it out (DropEvent): the destination stops here
+   * with this reason, neither delivered nor failed.
    */
   stopped?: string;
   /**
-   * A function destination's console output of this attempt (4 KB at most, sensitive settings
+   * A function destination's (or insert function's) console output of this attempt (4 KB at most, sensitive settings
    * masked): sealed under the message's data key like its body (`sealedLogs`, `{logs}` inside), in
    * the clear only when the body is. Delivery detail shows it with the attempt, to payloads:read.
    */

@@ -24,7 +24,8 @@ export type CredentialField =
   | { kind: 'auth' }
   | { kind: 'tls' }
   /** A destination function instance's settings (sensitive values among them), sealed whole as JSON. */
-  | { kind: 'functionSettings' };
+  | { kind: 'functionSettings' }
+  | { kind: 'insertFunctionSettings' };
 
 /** The field as an operator reads it in an error: never the value, never the URL. */
 export function credentialFieldName(field: CredentialField): string {

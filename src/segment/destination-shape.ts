@@ -25,9 +25,19 @@ const CATALOG_KINDS: Record<string, 'webhooks' | 'actions'> = {
 /** The catalog ids a Switchyard destination answers to (a transformation's destinationMetadataId). */
 export const SWITCHYARD_CATALOG_IDS: readonly string[] = [WEBHOOKS_METADATA_ID, WEBHOOKS_ACTIONS_METADATA_ID];
 
-/** A Switchyard destination's catalog id, as Segment names its kind: an actions destination (one with mappings) is Webhooks (Actions). */
-export function catalogIdOf(destination: { mappings?: unknown }): string {
+/**
+ * A Switchyard destination's catalog id, as Segment names its kind: an actions destination (one
+ * with mappings) is Webhooks (Actions); a destination function's is the hex of its `dfn_` id, as
+ * Segment's is, so a transformation scoped to Webhooks never reaches it.
+ */
+export function catalogIdOf(destination: { mappings?: unknown; function?: { functionId: string } }): string {
+  if (destination.function) return functionMetadataIdOf(destination.function.functionId);
   return destination.mappings !== undefined ? WEBHOOKS_ACTIONS_METADATA_ID : WEBHOOKS_METADATA_ID;
+}
+
+/** A destination function's metadata id: its id without the `dfn_` prefix (Segment's form). */
+export function functionMetadataIdOf(functionId: string): string {
+  return functionId.startsWith('dfn_') ? functionId.slice('dfn_'.length) : functionId;
 }
 
 /** Where a destination function's metadata id (the hex of its `dfn_` id) is resolved among the functions Switchyard holds. */

@@ -1,4 +1,5 @@
 import type { Store } from '../store/types';
+import { functionMetadataIdOf } from './destination-shape';
 import type { ImportObject, ImportPlan, PlannedWrite } from './import-plan';
 
 /**
@@ -38,6 +39,8 @@ function objectUrl(write: PlannedWrite, id: string, ids: Ids): string | undefine
       return `/admin/transformations/${id}`;
     case 'function':
       return `/admin/functions/${id}`;
+    case 'insert_function_instance':
+      return `/admin/insert-function-instances/${id}`;
     case 'plan_connection':
       return undefined;
   }
@@ -132,10 +135,24 @@ async function writeOne(write: PlannedWrite, existing: string | undefined, ids: 
       const answer = existing ? await admin.call('PATCH', `/admin/destinations/${destinationId}/filters/${existing}`, write.body) : await admin.call('POST', `/admin/destinations/${destinationId}/filters`, write.body);
       return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
     }
+    case 'insert_function_instance': {
+      const functionId = ids.get(`function:${write.functionSegmentId}`);
+      if (!functionId) return { reason: `its function ${write.functionSegmentId} did not move` };
+      const integrationId = ids.get(`destination:${write.destinationSegmentId}`);
+      if (!integrationId) return { reason: `its destination ${write.destinationSegmentId} did not move` };
+      // Its function and destination (matched by Segment id, so the same ones) do not change.
+      const answer = existing ? await admin.call('PATCH', `/admin/insert-function-instances/${existing}`, write.body) : await admin.call('POST', '/admin/insert-function-instances', { functionId, integrationId, ...write.body });
+      return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
+    }
     case 'transformation': {
       const sourceId = ids.get(`source:${write.sourceSegmentId}`);
       if (!sourceId) return { reason: `its source ${write.sourceSegmentId} did not move` };
-      const body = { ...write.body, sourceId };
+      const body: Record<string, unknown> = { ...write.body, sourceId };
+      if (write.functionSegmentId) {
+        const functionId = ids.get(`function:${write.functionSegmentId}`);
+        if (!functionId) return { reason: `its destination function ${write.functionSegmentId} did not move` };
+        body.destinationMetadataId = functionMetadataIdOf(functionId);
+      }
       const answer = existing ? await admin.call('PATCH', `/admin/transformations/${existing}`, body) : await admin.call('POST', '/admin/transformations', body);
       return ok(answer.status) ? { id: String(answer.json.id) } : { reason: reasonOf(answer) };
     }

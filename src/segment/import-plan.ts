@@ -12,7 +12,7 @@ import { FUNCTION_KINDS } from '../functions/handlers';
  * store, no clock): a dry run is exactly this; `--apply` then writes what it says (import-apply.ts).
  */
 
-export type ImportKind = 'source' | 'destination' | 'subscription' | 'filter' | 'tracking_plan' | 'plan_connection' | 'transformation' | 'function' | 'label' | 'user' | 'warehouse' | 'reverse_etl' | 'unknown';
+export type ImportKind = 'source' | 'destination' | 'subscription' | 'filter' | 'tracking_plan' | 'plan_connection' | 'transformation' | 'function' | 'insert_function_instance' | 'label' | 'user' | 'warehouse' | 'reverse_etl' | 'unknown';
 export type Outcome = 'unchanged' | 'changed' | 'cannot';
 
 /** One line of the report: the issue's shape, plus what applying did. */
@@ -47,12 +47,15 @@ export type PlannedWrite =
   /** A function destination names its function by Segment id (`functionSegmentId`): its Switchyard id is known once that function is written. */
   | { kind: 'destination'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown>; functionSegmentId?: string }
   | { kind: 'filter'; segmentId: string; destinationSegmentId: string; body: Record<string, unknown> }
-  | { kind: 'transformation'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown> }
+  /** Its function and destination named by Segment id: their Switchyard ids are known once they are written. */
+  | { kind: 'insert_function_instance'; segmentId: string; functionSegmentId: string; destinationSegmentId: string; body: { name?: string; enabled: boolean; settings: Record<string, unknown> } }
+  /** One scoped to a destination function names it by Segment id (`functionSegmentId`): its metadata id is the Switchyard function's. */
+  | { kind: 'transformation'; segmentId: string; sourceSegmentId: string; body: Record<string, unknown>; functionSegmentId?: string }
   | { kind: 'plan_connection'; segmentId: string; planSegmentId: string; sourceSegmentId: string };
 
 export interface ImportPlan {
   objects: ImportObject[];
-  /** In the order they must be written (sources, plans, functions, destinations with their subscriptions, filters, transformations, connections). */
+  /** In the order they must be written (sources, plans, functions, destinations with their subscriptions, filters, insert function instances, transformations, connections). */
   writes: Array<{ write: PlannedWrite; object: ImportObject; fingerprint: string }>;
 }
 
@@ -61,10 +64,6 @@ const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** What cannot move, the kind it is reported as, and what to use instead. */
 const CANNOT: Record<string, { kind: ImportKind; reason: string }> = {
-  segment_insert_function_instance: {
-    kind: 'function',
-    reason: `Switchyard does not run insert functions on a destination in this version (the insert function itself moves, and POST /admin/functions/:id/test runs it): do what it did with a transformation or destination filters, or with a destination function that changes the event and sends it on (${MIGRATING_DOC})`,
-  },
   segment_user: { kind: 'user', reason: `Switchyard has no user accounts: make an admin token per person or team with the scopes they need (POST /admin/tokens; ${MIGRATING_DOC})` },
   segment_user_group: { kind: 'user', reason: `Switchyard has no user groups: make an admin token per team with the scopes it needs (POST /admin/tokens; ${MIGRATING_DOC})` },
   segment_warehouse: { kind: 'warehouse', reason: `Switchyard delivers to webhooks, not warehouses: load a warehouse from a webhook receiver of your own (${MIGRATING_DOC})` },
@@ -176,7 +175,6 @@ const functionMetadataId = (segmentId: string) => segmentId.replace(/^[a-z]+_/, 
 /** What moves with a function but is not run the way Segment runs it, by kind. */
 const FUNCTION_CHANGES: Record<string, string> = {
   SOURCE: `resource_type SOURCE: the function moves, but its source attachment does not: a Switchyard source takes the calls sent with its write key and cannot run a source function in this version; send those calls from the function's webhook sender yourself, or keep the source function on Segment (${MIGRATING_DOC})`,
-  INSERT_DESTINATION: `resource_type INSERT_DESTINATION: the function moves, but no destination runs an insert function in this version (see its instances' lines) (${MIGRATING_DOC})`,
 };
 
 /**
@@ -207,6 +205,7 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     const body: Extract<PlannedWrite, { kind: 'source' }>['body'] = { name: name.slice(0, 200), labels };
     const slug = str(a.slug);
     if (slug && /^[a-z0-9_-]+$/.test(slug)) body.slug = slug.slice(0, 200);
+    else if (slug) changes.push(`slug: "${slug.slice(0, 200)}" is not kept: a Switchyard slug is lower-case letters, digits, _ and - (set one with PATCH /admin/sources/:id)`);
     const writeKey = secrets[resource.segmentId]?.writeKey ?? (Array.isArray(a.writeKeys) ? str(a.writeKeys[0]) : undefined);
     if (writeKey) body.writeKey = writeKey;
     else changes.push('writeKey: not in the export, so a new write key is made and every client must change it; give the Segment write key in --secrets (`{"<source id>": {"writeKey": "…"}}`) to keep it');
@@ -236,6 +235,8 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
   // Destination functions planned here, by the metadata id a destination running one names.
   const plannedFunctions = new Map<string, { segmentId: string; displayName: string }>();
   const unmovedFunctions = new Map<string, string>();
+  // Insert functions planned here, by the hex id an instance names them with (Segment strips `ifnd_`).
+  const plannedInsertFunctions = new Map<string, string>();
   for (const resource of byType('segment_function')) {
     const a = resource.attributes;
     const name = nameOf(resource);
@@ -255,9 +256,20 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
       continue;
     }
     const changes = FUNCTION_CHANGES[kind] ? [FUNCTION_CHANGES[kind]] : [];
-    const object = report({ kind: 'function', segmentId: resource.segmentId, name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }) });
-    writes.push({ write: { kind: 'function', segmentId: resource.segmentId, body: functionBody(a, kind) }, object, fingerprint: fingerprint(a) });
+    const body = functionBody(a, kind);
+    // Segment's provider writes display_name null for destination functions. Their display name is
+    // the key `integrations` turns their destinations off by, and an instance's name defaults to
+    // it: the first destination running it lends its name, said in the report.
+    const lender = kind === 'DESTINATION' && body.displayName === undefined ? byType('segment_destination').find((d) => metadataIdOf(d.attributes) === functionMetadataId(resource.segmentId)) : undefined;
+    const lent = lender && str(lender.attributes.name);
+    if (lent) {
+      body.displayName = lent.slice(0, 120);
+      changes.push(`display_name: null in the export (Segment's provider drops it for destination functions); named "${lent.slice(0, 120)}" after the destination ${lender.segmentId} running it, which is the key \`integrations\` turns it off by: rename it with PATCH /admin/functions/:id if Segment's was other (${MIGRATING_DOC})`);
+    }
+    const object = report({ kind: 'function', segmentId: resource.segmentId, name: typeof body.displayName === 'string' ? body.displayName : name, outcome: changes.length > 0 ? 'changed' : 'unchanged', ...(changes.length > 0 && { changes }) });
+    writes.push({ write: { kind: 'function', segmentId: resource.segmentId, body }, object, fingerprint: fingerprint(lent ? [a, lent] : a) });
     if (kind === 'DESTINATION') plannedFunctions.set(functionMetadataId(resource.segmentId), { segmentId: resource.segmentId, displayName: name });
+    if (kind === 'INSERT_DESTINATION') plannedInsertFunctions.set(functionMetadataId(resource.segmentId), resource.segmentId);
   }
   // The function's Switchyard id is not known before it is written: the write names it by Segment id.
   const lookup = (metadataId: string) => {
@@ -268,6 +280,8 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
   const subscriptions = byType('segment_destination_subscription');
   const destinationIds = new Set(byType('segment_destination').map((r) => r.segmentId));
   const writtenDestinations = new Set<string>();
+  // Destinations that move running a function: an insert function cannot be put before them.
+  const functionDestinations = new Set<string>();
   for (const resource of byType('segment_destination')) {
     const a = resource.attributes;
     const name = nameOf(resource);
@@ -333,6 +347,7 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
       if (mappings.length > 5) changes.push(`mappings: Segment allows ${mappings.length} subscriptions here; Switchyard keeps the first 5`);
     }
     writtenDestinations.add(resource.segmentId);
+    if (destination.kind === 'function') functionDestinations.add(resource.segmentId);
     const object = report({
       kind: 'destination',
       segmentId: resource.segmentId,
@@ -374,6 +389,69 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     writes.push({ write: { kind: 'filter', segmentId: resource.segmentId, destinationSegmentId: destination, body: filterBody(a) }, object, fingerprint: fingerprint(a) });
   }
 
+  // An insert function instance moves onto the destination it names when both it and its function
+  // move: at most one per destination, webhooks or actions; a masked secret is asked for by name.
+  const withInstance = new Set<string>();
+  for (const resource of byType('segment_insert_function_instance')) {
+    const a = resource.attributes;
+    const name = nameOf(resource);
+    const cannot = (reason: string) => report({ kind: 'insert_function_instance', segmentId: resource.segmentId, name, outcome: 'cannot', reason });
+    const functionRef = str(a.function_id) ?? str(a.functionId);
+    const destination = str(a.integration_id) ?? str(a.integrationId);
+    const functionSegmentId = functionRef === undefined ? undefined : plannedInsertFunctions.get(functionMetadataId(functionRef));
+    if (!functionSegmentId) {
+      cannot(`function_id: its insert function ${functionRef ?? '(none named)'} is not in the export, or cannot move (see its line): export it too, or attach it by hand (POST /admin/insert-function-instances; ${MIGRATING_DOC})`);
+      continue;
+    }
+    if (!destination || !writtenDestinations.has(destination)) {
+      cannot(`integration_id: its destination ${destination ?? '(none named)'} does not move (see its line)`);
+      continue;
+    }
+    if (functionDestinations.has(destination)) {
+      cannot(`integration_id: its destination ${destination} runs a destination function; an insert function runs before a webhooks or actions destination (${MIGRATING_DOC})`);
+      continue;
+    }
+    if (withInstance.has(destination)) {
+      cannot(`integration_id: another insert function instance in the export is on destination ${destination}; a destination runs at most one`);
+      continue;
+    }
+    withInstance.add(destination);
+    let given: unknown = a.settings;
+    if (typeof given === 'string') {
+      try {
+        given = JSON.parse(given);
+      } catch {
+        given = undefined;
+      }
+    }
+    const settings: Record<string, unknown> = isObject(given) ? { ...given } : {};
+    const secretsNeeded: string[] = [];
+    for (const [setting, value] of Object.entries(settings)) {
+      if (!isMaskedSecret(value)) continue;
+      const secret = secrets[resource.segmentId]?.[setting];
+      if (secret) settings[setting] = secret;
+      else {
+        delete settings[setting];
+        secretsNeeded.push(`${resource.segmentId}.${setting}`);
+      }
+    }
+    const changes = secretsNeeded.length > 0 ? [`${secretsNeeded.map((s) => s.split('.').pop()).join(', ')}: exported masked; the instance is made without it until --secrets gives it (${secretsNeeded.join(', ')})`] : [];
+    const object = report({
+      kind: 'insert_function_instance',
+      segmentId: resource.segmentId,
+      name,
+      outcome: changes.length > 0 ? 'changed' : 'unchanged',
+      ...(changes.length > 0 && { changes }),
+      ...(secretsNeeded.length > 0 && { secretsNeeded }),
+    });
+    const body = { ...(str(a.name) && { name: str(a.name)!.slice(0, 120) }), enabled: a.enabled === true, settings };
+    writes.push({
+      write: { kind: 'insert_function_instance', segmentId: resource.segmentId, functionSegmentId, destinationSegmentId: destination, body },
+      object,
+      fingerprint: fingerprint([a, Object.keys(secrets[resource.segmentId] ?? {}).sort()]),
+    });
+  }
+
   for (const resource of byType('segment_transformation')) {
     const a = resource.attributes;
     const name = nameOf(resource);
@@ -390,7 +468,14 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
     }
     const body: Record<string, unknown> = { name: name.slice(0, 200), ...transformationBody(a) };
     const metadataId = body.destinationMetadataId;
-    if (typeof metadataId === 'string' && !SWITCHYARD_CATALOG_IDS.includes(metadataId)) {
+    // Scoped to a destination function: the function's Switchyard id (known once it is written) gives its metadata id.
+    const scopedFunction = typeof metadataId === 'string' ? plannedFunctions.get(metadataId) : undefined;
+    const unmovedFunction = typeof metadataId === 'string' ? unmovedFunctions.get(metadataId) : undefined;
+    if (unmovedFunction) {
+      cannot(`it is scoped to the destination function ${unmovedFunction}, which cannot move (see its line)`);
+      continue;
+    }
+    if (typeof metadataId === 'string' && !scopedFunction && !SWITCHYARD_CATALOG_IDS.includes(metadataId)) {
       cannot(`it is scoped to the catalog destination ${metadataId}, which does not move: a transformation scoped to it would apply to nothing (${MIGRATING_DOC})`);
       continue;
     }
@@ -400,7 +485,7 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
       continue;
     }
     const object = report({ kind: 'transformation', segmentId: resource.segmentId, name, outcome: 'unchanged' });
-    writes.push({ write: { kind: 'transformation', segmentId: resource.segmentId, sourceSegmentId, body }, object, fingerprint: fingerprint(a) });
+    writes.push({ write: { kind: 'transformation', segmentId: resource.segmentId, sourceSegmentId, body, ...(scopedFunction && { functionSegmentId: scopedFunction.segmentId }) }, object, fingerprint: fingerprint(a) });
   }
 
   for (const resource of byType('segment_source_tracking_plan_connection')) {
@@ -438,6 +523,11 @@ export function planImport(resources: SegmentResource[], secrets: ImportSecrets 
   return { objects, writes };
 }
 
+/** Every Terraform resource type the import reads or names as one that cannot move: the migrating page names each. */
+export function segmentResourceTypes(): string[] {
+  return [...KNOWN, ...Object.keys(CANNOT)];
+}
+
 const KNOWN = new Set([
   'segment_source',
   'segment_tracking_plan',
@@ -446,6 +536,7 @@ const KNOWN = new Set([
   'segment_destination_filter',
   'segment_transformation',
   'segment_function',
+  'segment_insert_function_instance',
   'segment_source_tracking_plan_connection',
   'segment_label',
 ]);

@@ -11,7 +11,7 @@ const BATCH = 500;
 type Which = 'plaintext' | 'not under the active key';
 
 async function rowsToSeal(db: Kysely<Tables>, keyring: Keyring, which: Which, afterId: string, limit: number) {
-  let query = db.selectFrom('destinations').select(['id', 'shared_secret', 'signing_secret', 'previous_signing_secret', 'webhooks', 'mappings', 'auth', 'tls', 'function_settings', 'credentials_key_id']).where('id', '>', afterId).orderBy('id').limit(limit);
+  let query = db.selectFrom('destinations').select(['id', 'shared_secret', 'signing_secret', 'previous_signing_secret', 'webhooks', 'mappings', 'auth', 'tls', 'function_settings', 'insert_function_settings', 'credentials_key_id']).where('id', '>', afterId).orderBy('id').limit(limit);
   query = which === 'plaintext' ? query.where('credentials_key_id', 'is', null) : query.where((eb) => eb.or([eb('credentials_key_id', 'is', null), eb('credentials_key_id', '<>', keyring.activeKeyId)]));
   return query.execute();
 }

@@ -10,10 +10,10 @@ import type { ActionsMapping } from '../mappings/types';
  * row keeps; header names and URLs stay readable (the admin API lists them, the worker routes by
  * them). Without keys (PAYLOAD_ENCRYPTION=off) they are stored as given, with no key id.
  */
-export type CredentialColumns = Pick<DestinationRow, 'shared_secret' | 'signing_secret' | 'previous_signing_secret' | 'webhooks' | 'credentials_key_id'> & Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls' | 'function_settings'>>;
+export type CredentialColumns = Pick<DestinationRow, 'shared_secret' | 'signing_secret' | 'previous_signing_secret' | 'webhooks' | 'credentials_key_id'> & Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls' | 'function_settings' | 'insert_function_settings'>>;
 
 /** The actions destinations' credential columns: absent from rows read before them (treated as null). */
-const ACTIONS_COLUMNS = ['mappings', 'auth', 'tls', 'function_settings'] as const;
+const ACTIONS_COLUMNS = ['mappings', 'auth', 'tls', 'function_settings', 'insert_function_settings'] as const;
 
 /** The credential columns in use: plaintext. */
 export type PlainCredentials = Omit<CredentialColumns, 'credentials_key_id'>;
@@ -24,6 +24,7 @@ const PREVIOUS_SIGNING_SECRET: CredentialField = { kind: 'previousSigningSecret'
 const AUTH: CredentialField = { kind: 'auth' };
 const TLS: CredentialField = { kind: 'tls' };
 const FUNCTION_SETTINGS: CredentialField = { kind: 'functionSettings' };
+const INSERT_FUNCTION_SETTINGS: CredentialField = { kind: 'insertFunctionSettings' };
 
 type Transform = (field: CredentialField, value: string) => string;
 
@@ -48,6 +49,7 @@ function transformed(destinationId: string, columns: PlainCredentials, transform
     ...(columns.auth !== undefined && { auth: each(AUTH, columns.auth) }),
     ...(columns.tls !== undefined && { tls: each(TLS, columns.tls) }),
     ...(columns.function_settings !== undefined && { function_settings: each(FUNCTION_SETTINGS, columns.function_settings) }),
+    ...(columns.insert_function_settings !== undefined && { insert_function_settings: each(INSERT_FUNCTION_SETTINGS, columns.insert_function_settings) }),
     shared_secret: each(SHARED_SECRET, columns.shared_secret),
     signing_secret: each(SIGNING_SECRET, columns.signing_secret),
     previous_signing_secret: each(PREVIOUS_SIGNING_SECRET, columns.previous_signing_secret),
@@ -72,6 +74,6 @@ export function openedCredentials(keyring: Keyring | undefined, row: CredentialC
 }
 
 /** The actions columns a row or write carries (a partial row may leave them out: they are then left alone). */
-function actionsColumns(from: Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls' | 'function_settings'>>): Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls' | 'function_settings'>> {
+function actionsColumns(from: Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls' | 'function_settings' | 'insert_function_settings'>>): Partial<Pick<DestinationRow, 'mappings' | 'auth' | 'tls' | 'function_settings' | 'insert_function_settings'>> {
   return Object.fromEntries(ACTIONS_COLUMNS.filter((column) => from[column] !== undefined).map((column) => [column, from[column]]));
 }

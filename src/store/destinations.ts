@@ -7,7 +7,7 @@ import { DEFAULT_CONSENT } from '../rules/consent';
 import { newId } from './ids';
 import type { DestinationRow, Tables } from './tables';
 import type { ActionsMapping, OutboundAuth, TlsSettings } from '../mappings/types';
-import type { ConsentSettings, Destination, DestinationPatch, Store, Webhook, WebhookBackpressure, WebhookDisablement, WebhookSetting } from './types';
+import type { ConsentSettings, Destination, DestinationPatch, InsertFunctionInstance, Store, Webhook, WebhookBackpressure, WebhookDisablement, WebhookSetting } from './types';
 import { writeTransaction } from './write-transaction';
 import { secretsKept, type SecretsReach } from '../mappings/url-bound-secrets';
 
@@ -34,7 +34,7 @@ export const OPENED_DESTINATIONS = 1_000;
 
 /** Everything a row's credentials are opened from: any change to one of them (or to the key that sealed them) opens them again. */
 const sealedText = (row: Selectable<DestinationRow>): string =>
-  JSON.stringify({ k: row.credentials_key_id, s: row.shared_secret, g: row.signing_secret, p: row.previous_signing_secret, w: row.webhooks, m: row.mappings, a: row.auth, t: row.tls, f: row.function_settings });
+  JSON.stringify({ k: row.credentials_key_id, s: row.shared_secret, g: row.signing_secret, p: row.previous_signing_secret, w: row.webhooks, m: row.mappings, a: row.auth, t: row.tls, f: row.function_settings, i: row.insert_function_settings });
 
 /** One destination with its URLs' switch-offs and backpressure, both per-URL tables joined: at most 5 × 5 rows for a destination's 5 URLs. */
 const destinationById = (db: Kysely<Tables>, id: string) =>
@@ -84,6 +84,7 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     type: row.type === 'actions' || row.type === 'function' ? row.type : 'webhooks',
     mappings,
     function: row.type === 'function' && row.function_id ? { functionId: row.function_id, settings: row.function_settings ? (JSON.parse(row.function_settings) as Record<string, unknown>) : {} } : null,
+    ...(row.insert_function_instance_id && { insertFunction: toInsertFunction(row) }),
     ...(Object.keys(mappingBackpressure).length > 0 && { mappingBackpressure }),
     auth: row.auth ? (JSON.parse(row.auth) as OutboundAuth) : null,
     tls: row.tls ? (JSON.parse(row.tls) as TlsSettings) : null,
@@ -92,6 +93,30 @@ function toDestination(row: Selectable<DestinationRow>, disabled: Disabled, back
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** What the `insert_function` column keeps of an instance: all but its id (a column of its own) and its settings (sealed). */
+type InsertFunctionHead = Omit<InsertFunctionInstance, 'id' | 'settings'>;
+
+/** A destination's insert function instance from its columns, or undefined when it has none. */
+function toInsertFunction(row: Pick<DestinationRow, 'insert_function_instance_id' | 'insert_function' | 'insert_function_settings'>): InsertFunctionInstance | undefined {
+  if (!row.insert_function_instance_id || !row.insert_function) return undefined;
+  const head = JSON.parse(row.insert_function) as InsertFunctionHead;
+  return { id: row.insert_function_instance_id, ...head, settings: row.insert_function_settings ? (JSON.parse(row.insert_function_settings) as Record<string, unknown>) : {} };
+}
+
+/** The columns an instance is written as (all null: detached). */
+function insertFunctionColumns(instance: InsertFunctionInstance | null): Pick<DestinationRow, 'insert_function_instance_id' | 'insert_function' | 'insert_function_settings'> {
+  if (!instance) return { insert_function_instance_id: null, insert_function: null, insert_function_settings: null };
+  const { id, settings, ...head } = instance;
+  return { insert_function_instance_id: id, insert_function: JSON.stringify(head), insert_function_settings: JSON.stringify(settings) };
+}
+
+/** A second insert function instance for a destination that has one: the admin API answers 409. */
+export class InsertFunctionTaken extends Error {
+  constructor(readonly destinationId: string, readonly instanceId: string) {
+    super(`destination ${destinationId} already has insert function instance ${instanceId}`);
+  }
 }
 
 /** Seed: an empty shared secret means "do not sign", the same as none; keep one spelling of it. */
@@ -212,13 +237,15 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
   let byId: CompiledQuery<DestinationWithWebhookRows> | undefined;
   const opened = <R extends Selectable<DestinationRow>>(row: R): R => ({ ...row, ...credentials.open(row.id, sealedText(row), () => openedCredentials(keyring, row)) });
   const listEnabled: Store['destinations']['listEnabled'] = async (sourceId) => {
+    // A function destination's function is read with it: its display name is the destination's integrations key.
     const rows = await db
       .selectFrom('destinations')
-      .select(['id', 'enabled', 'webhooks', 'consent', 'type', 'mappings'])
-      .where('source_id', '=', sourceId)
-      .where('enabled', '=', 1)
-      .orderBy('created_at')
-      .orderBy('id')
+      .leftJoin('functions', 'functions.id', 'destinations.function_id')
+      .select(['destinations.id', 'destinations.enabled', 'destinations.webhooks', 'destinations.consent', 'destinations.type', 'destinations.mappings', 'destinations.function_id', 'functions.display_name'])
+      .where('destinations.source_id', '=', sourceId)
+      .where('destinations.enabled', '=', 1)
+      .orderBy('destinations.created_at')
+      .orderBy('destinations.id')
       .execute();
     const disabled = await disabledOf(db, rows.map((row) => row.id));
     return rows
@@ -228,6 +255,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         webhookUrls: (JSON.parse(row.webhooks) as Webhook[]).map((webhook) => webhook.url),
         consent: toConsent(row.consent),
         ...(row.type === 'actions' && { mappings: enabledMappings(row) }),
+        ...(row.type === 'function' && row.function_id !== null && { function: { functionId: row.function_id, displayName: row.display_name ?? row.function_id } }),
       }));
   };
 
@@ -258,6 +286,7 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         tls: storedJson(input.tls),
         function_id: input.type === 'function' ? (input.function?.functionId ?? null) : null,
         function_settings: input.type === 'function' ? storedJson(input.function?.settings ?? {}) : null,
+        ...insertFunctionColumns(null),
       };
       return writeTransaction(db, async (trx) => {
         await trx.insertInto('destinations').values({ ...row, ...sealedCredentials(keyring, row.id, row) }).execute();
@@ -298,6 +327,12 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         if (patch.tls !== undefined) changes.tls = storedJson(patch.tls);
         if (patch.function !== undefined && current.type === 'function') changes.function_settings = storedJson(patch.function.settings);
         if (patch.propagateTraceContext !== undefined) changes.propagate_trace_context = patch.propagateTraceContext ? 1 : 0;
+        // At most one insert function instance per destination: attaching another is refused,
+        // and the write below only lands while none is attached (two attaches at once: one wins).
+        const attachedId = current.insert_function_instance_id;
+        const attaching = patch.insertFunction ? patch.insertFunction.id !== attachedId : false;
+        if (attaching && attachedId) throw new InsertFunctionTaken(id, attachedId);
+        if (patch.insertFunction !== undefined) Object.assign(changes, insertFunctionColumns(patch.insertFunction));
         // Pausing again keeps the first time: it is when the hold began.
         if (patch.paused !== undefined && patch.paused !== (current.paused === 1)) {
           changes.paused = patch.paused ? 1 : 0;
@@ -309,7 +344,10 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
         if (kept.dropTls) changes.tls = null;
         // Every write seals the whole row again under the active key: one key id per row.
         const sealed = sealedCredentials(keyring, id, { ...current, ...changes });
-        const row = await trx.updateTable('destinations').set({ ...changes, ...sealed }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+        let update = trx.updateTable('destinations').set({ ...changes, ...sealed }).where('id', '=', id);
+        if (attaching) update = update.where('insert_function_instance_id', 'is', null);
+        const row = await update.returningAll().executeTakeFirst();
+        if (!row) throw new InsertFunctionTaken(id, 'attached meanwhile');
         // A new rate limit starts a new queue: slots handed out under the old one no longer
         // push new asks back (the admin API wakes their holders, who ask again under the new limit).
         // The last send stays, so the new spacing holds from it.
@@ -338,6 +376,19 @@ export function destinationStore(db: Kysely<Tables>, keyring: Keyring | undefine
       const ids = rows.map((row) => row.id);
       const [disabled, backpressured] = [await disabledOf(db, ids), await backpressuredOf(db, ids)];
       return rows.map((row) => toDestination(opened(row), disabled, backpressured));
+    },
+
+    async listWithInsertFunction(functionId) {
+      const rows = await db.selectFrom('destinations').selectAll().where('insert_function_instance_id', 'is not', null).orderBy('id').execute();
+      const destinations = rows.map((row) => toDestination(opened(row), new Map()));
+      const found = destinations.filter((d) => functionId === undefined || d.insertFunction?.functionId === functionId);
+      return found.sort((a, b) => (a.insertFunction!.createdAt < b.insertFunction!.createdAt ? -1 : a.insertFunction!.createdAt > b.insertFunction!.createdAt ? 1 : 0));
+    },
+
+    async getByInsertFunction(instanceId) {
+      const row = await db.selectFrom('destinations').selectAll().where('insert_function_instance_id', '=', instanceId).executeTakeFirst();
+      if (!row) return undefined;
+      return toDestination(opened(row), await disabledOf(db, [row.id]), await backpressuredOf(db, [row.id]));
     },
 
     async listEnabledIds(sourceId) {

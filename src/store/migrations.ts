@@ -638,11 +638,22 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('tracking_plan_violation_users_minute').on('tracking_plan_violation_users').column('minute').execute();
     },
   },
+  // An insert function instance: at most one per destination, so it lives on the destination's row
+  // (one read per attempt, as before): its id (looked up by the admin API), what it runs as JSON
+  // (function, name, switch, times), and its settings, sealed whole like a destination function's.
+  '0040_insert_function_instances': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('destinations').addColumn('insert_function_instance_id', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('insert_function', 'text').execute();
+      await db.schema.alterTable('destinations').addColumn('insert_function_settings', 'text').execute();
+      await db.schema.createIndex('destinations_insert_function_instance_id').on('destinations').column('insert_function_instance_id').execute();
+    },
+  },
   // PostgreSQL only: an operational endpoint made, changed or deleted NOTIFYs once per statement,
   // with no payload, so every process reads its copy of the endpoints again
   // (operational-endpoint-copy.ts) instead of reading the table on every raised event. SQLite has
   // no one to tell: another process's copy is read again once it is a second old.
-  '0040_operational_endpoint_notifications': {
+  '0041_operational_endpoint_notifications': {
     async up(db: Kysely<any>) {
       if (dialectOf(db) !== 'postgres') return;
       await sql`

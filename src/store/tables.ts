@@ -73,6 +73,12 @@ export interface DestinationRow {
   function_id: string | null;
   /** JSON of its instance's settings, sealed whole under credentials_key_id; null for the other kinds. */
   function_settings: string | null;
+  /** Its insert function instance's id (`ifi_…`); null: none. At most one per destination. */
+  insert_function_instance_id: string | null;
+  /** JSON of the instance's InsertFunctionHead (function, name, switch, times); null: none. */
+  insert_function: string | null;
+  /** JSON of the instance's settings, sealed whole under credentials_key_id; null: none. */
+  insert_function_settings: string | null;
 }
 
 /** A rate-limited destination's shared limiter state (delivery/flow-control.ts), epoch µs (0022_rate_slots_us). */

@@ -125,6 +125,8 @@ export interface Destination {
   tls: TlsSettings | null;
   /** A `function` destination: the function it runs and its instance's settings (sensitive values never leave the store except to run it). */
   function?: FunctionInstance | null;
+  /** Its insert function instance, when it has one (at most one per destination); absent: none. */
+  insertFunction?: InsertFunctionInstance;
   /**
    * Whether its requests carry the message's W3C trace context (`traceparent`, and
    * `tracestate` beside it); false sends neither, while the attempts' spans are still exported.
@@ -138,6 +140,21 @@ export interface Destination {
 export interface FunctionInstance {
   functionId: string;
   settings: Record<string, unknown>;
+}
+
+/**
+ * An insert function instance: an INSERT_DESTINATION function (`ifnd_…`) that runs on each event
+ * before its destination renders or sends it, with the settings its handlers get (sensitive values
+ * never leave the store except to run it).
+ */
+export interface InsertFunctionInstance {
+  id: string;
+  functionId: string;
+  name: string | null;
+  enabled: boolean;
+  settings: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface NewDestination {
@@ -164,6 +181,8 @@ export interface NewDestination {
 }
 
 export type DestinationPatch = Partial<NewDestination> & {
+  /** Attaches (or changes) its insert function instance; null detaches it. Attaching a new id where another is attached throws InsertFunctionTaken. */
+  insertFunction?: InsertFunctionInstance | null;
   /** How long the replaced signing secret keeps signing after `signingSecret` changes (ms). */
   signingSecretOverlapMs?: number;
 };
@@ -207,6 +226,12 @@ export interface EnabledDestination {
   consent: ConsentSettings;
   /** An actions destination's enabled mappings, each with its trigger (the planner decides which send). */
   mappings?: Pick<ActionsMapping, 'name' | 'trigger'>[];
+  /**
+   * A destination function's: the function it runs and that function's display name, which is the
+   * destination's key in `integrations` (as Segment names a destination function) and whose id's
+   * hex is its catalog id (a transformation's destinationMetadataId).
+   */
+  function?: { functionId: string; displayName: string };
 }
 
 /** Where Switchyard sends its own operational events; the secret is never part of it (write-only). */
@@ -289,6 +314,10 @@ export interface Store {
     update(id: string, patch: DestinationPatch): Promise<Destination | undefined>;
     delete(id: string): Promise<boolean>;
     listBySource(sourceId: string): Promise<Destination[]>;
+    /** Destinations that have an insert function instance (of `functionId` when given), oldest instance first. */
+    listWithInsertFunction(functionId?: string): Promise<Destination[]>;
+    /** The destination an insert function instance is attached to. */
+    getByInsertFunction(instanceId: string): Promise<Destination | undefined>;
     /** Ids of the enabled destinations with at least one webhook: what a message from this source is delivered to. */
     listEnabledIds(sourceId: string): Promise<string[]>;
     /** The same destinations as listEnabledIds, with each one's webhook URLs in order (for the Web UI's attempt summaries) and its consent settings (the ingest decision). */

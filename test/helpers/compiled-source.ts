@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { transpileSource } from '../../scripts/transpile-source';
 
 /**
  * The processes a test run starts from src/ (workers, APIs, the bench's systems) run as plain
@@ -9,7 +9,8 @@ import { build } from 'esbuild';
  * run starts about a hundred of them. esbuild transpiles file by file, so the tree keeps src/'s
  * layout one level under the repository, as dist/ does, and every path a module takes from its
  * `__dirname` (the Temporal CLI in .tools, the portal's sources, the sandbox's thread file) holds.
- * What the image runs, compiled by tsc, is proved by image-steps; `npm start` by quickstart.
+ * It is the same transpile as `npm run build`'s (scripts/transpile-source.js), whose image
+ * image-steps proves; `npm start` (through tsx) is quickstart's.
  */
 export const COMPILED_SOURCE_ENV = 'SWITCHYARD_COMPILED_SOURCE';
 
@@ -20,11 +21,7 @@ const PREFIX = '.test-build-';
 export async function compileSource(pid = process.pid): Promise<string> {
   removeStale();
   const outdir = path.join(ROOT, `${PREFIX}${pid}`);
-  const src = path.join(ROOT, 'src');
-  const entryPoints = readdirSync(src, { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.startsWith(path.join('portal', 'web')))
-    .map((file) => path.join(src, file));
-  await build({ entryPoints, outdir, outbase: src, format: 'cjs', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'error' });
+  await transpileSource(outdir);
   return outdir;
 }
 

@@ -31,6 +31,12 @@ const DEV_SERVER_SETTINGS = ['history.transferProcessorUpdateAckInterval', 'hist
 /** Webpack's statistics and Temporal's bundle notes are noise in a test run; warnings and errors still show. */
 const QUIET: Logger = { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error };
 
+/**
+ * Set by `npm test` for the files it runs alone, which bring their own Temporal and PostgreSQL:
+ * no shared service is started for them (their slot still names a store, data dir and queue).
+ */
+export const OWN_SERVICES_ENV = 'SWITCHYARD_TEST_OWN_SERVICES';
+
 /** Jest workers of the run: one slot each (1 in band). */
 const slotCount = (globalConfig?: Pick<Config.GlobalConfig, 'maxWorkers'>) => Math.max(1, globalConfig?.maxWorkers ?? 1);
 
@@ -64,6 +70,12 @@ export default async function globalSetup(globalConfig?: Pick<Config.GlobalConfi
   // (test/helpers/postgres.ts createTestDatabase).
   // src/ transpiled once, before any process of the run starts from it (test/helpers/compiled-source.ts).
   process.env[COMPILED_SOURCE_ENV] = await compileSource();
+  if (process.env[OWN_SERVICES_ENV] === '1') {
+    // The files run alone (test/run-alone.txt) start their own Temporal server and PostgreSQL:
+    // the shared dev server, PostgreSQL and slot workers would only take seconds of CPU from them.
+    await Promise.all([ensureRealTemporal(), bundleWorkflows(QUIET).then(({ code }) => writeFileSync(bundle, code))]);
+    return;
+  }
   const [postgres, temporal] = await Promise.all([
     startPostgres(path.join(dir, 'postgres')),
     startTemporal(port, path.join(dir, 'temporal.db'), path.join(dir, 'temporal.log'), DEV_SERVER_SETTINGS),

@@ -55,6 +55,21 @@ function spawnEntry(entry: string, env: NodeJS.ProcessEnv, logFile: string): Chi
 /** A real worker process (src/worker.ts) with the given environment. */
 export const spawnWorker = (env: NodeJS.ProcessEnv, logFile: string) => spawnEntry('worker', env, logFile);
 
+/**
+ * Starts of a file's own worker on its own task queue (a file that kills and restarts it): each
+ * start logs to its own numbered file in the run's test dir (`<name>-worker-<n>.log`) and answers
+ * once that process polls. `temporal`: the system whose server it polls, read at each start.
+ */
+export function ownWorkerStarts(name: string, env: NodeJS.ProcessEnv & { TEMPORAL_TASK_QUEUE: string }, temporal: () => { temporalAddress: string; temporalNamespace: string }): () => Promise<ChildProcess> {
+  let starts = 0;
+  return async () => {
+    const child = spawnWorker(env, path.join(process.env.SWITCHYARD_TEST_DIR ?? '.', `${name}-worker-${++starts}.log`));
+    const { temporalAddress, temporalNamespace } = temporal();
+    await waitForPoller(temporalAddress, temporalNamespace, env.TEMPORAL_TASK_QUEUE, child);
+    return child;
+  };
+}
+
 /** A real API process (src/server.ts) on 127.0.0.1:`port`. */
 export const spawnApi = (env: NodeJS.ProcessEnv, port: number, logFile: string) => spawnEntry('server', { ...env, PORT: String(port), HOST: '127.0.0.1' }, logFile);
 

@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { NO_COUNTS, type Replay } from '../../src/delivery/replay';
 import { temporalReplays } from '../../src/temporal/replays';
-import { spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
+import { ownWorkerStarts, stopProcess, waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { readReplay as readReplayVia, replayFinished, startReplay as startReplayVia } from '../helpers/replay-api';
 import { ADMIN_TOKEN, basicAuth, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
@@ -23,19 +22,13 @@ const queue = `archive-replay-${process.pid}`;
 // A live-lag limit set outright: no replay here rests 10 s to measure the unhurried lag (`auto`), which
 // it did or not by where the clock stood. Pacing by live traffic is replay-live-first's rule.
 const workerEnv = { TEMPORAL_TASK_QUEUE: queue, DELIVERY_TIMEOUT: '2s', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '1s', REPLAY_LIVE_LAG_LIMIT: '1m' };
-const logFile = (n: number) => path.join(process.env.SWITCHYARD_TEST_DIR ?? '.', `archive-replay-worker-${n}.log`);
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 let system: TestSystem;
 let worker: ChildProcess | undefined;
-let workers = 0;
 const receivers: Receiver[] = [];
 
-async function startWorker(): Promise<ChildProcess> {
-  const child = spawnWorker(workerEnv, logFile(++workers));
-  await waitForPoller(system.config.temporalAddress, system.config.temporalNamespace, queue, child);
-  return child;
-}
+const startWorker = ownWorkerStarts('archive-replay', workerEnv, () => system.config);
 
 async function receiver(): Promise<Receiver> {
   const r = await startReceiver();

@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { deliveryWorkflowId } from '../../src/delivery/ids';
 import type { RedeliveryJobView } from '../../src/ports';
-import { spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
+import { ownWorkerStarts, stopProcess, waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
@@ -15,19 +14,13 @@ import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, startSystem, 
 const MESSAGES = 30;
 const queue = `bulk-redeliver-crash-${process.pid}`;
 const workerEnv = { TEMPORAL_TASK_QUEUE: queue, DELIVERY_TIMEOUT: '2s', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '1s' };
-const logFile = (n: number) => path.join(process.env.SWITCHYARD_TEST_DIR ?? '.', `bulk-redeliver-crash-worker-${n}.log`);
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 let system: TestSystem;
 let receiver: Receiver;
 let worker: ChildProcess | undefined;
-let workers = 0;
 
-async function startWorker(): Promise<ChildProcess> {
-  const child = spawnWorker(workerEnv, logFile(++workers));
-  await waitForPoller(system.config.temporalAddress, system.config.temporalNamespace, queue, child);
-  return child;
-}
+const startWorker = ownWorkerStarts('bulk-redeliver-crash', workerEnv, () => system.config);
 
 beforeAll(async () => {
   system = await startSystem({ temporalTaskQueue: queue });

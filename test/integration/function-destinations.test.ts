@@ -1,7 +1,8 @@
 import { deliveryWorkflowId } from '../../src/delivery/ids';
+import { signBody } from '../../src/delivery/signature';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { waitFor } from '../helpers/processes';
-import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, send, type TestSystem, useSystem } from '../helpers/system';
+import { ADMIN_TOKEN, decodedWorkflowHistoryText, deliveryResult, hasDeliveryWorkflow, send, type TestSystem, useSystem } from '../helpers/system';
 
 /**
  * Destination functions through the real API, the run's Temporal and worker process (the sandbox in
@@ -123,6 +124,25 @@ describe('a function destination', () => {
     expect(receiver.requests.filter((r) => r.body.includes('fd-after-deploy')).map((r) => r.path)).toEqual(['/hook/v2']);
   });
 
+  it("answers to its function's display name in integrations, and only transformations scoped to its function reach it", async () => {
+    const { functionId, source, writeKey } = await functionDestination(sendingCode('scoped'));
+    expect((await call('PATCH', `/admin/functions/${functionId}`, { displayName: 'Orders CRM (Acme)' })).status).toBe(200);
+    const transformation = (body: Record<string, unknown>) => call('POST', '/admin/transformations', { sourceId: source.id, enabled: true, if: 'all', ...body });
+    // Scoped to Webhooks: a function destination is not one, so this never renames what it gets.
+    expect((await transformation({ name: 'Webhooks only', destinationMetadataId: '54521fdc25e721e32a72ef04', newEventName: 'Renamed for Webhooks' })).status).toBe(201);
+    // Scoped to its function, as Segment names a destination function's catalog entry: the hex of its dfn_ id.
+    const hex = functionId.slice('dfn_'.length);
+    expect((await transformation({ name: 'This function', destinationMetadataId: hex, if: "event = 'Scoped'", newEventName: 'Renamed for the function' })).status).toBe(201);
+    const unknown = await transformation({ name: 'No such function', destinationMetadataId: 'f'.repeat(24), newEventName: 'x' });
+    expect(unknown).toMatchObject({ status: 422, json: { message: expect.stringMatching(/^destinationMetadataId: f{24} is a Segment catalog destination Switchyard has none of/) } });
+
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Scoped', messageId: 'fd-scoped', integrations: { All: false, 'Orders CRM (Acme)': true } });
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Scoped', messageId: 'fd-off-by-name', integrations: { 'Orders CRM (Acme)': false, Webhooks: true } });
+    expect(await deliveryResult(system.client, source.id, 'fd-scoped')).toMatchObject({ ok: true, report: { destinations: [{ status: 'delivered' }] } });
+    expect(receiver.requests.filter((r) => r.body.includes('fd-scoped')).map((r) => JSON.parse(r.body) as unknown)).toEqual([{ messageId: 'fd-scoped', event: 'Renamed for the function' }]);
+    expect(await hasDeliveryWorkflow(system.client, source.id, 'fd-off-by-name')).toBe(false);
+  });
+
   it("shows each disposition in delivery detail and the overview, console output sealed with its attempt for payloads:read only", async () => {
     const { source, writeKey, destination } = await functionDestination(DISPOSITIONS_CODE);
     const messages: [string, string, Record<string, unknown>][] = [
@@ -201,3 +221,171 @@ async function onIdentify(event) { throw new InvalidEventPayload('no email for '
 async function onPage() { throw new DropEvent('not wanted'); }
 async function onGroup() { throw new TypeError('boom'); }
 `;
+
+/**
+ * Insert functions: an INSERT_DESTINATION function attached to a webhooks or actions destination
+ * (at most one each); its handler runs on the event the destination's filters let through, and the
+ * event it returns is what the mapping renders and what is signed and sent.
+ */
+const insertSettings = [
+  { name: 'tag', label: 'Tag', description: 'Added to the event', type: 'STRING', required: true, sensitive: false },
+  { name: 'token', label: 'Token', description: 'Secret', type: 'STRING', required: true, sensitive: true },
+  { name: 'url', label: 'URL', description: 'Where the function reports it ran', type: 'STRING', required: false, sensitive: false },
+];
+const INSERT_TOKEN = 'insert-secret-token-5d2e81';
+const maskedToken = `${'•'.repeat(10)}${INSERT_TOKEN.slice(-4)}`;
+
+/** Adds the version's mark and the tag to a track event (and reports each call); drops pages; rejects identifies. */
+const insertCode = (version: string) => `
+async function onTrack(event, settings) {
+  if (settings.url) await fetch(settings.url + '/called', { method: 'POST', body: JSON.stringify({ messageId: event.messageId }) });
+  console.log('enriching', event.event, 'with', settings.token);
+  event.properties = Object.assign({}, event.properties, { enriched: settings.tag, version: '${version}' });
+  return event;
+}
+async function onPage() { throw new DropEvent('not wanted'); }
+async function onIdentify(event) { throw new InvalidEventPayload('no email for ' + event.userId); }
+`;
+
+async function insertFunction(code: string) {
+  const fn = await call('POST', '/admin/functions', { code, resourceType: 'INSERT_DESTINATION', settings: insertSettings });
+  expect(fn.status).toBe(201);
+  return fn.json.id as string;
+}
+
+describe('an insert function instance', () => {
+  it('is created on one destination in Segment\'s alpha shape, at most one per destination, its secrets masked, every refusal naming the field', async () => {
+    const functionId = await insertFunction(insertCode('crud'));
+    const { source } = await system.store.sources.create('insert function crud');
+    const webhooks = await call('POST', `/admin/sources/${source.id}/destinations`, { enabled: true, webhooks: [{ url: `${receiver.url}/crud` }] });
+    const body = { functionId: functionId.slice('ifnd_'.length), integrationId: webhooks.json.id, enabled: true, name: 'Enrich', settings: { tag: 't1' }, encryptedSettings: { token: INSERT_TOKEN } };
+    const created = await call('POST', '/admin/insert-function-instances', body);
+    expect(created).toMatchObject({ status: 201, json: { id: expect.stringMatching(/^ifi_/), name: 'Enrich', integrationId: webhooks.json.id, classId: functionId, enabled: true, settings: { tag: 't1' }, encryptedSettings: { token: maskedToken } } });
+    const id = created.json.id as string;
+    const read = await call('GET', `/admin/insert-function-instances/${id}`);
+    expect(read.json).toEqual(created.json);
+    expect((await call('GET', `/admin/insert-function-instances?functionId=${functionId}`)).json).toEqual({ insertFunctionInstances: [created.json] });
+    // What GET answers saves back unchanged: the masked secret keeps its value.
+    const saved = await call('PATCH', `/admin/insert-function-instances/${id}`, { ...read.json, enabled: false });
+    expect(saved).toMatchObject({ status: 200, json: { enabled: false, encryptedSettings: { token: maskedToken } } });
+    expect((await system.store.destinations.get(webhooks.json.id))?.insertFunction).toMatchObject({ id, enabled: false, settings: { tag: 't1', token: INSERT_TOKEN } });
+    for (const answer of [created.body, read.body, saved.body]) expect(answer).not.toContain(INSERT_TOKEN);
+    const audit = await system.store.audit.list({ target: id, limit: 10 });
+    expect(audit.map((e) => e.action).sort()).toEqual(['insert_function_instance.create', 'insert_function_instance.update']);
+
+    // A second instance on the same destination: 409 naming the field.
+    const second = await call('POST', '/admin/insert-function-instances', body);
+    expect(second).toMatchObject({ status: 409, json: { message: expect.stringMatching(/^integrationId: destination .* already has insert function instance/) } });
+    const dfn = await call('POST', '/admin/functions', { code: 'function onTrack() {}', resourceType: 'DESTINATION' });
+    const fnDestination = await call('POST', `/admin/sources/${source.id}/destinations`, { type: 'function', enabled: true, functionId: dfn.json.id, settings: {} });
+    const other = await call('POST', `/admin/sources/${source.id}/destinations`, { enabled: true, webhooks: [{ url: `${receiver.url}/crud2` }] });
+    const refusals: [Record<string, unknown>, RegExp][] = [
+      [{ ...body, integrationId: other.json.id, functionId: dfn.json.id }, /^functionId: dfn_\w+ is a DESTINATION function; an insert function instance runs an INSERT_DESTINATION function/],
+      [{ ...body, integrationId: other.json.id, functionId: 'ifnd_000000000000000000000000' }, /^functionId: no function/],
+      [{ ...body, integrationId: 'dst_missing' }, /^integrationId: no destination dst_missing/],
+      [{ ...body, integrationId: fnDestination.json.id }, /^integrationId: .* is a function destination/],
+      [{ ...body, integrationId: other.json.id, encryptedSettings: {} }, /^settings\.token: is required by the function/],
+      [{ ...body, integrationId: other.json.id, settings: { tag: 1 } }, /^settings\.tag: must be a string/],
+      [{ ...body, integrationId: other.json.id, settings: { tag: 't', token: 'x' } }, /^encryptedSettings\.token: is also in settings/],
+      [{ functionId, integrationId: other.json.id, settings: { tag: 't', token: 'x' } }, /enabled/],
+    ];
+    for (const [refused, message] of refusals) {
+      const answer = await call('POST', '/admin/insert-function-instances', refused);
+      expect({ refused, status: answer.status, message: answer.json.message }).toEqual({ refused, status: 400, message: expect.stringMatching(message) });
+    }
+    expect((await call('PATCH', `/admin/insert-function-instances/${id}`, { integrationId: other.json.id })).json.message).toMatch(/^integrationId: an instance stays on its destination/);
+    expect((await system.app.inject({ method: 'DELETE', url: `/admin/insert-function-instances/${id}`, headers: admin })).statusCode).toBe(204);
+    expect((await call('GET', `/admin/insert-function-instances/${id}`)).status).toBe(404);
+    expect((await system.store.destinations.get(webhooks.json.id))?.insertFunction).toBeUndefined();
+  });
+
+  it('sends what it returned through a webhooks and an actions destination, on the version the delivery started with; a filtered message never calls it', async () => {
+    const functionId = await insertFunction(insertCode('v1'));
+    const { source, writeKey } = await system.store.sources.create('insert function delivery');
+    const secret = 'insert-shared-secret';
+    const webhooks = await call('POST', `/admin/sources/${source.id}/destinations`, { enabled: true, sharedSecret: secret, webhooks: [{ url: `${receiver.url}/ifn-webhook` }] });
+    const actions = await call('POST', `/admin/sources/${source.id}/destinations`, {
+      type: 'actions',
+      enabled: true,
+      mappings: [{ name: 'Orders', enabled: true, trigger: 'type = "track"', settings: { url: `${receiver.url}/ifn-actions`, method: 'POST', data: { id: { '@path': '$.messageId' }, enriched: { '@path': '$.properties.enriched' }, version: { '@path': '$.properties.version' } } } }],
+    });
+    for (const destination of [webhooks, actions]) {
+      const instance = await call('POST', '/admin/insert-function-instances', { functionId, integrationId: destination.json.id, enabled: true, settings: { tag: 'gold', url: receiver.url }, encryptedSettings: { token: INSERT_TOKEN } });
+      expect(instance.status).toBe(201);
+    }
+    // A destination filter drops 'Filtered' for the webhooks destination: its insert function never sees it.
+    expect((await call('POST', `/admin/destinations/${webhooks.json.id}/filters`, { title: 'No filtered', enabled: true, if: "event = 'Filtered'", actions: [{ type: 'DROP' }] })).status).toBe(201);
+
+    // The webhook's first answer is a slow 503: v2 is deployed while it waits; the retry still runs v1.
+    let slowed = false;
+    receiver.respond((request) => {
+      if (request.path !== '/hook/ifn-webhook' || slowed) return { status: 200 };
+      slowed = true;
+      return { status: 503, delayMs: 1_500 };
+    });
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'ifn-order', properties: { total: 3 } });
+    await waitFor(() => {
+      if (!receiver.requests.some((r) => r.path === '/hook/ifn-webhook')) throw new Error('the first attempt has not reached the receiver');
+    }, 20_000);
+    expect((await call('PATCH', `/admin/functions/${functionId}`, { code: insertCode('v2') })).status).toBe(200);
+    expect((await call('POST', `/admin/functions/${functionId}/deploy`, {})).json).toMatchObject({ deployedVersion: 2 });
+    const result = await deliveryResult(system.client, source.id, 'ifn-order');
+    expect(result).toMatchObject({ ok: true });
+    expect(result.report?.destinations).toEqual(expect.arrayContaining([expect.objectContaining({ destinationId: webhooks.json.id, status: 'delivered', rounds: 2 })]));
+
+    const sent = receiver.requests.filter((r) => r.path === '/hook/ifn-webhook' && r.body.includes('ifn-order'));
+    expect(sent).toHaveLength(2);
+    for (const request of sent) {
+      // The event it returned is what was signed and sent, every field the sender sent kept.
+      expect(JSON.parse(request.body)).toMatchObject({ messageId: 'ifn-order', event: 'Order Completed', properties: { total: 3, enriched: 'gold', version: 'v1' } });
+      expect(request.headers['x-signature']).toBe(signBody(secret, request.body));
+    }
+    const mapped = receiver.requests.filter((r) => r.path === '/hook/ifn-actions');
+    expect(mapped.map((r) => JSON.parse(r.body))).toEqual([{ id: 'ifn-order', enriched: 'gold', version: 'v1' }]);
+    // Its console output is with the attempt, sealed (payloads:read), the secret masked; never in history in the clear.
+    const detail = await call('GET', `/admin/sources/${source.id}/deliveries/ifn-order`);
+    const webhookDetail = detail.json.destinations.find((d: { destinationId: string }) => d.destinationId === webhooks.json.id);
+    expect(webhookDetail.attempts[0]).toMatchObject({ logs: [`log: enriching Order Completed with ${maskedToken}`] });
+    const history = await decodedWorkflowHistoryText(system, deliveryWorkflowId(source.id, 'ifn-order'));
+    expect(history).not.toContain(INSERT_TOKEN);
+    expect(history).not.toContain('enriching');
+
+    // DropEvent: not sent, counted filtered; InvalidEventPayload: failed at once; a filtered message: no call.
+    await send(system.app, writeKey, 'page', { userId: 'u1', name: 'Home', messageId: 'ifn-dropped' });
+    await send(system.app, writeKey, 'identify', { userId: 'u-bad', messageId: 'ifn-rejected' });
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Filtered', messageId: 'ifn-filtered' });
+    const dropped = await deliveryResult(system.client, source.id, 'ifn-dropped');
+    expect(dropped.report?.destinations).toEqual([expect.objectContaining({ destinationId: webhooks.json.id, status: 'stopped', reason: 'function:dropped: DropEvent' })]);
+    const rejected = await deliveryResult(system.client, source.id, 'ifn-rejected');
+    expect(rejected.report?.destinations).toEqual([expect.objectContaining({ destinationId: webhooks.json.id, status: 'failed', rounds: 1, reason: expect.stringContaining('function:rejected: InvalidEventPayload') })]);
+    // The filtered message went to the actions destination only, through v2 there.
+    const filtered = await deliveryResult(system.client, source.id, 'ifn-filtered');
+    expect(filtered.report?.destinations).toEqual([expect.objectContaining({ destinationId: actions.json.id, status: 'delivered' })]);
+    expect(receiver.requests.filter((r) => r.path === '/hook/ifn-actions').map((r) => JSON.parse(r.body))).toContainEqual({ id: 'ifn-filtered', enriched: 'gold', version: 'v2' });
+    expect(receiver.requests.filter((r) => r.path === '/hook/called' && r.body.includes('ifn-filtered'))).toHaveLength(1);
+    expect(receiver.requests.filter((r) => ['/hook/ifn-webhook'].includes(r.path) && /ifn-(dropped|rejected|filtered)/.test(r.body))).toEqual([]);
+    await waitFor(async () => {
+      const overview = await call('GET', `/admin/destinations/${webhooks.json.id}/overview`);
+      expect(overview.json).toMatchObject({ delivered: 1, failed: 1, filtered: { stopped: 1 } });
+    }, 30_000);
+  });
+
+  it("is not run while its destination is paused, only when the held message is sent", async () => {
+    const functionId = await insertFunction(insertCode('paused'));
+    const { source, writeKey } = await system.store.sources.create('insert function paused');
+    const destination = await call('POST', `/admin/sources/${source.id}/destinations`, { enabled: true, paused: true, webhooks: [{ url: `${receiver.url}/ifn-paused` }] });
+    expect((await call('POST', '/admin/insert-function-instances', { functionId, integrationId: destination.json.id, enabled: true, settings: { tag: 'held', token: INSERT_TOKEN, url: receiver.url } })).status).toBe(201);
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'ifn-paused' });
+    // Held: the delivery waits on a timer for the resume, having asked once.
+    await waitFor(async () => {
+      const { events } = await system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'ifn-paused')).fetchHistory();
+      if (!events?.some((e) => e.timerStartedEventAttributes)) throw new Error('the delivery is not held yet');
+    }, 20_000);
+    const calls = () => receiver.requests.filter((r) => r.path === '/hook/called' && r.body.includes('ifn-paused'));
+    expect(calls()).toEqual([]);
+    expect((await call('PATCH', `/admin/destinations/${destination.json.id}`, { paused: false })).status).toBe(200);
+    expect(await deliveryResult(system.client, source.id, 'ifn-paused')).toMatchObject({ ok: true });
+    expect(calls()).toHaveLength(1);
+    expect(JSON.parse(receiver.requests.find((r) => r.path === '/hook/ifn-paused')!.body)).toMatchObject({ properties: { enriched: 'held', version: 'paused' } });
+  });
+});

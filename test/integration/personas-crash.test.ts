@@ -1,11 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { EncryptionCodec } from '../../src/privacy/payload-codec';
 import type { PersonasSyncReport } from '../../src/workflows/personas-sync';
 import { testKeyring } from '../helpers/payload-keys';
 import { admin, createDefinition, ingestBatch, messagesOf, NEVER } from '../helpers/personas';
-import { spawnWorker, stopProcess, waitFor, waitForPoller } from '../helpers/processes';
+import { ownWorkerStarts, stopProcess, waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { sourceWithDestination, startSystem, type TestSystem } from '../helpers/system';
 
@@ -18,18 +17,12 @@ import { sourceWithDestination, startSystem, type TestSystem } from '../helpers/
 const MEMBERS = 105;
 const queue = `personas-crash-${process.pid}`;
 const workerEnv = { TEMPORAL_TASK_QUEUE: queue, PERSONAS_SYNC_PAGE_SIZE: '1', DELIVERY_INITIAL_BACKOFF: '200ms', DELIVERY_MAX_BACKOFF: '1s' };
-const logFile = (n: number) => path.join(process.env.SWITCHYARD_TEST_DIR ?? '.', `personas-crash-worker-${n}.log`);
 
 let system: TestSystem;
 let receiver: Receiver;
 let worker: ChildProcess | undefined;
-let workers = 0;
 
-async function startWorker(): Promise<ChildProcess> {
-  const child = spawnWorker(workerEnv, logFile(++workers));
-  await waitForPoller(system.config.temporalAddress, system.config.temporalNamespace, queue, child);
-  return child;
-}
+const startWorker = ownWorkerStarts('personas-crash', workerEnv, () => system.config);
 
 beforeAll(async () => {
   system = await startSystem({ temporalTaskQueue: queue });

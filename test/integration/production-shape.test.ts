@@ -14,7 +14,7 @@ import { basicAuth, workflowHistoryText, workflowListText } from '../helpers/sys
  */
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const MESSAGES = 600;
+const MESSAGES = 400;
 
 let shape: ProductionShape;
 let receiver: Receiver;
@@ -89,10 +89,10 @@ it('survives every fault of the matrix in turn under single calls through both A
   try {
     const unavailable = (reading: { status: number }) => reading.status === 503;
     // The short version of each fault; `npx tsx scripts/faults.ts production-shape` runs them at full length.
-    const faults = productionFaults(shape, drillReceiver, { downMs: 2_500, hangMs: 6_000, cutMs: 6_000, shows: unavailable });
+    const faults = productionFaults(shape, drillReceiver, { downMs: 2_500, hangMs: 4_000, cutMs: 4_000, shows: unavailable });
     // The worker-kill test before this one left one worker dead on purpose: the drill watches the living.
     const living = shape.workers.filter((w) => w.process.exitCode === null && w.process.signalCode === null);
-    const figures = await faultDrill({ apis: shape.apis, workers: living, receiver: drillReceiver, rate: 10, seconds: 56, faults, log });
+    const figures = await faultDrill({ apis: shape.apis, workers: living, receiver: drillReceiver, rate: 10, seconds: 42, faults, log });
     log(`production shape, fault matrix: ${JSON.stringify({ ...figures, faults: undefined })}\n${drillRows(figures).join('\n')}`);
     expect(drillBroken(figures)).toEqual([]);
     expect(figures.acked).toBeGreaterThan(0);

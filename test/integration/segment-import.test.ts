@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Analytics } from '@segment/analytics-node';
 import { ROOT } from '../helpers/processes';
 import { ADMIN_TOKEN, basicAuth, startSystem, type TestSystem } from '../helpers/system';
 import { nodeArgsFor } from '../helpers/compiled-source';
@@ -37,6 +38,16 @@ afterAll(async () => {
   await system.close();
 });
 
+/** The API on 127.0.0.1, listening from the first call on: where a client and the CLI reach it. */
+let host: string | undefined;
+async function listening(): Promise<string> {
+  if (!host) {
+    await system.app.listen({ port: 0, host: '127.0.0.1' });
+    host = `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
+  }
+  return host;
+}
+
 type Report = { objects: Array<Record<string, unknown> & { kind: string; segmentId: string; outcome: string }>; counts: Record<string, Record<string, number>>; problems: unknown[]; applied: boolean; guide: string };
 const importExport = async (body: Record<string, unknown>) => {
   const reply = await system.app.inject({ method: 'POST', url: '/admin/imports', headers: auth, payload: body });
@@ -54,8 +65,9 @@ const EXPECTED_COUNTS = {
   filter: { unchanged: 1, changed: 0, cannot: 0 },
   plan_connection: { unchanged: 1, changed: 0, cannot: 0 },
   label: { unchanged: 1, changed: 0, cannot: 0 },
-  transformation: { unchanged: 1, changed: 0, cannot: 0 },
-  function: { unchanged: 1, changed: 0, cannot: 1 },
+  transformation: { unchanged: 2, changed: 0, cannot: 0 },
+  function: { unchanged: 1, changed: 1, cannot: 0 },
+  insert_function_instance: { unchanged: 1, changed: 0, cannot: 0 },
   user: { unchanged: 0, changed: 0, cannot: 2 },
   warehouse: { unchanged: 0, changed: 0, cannot: 3 },
   reverse_etl: { unchanged: 0, changed: 0, cannot: 1 },
@@ -68,14 +80,17 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     expect(report.applied).toBe(false);
     expect(report.problems).toEqual([]);
     expect(report.guide).toBe('docs/migrating-from-segment.md');
-    expect(report.objects).toHaveLength(23);
+    expect(report.objects).toHaveLength(25);
     // Without the secrets: both sources would get new keys, the classic destination has no secret yet.
     expect(line(report, 'source', 'qaHm2cZ9vTbX8kLpR4sW1n')).toMatchObject({ outcome: 'changed', changes: [expect.stringContaining('writeKey: not in the export')] });
     expect(line(report, 'destination', '643ea8f292e9257d89a7e8e4')).toMatchObject({ outcome: 'changed', secretsNeeded: ['643ea8f292e9257d89a7e8e4.sharedSecret'] });
     // The destination function moves; the destination running it (metadata.id its hex id) asks for its masked setting.
-    expect(line(report, 'function', 'dfn_6425a1b2c3d4e5f60718293a')).toMatchObject({ outcome: 'unchanged' });
+    // Its display_name is null in the export (Segment's provider drops it): named after the destination running it, said as a change.
+    expect(line(report, 'function', 'dfn_6425a1b2c3d4e5f60718293a')).toMatchObject({ outcome: 'changed', name: 'Orders to fulfilment (function)', changes: [expect.stringContaining('display_name: null in the export')] });
     expect(line(report, 'destination', '6425a1b2c3d4e5f607182950')).toMatchObject({ outcome: 'changed', secretsNeeded: ['6425a1b2c3d4e5f607182950.apiKey'] });
-    expect(line(report, 'function', '6425a1b2c3d4e5f607182941')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('does not run insert functions on a destination in this version') });
+    // The insert function moves, and its instance onto the classic destination it names (function_id its hex id).
+    expect(line(report, 'function', 'ifnd_6425a1b2c3d4e5f607182940')).toMatchObject({ outcome: 'unchanged' });
+    expect(line(report, 'insert_function_instance', '6425a1b2c3d4e5f607182941')).toMatchObject({ outcome: 'unchanged', name: 'Mask emails' });
     expect(line(report, 'destination', '65a0f1e2d3c4b5a697887766')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('Braze (Actions) is a Segment catalog destination') });
     expect(line(report, 'destination', '6398655474f111744d9240f8')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining('its source spa_9xQ2mL7vKcR4tY8wZ1bN3d is not in the export') });
     expect(line(report, 'subscription', '6364eacc13816c38bfb34981:NtPkMrYdpq9PKcnSSt6pK')).toMatchObject({ outcome: 'cannot', reason: expect.stringContaining("Segment's Linked Events enrichment") });
@@ -98,28 +113,43 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
       ['source', 'created'],
       ['tracking_plan', 'created'],
       ['function', 'created'],
+      ['function', 'created'],
       ['destination', 'created'],
       ['destination', 'created'],
       ['destination', 'created'],
       ['filter', 'created'],
+      ['insert_function_instance', 'created'],
+      ['transformation', 'created'],
       ['transformation', 'created'],
       ['plan_connection', 'created'],
     ]);
 
     // The function, made through POST /admin/functions; the destination runs it with the secret from --secrets (answered masked).
     const fn = (await system.app.inject({ method: 'GET', url: `/admin/functions/${String(line(report, 'function', 'dfn_6425a1b2c3d4e5f60718293a').id)}`, headers: auth })).json();
-    expect(fn).toMatchObject({ resourceType: 'DESTINATION', description: 'Send orders to the fulfilment API', deployedVersion: 1, settings: [{ name: 'apiKey', sensitive: true, required: true }] });
+    expect(fn).toMatchObject({ resourceType: 'DESTINATION', displayName: 'Orders to fulfilment (function)', description: 'Send orders to the fulfilment API', deployedVersion: 1, settings: [{ name: 'apiKey', sensitive: true, required: true }] });
     expect(fn.code).toContain('https://api.example.com/orders?key=${settings.apiKey}');
     const runsIt = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${String(line(report, 'destination', '6425a1b2c3d4e5f607182950').id)}`, headers: auth })).json();
     expect(runsIt).toMatchObject({ type: 'function', functionId: fn.id, name: 'Orders to fulfilment (function)', settings: { apiKey: expect.stringMatching(/^•+f00d$/) } });
     expect((await system.store.destinations.get(runsIt.id))?.function?.settings).toEqual({ apiKey: secrets['6425a1b2c3d4e5f607182950'].apiKey });
 
+    // The insert function instance, made through POST /admin/insert-function-instances on the classic destination.
+    const instance = (await system.app.inject({ method: 'GET', url: `/admin/insert-function-instances/${String(line(report, 'insert_function_instance', '6425a1b2c3d4e5f607182941').id)}`, headers: auth })).json();
+    expect(instance).toMatchObject({ name: 'Mask emails', enabled: true, functionId: line(report, 'function', 'ifnd_6425a1b2c3d4e5f607182940').id, integrationId: line(report, 'destination', '643ea8f292e9257d89a7e8e4').id });
+
     // The web source keeps its Segment write key and labels, and is found by its Segment id and label.
     const web = line(report, 'source', 'b1TTjVj38UH445ezhJU3Y6');
     const listed = (await system.app.inject({ method: 'GET', url: '/admin/sources?label=environment:prod', headers: auth })).json<{ sources: Array<Record<string, unknown>> }>().sources;
     expect(listed.find((s) => s.id === web.id)).toMatchObject({ name: 'Web shop (prod)', slug: 'web_shop_prod', segmentId: 'b1TTjVj38UH445ezhJU3Y6', labels: [{ key: 'environment', value: 'prod' }] });
-    const sent = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth(secrets.b1TTjVj38UH445ezhJU3Y6.writeKey) }, payload: { userId: 'u1', event: 'Imported' } });
-    expect(sent.statusCode).toBe(200);
+    // Segment's own client, its write key unchanged: only the host is Switchyard's (integrations All: false, so nothing is delivered).
+    const analytics = new Analytics({ writeKey: secrets.b1TTjVj38UH445ezhJU3Y6.writeKey, host: await listening(), flushAt: 1, maxRetries: 0 });
+    const errors: unknown[] = [];
+    analytics.on('error', (err) => errors.push(err));
+    const accepted = new Promise<unknown>((resolve) => analytics.track({ userId: 'u1', event: 'Imported', messageId: 'imported-key', integrations: { All: false } }, resolve));
+    expect(await accepted).toBeUndefined();
+    await analytics.closeAndFlush({ timeout: 20_000 });
+    expect(errors).toEqual([]);
+    const refused = await system.app.inject({ method: 'POST', url: '/v1/track', headers: { authorization: basicAuth('not-the-imported-key-0000') }, payload: { userId: 'u1', event: 'Imported' } });
+    expect(refused.statusCode).toBe(401);
 
     // The classic destination has the secret from --secrets; the Actions one its two subscriptions.
     const classic = (await system.app.inject({ method: 'GET', url: `/admin/destinations/${String(line(report, 'destination', '643ea8f292e9257d89a7e8e4').id)}`, headers: auth })).json();
@@ -133,6 +163,9 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     // The transformation, made through POST /admin/transformations on the web source, whole-source scope.
     const transformation = (await system.app.inject({ method: 'GET', url: `/admin/transformations/${String(line(report, 'transformation', '2aMwQ7nX9pK3vL8cR5tY1sB4dE').id)}`, headers: auth })).json();
     expect(transformation).toMatchObject({ sourceId: web.id, destinationMetadataId: null, name: 'Rename order id', if: "event = 'Order Completed'", propertyRenames: [{ oldName: 'order_id', newName: 'orderId' }] });
+    // Scoped to the exported destination function: to the function it became, by the hex of its Switchyard id.
+    const scoped = (await system.app.inject({ method: 'GET', url: `/admin/transformations/${String(line(report, 'transformation', '3bNxR8oY0qL4wM9dS6uZ2tC5fF').id)}`, headers: auth })).json();
+    expect(scoped).toMatchObject({ sourceId: web.id, destinationMetadataId: String(fn.id).slice('dfn_'.length), name: 'Fulfilment currency' });
 
     // Applied again: every object found by its Segment id and kept; nothing in the store changed.
     const snapshot = async () => ({
@@ -145,7 +178,7 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
     const firstDestinations = await Promise.all(first.destinations);
     const again = await importExport({ files, apply: true, secrets });
     expect(again.report.counts).toEqual(EXPECTED_COUNTS);
-    expect(again.report.objects.filter((o) => o.applied).map((o) => o.applied)).toEqual(Array(10).fill('kept'));
+    expect(again.report.objects.filter((o) => o.applied).map((o) => o.applied)).toEqual(Array(13).fill('kept'));
     expect(again.report.objects.filter((o) => o.applied).map((o) => o.id)).toEqual(written.map((o) => o.id));
     const second = await snapshot();
     expect(second.sources).toBe(first.sources);
@@ -208,9 +241,7 @@ describe('POST /admin/imports with a Segment Terraform export', () => {
 
 describe('npm run import -- segment <path>', () => {
   it('prints the report with counts by kind, and --json the same report as JSON', async () => {
-    await system.app.listen({ port: 0, host: '127.0.0.1' });
-    const url = `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
-    const env = { ...process.env, SWITCHYARD_URL: url, ADMIN_TOKEN };
+    const env = { ...process.env, SWITCHYARD_URL: await listening(), ADMIN_TOKEN };
     const run = (args: string[]) => promisify(execFile)(process.execPath, [...nodeArgsFor('src/import-cli.ts'), ...args], { cwd: ROOT, env, maxBuffer: 10 * 1024 * 1024 });
     const text = (await run(['segment', FIXTURE, '--secrets', SECRETS])).stdout;
     expect(text).toContain('Segment import (dry run: nothing written; --apply to create)');
@@ -219,6 +250,12 @@ describe('npm run import -- segment <path>', () => {
     expect(text).toContain('What cannot move, and what to use instead: docs/migrating-from-segment.md');
     const json = JSON.parse((await run(['segment', FIXTURE, '--secrets', SECRETS, '--json'])).stdout) as Report;
     expect(json.counts).toEqual(EXPECTED_COUNTS);
+    // --apply, after the imports above: everything is found by its Segment id, nothing made again.
+    const applied = JSON.parse((await run(['segment', FIXTURE, '--secrets', SECRETS, '--json', '--apply'])).stdout) as Report;
+    expect(applied).toMatchObject({ applied: true, counts: EXPECTED_COUNTS });
+    const outcomes = applied.objects.filter((o) => o.applied).map((o) => o.applied);
+    expect(outcomes).toHaveLength(13);
+    expect(outcomes.filter((o) => o !== 'kept' && o !== 'updated')).toEqual([]);
     await expect(run(['segment'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('usage: npm run import -- segment <path to the export>') });
   }, 120_000);
 });

@@ -248,6 +248,10 @@ describe.each([
         { id: oneGone.id, webhookUrls: [hook(4).url, hook(5).url], consent },
       ]);
       expect(await store.destinations.listEnabledIds('src_missing')).toEqual([]);
+      // A function destination is listed with its function's id and display name (its integrations key), read in the same query.
+      const fn = await store.functions.create({ resourceType: 'DESTINATION', displayName: 'Orders CRM (Acme)', description: null, logoUrl: null, settings: [], code: 'async function onTrack() {}' });
+      const running = await store.destinations.create(source.id, { enabled: true, type: 'function', function: { functionId: fn.id, settings: {} }, webhooks: [] });
+      expect((await other.destinations.listEnabled(source.id)).find((d) => d.id === running.id)).toEqual({ id: running.id, webhookUrls: [], consent, function: { functionId: fn.id, displayName: 'Orders CRM (Acme)' } });
     });
 
     it('listSourceIdsWithEnabled: each source with a deliverable destination once, sorted', async () => {

@@ -1,4 +1,6 @@
-import { countsByKind, type ImportObject } from '../../src/segment/import-plan';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { countsByKind, segmentResourceTypes, type ImportObject } from '../../src/segment/import-plan';
 import { formatReport } from '../../src/segment/import-report';
 
 const objects: ImportObject[] = [
@@ -29,4 +31,12 @@ it('prints one line per object, its changes, secrets and reason under it, then t
     '',
     'What cannot move, and what to use instead: docs/migrating-from-segment.md',
   ]);
+});
+
+// The newcomer's page names every kind of object in a Segment workspace, and every resource type the import reads or refuses.
+it('docs/migrating-from-segment.md names every kind of Segment object and every resource type the import knows', () => {
+  const page = readFileSync(path.resolve(__dirname, '../../docs/migrating-from-segment.md'), 'utf8');
+  const kinds = ['Source', 'Destination: Webhooks (classic)', 'Destination: Webhooks (Actions)', 'Destination: any other catalog destination', 'Subscription', 'Destination filter', 'Tracking plan', 'Transformation', 'Destination function', 'Source function', 'Insert function', 'Label', 'User', 'Reverse ETL', 'Warehouse'];
+  expect(kinds.filter((kind) => !page.includes(`**${kind}`))).toEqual([]);
+  expect(segmentResourceTypes().filter((type) => !page.includes(`\`${type}\``))).toEqual([]);
 });

@@ -95,6 +95,11 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'GET /admin/functions/:id/versions': read,
   'POST /admin/functions/:id/deploy': { scope: 'destinations:write', action: 'function.deploy' },
   'POST /admin/functions/:id/test': { scope: 'destinations:write', action: 'function.test' },
+  'POST /admin/insert-function-instances': { scope: 'destinations:write', action: 'insert_function_instance.create' },
+  'GET /admin/insert-function-instances': read,
+  'GET /admin/insert-function-instances/:id': read,
+  'PATCH /admin/insert-function-instances/:id': { scope: 'destinations:write', action: 'insert_function_instance.update' },
+  'DELETE /admin/insert-function-instances/:id': { scope: 'destinations:write', action: 'insert_function_instance.delete' },
   // Tracking plans, their rules and sources; a source's schema controls; its violations.
   'POST /admin/tracking-plans': { scope: 'destinations:write', action: 'tracking_plan.create' },
   'GET /admin/tracking-plans': read,

@@ -22,6 +22,7 @@ import { mappingPreviewRoutes } from './mapping-preview';
 import { destinationHealthRoutes } from './destination-health';
 import { operationalEndpointRoutes } from './operational-endpoints';
 import { functionRoutes } from './functions';
+import { insertFunctionInstanceRoutes } from './insert-function-instances';
 import { transformationRoutes } from './transformations';
 import type { SandboxPool } from '../../functions/sandbox-pool';
 import { destinationOverviewRoutes } from './destination-overview';
@@ -65,7 +66,7 @@ export interface AdminOptions {
  * The admin API, one plugin per resource. The access check (token and scope) is a hook
  * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
-namePlugins({ tokenRoutes, auditRoutes, statusRoutes, sourceRoutes, importRoutes, trackingPlanRoutes, sourceSchemaSettingsRoutes, violationRoutes, destinationRoutes, destinationHealthRoutes, destinationOverviewRoutes, destinationFilterRoutes, operationalEndpointRoutes, functionRoutes, transformationRoutes, mappingPreviewRoutes, regulationRoutes, deliveryRoutes, redeliveryRoutes, replayRoutes, audienceRoutes, computedTraitRoutes });
+namePlugins({ tokenRoutes, auditRoutes, statusRoutes, sourceRoutes, importRoutes, trackingPlanRoutes, sourceSchemaSettingsRoutes, violationRoutes, destinationRoutes, destinationHealthRoutes, destinationOverviewRoutes, destinationFilterRoutes, operationalEndpointRoutes, functionRoutes, insertFunctionInstanceRoutes, transformationRoutes, mappingPreviewRoutes, regulationRoutes, deliveryRoutes, redeliveryRoutes, replayRoutes, audienceRoutes, computedTraitRoutes });
 
 export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents, egressAllowlist, functionSandbox }) => {
   app.addHook('onRequest', authorize ?? authorizer({ adminToken, failures: adminTokenFailures, tokens: store.tokens, audit: store.audit }));
@@ -89,6 +90,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(destinationFilterRoutes, { store });
   await app.register(operationalEndpointRoutes, { store, egressAllowlist: egressAllowlist ?? [] });
   await app.register(functionRoutes, { store, sandbox: functionSandbox });
+  await app.register(insertFunctionInstanceRoutes, { store });
   await app.register(transformationRoutes, { store });
   await app.register(mappingPreviewRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });

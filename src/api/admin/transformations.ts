@@ -3,7 +3,7 @@ import type { preValidationHookHandler } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { conditionMatches } from '../../rules/fql-match';
 import { applyTransformations, compileTransformation, type CompiledTransformation, type TransformationRules } from '../../rules/transformations';
-import { SWITCHYARD_CATALOG_IDS, WEBHOOKS_ACTIONS_METADATA_ID, WEBHOOKS_METADATA_ID } from '../../segment/destination-shape';
+import { FUNCTION_METADATA_ID, SWITCHYARD_CATALOG_IDS, WEBHOOKS_ACTIONS_METADATA_ID, WEBHOOKS_METADATA_ID } from '../../segment/destination-shape';
 import type { TransformationRecord, TransformationSettings } from '../../store/transformations';
 import type { Store } from '../../store/types';
 import { audited } from '../access/audit-trail';
@@ -53,7 +53,7 @@ const rulesFields = {
 const scopeFields = {
   sourceId: Type.String({ minLength: 1, maxLength: 100, description: 'The Switchyard source (`src_…`) whose messages it transforms.' }),
   destinationMetadataId: nullable(
-    Type.String({ maxLength: 100, description: `Absent or null: every destination of the source. Else the Segment catalog id of the destinations it applies to: ${WEBHOOKS_METADATA_ID} (Webhooks) or ${WEBHOOKS_ACTIONS_METADATA_ID} (Webhooks (Actions)).` }),
+    Type.String({ maxLength: 100, description: `Absent or null: every destination of the source. Else the Segment catalog id of the destinations it applies to: ${WEBHOOKS_METADATA_ID} (Webhooks), ${WEBHOOKS_ACTIONS_METADATA_ID} (Webhooks (Actions)), or a destination function's id without \`dfn_\` (the destinations running that function).` }),
   ),
 };
 
@@ -164,13 +164,18 @@ function checkUnsupported(body: Body, at = ''): void {
   }
 }
 
-/** A destinationMetadataId naming a catalog entry Switchyard has no destination of: the transformation would apply to nothing. */
-function checkScope(metadataId: string | null): void {
+/**
+ * A destinationMetadataId naming a catalog entry Switchyard has no destination of: the
+ * transformation would apply to nothing. A destination function's metadata id (the hex of its
+ * `dfn_` id, as Segment names it) is one Switchyard has, when that function exists.
+ */
+async function checkScope(metadataId: string | null, functions: Pick<Store['functions'], 'get'>): Promise<void> {
   if (metadataId === null || SWITCHYARD_CATALOG_IDS.includes(metadataId)) return;
+  if (FUNCTION_METADATA_ID.test(metadataId) && (await functions.get(`dfn_${metadataId}`))?.resourceType === 'DESTINATION') return;
   throw new ApiError(
     422,
     'unsupported_destination',
-    `destinationMetadataId: ${metadataId} is a Segment catalog destination Switchyard has none of, so the transformation would apply to nothing; use ${WEBHOOKS_METADATA_ID} (Webhooks), ${WEBHOOKS_ACTIONS_METADATA_ID} (Webhooks (Actions)) or leave it out for the whole source`,
+    `destinationMetadataId: ${metadataId} is a Segment catalog destination Switchyard has none of, so the transformation would apply to nothing; use ${WEBHOOKS_METADATA_ID} (Webhooks), ${WEBHOOKS_ACTIONS_METADATA_ID} (Webhooks (Actions)), a destination function's id without dfn_, or leave it out for the whole source`,
   );
 }
 
@@ -192,7 +197,7 @@ export const transformationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> =
     checkUnsupported(body);
     const settings: TransformationSettings = { sourceId: body.sourceId, destinationMetadataId: body.destinationMetadataId ?? null, name: body.name, enabled: body.enabled, ...rulesOf(body) };
     compiled('new', settings);
-    checkScope(settings.destinationMetadataId);
+    await checkScope(settings.destinationMetadataId, store.functions);
     await sourceOf(settings.sourceId);
     const created = await audited(store, request, (tx) => tx.transformations.create(settings), { target: ({ id }) => id });
     return reply.code(201).send(view(created));
@@ -231,7 +236,7 @@ export const transformationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> =
         ...rulesOf(merged),
       };
       compiled(current.id, settings);
-      checkScope(settings.destinationMetadataId);
+      await checkScope(settings.destinationMetadataId, store.functions);
       if (settings.sourceId !== current.sourceId) await sourceOf(settings.sourceId);
       const updated = await audited(store, request, (tx) => tx.transformations.update(current.id, settings), { target: current.id });
       if (!updated) throw notFound(`transformation ${current.id}`);

@@ -1,4 +1,5 @@
 /** The admin API as the portal calls it: same Bearer token, JSON both ways. */
+import type { AttemptRecord, DestinationAttempts } from '../../ports';
 import type { Mapping } from './mapping-fields';
 
 export type { Mapping };
@@ -80,23 +81,13 @@ export interface DeliveryRow {
   workflowId: string;
   runId: string;
 }
-export interface Attempt {
-  /** The mapping of an actions destination this attempt sent. */
-  mapping?: string;
-  webhookIndex: number;
-  url?: string;
-  round: number;
-  startedAt?: string;
-  durationMs?: number;
-  httpStatus?: number;
-  error?: string;
-  outcome: 'success' | 'retry' | 'permanent';
-}
+/** An attempt as delivery detail answers it: the API's record, its sealed logs opened or left out. */
+export type Attempt = Omit<AttemptRecord, 'sealedLogs'>;
 export interface DeliveryDetail extends DeliveryRow {
   redelivery?: { requestedAt: string; previousRunId: string };
   /** Absent for a token without payloads:read. */
   message?: Record<string, unknown> | string;
-  destinations: { destinationId: string; status?: 'delivered' | 'failed' | 'stopped'; reason?: string; attempts: Attempt[] }[];
+  destinations: (Omit<DestinationAttempts, 'attempts'> & { attempts: Attempt[] })[];
 }
 export interface Computation {
   id: string;
