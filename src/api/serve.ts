@@ -40,7 +40,7 @@ export async function serveApi(
   // Before the first request: a rejection nobody awaited is logged and counted, never the end of the process.
   lifecycle.opened('stray-error net', keepServingOnStrayErrors(logger, served), (release) => release());
   const deliveries = temporalDeliveries(temporal.starter ?? temporal.client, deliveriesOptions(config, privacy.keyring, temporal.starter !== undefined && config.ingestEagerStart));
-  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), replays: temporalReplays(temporal.client, config.temporalTaskQueue), operationalEvents: temporalOperationalEvents(temporal.client, store, operationalTaskQueue(config.temporalTaskQueue)), logger, metrics: served, ...privacy });
+  const app = await buildApp({ config, store, deliveries, schedules: temporalSyncSchedules(temporal.client, config.temporalTaskQueue), replays: temporalReplays(temporal.client, config.temporalTaskQueue), operationalEvents: temporalOperationalEvents(temporal.client, store, operationalTaskQueue(config.temporalTaskQueue), { windowMs: config.operationalEventWindow }), logger, metrics: served, ...privacy });
   lifecycle.opened('HTTP API', app, (opened) => {
     setTimeout(() => opened.server.closeAllConnections(), DRAIN_LIMIT_MS).unref();
     return opened.close();

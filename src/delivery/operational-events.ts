@@ -86,17 +86,46 @@ export function laneTransition(before: LaneIncident, attempt: 'failed' | 'succee
   return { after };
 }
 
+/** Where an incident scoped to a delivery lane and a window is, and how that window is cut. */
+export interface IncidentScope {
+  /** The delivery run: the incident of a message event when there is no window (`windowMs` 0). */
+  run?: string;
+  /** When a URL was switched off: the incident a disable or enable ends. */
+  since?: string;
+  /**
+   * OPERATIONAL_EVENT_WINDOW: a message event's incident is its lane's (destination, and webhook
+   * or mapping) in the window of this length its timestamp falls in, counted from the epoch. 0 or
+   * absent: one incident per delivery run, per message (Svix's behaviour).
+   */
+  windowMs?: number;
+}
+
+/** The start of the window `timestamp` falls in, as an ISO time; undefined with no window or no readable time. */
+export function windowStart(timestamp: string, windowMs: number | undefined): string | undefined {
+  const at = Date.parse(timestamp);
+  if (!windowMs || windowMs <= 0 || !Number.isFinite(at)) return undefined;
+  return new Date(Math.floor(at / windowMs) * windowMs).toISOString();
+}
+
 /**
  * The incident an event belongs to, as its Temporal workflow id on the operational lane: the same
  * incident raised twice (a retried activity, several workers seeing the same 410, a replayed
- * workflow task) starts one workflow, so one event goes out. `run`: the delivery run (a redelivery
- * is a new incident); `since`: when a URL was switched off (the incident a disable or enable ends).
+ * workflow task, another message failing at the same lane in the same window) starts one workflow,
+ * so one event goes out.
+ *
+ * A message event (`failing`, `exhausted`, `recovered`) names its lane and window: however many
+ * messages fail at one destination, an on-call person gets one event of each type per window, and
+ * the operational lane never carries one per message. The event's timestamp is the delivery
+ * workflow's time when it was raised, so a retried raise names the same window. Without a window,
+ * the delivery run: a redelivery is a new incident.
  */
-export function incidentId(event: OperationalEvent, scope: { run?: string; since?: string }): string {
+export function incidentId(event: OperationalEvent, scope: IncidentScope): string {
   const { data } = event;
   const where = data.mapping !== undefined ? `mapping:${data.mapping}` : data.webhookIndex !== undefined ? `webhook:${data.webhookIndex}` : 'destination';
   if (event.type === 'background_task.finished') return `operational:${event.type}:${data.task?.kind}:${data.task?.id}`;
   if (event.type === 'endpoint.disabled' || event.type === 'endpoint.enabled') return `operational:${event.type}:${data.destinationId}:${where}:${scope.since ?? ''}`;
+  const window = windowStart(event.timestamp, scope.windowMs);
+  if (window !== undefined) return `operational:${event.type}:${data.destinationId}:${where}:window:${window}`;
   return `operational:${event.type}:${data.destinationId}:${where}:${scope.run ?? data.messageId ?? ''}`;
 }
 

@@ -27,6 +27,7 @@ import { writeTransaction } from './write-transaction';
 import { messageArchiveStore } from './message-archive';
 import { replayStore } from './replays';
 import { operationalEndpointStore } from './operational-endpoints';
+import { cachedOperationalEndpointReads, operationalEndpointCopy } from './operational-endpoint-copy';
 import { segmentImportStore } from './segment-imports';
 import { functionStore } from './functions';
 import { transformationStore } from './transformations';
@@ -83,21 +84,23 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   // What this process opened, forgotten on another process's change too.
   const opened = { destinations: new OpenedValues<PlainCredentials>(OPENED_DESTINATIONS), dataKeys: new OpenedValues<Buffer>(OPENED_KEYS) };
   const plain = plainStores(db, options.keyring, opened);
-  let { destinations, erasures, dataKeys, suppressions, sources, transaction } = plain;
+  let { destinations, erasures, dataKeys, suppressions, sources } = plain;
   let listener: StoreListener | undefined;
   const workerCaches = options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0;
   const directory = options.writeKeyDirectory ? new WriteKeyDirectory() : undefined;
-  if (directory) {
-    sources = writeKeyDirectoryReads(sources, () => sourcesByWriteKeyHash(db), directory);
-    // A source made or deleted through this process is heard at once, whatever the dialect.
-    transaction = async (work) => {
-      try {
-        return await plain.transaction(work);
-      } finally {
-        directory.changedAll();
-      }
-    };
-  }
+  if (directory) sources = writeKeyDirectoryReads(sources, () => sourcesByWriteKeyHash(db), directory);
+  // Every process's: the endpoints an event is raised to, read once and again after a change.
+  const endpointCopy = operationalEndpointCopy();
+  const operationalEndpoints = cachedOperationalEndpointReads(plain.operationalEndpoints, endpointCopy);
+  // A source or an operational endpoint made or deleted through this process is heard at once, whatever the dialect.
+  const transaction: Store['transaction'] = async (work) => {
+    try {
+      return await plain.transaction(work);
+    } finally {
+      directory?.changedAll();
+      endpointCopy.changedAll();
+    }
+  };
   if (options.databaseUrl && (workerCaches || directory)) {
     // SQLite needs none: one machine, a local read is microseconds (docs/performance.md).
     const caches = workerCaches
@@ -108,7 +111,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           suppressions: new NotifiedCache<Suppression | undefined>(options.destinationCacheTtlMs!),
         }
       : undefined;
-    listener = await listenForStoreChanges(options.databaseUrl, { ...caches, sources: directory, opened }, {
+    listener = await listenForStoreChanges(options.databaseUrl, { ...caches, sources: directory, operationalEndpoints: endpointCopy, opened }, {
       notify: async (channel, payload) => void (await sql`select pg_notify(${channel}, ${payload})`.execute(db)),
     });
     if (caches) {
@@ -122,6 +125,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     ...plain,
     sources,
     transaction,
+    operationalEndpoints,
     destinations,
     erasures,
     // Cached like the erasure checks (PostgreSQL, the worker): a key destroyed or made NOTIFYs its

@@ -1,6 +1,6 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import { personasMigration } from './personas-migration';
-import { DATA_KEY_CHANNEL, DESTINATION_CHANNEL, ERASURE_CHANNEL, SOURCE_CHANNEL } from './store-notifications';
+import { DATA_KEY_CHANNEL, DESTINATION_CHANNEL, ERASURE_CHANNEL, OPERATIONAL_ENDPOINT_CHANNEL, SOURCE_CHANNEL } from './store-notifications';
 import { AUDIT_LOG_KEPT_AT_LEAST_DAYS } from './audit-log';
 import { dialectOf } from './dialect';
 import type { Tables } from './tables';
@@ -669,6 +669,22 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('detail', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('function_requests_source').on('function_requests').columns(['source_id', 'failed_at']).execute();
+    },
+  },
+  // PostgreSQL only: an operational endpoint made, changed or deleted NOTIFYs once per statement,
+  // with no payload, so every process reads its copy of the endpoints again
+  // (operational-endpoint-copy.ts) instead of reading the table on every raised event. SQLite has
+  // no one to tell: another process's copy is read again once it is a second old.
+  '0042_operational_endpoint_notifications': {
+    async up(db: Kysely<any>) {
+      if (dialectOf(db) !== 'postgres') return;
+      await sql`
+        create function switchyard_notify_operational_endpoint() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify(${sql.lit(OPERATIONAL_ENDPOINT_CHANNEL)}, '');
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger operational_endpoints_notify after insert or update or delete on operational_endpoints for each statement execute function switchyard_notify_operational_endpoint()`.execute(db);
     },
   },
 };

@@ -36,6 +36,7 @@ export function operationalEndpointStore(db: Kysely<Tables>, keyring: Keyring | 
     ...(settings.enabled !== undefined && { enabled: settings.enabled ? 1 : 0 }),
   });
   const opened = (id: string, row: { secret: string; secret_key_id: string | null }) => (row.secret_key_id === null ? row.secret : openCredential(keyring, row.secret_key_id, id, SECRET_FIELD, row.secret));
+  const list = async () => (await db.selectFrom('operational_endpoints').selectAll().orderBy('created_at').orderBy('id').execute()).map(toEndpoint);
   return {
     async create(settings, secret) {
       const at = new Date().toISOString();
@@ -45,9 +46,9 @@ export function operationalEndpointStore(db: Kysely<Tables>, keyring: Keyring | 
       return toEndpoint(row);
     },
 
-    async list() {
-      return (await db.selectFrom('operational_endpoints').selectAll().orderBy('created_at').orderBy('id').execute()).map(toEndpoint);
-    },
+    list,
+    // Uncached here; openStore serves it from a copy (operational-endpoint-copy.ts).
+    listCached: list,
 
     async get(id) {
       const row = await db.selectFrom('operational_endpoints').selectAll().where('id', '=', id).executeTakeFirst();

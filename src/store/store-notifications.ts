@@ -25,6 +25,12 @@ export const DATA_KEY_CHANNEL = 'switchyard_data_keys';
  */
 export const SOURCE_CHANNEL = 'switchyard_sources';
 
+/**
+ * The channel an operational endpoint made, changed or deleted NOTIFYs on, once per statement, with
+ * an empty payload (never a URL or secret): every process reads its copy of the endpoints again.
+ */
+export const OPERATIONAL_ENDPOINT_CHANNEL = 'switchyard_operational_endpoints';
+
 /** Where a listener sends itself a probe (a random token) through another connection, to prove notifications reach it. */
 export const PROBE_CHANNEL = 'switchyard_listener_probe';
 
@@ -57,6 +63,8 @@ export interface NotifiedCaches {
   erasures?: NotifiedCache<unknown>;
   /** Told by the source channel: an API's write keys (write-key-directory.ts). */
   sources?: NotifiedWhole;
+  /** Told by the operational endpoint channel: every process's copy of the endpoints (operational-endpoint-copy.ts). */
+  operationalEndpoints?: NotifiedWhole;
   /** Told by the data-key channel: that subject's key destroyed, made or re-wrapped (migration 0013). */
   dataKeys?: NotifiedCache<unknown>;
   /** Told by the erasure channel too: an id suppressed or its suppression lifted. */
@@ -91,7 +99,7 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
   const reconnectMs = options.reconnectMs ?? 1_000;
   // Suppressions change on the erasure channel (a regulation); data keys on their own, per subject.
   const alsoErasures = [caches.suppressions].filter((cache) => cache !== undefined);
-  const all: NotifiedWhole[] = [caches.destinations, caches.erasures, ...alsoErasures, caches.dataKeys, caches.sources].filter((cache) => cache !== undefined);
+  const all: NotifiedWhole[] = [caches.destinations, caches.erasures, ...alsoErasures, caches.dataKeys, caches.sources, caches.operationalEndpoints].filter((cache) => cache !== undefined);
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -146,6 +154,7 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
         caches.destinations?.changed(message.payload);
         caches.opened?.destinations?.forget([message.payload]);
       } else if (message.channel === SOURCE_CHANNEL) caches.sources?.changedAll();
+      else if (message.channel === OPERATIONAL_ENDPOINT_CHANNEL) caches.operationalEndpoints?.changedAll();
       else if (message.channel === ERASURE_CHANNEL) {
         caches.erasures?.changedAll();
         for (const cache of alsoErasures) cache.changedAll();
@@ -157,7 +166,7 @@ export async function listenForStoreChanges(databaseUrl: string, caches: Notifie
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${DESTINATION_CHANNEL}; LISTEN ${ERASURE_CHANNEL}; LISTEN ${DATA_KEY_CHANNEL}; LISTEN ${SOURCE_CHANNEL}; LISTEN ${PROBE_CHANNEL}`);
+      await client.query(`LISTEN ${DESTINATION_CHANNEL}; LISTEN ${ERASURE_CHANNEL}; LISTEN ${DATA_KEY_CHANNEL}; LISTEN ${SOURCE_CHANNEL}; LISTEN ${OPERATIONAL_ENDPOINT_CHANNEL}; LISTEN ${PROBE_CHANNEL}`);
     } catch {
       onLost();
       return;

@@ -312,6 +312,11 @@ export interface Store {
   operationalEndpoints: {
     create(settings: OperationalEndpointSettings, secret: string): Promise<OperationalEndpoint>;
     list(): Promise<OperationalEndpoint[]>;
+    /**
+     * Every endpoint, as raising an event reads them: from a copy in memory, read again after a
+     * change (store/operational-endpoint-copy.ts); a transaction's store reads the table.
+     */
+    listCached(): Promise<OperationalEndpoint[]>;
     get(id: string): Promise<OperationalEndpoint | undefined>;
     /** `secret` given: replaces the secret. Undefined when there is no such endpoint. */
     update(id: string, patch: Partial<OperationalEndpointSettings>, secret?: string): Promise<OperationalEndpoint | undefined>;

@@ -1,4 +1,4 @@
-import { ListenedChanges } from './listened-changes';
+import { currentCopy, WholeTableCopy } from './whole-table-copy';
 import type { Source, Store } from './types';
 import { hashWriteKey } from './write-keys';
 
@@ -17,46 +17,17 @@ export const WRITE_KEYS_UNNOTIFIED_FOR_MS = 1_000;
  * after a change: on PostgreSQL a NOTIFY on SOURCE_CHANNEL (store-notifications.ts), in this
  * process a committed admin change (openStore), and otherwise after WRITE_KEYS_UNNOTIFIED_FOR_MS.
  *
- * This class decides; it does no I/O and reads no clock (callers pass `now`), so its decisions are a
- * table test (test/unit/write-key-directory.test.ts).
+ * A whole-table copy (whole-table-copy.ts), whose decisions are a table test
+ * (test/unit/write-key-directory.test.ts).
  */
-export class WriteKeyDirectory extends ListenedChanges {
-  private keys = new Map<string, Source>();
-  /** Bumped by every change; a reading is current only if none came since it began. */
-  private generation = 1;
-  private readGeneration = 0;
-  private readAt = Number.NEGATIVE_INFINITY;
-
-  constructor(readonly unnotifiedForMs = WRITE_KEYS_UNNOTIFIED_FOR_MS) {
-    super();
-  }
-
-  /** Whether the table must be read again before the directory answers. */
-  needsReading(now: number): boolean {
-    if (this.readGeneration !== this.generation) return true;
-    return !this.listening && now - this.readAt >= this.unnotifiedForMs;
-  }
-
-  /** The generation to hand to `read` once a reading of the table, begun now, comes back. */
-  get readingGeneration(): number {
-    return this.generation;
-  }
-
-  /** A reading of the whole table (write-key hash → source), begun at `generation`. */
-  read(keys: Map<string, Source>, generation: number, now: number): void {
-    this.keys = keys;
-    this.readGeneration = generation;
-    this.readAt = now;
+export class WriteKeyDirectory extends WholeTableCopy<Map<string, Source>> {
+  constructor(unnotifiedForMs = WRITE_KEYS_UNNOTIFIED_FOR_MS) {
+    super(new Map(), unnotifiedForMs);
   }
 
   /** The source of a write-key hash, as of the last reading. */
   find(writeKeyHash: string): Source | undefined {
-    return this.keys.get(writeKeyHash);
-  }
-
-  /** A source was created or deleted (a NOTIFY, or a change this process committed); also the listener coming or going. */
-  changedAll(): void {
-    this.generation++;
+    return this.value.get(writeKeyHash);
   }
 }
 
@@ -67,20 +38,7 @@ export class WriteKeyDirectory extends ListenedChanges {
  * (a source made a moment ago by another process) and has the table read again.
  */
 export function writeKeyDirectoryReads(sources: Store['sources'], readAll: () => Promise<Map<string, Source>>, directory: WriteKeyDirectory, clock: () => number = Date.now): Store['sources'] {
-  let reading: Promise<void> | undefined;
-  const current = async (): Promise<void> => {
-    while (directory.needsReading(clock())) {
-      reading ??= (async () => {
-        const generation = directory.readingGeneration;
-        try {
-          directory.read(await readAll(), generation, clock());
-        } finally {
-          reading = undefined;
-        }
-      })();
-      await reading;
-    }
-  };
+  const current = currentCopy(directory, readAll, clock);
   return {
     ...sources,
     create: (name, fields) => sources.create(name, fields).finally(() => directory.changedAll()),

@@ -90,7 +90,11 @@ export function workerTuning(config: Pick<Config, 'workerMaxConcurrentActivities
   };
 }
 
-/** Activity slots of the operational lane: its events are few, one POST each. */
+/**
+ * Activity slots of the operational lane: its events are few (a destination's message events are
+ * one per lane and OPERATIONAL_EVENT_WINDOW, not one per message), one POST each, and each carries
+ * its destination as fairness key: one destination's events queued there do not hold up another's turn.
+ */
 const OPERATIONAL_SLOTS = 10;
 
 /** The workers of one process run the same workflow code: bundle it once (or load `npm run build`'s bundle). */
@@ -146,7 +150,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     replays: temporalReplayDeliveries(client, config.temporalTaskQueue, keyring),
     keyring,
     // Operational events start their workflows on their own lane (its own task queue and worker below).
-    operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue)),
+    operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue), { windowMs: config.operationalEventWindow }),
     forwardedIngest: () => forwarded.dependencies,
   }, metrics, health, functionSandbox);
   const workflows = await workflowBundle(logger, config.workflowBundle);

@@ -51,7 +51,7 @@ export async function startSystem(overrides: Partial<Config> = {}, temporalInter
   const keyring = loadKeyring(config);
   const store = await openStore({ ...config, keyring, writeKeyDirectory: true });
   const client = await connectClient(config, keyring, undefined, undefined, temporalInterceptors);
-  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), replays: temporalReplays(client, config.temporalTaskQueue), operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue)), keyring });
+  const app = await buildApp({ config, store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), schedules: temporalSyncSchedules(client, config.temporalTaskQueue), replays: temporalReplays(client, config.temporalTaskQueue), operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue), { windowMs: config.operationalEventWindow }), keyring });
   await app.ready();
   return {
     app,

@@ -1,5 +1,8 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
-import type { OperationalEvent } from '../../src/delivery/operational-events';
+import { loadConfig } from '../../src/config';
+import { incidentId, type OperationalEvent } from '../../src/delivery/operational-events';
+import { operationalEventId } from '../../src/activities/operational-events';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, deliveryResult, send, sourceWithDestination, useSystem, type TestSystem } from '../helpers/system';
@@ -62,6 +65,45 @@ const arrived = (destinationId: string, type: OperationalEvent['type']) =>
     return found;
   }, 60_000);
 
+/** The run's worker's OPERATIONAL_EVENT_WINDOW (the same environment as this process's). */
+const WINDOW_MS = loadConfig(process.env).operationalEventWindow;
+
+/** The windows a span of time touches: 1, or 2 when it crosses a window's end. */
+const windowsBetween = (from: number, to: number) => Math.floor(to / WINDOW_MS) - Math.floor(from / WINDOW_MS) + 1;
+
+/**
+ * How many operational workflows the incidents of `type` at this destination's first URL, in the
+ * windows between `from` and `to`, started, by id (an incident no raise started does not exist), once the
+ * event of each has reached the `operational` receiver (its webhook-id is the incident's); each
+ * carries its destination as fairness key.
+ */
+async function incidentsBetween(destinationId: string, type: OperationalEvent['type'], from: number, to: number): Promise<string[]> {
+  const started: string[] = [];
+  for (let at = Math.floor(from / WINDOW_MS) * WINDOW_MS; at <= to; at += WINDOW_MS) {
+    const id = incidentId({ type, timestamp: new Date(at).toISOString(), data: { sourceId: '', destinationId, webhookIndex: 0 } }, { windowMs: WINDOW_MS });
+    let description;
+    try {
+      description = await system.client.workflow.getHandle(id).describe();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) continue;
+      throw err;
+    }
+    // Its destination is its fairness key on the operational lane, as for the slow lane's attempts.
+    expect(description.priority?.fairnessKey).toBe(destinationId);
+    started.push(id);
+    await waitFor(() => {
+      if (!operational.requests.some((request) => request.headers['webhook-id'] === operationalEventId(id))) throw new Error(`the event of ${id} has not arrived yet`);
+    }, 60_000);
+  }
+  return started;
+}
+
+/** Sends these messages to the destination and waits until each delivery has ended. */
+async function deliver(writeKey: string, sourceId: string, messageIds: string[]) {
+  await Promise.all(messageIds.map((messageId) => send(system.app, writeKey, 'track', { userId: 'u', event: 'Op Lane', messageId })));
+  return Promise.all(messageIds.map((messageId) => deliveryResult(system.client, sourceId, messageId)));
+}
+
 function verified(request: ReceivedRequest): unknown {
   return new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
 }
@@ -83,6 +125,8 @@ describe('operational endpoints (admin API)', () => {
     // A secret given is not echoed.
     const given = await createEndpoint({ url: 'https://ops.example.com/given', eventTypes: [], secret: `whsec_${Buffer.alloc(32, 9).toString('base64')}` });
     expect(given.secret).toBeUndefined();
+    // Unreachable: gone before any event is raised, so no operational workflow of this file retries it for hours.
+    await system.store.operationalEndpoints.delete(given.id);
   });
 
   it.each([
@@ -215,5 +259,78 @@ describe('operational events', () => {
     expect(ofType(destination.id, 'endpoint.disabled')).toHaveLength(1);
     expect(ofType(destination.id, 'endpoint.enabled')).toHaveLength(1);
     expect(slack.requests.filter((r) => r.body.includes(destination.id))).toHaveLength(1);
+  });
+  it('messages failing at one destination within a window raise one failing and one recovered for the lane, not one per message', async () => {
+    // Each message fails 4 times (failing at the 4th), then is accepted (recovered).
+    const tries = new Map<string, number>();
+    const flaky = await startReceiver((request) => {
+      const { messageId } = JSON.parse(request.body) as { messageId: string };
+      tries.set(messageId, (tries.get(messageId) ?? 0) + 1);
+      return { status: tries.get(messageId)! <= 4 ? 500 : 200 };
+    });
+    receivers.push(flaky);
+    const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: flaky.url, headers: {} }] });
+    const messageIds = ['op-lane-1', 'op-lane-2', 'op-lane-3'];
+    const from = Date.now();
+    for (const result of await deliver(writeKey, source.id, messageIds)) expect(result).toMatchObject({ ok: true });
+    const to = Date.now();
+
+    // One incident of each type per window: one, or two if the messages crossed a window's end; never three.
+    for (const type of ['message.attempt.failing', 'message.attempt.recovered'] as const) {
+      const started = (await incidentsBetween(destination.id, type, from, to)).length;
+      expect(started).toBeGreaterThanOrEqual(1);
+      expect(started).toBeLessThanOrEqual(windowsBetween(from, to));
+      const events = ofType(destination.id, type);
+      expect(events).toHaveLength(started);
+      // The event names the lane, and the first message of the window to reach the state.
+      expect(messageIds).toContain(events[0].event.data.messageId);
+      expect(events[0].event.data).toMatchObject({ sourceId: source.id, destinationId: destination.id, webhookIndex: 0 });
+    }
+    expect(ofType(destination.id, 'message.attempt.exhausted')).toHaveLength(0);
+  });
+
+  it('messages refused (4xx) at one destination within a window raise one exhausted for the lane, not one per message', async () => {
+    const refusing = await receiver(400);
+    const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: refusing.url, headers: {} }] });
+    const from = Date.now();
+    for (const result of await deliver(writeKey, source.id, ['op-refused-lane-1', 'op-refused-lane-2', 'op-refused-lane-3'])) expect(result).toMatchObject({ ok: false });
+    const to = Date.now();
+    const started = (await incidentsBetween(destination.id, 'message.attempt.exhausted', from, to)).length;
+    expect(started).toBeGreaterThanOrEqual(1);
+    expect(started).toBeLessThanOrEqual(windowsBetween(from, to));
+    expect(ofType(destination.id, 'message.attempt.exhausted')).toHaveLength(started);
+    expect(ofType(destination.id, 'message.attempt.failing')).toHaveLength(0);
+  });
+
+  it('an endpoint made after events were raised gets the next ones, and one switched off gets none, though the worker keeps the endpoints in memory', async () => {
+    const refusing = await receiver(400);
+    const late = await receiver(200);
+    const { id } = await createEndpoint({ url: late.url, eventTypes: ['message.attempt.exhausted'] });
+    /** A new destination refusing one message: its exhausted event, sent to every endpoint subscribed when it was raised. */
+    const refusedAt = async (messageId: string) => {
+      const { source, writeKey, destination } = await sourceWithDestination(system.store, { webhooks: [{ url: refusing.url, headers: {} }] });
+      const from = Date.now();
+      expect((await deliver(writeKey, source.id, [messageId]))[0]).toMatchObject({ ok: false });
+      const [incident, ...more] = await incidentsBetween(destination.id, 'message.attempt.exhausted', from, Date.now());
+      expect(more).toHaveLength(0);
+      expect(ofType(destination.id, 'message.attempt.exhausted')).toHaveLength(1);
+      return { destinationId: destination.id, incident };
+    };
+    const toLate = (destinationId: string) => late.requests.filter((request) => (JSON.parse(request.body) as OperationalEvent).data.destinationId === destinationId);
+    // The worker's copy of the endpoints is read again within a second of a change by another
+    // process (SQLite): the first event raised after that reaches the new endpoint.
+    let attempt = 0;
+    await waitFor(async () => {
+      const { destinationId } = await refusedAt(`op-late-${++attempt}`);
+      if (toLate(destinationId).length === 0) throw new Error(`the new endpoint has not had an event yet (${attempt} tried)`);
+    }, 60_000);
+
+    const off = await system.app.inject({ method: 'PATCH', url: `/admin/operational-endpoints/${id}`, headers: auth, payload: { enabled: false } });
+    expect(off.statusCode).toBe(200);
+    // At once, whatever the copy still says: each send reads its endpoint again.
+    const after = await refusedAt('op-late-off');
+    // Its workflow ended: every endpoint it was raised to was sent to, or skipped.
+    await system.client.workflow.getHandle(after.incident).result();
+    expect(toLate(after.destinationId)).toHaveLength(0);
   });
 });

@@ -5,6 +5,7 @@ import { openStore, type Store } from '../../src/store';
 import { identifierHash, parseKeyring } from '../../src/privacy/keyring';
 import { erasedIdHashes } from '../../src/store/erasures';
 import { cachedDestinationReads, cachedErasureReads, NotifiedCache } from '../../src/store/notified-cache';
+import { cachedOperationalEndpointReads, operationalEndpointCopy } from '../../src/store/operational-endpoint-copy';
 import { LISTENER_APPLICATION_NAME, listenForStoreChanges, type StoreListener } from '../../src/store/store-notifications';
 import { connectPostgres, postgresPool } from '../../src/store/connection';
 import type { Destination } from '../../src/store/types';
@@ -26,6 +27,8 @@ let erasureCache: NotifiedCache<string | undefined>;
 let listener: StoreListener;
 let worker: Store['destinations'];
 let workerErasures: Store['erasures'];
+let endpointCopy: ReturnType<typeof operationalEndpointCopy>;
+let workerEndpoints: Store['operationalEndpoints'];
 let db: ReturnType<typeof connectPostgres>;
 
 beforeAll(async () => {
@@ -35,7 +38,9 @@ beforeAll(async () => {
   cache = new NotifiedCache(HOUR);
   erasureCache = new NotifiedCache(HOUR);
   db = connectPostgres(postgresPool(url));
-  listener = await listenForStoreChanges(url, { destinations: cache, erasures: erasureCache }, { notify });
+  endpointCopy = operationalEndpointCopy(HOUR);
+  listener = await listenForStoreChanges(url, { destinations: cache, erasures: erasureCache, operationalEndpoints: endpointCopy }, { notify });
+  workerEndpoints = cachedOperationalEndpointReads(workerStore.operationalEndpoints, endpointCopy);
   worker = cachedDestinationReads(workerStore.destinations, cache);
   workerErasures = cachedErasureReads(db, workerStore.erasures, erasureCache, erasedIdHashes(undefined));
 });
@@ -163,6 +168,18 @@ it('a source deleted (its destinations cascade) reaches the cached copy at once'
   const { source, destination } = await cachedDestination();
   await api.sources.delete(source.id);
   await within(2_000, () => worker.get(destination.id), (d) => d === undefined);
+});
+
+it("an operational endpoint made, switched off or deleted through another handle reaches the worker's copy at once", async () => {
+  expect(endpointCopy.isListening).toBe(true);
+  const before = await workerEndpoints.listCached();
+  const made = await api.operationalEndpoints.create({ url: 'https://ops.example.com/notified', eventTypes: [], format: 'standard', enabled: true }, 'whsec_not-a-real-one');
+  const listed = () => workerEndpoints.listCached();
+  await within(2_000, listed, (list) => list.some((e) => e.id === made.id && e.enabled));
+  await api.operationalEndpoints.update(made.id, { enabled: false });
+  await within(2_000, listed, (list) => list.some((e) => e.id === made.id && !e.enabled));
+  await api.operationalEndpoints.delete(made.id);
+  await within(2_000, listed, (list) => list.length === before.length && !list.some((e) => e.id === made.id));
 });
 
 it('bypasses the cache while the LISTEN connection is down, and caches again once it is back', async () => {

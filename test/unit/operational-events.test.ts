@@ -1,4 +1,4 @@
-import { FAILING_AFTER_ATTEMPTS, errorText, incidentId, laneTransition, operationalBody, slackText, statusOfReason, subscribes, withNames, type LaneIncident, type OperationalEvent } from '../../src/delivery/operational-events';
+import { FAILING_AFTER_ATTEMPTS, errorText, incidentId, windowStart, laneTransition, operationalBody, slackText, statusOfReason, subscribes, withNames, type LaneIncident, type OperationalEvent } from '../../src/delivery/operational-events';
 
 /** When a delivery lane raises an operational event, and which incident it belongs to. */
 
@@ -52,7 +52,7 @@ describe('incidentId', () => {
   ])('differs for %s', (_name, other, scope) => {
     expect(incidentId(other, scope)).not.toBe(incidentId(event('endpoint.disabled', { webhookIndex: 0 }), { since: 'then' }));
   });
-  it('names a message event by its delivery run, so a redelivery is a new incident and a retried raise is not', () => {
+  it('without a window (OPERATIONAL_EVENT_WINDOW=0), names a message event by its delivery run, so a redelivery is a new incident and a retried raise is not', () => {
     const exhausted = event('message.attempt.exhausted', { messageId: 'm-1', webhookIndex: 0 });
     expect(incidentId(exhausted, { run: 'run-1' })).toBe(incidentId(exhausted, { run: 'run-1' }));
     expect(incidentId(exhausted, { run: 'run-2' })).not.toBe(incidentId(exhausted, { run: 'run-1' }));
@@ -66,6 +66,70 @@ describe('incidentId', () => {
   });
   it('keeps each mapping of an actions destination apart', () => {
     expect(incidentId(event('message.attempt.exhausted', { mapping: 'a' }), { run: 'r' })).not.toBe(incidentId(event('message.attempt.exhausted', { mapping: 'b' }), { run: 'r' }));
+  });
+});
+
+const MINUTE = 60_000;
+const WINDOW = 5 * MINUTE;
+/** A message event of a lane, raised at `at` (ms after the start of a window) by message `n`'s delivery run. */
+const raisedBy = (type: OperationalEvent['type'], n: number, at: number, data: Partial<OperationalEvent['data']> = {}) => ({
+  event: { type, timestamp: new Date(Date.parse('2026-11-28T10:00:00.000Z') + at).toISOString(), data: { sourceId: 'src_1', destinationId: 'dst_1', messageId: `m-${n}`, webhookIndex: 0, ...data } } as OperationalEvent,
+  scope: { run: `run-${n}`, windowMs: WINDOW },
+});
+const MESSAGE_EVENTS = ['message.attempt.failing', 'message.attempt.exhausted', 'message.attempt.recovered'] as const;
+
+describe('incidentId per lane and window', () => {
+  it.each(MESSAGE_EVENTS)('1,000 messages of one destination failing within one window make one %s incident', (type) => {
+    const ids = new Set(Array.from({ length: 1_000 }, (_, n) => raisedBy(type, n, (n * WINDOW) / 1_000)).map(({ event, scope }) => incidentId(event, scope)));
+    expect(ids.size).toBe(1);
+    expect([...ids][0]).toBe(`operational:${type}:dst_1:webhook:0:window:2026-11-28T10:00:00.000Z`);
+  });
+
+  it('1,000 messages failing at one destination start 3 operational workflows at most, not 2,000', () => {
+    const ids = new Set(MESSAGE_EVENTS.flatMap((type) => Array.from({ length: 1_000 }, (_, n) => raisedBy(type, n, n * 100)).map(({ event, scope }) => incidentId(event, scope))));
+    expect(ids.size).toBe(3);
+  });
+
+  const first = raisedBy('message.attempt.failing', 1, 0);
+  it.each([
+    ['the next window', raisedBy('message.attempt.failing', 2, WINDOW)],
+    ['the window before', raisedBy('message.attempt.failing', 2, -1)],
+    ['another destination', raisedBy('message.attempt.failing', 2, 10, { destinationId: 'dst_2' })],
+    ['another webhook URL of the destination', raisedBy('message.attempt.failing', 2, 10, { webhookIndex: 1 })],
+    ['a mapping of the destination', raisedBy('message.attempt.failing', 2, 10, { webhookIndex: undefined, mapping: 'Order to CRM' })],
+    ['another type', raisedBy('message.attempt.exhausted', 2, 10)],
+  ])('is another incident for %s', (_name, other) => {
+    expect(incidentId(other.event, other.scope)).not.toBe(incidentId(first.event, first.scope));
+  });
+
+  it('is the same incident for the same message raised again, or for a message of another source at the lane', () => {
+    expect(incidentId(first.event, first.scope)).toBe(incidentId(first.event, { ...first.scope, run: 'another run' }));
+    const other = raisedBy('message.attempt.failing', 2, WINDOW - 1, { sourceId: 'src_2', messageId: 'm-x' });
+    expect(incidentId(other.event, other.scope)).toBe(incidentId(first.event, first.scope));
+  });
+
+  it('leaves the incident of a switch-off, a switch back on and a background task as it was', () => {
+    const disabled = event('endpoint.disabled', { webhookIndex: 0 });
+    const enabled = event('endpoint.enabled', { webhookIndex: 0 });
+    const finished: OperationalEvent = { type: 'background_task.finished', timestamp: '2026-11-28T10:00:00.000Z', data: { sourceId: 'src_1', task: { kind: 'replay', id: 'rpl_1', status: 'completed' } } };
+    expect(incidentId(disabled, { since: 'then', windowMs: WINDOW })).toBe('operational:endpoint.disabled:dst_1:webhook:0:then');
+    expect(incidentId(enabled, { since: 'then', windowMs: WINDOW })).toBe(incidentId(enabled, { since: 'then' }));
+    expect(incidentId(finished, { windowMs: WINDOW })).toBe('operational:background_task.finished:replay:rpl_1');
+  });
+
+  it.each([
+    ['2026-11-28T10:04:59.999Z', WINDOW, '2026-11-28T10:00:00.000Z'],
+    ['2026-11-28T10:05:00.000Z', WINDOW, '2026-11-28T10:05:00.000Z'],
+    ['2026-11-28T10:00:01.500Z', 1_000, '2026-11-28T10:00:01.000Z'],
+    ['2026-11-28T10:00:00.000Z', 0, undefined],
+    ['not a time', WINDOW, undefined],
+  ])('the window of %s, %d ms long, starts at %s', (timestamp, windowMs, start) => {
+    expect(windowStart(timestamp, windowMs)).toBe(start);
+  });
+
+  it('falls back to the delivery run when the timestamp cannot be read', () => {
+    const unreadable = { ...first.event, timestamp: 'not a time' };
+    expect(incidentId(unreadable, first.scope)).toBe(incidentId(unreadable, { run: 'run-1' }));
   });
 });
 
