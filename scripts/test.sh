@@ -12,9 +12,6 @@ rm -rf "$failures"
 alone=$(grep -v '^#' test/run-alone.txt | grep -v '^$' | paste -sd'|')
 npx jest --testPathIgnorePatterns "$alone" "$@"
 shared=$?
-# The shared run is over: from here the cores the run-alone files leave idle are free (.ci/run
-# lints and type-checks then).
-mkdir -p .test-data && touch .test-data/shared-run-done
 # They start their own Temporal server and PostgreSQL, so the run's shared ones are not started
 # (test/helpers/global-setup.ts OWN_SERVICES_ENV).
 SWITCHYARD_TEST_OWN_SERVICES=1 SWITCHYARD_TIMINGS_APPEND=1 JEST_WORKERS=1 npx jest --selectProjects integration --testPathPatterns "$alone" "$@"
