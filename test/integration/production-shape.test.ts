@@ -84,15 +84,20 @@ it(`delivers all ${MESSAGES} messages sent through both APIs when a worker is SI
   expect(figures.duplicatesThatDiffer).toBe(0);
 }, 1_200_000);
 
-it('survives every fault of the matrix in turn under single calls through both APIs — its one PostgreSQL (Temporal\'s and the store\'s) restarted immediate then fast, Temporal\'s server SIGKILLed, an API SIGKILLed mid-request, the receiver hanging, the workers\' and the APIs\' network to Temporal cut: 503s with Retry-After, never a 500, no process lost, every acknowledged call delivered', async () => {
+it('survives the faults of the matrix in turn under single calls through both APIs — its one PostgreSQL (Temporal\'s and the store\'s) restarted, Temporal\'s server SIGKILLed, an API SIGKILLed mid-request, the workers\' and the APIs\' network to Temporal cut: 503s with Retry-After, never a 500, no process lost, every acknowledged call delivered', async () => {
   const drillReceiver = await startReceiver();
   try {
     const unavailable = (reading: { status: number }) => reading.status === 503;
-    // The short version of each fault; `npx tsx scripts/faults.ts production-shape` runs them at full length.
-    const faults = productionFaults(shape, drillReceiver, { downMs: 2_500, hangMs: 4_000, cutMs: 4_000, shows: unavailable });
+    // The short version of each fault; `npx tsx scripts/faults.ts production-shape` runs the whole
+    // matrix at full length. Here PostgreSQL restarts once, immediate (the harsher: store-restart
+    // restarts it both ways), and no receiver hangs (noisy-neighbour's and isolation's do).
+    const faults = productionFaults(shape, drillReceiver, { downMs: 2_500, hangMs: 4_000, cutMs: 4_000, shows: unavailable }).filter(
+      (fault) => fault.name !== 'PostgreSQL restart (fast)' && !fault.name.startsWith('receiver '),
+    );
+    expect(faults).toHaveLength(5);
     // The worker-kill test before this one left one worker dead on purpose: the drill watches the living.
     const living = shape.workers.filter((w) => w.process.exitCode === null && w.process.signalCode === null);
-    const figures = await faultDrill({ apis: shape.apis, workers: living, receiver: drillReceiver, rate: 10, seconds: 42, faults, log });
+    const figures = await faultDrill({ apis: shape.apis, workers: living, receiver: drillReceiver, rate: 10, seconds: 30, faults, log });
     log(`production shape, fault matrix: ${JSON.stringify({ ...figures, faults: undefined })}\n${drillRows(figures).join('\n')}`);
     expect(drillBroken(figures)).toEqual([]);
     expect(figures.acked).toBeGreaterThan(0);
