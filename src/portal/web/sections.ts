@@ -3,6 +3,7 @@ import { auditPage } from './audit';
 import { deliveriesPage, deliveryPage } from './deliveries';
 import { destinationPage } from './destination';
 import { destinationsPage } from './destinations';
+import { functionPage, functionsPage } from './functions';
 import type { Page } from './page';
 import { personasPage } from './personas';
 import { sourcesPage } from './sources';
@@ -41,6 +42,7 @@ export const SECTIONS: Section[] = [
   },
   { path: 'personas', label: 'Audiences & traits', title: 'Audiences & computed traits', reads: 'GET /admin/sources/:sourceId/audiences', render: (page) => personasPage(page) },
   { path: 'tracking-plans', label: 'Tracking plans', title: 'Tracking plans', reads: 'GET /admin/tracking-plans', render: (page) => trackingPlansPage(page) },
+  { path: 'functions', label: 'Functions', title: 'Functions', reads: 'GET /admin/functions', render: (page, rest) => (rest.length === 1 ? functionPage(page, rest[0]) : functionsPage(page)) },
   { path: 'audit', label: 'Audit log', title: 'Audit log', reads: 'GET /admin/audit', render: (page) => auditPage(page), hideWhenForbidden: true },
 ];
 
