@@ -25,7 +25,9 @@ export type CredentialField =
   | { kind: 'tls' }
   /** A destination function instance's settings (sensitive values among them), sealed whole as JSON. */
   | { kind: 'functionSettings' }
-  | { kind: 'insertFunctionSettings' };
+  | { kind: 'insertFunctionSettings' }
+  /** A source function's settings, bound to their source's id the same way. */
+  | { kind: 'sourceFunctionSettings' };
 
 /** The field as an operator reads it in an error: never the value, never the URL. */
 export function credentialFieldName(field: CredentialField): string {

@@ -88,7 +88,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let listener: StoreListener | undefined;
   const workerCaches = options.databaseUrl && (options.destinationCacheTtlMs ?? 0) > 0;
   const directory = options.writeKeyDirectory ? new WriteKeyDirectory() : undefined;
-  if (directory) sources = writeKeyDirectoryReads(sources, () => sourcesByWriteKeyHash(db), directory);
+  if (directory) sources = writeKeyDirectoryReads(sources, () => sourcesByWriteKeyHash(db, options.keyring), directory);
   // Every process's: the endpoints an event is raised to, read once and again after a change.
   const endpointCopy = operationalEndpointCopy();
   const operationalEndpoints = cachedOperationalEndpointReads(plain.operationalEndpoints, endpointCopy);
@@ -157,7 +157,7 @@ type OpenedByStore = { destinations: OpenedValues<PlainCredentials>; dataKeys: O
 function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: OpenedByStore): PlainStores {
   const hashes = erasedIdHashes(keyring);
   return {
-    sources: sourceStore(db),
+    sources: sourceStore(db, keyring),
     destinations: destinationStore(db, keyring, opened?.destinations),
     regulations: regulationStore(db, keyring),
     destinationFilters: destinationFilterStore(db),

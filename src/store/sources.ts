@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { Keyring } from '../privacy/keyring';
+import { openedSourceFunctionSettings, storedSourceFunctionSettings } from './source-function-settings';
 import { newId } from './ids';
 import type { SourceRow, Tables } from './tables';
 import type { Source, SourceFields, SourceLabel, Store } from './types';
@@ -18,11 +20,11 @@ export class SegmentIdTaken extends Error {
   }
 }
 
-function toSource(row: SourceRow): Source {
+function toSource(row: SourceRow, keyring: Keyring | undefined): Source {
   const source: Source = { id: row.id, name: row.name, writeKeyHint: row.write_key_hint, createdAt: row.created_at, labels: parseLabels(row.labels) };
   if (row.slug) source.slug = row.slug;
   if (row.segment_id) source.segmentId = row.segment_id;
-  if (row.function_id) source.function = { functionId: row.function_id, settings: row.function_settings ? (JSON.parse(row.function_settings) as Record<string, unknown>) : {} };
+  if (row.function_id) source.function = { functionId: row.function_id, settings: openedSourceFunctionSettings(keyring, row.id, row.function_settings) };
   return source;
 }
 
@@ -38,7 +40,7 @@ function uniqueViolation(err: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
 
-function columns(fields: SourceFields): Partial<SourceRow> {
+function columns(keyring: Keyring | undefined, id: string, fields: SourceFields): Partial<SourceRow> {
   const row: Partial<SourceRow> = {};
   if (fields.name !== undefined) row.name = fields.name;
   if (fields.slug !== undefined) row.slug = fields.slug;
@@ -46,7 +48,7 @@ function columns(fields: SourceFields): Partial<SourceRow> {
   if (fields.segmentId !== undefined) row.segment_id = fields.segmentId;
   if (fields.function !== undefined) {
     row.function_id = fields.function?.functionId ?? null;
-    row.function_settings = fields.function ? JSON.stringify(fields.function.settings) : null;
+    row.function_settings = fields.function ? storedSourceFunctionSettings(keyring, id, fields.function.settings) : null;
   }
   if (fields.writeKey !== undefined) {
     row.write_key_hash = hashWriteKey(fields.writeKey);
@@ -55,7 +57,7 @@ function columns(fields: SourceFields): Partial<SourceRow> {
   return row;
 }
 
-export function sourceStore(db: Kysely<Tables>): Store['sources'] {
+export function sourceStore(db: Kysely<Tables>, keyring?: Keyring): Store['sources'] {
   /** Checked before the write so the answer names the field; the unique indexes still hold against a race. */
   async function refuseTaken(fields: SourceFields, exceptId?: string): Promise<void> {
     if (fields.writeKey !== undefined) {
@@ -80,8 +82,9 @@ export function sourceStore(db: Kysely<Tables>): Store['sources'] {
     async create(name, fields = {}) {
       await refuseTaken(fields);
       const writeKey = fields.writeKey ?? newWriteKey();
+      const id = newId('src');
       const row: SourceRow = {
-        id: newId('src'),
+        id,
         name,
         write_key_hash: hashWriteKey(writeKey),
         write_key_hint: writeKeyHint(writeKey),
@@ -89,19 +92,19 @@ export function sourceStore(db: Kysely<Tables>): Store['sources'] {
         slug: fields.slug ?? null,
         labels: JSON.stringify(fields.labels ?? []),
         segment_id: fields.segmentId ?? null,
-        ...(fields.function && { function_id: fields.function.functionId, function_settings: JSON.stringify(fields.function.settings) }),
+        ...(fields.function && { function_id: fields.function.functionId, function_settings: storedSourceFunctionSettings(keyring, id, fields.function.settings) }),
       };
       try {
         await db.insertInto('sources').values(row).execute();
       } catch (err) {
         taken(err, fields);
       }
-      return { source: toSource(row), writeKey };
+      return { source: toSource(row, keyring), writeKey };
     },
 
     async update(id, fields) {
       await refuseTaken(fields, id);
-      const changes = columns(fields);
+      const changes = columns(keyring, id, fields);
       if (Object.keys(changes).length > 0) {
         try {
           await db.updateTable('sources').set(changes).where('id', '=', id).execute();
@@ -110,17 +113,17 @@ export function sourceStore(db: Kysely<Tables>): Store['sources'] {
         }
       }
       const row = await db.selectFrom('sources').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && toSource(row);
+      return row && toSource(row, keyring);
     },
 
     async get(id) {
       const row = await db.selectFrom('sources').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && toSource(row);
+      return row && toSource(row, keyring);
     },
 
     async list() {
       const rows = await db.selectFrom('sources').selectAll().orderBy('created_at').orderBy('id').execute();
-      return rows.map(toSource);
+      return rows.map((row) => toSource(row, keyring));
     },
 
     async delete(id) {
@@ -135,18 +138,18 @@ export function sourceStore(db: Kysely<Tables>): Store['sources'] {
         .selectAll()
         .where('write_key_hash', '=', hashWriteKey(writeKey))
         .executeTakeFirst();
-      return row && toSource(row);
+      return row && toSource(row, keyring);
     },
 
     async findBySegmentId(segmentId) {
       const row = await db.selectFrom('sources').selectAll().where('segment_id', '=', segmentId).executeTakeFirst();
-      return row && toSource(row);
+      return row && toSource(row, keyring);
     },
   };
 }
 
 /** Every source by its write key's hash: the whole table, a few rows (write-key-directory.ts). */
-export async function sourcesByWriteKeyHash(db: Kysely<Tables>): Promise<Map<string, Source>> {
+export async function sourcesByWriteKeyHash(db: Kysely<Tables>, keyring?: Keyring): Promise<Map<string, Source>> {
   const rows = await db.selectFrom('sources').selectAll().execute();
-  return new Map(rows.map((row) => [row.write_key_hash, toSource(row)]));
+  return new Map(rows.map((row) => [row.write_key_hash, toSource(row, keyring)]));
 }

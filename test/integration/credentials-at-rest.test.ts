@@ -132,6 +132,34 @@ describe.each([
     }
   });
 
+  it("stores a source function's settings sealed, bound to their source; a row written in plaintext still reads", async () => {
+    const apiKey = mark('source-function-api-key');
+    const api = await database.open(ONLY_K1);
+    const worker = await database.open(ONLY_K1);
+    try {
+      const fn = await api.functions.create({ resourceType: 'SOURCE', displayName: 'Orders', description: null, logoUrl: null, settings: [], code: 'function onRequest() {}' });
+      const { source } = await api.sources.create('sealed source function', { function: { functionId: fn.id, settings: { apiKey } } });
+      expect(source.function).toEqual({ functionId: fn.id, settings: { apiKey } });
+      expect((await worker.sources.get(source.id))?.function).toEqual(source.function);
+      const updated = await api.sources.update(source.id, { function: { functionId: fn.id, settings: { apiKey, region: 'eu' } } });
+      expect(updated?.function?.settings).toEqual({ apiKey, region: 'eu' });
+      const stored = await raw.selectFrom('sources').selectAll().where('id', '=', source.id).executeTakeFirstOrThrow();
+      expect(stored.function_settings).toMatch(/^sealed:k1:/);
+      expect(leaks(JSON.stringify(stored), [apiKey])).toEqual([]);
+      if (database.fileBytes) expect(leaks(database.fileBytes(), [apiKey])).toEqual([]);
+      // Moved onto another source, the sealed settings do not open; the error names the source, never the value.
+      const { source: other } = await api.sources.create('other source function', { function: { functionId: fn.id, settings: {} } });
+      await raw.updateTable('sources').set({ function_settings: stored.function_settings }).where('id', '=', other.id).execute();
+      await expect(worker.sources.get(other.id)).rejects.toThrow(`source ${other.id}: its sealed sourceFunctionSettings does not authenticate`);
+      // Written as plain JSON (an older version, or PAYLOAD_ENCRYPTION=off): read as written.
+      await raw.updateTable('sources').set({ function_settings: JSON.stringify({ apiKey: 'plain' }) }).where('id', '=', other.id).execute();
+      expect((await worker.sources.get(other.id))?.function?.settings).toEqual({ apiKey: 'plain' });
+    } finally {
+      await api.close();
+      await worker.close();
+    }
+  });
+
   it('a sealed value moved onto another destination or another field does not open, and the error names neither value', async () => {
     const [secretA, secretB] = [mark('secret-a'), mark('secret-b')];
     const store = await database.open(ONLY_K1);
