@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Keyring } from '../privacy/keyring';
 import { openedCredentials, sealedCredentials, type CredentialColumns } from './destination-credentials';
+import { openedSourceFunctionSettings, SEALED_MARK, storedSourceFunctionSettings } from './source-function-settings';
 import { dialectOf } from './dialect';
 import { countsByMasterKey } from './master-key-counts';
 import type { Tables } from './tables';
@@ -36,6 +37,22 @@ async function reseal(db: Kysely<Tables>, keyring: Keyring, rows: (CredentialCol
 }
 
 /**
+ * Source functions' settings written in plaintext (or, after a rotation, under another key) sealed
+ * again under the active key, each row only as it was read. Resolves how many, and whether `limit` was reached.
+ */
+async function resealSourceSettings(db: Kysely<Tables>, keyring: Keyring, which: Which, limit: number): Promise<{ resealed: number; found: number; full: boolean }> {
+  const unsealed = which === 'plaintext' ? `${SEALED_MARK}%` : `${SEALED_MARK}${keyring.activeKeyId}:%`;
+  const rows = await db.selectFrom('sources').select(['id', 'function_settings']).where('function_settings', 'is not', null).where('function_settings', 'not like', unsealed).orderBy('id').limit(limit).execute();
+  let resealed = 0;
+  for (const row of rows) {
+    const sealed = storedSourceFunctionSettings(keyring, row.id, openedSourceFunctionSettings(keyring, row.id, row.function_settings));
+    const result = await db.updateTable('sources').set({ function_settings: sealed }).where('id', '=', row.id).where('function_settings', '=', row.function_settings!).executeTakeFirst();
+    resealed += Number(result.numUpdatedRows);
+  }
+  return { resealed, found: rows.length, full: rows.length === limit };
+}
+
+/**
  * Seals the credentials of rows written in plaintext — by a version before credentials were sealed at rest, or by a
  * process with PAYLOAD_ENCRYPTION=off — when a process with keys opens the store: the migration
  * that "encrypts existing rows" (a kysely migration has no keys). Safe when several processes open
@@ -50,6 +67,11 @@ export async function sealPlaintextCredentials(db: Kysely<Tables>, keyring: Keyr
     sealed += await reseal(db, keyring, rows);
     afterId = rows[rows.length - 1].id;
   }
+  for (let full = true; full; ) {
+    const pass = await resealSourceSettings(db, keyring, 'plaintext', BATCH);
+    sealed += pass.resealed;
+    full = pass.full;
+  }
   if (sealed > 0 && dialectOf(db) === 'sqlite') await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
   return sealed;
 }
@@ -61,7 +83,8 @@ export async function sealPlaintextCredentials(db: Kysely<Tables>, keyring: Keyr
  */
 export async function resealCredentials(db: Kysely<Tables>, keyring: Keyring, limit: number): Promise<{ resealed: number; left: boolean }> {
   const rows = await rowsToSeal(db, keyring, 'not under the active key', '', limit);
-  return { resealed: await reseal(db, keyring, rows), left: rows.length > 0 };
+  const sources = await resealSourceSettings(db, keyring, 'not under the active key', limit);
+  return { resealed: (await reseal(db, keyring, rows)) + sources.resealed, left: rows.length > 0 || sources.found > 0 };
 }
 
 /** How many destinations' credentials each master key seals (PLAINTEXT_CREDENTIALS: none). */

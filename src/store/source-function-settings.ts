@@ -9,20 +9,20 @@ import type { Keyring } from '../privacy/keyring';
  */
 
 const FIELD: CredentialField = { kind: 'sourceFunctionSettings' };
-const MARK = 'sealed:';
+export const SEALED_MARK = 'sealed:';
 
 export function storedSourceFunctionSettings(keyring: Keyring | undefined, sourceId: string, settings: Record<string, unknown>): string {
   const text = JSON.stringify(settings);
   if (!keyring) return text;
   const keyId = keyring.activeKeyId;
-  return `${MARK}${keyId}:${sealCredential(keyring, keyId, sourceId, FIELD, text)}`;
+  return `${SEALED_MARK}${keyId}:${sealCredential(keyring, keyId, sourceId, FIELD, text)}`;
 }
 
 /** The settings in plaintext; throws CredentialSealError naming the source and the key, never a value. */
 export function openedSourceFunctionSettings(keyring: Keyring | undefined, sourceId: string, stored: string | null | undefined): Record<string, unknown> {
   if (!stored) return {};
-  if (!stored.startsWith(MARK)) return JSON.parse(stored) as Record<string, unknown>;
-  const rest = stored.slice(MARK.length);
+  if (!stored.startsWith(SEALED_MARK)) return JSON.parse(stored) as Record<string, unknown>;
+  const rest = stored.slice(SEALED_MARK.length);
   const at = rest.lastIndexOf(':');
   try {
     return JSON.parse(openCredential(keyring, rest.slice(0, at), sourceId, FIELD, rest.slice(at + 1))) as Record<string, unknown>;

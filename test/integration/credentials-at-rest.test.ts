@@ -154,6 +154,19 @@ describe.each([
       // Written as plain JSON (an older version, or PAYLOAD_ENCRYPTION=off): read as written.
       await raw.updateTable('sources').set({ function_settings: JSON.stringify({ apiKey: 'plain' }) }).where('id', '=', other.id).execute();
       expect((await worker.sources.get(other.id))?.function?.settings).toEqual({ apiKey: 'plain' });
+      // The next process with keys seals it (under k2, now active); resealCredentials moves the k1 one to k2.
+      const next = await database.open(K2_ACTIVE);
+      try {
+        const resealed = await raw.selectFrom('sources').select('function_settings').where('id', '=', other.id).executeTakeFirstOrThrow();
+        expect(resealed.function_settings).toMatch(/^sealed:k2:/);
+        while ((await next.destinations.resealCredentials(100)).left);
+        const moved = await raw.selectFrom('sources').select('function_settings').where('id', 'in', [source.id, other.id]).execute();
+        expect(moved.map((r) => r.function_settings?.slice(0, 'sealed:k2:'.length))).toEqual(['sealed:k2:', 'sealed:k2:']);
+        expect((await next.sources.get(other.id))?.function?.settings).toEqual({ apiKey: 'plain' });
+        expect((await next.sources.get(source.id))?.function?.settings).toEqual({ apiKey, region: 'eu' });
+      } finally {
+        await next.close();
+      }
     } finally {
       await api.close();
       await worker.close();
