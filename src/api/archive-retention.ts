@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/types';
+import { FATE_RETENTION_MS } from '../messages/record-fates';
 
 /** The sweep runs at most this often, and at least every hour (a PostgreSQL partition goes whole days at a time). */
 const SWEEP_AT_MOST_EVERY_MS = 1_000;
@@ -21,7 +22,7 @@ export const sweepIntervalMs = (retentionMs: number) => Math.min(SWEEP_AT_LEAST_
  * Several processes sweeping at once remove each thing once. ARCHIVE_RETENTION=0 sweeps too, with
  * nothing kept: the archive is off, and what an earlier run archived goes at start.
  */
-export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'prune'>, retentionMs: number, log?: FastifyBaseLogger, clock: () => number = Date.now): ArchiveRetention {
+export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'prune'>, retentionMs: number, log?: FastifyBaseLogger, clock: () => number = Date.now, fates?: Pick<Store['fates'], 'prune'>): ArchiveRetention {
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> = Promise.resolve();
 
@@ -31,6 +32,8 @@ export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'pr
       if (retentionMs > 0) await archive.prepare(now);
       const { deleted, droppedPartitions } = await archive.prune(now, retentionMs);
       if (deleted > 0 || droppedPartitions.length > 0) log?.info({ deleted, droppedPartitions }, 'archived messages past ARCHIVE_RETENTION removed');
+      // The calls' fates are kept a week whatever ARCHIVE_RETENTION says: swept here, by the processes that write them.
+      if (fates) await fates.prune(new Date(now - FATE_RETENTION_MS).toISOString());
     } catch (err) {
       log?.warn({ err: (err as Error).message }, 'archive retention sweep failed; tried again at the next sweep');
     }

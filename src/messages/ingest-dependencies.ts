@@ -14,6 +14,7 @@ import type { IngestDependencies } from './ingest-calls';
 import { MessageCountRecorder } from './message-count-recorder';
 import { deliveryPlanner, type PlanDecisions } from './plan-deliveries';
 import { bodySealer } from './seal-bodies';
+import { fateRecorder } from './record-fates';
 
 export interface IngestWiring {
   store: Store;
@@ -50,6 +51,7 @@ export function ingestDependencies({ store, deliveries, config, metrics, keyring
     metrics,
     recorder,
     ...(config.archiveRetention > 0 && { archive: callArchiver(store, keyring) }),
+    fates: fateRecorder(store, keyring),
   };
   return {
     dependencies,

@@ -65,6 +65,8 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   // Metadata only; the detail's message body needs payloads:read besides (deliveries.ts).
   'GET /admin/deliveries': read,
   'GET /admin/sources/:sourceId/deliveries/:messageId': read,
+  // What happened to each call at each destination; its ids and event name, and searching by them, need payloads:read besides (message-fates.ts).
+  'GET /admin/fates': read,
   'POST /admin/sources/:sourceId/deliveries/:messageId/redeliver': { scope: 'operate', action: 'delivery.redeliver' },
   'POST /admin/sources/:sourceId/redeliver': { scope: 'operate', action: 'redelivery.start' },
   'GET /admin/redeliveries/:id': read,

@@ -87,6 +87,7 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'GET /admin/deliveries': metadata,
   // The body and the plaintext userId only with payloads:read; otherwise the userId's keyed hash.
   'GET /admin/sources/:sourceId/deliveries/:messageId': { reveals: 'metadata', withPayloadsRead: 'payload' },
+  'GET /admin/fates': { reveals: 'metadata', withPayloadsRead: 'payload' },
   'POST /admin/sources/:sourceId/deliveries/:messageId/redeliver': metadata,
   'POST /admin/sources/:sourceId/redeliver': metadata,
   'GET /admin/redeliveries/:id': metadata,
