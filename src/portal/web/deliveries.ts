@@ -4,6 +4,7 @@ import { announce, append, badge, field, formValues, h, replace, time } from './
 import type { Page } from './page';
 import { destinationsBySource, loadNames, namedWithId } from './names';
 import { listSources } from './sources';
+import { fatesSearch } from './fates';
 // Types only (erased in the bundle): the progress the API answers with, as the server defines it.
 import type { RedeliveryProgress as RedeliveryJob } from '../../delivery/redelivery-job';
 
@@ -104,6 +105,8 @@ export async function deliveriesPage(page: Page): Promise<void> {
   replace(
     main,
     h('h1', {}, 'Deliveries'),
+    fatesSearch(sources, bySource, page.left),
+    h('h2', {}, 'Delivery workflows'),
     filterForm,
     h('p', { class: 'muted' }, 'Newest first, from Temporal visibility: a delivery that just started or ended may take a moment to show its status.'),
     h('table', { class: 'deliveries' }, h('thead', {}, h('tr', {}, ...['Status', 'Type', 'User', 'Message id', 'Source', 'Started', 'Closed'].map((t) => h('th', { scope: 'col' }, t)))), tbody),

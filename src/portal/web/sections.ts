@@ -2,6 +2,7 @@ import type { RouteKey } from './access';
 import { auditPage } from './audit';
 import { deliveriesPage, deliveryPage } from './deliveries';
 import { destinationPage } from './destination';
+import { livePage } from './fates';
 import { destinationsPage } from './destinations';
 import type { Page } from './page';
 import { personasPage } from './personas';
@@ -37,7 +38,8 @@ export const SECTIONS: Section[] = [
     label: 'Deliveries',
     title: 'Deliveries',
     reads: 'GET /admin/deliveries',
-    render: (page, rest) => (rest.length === 2 ? deliveryPage(page, rest[0], rest[1]) : deliveriesPage(page)),
+    // `live/<sourceId>`: a source's live view (a source id never reads `live`).
+    render: (page, rest) => (rest.length === 2 ? (rest[0] === 'live' ? livePage(page, rest[1]) : deliveryPage(page, rest[0], rest[1])) : deliveriesPage(page)),
   },
   { path: 'personas', label: 'Audiences & traits', title: 'Audiences & computed traits', reads: 'GET /admin/sources/:sourceId/audiences', render: (page) => personasPage(page) },
   { path: 'tracking-plans', label: 'Tracking plans', title: 'Tracking plans', reads: 'GET /admin/tracking-plans', render: (page) => trackingPlansPage(page) },
