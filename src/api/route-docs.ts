@@ -448,6 +448,16 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
     summary: 'List deliveries, newest first, filtered by source, destination, status, type, user or time',
     response: { deliveries: [deliveryRow], nextCursor: 'eyJhdCI6IjIwMjYtMDUtMDRUMDk6MzA6MDBaIn0' },
   },
+  'GET /admin/fates': {
+    summary: 'What happened to each call at each destination: delivered, failed, or stopped at ingest and why; searched by user, event, destination, status or time',
+    response: {
+      fates: [
+        { messageId: 'msg-1', sourceId: SOURCE_ID, sourceName: 'Web', destinationId: DESTINATION_ID, destinationName: 'Orders CRM', type: 'track', receivedAt: AT, decision: 'consent', status: 'stopped', reason: 'consent', userId: 'user-42', event: 'Order Completed' },
+        { messageId: 'msg-0', sourceId: SOURCE_ID, sourceName: 'Web', destinationId: DESTINATION_ID, destinationName: 'Orders CRM', type: 'track', receivedAt: AT, decision: 'sent', status: 'delivered', userId: 'user-42', event: 'Order Completed' },
+      ],
+      nextCursor: 'WyIyMDI2LTA1LTA0VDA5OjMwOjAwLjAwMFoiLCJtc2ctMCIsImRzdF8wIl0',
+    },
+  },
   'GET /admin/sources/:sourceId/deliveries/:messageId': {
     summary: 'One delivery: the message as sent and every attempt to every webhook URL',
     response: {

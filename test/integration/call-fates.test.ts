@@ -251,6 +251,10 @@ describe('what happened to one event: each call\'s decision per destination', ()
       expect([refused.statusCode, refused.json().message]).toEqual([403, expect.stringMatching(new RegExp(`^${field}: .*payloads:read`))]);
     }
 
+    // The same holds for the delivery workflows' list.
+    const byUser = await system.app.inject({ method: 'GET', url: '/admin/deliveries?userId=cf-what', headers: { authorization: `Bearer ${reader}` } });
+    expect([byUser.statusCode, byUser.json().message]).toEqual([403, expect.stringMatching(/^userId: .*payloads:read/)]);
+
     // Bad filters: 400 naming the field.
     for (const [query, field] of [['reason=bored', 'reason'], ['status=sent&reason=plan', 'reason'], ['limit=0', 'limit'], ['cursor=bm9wZQ', 'cursor'], ['since=yesterday', 'since'], ['destinationId=dst_1', 'destinationId']]) {
       const refused = await fatesOf(query);

@@ -33,7 +33,7 @@ const ListQuery = Type.Object(
     type: Type.Optional(MessageTypeFilter),
     // Searched by its keyed hash, so any id a call can carry is found; with
     // PAYLOAD_ENCRYPTION=off visibility holds plaintext, and an unquotable one is refused below.
-    userId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Any userId; with PAYLOAD_ENCRYPTION=off, without double quotes, backslashes or control characters.' })),
+    userId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Any userId; with PAYLOAD_ENCRYPTION=off, without double quotes, backslashes or control characters. Needs payloads:read.' })),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started at or after this time.' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started before this time.' })),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` })),
@@ -159,9 +159,13 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
 
   app.get(
     '/deliveries',
-    { schema: { security, querystring: ListQuery, response: { 200: DeliveryList, ...errorReplies } } },
+    { schema: { security, querystring: ListQuery, response: { 200: DeliveryList, ...errorReplies, 403: ErrorReply } } },
     async (request) => {
       const { limit: limitText, since, until, ...filter } = request.query;
+      // Whether any delivery matches a user id says what bodies carried: a payload question.
+      if (filter.userId !== undefined && !actorOf(request).scopes.includes('payloads:read')) {
+        throw new ApiError(403, 'forbidden', 'userId: searching by user id needs the payloads:read scope (whether anything matches says what a body carries)');
+      }
       const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
       if (limit < 1 || limit > MAX_LIMIT) throw badRequest(`limit: must be from 1 to ${MAX_LIMIT}`);
       if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) throw badRequest('until: must be later than since');

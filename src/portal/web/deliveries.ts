@@ -1,4 +1,4 @@
-import { formFor, guarded } from './access';
+import { formFor, guarded, holds } from './access';
 import { api, ApiFailure, type Attempt, type DeliveryDetail, type Destination, type DeliveryRow, type PortalSettings, type Source } from './api';
 import { announce, append, badge, field, formValues, h, replace, time } from './dom';
 import type { Page } from './page';
@@ -67,7 +67,7 @@ export async function deliveriesPage(page: Page): Promise<void> {
     field('Destination', destinationSelect('destinationId', sources, bySource, query.get('destinationId'), 'any')),
     field('Status', select('status', STATUSES)),
     field('Type', select('type', TYPES)),
-    field('User id', h('input', { name: 'userId', value: query.get('userId') ?? '' })),
+    field('User id', h('input', { name: 'userId', value: query.get('userId') ?? '', disabled: !holds('payloads:read'), title: holds('payloads:read') ? '' : 'Needs the payloads:read scope' })),
     field('Started since', h('input', { type: 'datetime-local', name: 'since', value: toLocal(query.get('since')) })),
     field('Started until', h('input', { type: 'datetime-local', name: 'until', value: toLocal(query.get('until')) })),
     h('button', { type: 'submit' }, 'Apply filters'),
