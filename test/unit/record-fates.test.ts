@@ -32,7 +32,7 @@ function memoryKeys() {
 }
 
 const message = (messageId: string, extra: Partial<Message> = {}): Message =>
-  ({ type: 'track', messageId, userId: USER, event: 'Checkout Started', timestamp: '2026-01-01T00:00:00.000Z', receivedAt: '2026-01-01T00:00:01.000Z', context: {}, properties: {}, ...extra }) as Message;
+  ({ type: 'track', messageId, userId: USER, event: 'Checkout Started', timestamp: '2026-01-01T00:00:00.000Z', receivedAt: '2026-01-01T00:00:01.000Z', context: {}, properties: {}, ...extra });
 
 async function decisionsOf(messages: Array<{ message: Message; suppressed?: boolean; planBlocked?: true; integrations?: Record<string, unknown> }>) {
   const enabled = ['dst_a', 'dst_ads'].map((id) => ({ id, webhookUrls: [`https://${id}.example.com/hook`], consent: DEFAULT_CONSENT }));
