@@ -131,6 +131,8 @@ it('makes and edits a plan, its rules, sources and controls, and shows violation
   expect(await seen.locator(`table[data-controls="${source.id}"] [data-setting="track.allowUnplannedEvents"]`).textContent()).toBe('block it');
   expect(await seen.locator(`table[data-controls="${source.id}"] [data-setting="forwardingViolationsTo"]`).textContent()).toBe('Plan audit');
   expect(await seen.locator('form, select, textarea, input, button').count()).toBe(0);
+  // Names are payload fields: without payloads:read each row says so instead of its sentence.
+  expect(await seen.locator(`table[data-violations="${source.id}"] tbody tr`).allTextContents()).toEqual(Array(3).fill(expect.stringMatching(/^trackneeds payloads:read(Datatype|Required|Composition)1/)));
   expect(await readOnly.locator('[data-needs-scope="destinations:write"]').count()).toBeGreaterThan(0);
   await screenshot(readOnly, 'read-only-tracking-plans');
   expect(pageErrors).toEqual([]);

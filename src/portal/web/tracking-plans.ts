@@ -13,12 +13,13 @@ interface TrackingPlan {
   description?: string;
   type: string;
 }
+/** `eventName`, `field` and `description` are names, absent for a token without payloads:read. */
 interface Violation {
   eventType: string;
-  eventName: string;
-  field: string;
+  eventName?: string;
+  field?: string;
   violationType: string;
-  description: string;
+  description?: string;
   count: number;
   lastSeenAt: string;
 }
@@ -44,9 +45,9 @@ function violationsTable(sources: Map<string, Source>, sourceId: string, violati
         h(
           'tr',
           { 'data-field': v.field },
-          h('td', {}, `${v.eventType} ${v.eventName}`.trim()),
-          // Without payloads:read the API leaves names out: the field stands in for the sentence.
-          h('td', { class: 'violation-text' }, v.description ?? h('code', {}, v.field ?? '–')),
+          h('td', {}, `${v.eventType} ${v.eventName ?? ''}`.trim()),
+          // Without payloads:read the API leaves names out, and the page says why the sentence is missing.
+          h('td', { class: 'violation-text' }, v.description ?? h('small', { class: 'needs-scope' }, 'needs payloads:read')),
           h('td', {}, v.violationType),
           h('td', { class: 'count' }, String(v.count)),
           h('td', {}, time(v.lastSeenAt)),
@@ -108,6 +109,7 @@ function sourcesPanel(plan: TrackingPlan, sourceIds: string[], sources: Map<stri
           ...sourceIds.flatMap((id, i) => [
             ...(i > 0 ? [', '] : []),
             sourceNamed(sources, id),
+            mayDisconnect && ' ',
             mayDisconnect &&
               h(
                 'button',
