@@ -79,9 +79,19 @@ it('makes and edits a plan, its rules, sources and controls, and shows violation
   await section.locator(`button[data-disconnect="${audit.id}"]`).click();
   await section.locator('form[aria-label="Connect a source"] option', { hasText: 'Plan audit' }).waitFor({ state: 'attached' });
   expect((await api('GET', `/admin/tracking-plans/${planId}/sources`)).json()).toEqual({ sourceIds: [] });
+  // A source another plan holds: the API's 409, word for word, beside the choice.
+  const other = (await api('POST', '/admin/tracking-plans', { name: 'Other plan' })).json<{ id: string }>();
+  const taken = await api('POST', `/admin/tracking-plans/${other.id}/sources`, { sourceId: source.id });
+  expect(taken.statusCode).toBe(201);
   await section.locator('form[aria-label="Connect a source"]').getByLabel('Source').selectOption({ label: 'Portal tracking plan' });
   await section.locator('form[aria-label="Connect a source"]').getByRole('button', { name: 'Connect' }).click();
+  const conflict = (await api('POST', `/admin/tracking-plans/${planId}/sources`, { sourceId: source.id })).json<{ message: string }>().message;
+  expect(conflict).toContain('is connected to another tracking plan');
+  await section.locator('[data-error-for="sourceId"]').filter({ hasText: conflict }).waitFor();
+  expect((await system.app.inject({ method: 'DELETE', url: `/admin/tracking-plans/${other.id}`, headers: auth })).statusCode).toBe(204);
+  await section.locator('form[aria-label="Connect a source"]').getByRole('button', { name: 'Connect' }).click();
   await section.locator(`button[data-disconnect="${source.id}"]`).waitFor();
+  expect(await page.locator('section[data-plan-id]').count()).toBe(1);
   expect(await section.locator('p.plan-sources .named').textContent()).toBe('Portal tracking plan');
 
   // The source's controls and forwarding, in words, saved as one PATCH.

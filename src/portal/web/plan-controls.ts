@@ -1,7 +1,7 @@
 import { may } from './access';
 import { api, type Source } from './api';
 import { announce, h, replace } from './dom';
-import { apiErrorField } from './api-field';
+import { fieldErrors } from './field-errors';
 
 /** A source's schema controls as GET /admin/sources/:id/settings answers them (src/plans/schema-controls.ts). */
 export interface Controls {
@@ -67,8 +67,7 @@ const ROUTE = 'PATCH /admin/sources/:id/settings';
 export function controlsPanel(sourceId: string, controls: Controls, sources: Source[], nameOf: (id: string) => Node, reload: () => Promise<void>): HTMLElement {
   const editable = may(ROUTE);
   const selects = new Map<string, HTMLSelectElement>();
-  const errors = Object.fromEntries(FIELDS.map((name) => [name, h('span', { class: 'error field-error', role: 'alert', 'data-error-for': name })])) as Record<(typeof FIELDS)[number], HTMLElement>;
-  const formError = h('p', { class: 'error', role: 'alert' });
+  const { beside: errors, form: formError, clear: clearErrors, show } = fieldErrors(FIELDS);
 
   const cell = (id: string, value: string, choices: Choice[], label: string): HTMLElement => {
     if (!editable) return h('td', { 'data-setting': id }, choices.find(([v]) => v === value)?.[1] ?? value);
@@ -95,10 +94,6 @@ export function controlsPanel(sourceId: string, controls: Controls, sources: Sou
   const table = h('table', { class: 'plan-controls', 'data-controls': sourceId }, h('caption', {}, 'Source ', nameOf(sourceId), ': what the plan does'), h('tbody', {}, ...rows));
   if (!editable) return table;
 
-  const clearErrors = () => {
-    for (const name of FIELDS) errors[name].textContent = '';
-    formError.textContent = '';
-  };
   const patchBody = () => {
     const body: Record<string, unknown> = {};
     for (const setting of SETTINGS) {
@@ -121,9 +116,7 @@ export function controlsPanel(sourceId: string, controls: Controls, sources: Sou
         try {
           await api('PATCH', `/admin/sources/${encodeURIComponent(sourceId)}/settings`, patchBody());
         } catch (err) {
-          const message = err instanceof Error ? err.message : String(err);
-          const named = apiErrorField(message, FIELDS);
-          return void ((named ? errors[named] : formError).textContent = message);
+          return show(err);
         }
         await reload();
         announce('Controls saved');

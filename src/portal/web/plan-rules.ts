@@ -1,7 +1,7 @@
 import { may } from './access';
 import { api } from './api';
-import { apiErrorField } from './api-field';
 import { announce, field, h } from './dom';
+import { fieldErrors } from './field-errors';
 
 export interface Rule {
   type: string;
@@ -40,22 +40,8 @@ export function rulesPanel(planId: string, rules: Rule[], reload: () => Promise<
     jsonSchema: h('textarea', { name: 'jsonSchema', rows: 8, cols: 80, spellcheck: 'false' }),
   };
   inputs.jsonSchema.value = JSON.stringify({ properties: { properties: { type: 'object', properties: {}, required: [] } } }, null, 2);
-  const errors = Object.fromEntries(FIELDS.map((name) => [name, h('span', { class: 'error field-error', role: 'alert', 'data-error-for': name })])) as Record<(typeof FIELDS)[number], HTMLElement>;
-  const formError = h('p', { class: 'error', role: 'alert' });
+  const { beside: errors, form: formError, clear: clearErrors, show: showError } = fieldErrors(FIELDS, inputs);
   const submit = h('button', { type: 'submit' }, 'Add rule');
-  const clearErrors = () => {
-    for (const name of FIELDS) {
-      errors[name].textContent = '';
-      inputs[name].removeAttribute('aria-invalid');
-    }
-    formError.textContent = '';
-  };
-  const showError = (message: string) => {
-    const name = apiErrorField(message, FIELDS);
-    if (!name) return void (formError.textContent = message);
-    errors[name].textContent = message;
-    inputs[name].setAttribute('aria-invalid', 'true');
-  };
   const edit = (rule: Rule) => {
     clearErrors();
     inputs.type.value = rule.type;
@@ -129,7 +115,7 @@ export function rulesPanel(planId: string, rules: Rule[], reload: () => Promise<
         try {
           await api('PATCH', path, { rules: [rule] });
         } catch (err) {
-          return showError(err instanceof Error ? err.message : String(err));
+          return showError(err);
         }
         await reload();
         announce(`Rule ${ruleWords(rule as Rule)} saved`);

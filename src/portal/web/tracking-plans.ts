@@ -1,7 +1,7 @@
 import { formFor, may } from './access';
 import { api, type Source } from './api';
-import { apiErrorField } from './api-field';
 import { announce, field, h, replace, time } from './dom';
+import { fieldErrors } from './field-errors';
 import { named } from './names';
 import type { Page } from './page';
 import { showControls } from './plan-controls';
@@ -62,8 +62,7 @@ const PLAN_FIELDS = ['name', 'description'] as const;
 /** A plan's name and description: a form that creates (no plan) or edits one; the API's 400 beside the field it names. */
 function planForm(plan: TrackingPlan | undefined, reload: () => Promise<void>): HTMLElement {
   const inputs = { name: h('input', { name: 'name', size: 30, value: plan?.name ?? '' }), description: h('input', { name: 'description', size: 50, value: plan?.description ?? '' }) };
-  const errors = Object.fromEntries(PLAN_FIELDS.map((name) => [name, h('span', { class: 'error field-error', role: 'alert', 'data-error-for': name })])) as Record<(typeof PLAN_FIELDS)[number], HTMLElement>;
-  const formError = h('p', { class: 'error', role: 'alert' });
+  const { beside: errors, form: formError, clear, show } = fieldErrors(PLAN_FIELDS, inputs);
   return h(
     'form',
     {
@@ -71,16 +70,13 @@ function planForm(plan: TrackingPlan | undefined, reload: () => Promise<void>): 
       class: 'plan-form',
       onsubmit: async (event: Event) => {
         event.preventDefault();
-        for (const name of PLAN_FIELDS) errors[name].textContent = '';
-        formError.textContent = '';
+        clear();
         const body = { name: inputs.name.value, description: inputs.description.value };
         try {
           if (plan) await api('PATCH', `/admin/tracking-plans/${encodeURIComponent(plan.id)}`, body);
           else await api('POST', '/admin/tracking-plans', body);
         } catch (err) {
-          const message = err instanceof Error ? err.message : String(err);
-          const named = apiErrorField(message, PLAN_FIELDS);
-          return void ((named ? errors[named] : formError).textContent = message);
+          return show(err);
         }
         await reload();
         announce(plan ? `Plan ${body.name} saved` : `Plan ${body.name} created`);
