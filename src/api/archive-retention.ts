@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/types';
-import { FATE_RETENTION_MS } from '../messages/record-fates';
 
 /** The sweep runs at most this often, and at least every hour (a PostgreSQL partition goes whole days at a time). */
 const SWEEP_AT_MOST_EVERY_MS = 1_000;
@@ -32,8 +31,9 @@ export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'pr
       if (retentionMs > 0) await archive.prepare(now);
       const { deleted, droppedPartitions } = await archive.prune(now, retentionMs);
       if (deleted > 0 || droppedPartitions.length > 0) log?.info({ deleted, droppedPartitions }, 'archived messages past ARCHIVE_RETENTION removed');
-      // The calls' fates are kept a week whatever ARCHIVE_RETENTION says: swept here, by the processes that write them.
-      if (fates) await fates.prune(new Date(now - FATE_RETENTION_MS).toISOString());
+      // The calls' fates are kept as long as the calls (one knob for what grows per message): row by
+      // row, on both stores (a fate row is a few hundred bytes; the archive's day partitions are for its bodies).
+      if (fates) await fates.prune(new Date(now - retentionMs).toISOString());
     } catch (err) {
       log?.warn({ err: (err as Error).message }, 'archive retention sweep failed; tried again at the next sweep');
     }

@@ -50,8 +50,8 @@ export function ingestDependencies({ store, deliveries, config, metrics, keyring
     startTimeoutMs: config.ingestStartTimeout,
     metrics,
     recorder,
-    ...(config.archiveRetention > 0 && { archive: callArchiver(store, keyring) }),
-    fates: fateRecorder(store, keyring),
+    // The calls and their fates grow per message: ARCHIVE_RETENTION sizes both, and 0 keeps neither.
+    ...(config.archiveRetention > 0 && { archive: callArchiver(store, keyring), fates: fateRecorder(store, keyring) }),
   };
   return {
     dependencies,

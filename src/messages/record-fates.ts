@@ -8,9 +8,6 @@ import type { CallFate } from './call-fate';
 import type { DestinationDecision } from './plan-deliveries';
 import type { DataKeyReads } from './request-data-keys';
 
-/** How long a fate row is kept: a week, as the overview's counts of the same decisions. */
-export const FATE_RETENTION_MS = 7 * 86_400_000;
-
 /** One accepted call as ingest records its fates: the message as sent on, and its fate. */
 export interface FatedCall {
   message: Message;

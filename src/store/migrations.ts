@@ -687,7 +687,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger operational_endpoints_notify after insert or update or delete on operational_endpoints for each statement execute function switchyard_notify_operational_endpoint()`.execute(db);
     },
   },
-  // Each ingested call's one decision per destination (sent, or the stop reason), kept a week for
+  // Each ingested call's one decision per destination (sent, or the stop reason), kept as long as the archive for
   // "what happened to one event": plaintext columns that name no user (ids as keyed hashes, the
   // event name too) and the ids and event name sealed under the call's data key. Newest first by
   // time; searched by destination, by user hash and by event hash.

@@ -550,7 +550,7 @@ export interface Store {
     /** Deletes every archived message of these subjects (keyed hashes of user or anonymous ids): erasure where nothing is sealed. */
     forget(idHashes: string[]): Promise<number>;
   };
-  /** Each ingested call's decision per destination, kept FATE_RETENTION (message-fates.ts). */
+  /** Each ingested call's decision per destination, kept ARCHIVE_RETENTION, as the archive (message-fates.ts). */
   fates: {
     /** One INSERT per request; a (source, message, destination) recorded already is kept as it was. */
     add(fates: MessageFate[]): Promise<void>;

@@ -97,7 +97,7 @@ export function fatesSearch(sources: Source[], bySource: Map<string, Destination
     'section',
     { class: 'card', 'aria-labelledby': 'fates-title' },
     h('h2', { id: 'fates-title' }, 'What happened to an event'),
-    h('p', { class: 'muted' }, 'Every call, at every destination: delivered, failed, or stopped at ingest and why (plan, integrations, consent, suppressed, filters, …). Kept a week.'),
+    h('p', { class: 'muted' }, 'Every call, at every destination: delivered, failed, or stopped at ingest and why (plan, integrations, consent, suppressed, filters, …), for as long as the archive keeps calls (ARCHIVE_RETENTION).'),
     !payloads && h('p', { class: 'muted', id: 'fates-withheld' }, WITHHELD),
     form,
     problem,
