@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { DeliveryInput } from '../../src/delivery/types';
 import type { Message } from '../../src/delivery/payload';
 import { fateOf } from '../../src/messages/call-fate';
@@ -9,7 +8,7 @@ import { identifierHash } from '../../src/privacy/keyring';
 import { CALL_FATE, isSealedBody, openBody } from '../../src/privacy/sealed-body';
 import { DEFAULT_CONSENT } from '../../src/rules/consent';
 import type { MessageFate } from '../../src/store/types';
-import { testKeyring } from '../helpers/payload-keys';
+import { memoryDataKeys, testKeyring } from '../helpers/payload-keys';
 
 /**
  * "What happened to one event" is recorded from the one decision per (message, destination) the
@@ -20,16 +19,6 @@ const keyring = testKeyring();
 const policy = { retryWindowMs: 60_000, timeoutMs: 5_000, initialBackoffMs: 100, maxBackoffMs: 1_000 } as DeliveryInput['policy'];
 const USER = 'fate-user-canary@example.com';
 
-function memoryKeys() {
-  const table = new Map<string, Buffer>();
-  return {
-    table,
-    async getOrCreate(subjects: string[]) {
-      for (const subject of subjects) if (!table.has(subject)) table.set(subject, randomBytes(32));
-      return new Map(subjects.map((subject) => [subject, table.get(subject)!] as const));
-    },
-  };
-}
 
 const message = (messageId: string, extra: Partial<Message> = {}): Message =>
   ({ type: 'track', messageId, userId: USER, event: 'Checkout Started', timestamp: '2026-01-01T00:00:00.000Z', receivedAt: '2026-01-01T00:00:01.000Z', context: {}, properties: {}, ...extra });
@@ -40,7 +29,7 @@ async function decisionsOf(messages: Array<{ message: Message; suppressed?: bool
     ['dst_a', { consent: DEFAULT_CONSENT, filters: [] }],
     ['dst_ads', { consent: { categories: ['advertising'], whenAbsent: 'deliver' }, filters: [] }],
   ]);
-  const keys = memoryKeys();
+  const keys = memoryDataKeys();
   const plan = await deliveryPlanner({ listEnabled: async () => enabled }, policy, bodySealer(keys, keyring), { rulesOf: async () => rules })(
     'src_x',
     messages.map((m) => outgoing(m.message, { integrations: m.integrations, suppressed: m.suppressed ?? false, ...(m.planBlocked && { planBlocked: true }) })),
@@ -66,7 +55,7 @@ describe('the planner says what it decided for every (message, destination)', ()
 });
 
 describe('a fate row names nobody in the clear', () => {
-  async function rowsOf(suppressed: boolean): Promise<{ rows: MessageFate[]; keys: ReturnType<typeof memoryKeys> }> {
+  async function rowsOf(suppressed: boolean): Promise<{ rows: MessageFate[]; keys: ReturnType<typeof memoryDataKeys> }> {
     const m = message(suppressed ? 'm-quiet' : 'm-kept');
     const { decisions, keys } = await decisionsOf([{ message: m, suppressed }]);
     const rows: MessageFate[] = [];

@@ -7,13 +7,10 @@ import { openForReader } from '../../privacy/open-sealed';
 import { ERASED_BODY, FUNCTION_LOGS, UNREADABLE_BODY } from '../../privacy/sealed-body';
 import type { Deliveries, DeliveryHistory, DeliveryStatusName } from '../../ports';
 import type { Store } from '../../store/types';
-import { ApiError, badRequest, notFound } from '../errors';
-import { ErrorReply, errorReplies, IdParams } from './schemas';
+import { ApiError, badRequest, notFound, payloadQuestion } from '../errors';
+import { DestinationIdFilter, ErrorReply, errorReplies, IdParams, SourceIdFilter } from './schemas';
 import { actorOf, recordChange, recordPayloadRead } from '../access/audit-trail';
 
-/** What the store's newId makes (store/ids.ts); a filter value of another shape matches nothing and is refused. */
-const SourceId = Type.String({ pattern: '^src_[0-9a-f]{32}$', description: 'A source id (`src_` and 32 hex digits).' });
-const DestinationId = Type.String({ pattern: '^dst_[0-9a-f]{32}$', description: 'A destination id (`dst_` and 32 hex digits).' });
 const STATUSES: DeliveryStatusName[] = ['delivering', 'retrying', 'delivered', 'failed', 'stopped'];
 const Status = Type.Unsafe<DeliveryStatusName>({ type: 'string', enum: STATUSES, description: 'delivering, retrying, delivered, failed or stopped.' });
 const MessageTypeFilter = Type.Unsafe<'identify' | 'track' | 'page' | 'screen' | 'group' | 'alias' | 'delete'>({
@@ -27,8 +24,8 @@ const DEFAULT_LIMIT = 50;
 // Query strings arrive as text (the app's Ajv does not coerce types), so the limit is checked as digits.
 const ListQuery = Type.Object(
   {
-    sourceId: Type.Optional(SourceId),
-    destinationId: Type.Optional(DestinationId),
+    sourceId: Type.Optional(SourceIdFilter),
+    destinationId: Type.Optional(DestinationIdFilter),
     status: Type.Optional(Status),
     type: Type.Optional(MessageTypeFilter),
     // Searched by its keyed hash, so any id a call can carry is found; with
@@ -163,9 +160,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
     async (request) => {
       const { limit: limitText, since, until, ...filter } = request.query;
       // Whether any delivery matches a user id says what bodies carried: a payload question.
-      if (filter.userId !== undefined && !actorOf(request).scopes.includes('payloads:read')) {
-        throw new ApiError(403, 'forbidden', 'userId: searching by user id needs the payloads:read scope (whether anything matches says what a body carries)');
-      }
+      if (filter.userId !== undefined && !actorOf(request).scopes.includes('payloads:read')) throw payloadQuestion('userId', 'user id');
       const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
       if (limit < 1 || limit > MAX_LIMIT) throw badRequest(`limit: must be from 1 to ${MAX_LIMIT}`);
       if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) throw badRequest('until: must be later than since');

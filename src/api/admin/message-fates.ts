@@ -9,9 +9,9 @@ import { isSealedBody } from '../../privacy/sealed-body';
 import { visibleId } from '../../privacy/visible-ids';
 import type { Deliveries, DeliveryHistory } from '../../ports';
 import type { FateSummary, MessageFate, MessageFateFilter, Store } from '../../store/types';
-import { ApiError, badRequest } from '../errors';
+import { badRequest, payloadQuestion } from '../errors';
 import { actorOf, recordPayloadRead } from '../access/audit-trail';
-import { errorReplies, ErrorReply } from './schemas';
+import { DestinationIdFilter, errorReplies, ErrorReply, SourceIdFilter } from './schemas';
 
 const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 50;
@@ -23,8 +23,8 @@ type FateStatusName = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stop
 
 const FatesQuery = Type.Object(
   {
-    sourceId: Type.Optional(Type.String({ pattern: '^src_[0-9a-f]{32}$', description: 'A source id (`src_` and 32 hex digits).' })),
-    destinationId: Type.Optional(Type.String({ pattern: '^dst_[0-9a-f]{32}$', description: 'A destination id (`dst_` and 32 hex digits).' })),
+    sourceId: Type.Optional(SourceIdFilter),
+    destinationId: Type.Optional(DestinationIdFilter),
     status: Type.Optional(Type.Unsafe<'sent' | 'stopped'>({ type: 'string', enum: ['sent', 'stopped'], description: '`sent`: a delivery was started; `stopped`: a rule stopped it at ingest.' })),
     reason: Type.Optional(Type.Unsafe<StopReason>({ type: 'string', enum: [...STOP_REASONS], description: `The rule that stopped it: ${STOP_REASONS.join(', ')}.` })),
     userId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Calls with this userId or anonymousId. Needs payloads:read: a match says what a body carries.' })),
@@ -61,10 +61,6 @@ const FateList = Type.Object({ fates: Type.Array(FateView), nextCursor: Type.Opt
 
 const security = [{ adminToken: [] }];
 
-/** A payload question asked without payloads:read: 403 naming the field. */
-const needsPayloadsRead = (field: 'userId' | 'event') =>
-  new ApiError(403, 'forbidden', `${field}: searching by ${field === 'userId' ? 'user id' : 'event name'} needs the payloads:read scope (whether anything matches says what a body carries)`);
-
 /** What one sent row's delivery says of its destination now (under way while Temporal has no word yet). */
 function deliveryStatus(history: DeliveryHistory | undefined, destinationId: string): { status: FateStatusName; reason?: string } {
   const destination = history?.destinations.find((d) => d.destinationId === destinationId);
@@ -92,8 +88,8 @@ export const messageFateRoutes: FastifyPluginAsyncTypebox<{ store: Store; delive
   app.get('/fates', { schema: { security, querystring: FatesQuery, response: { 200: FateList, ...errorReplies, 403: ErrorReply } } }, async (request) => {
     const { limit: limitText, status, reason, userId, event, cursor, ...rest } = request.query;
     const payloadsRead = actorOf(request).scopes.includes('payloads:read');
-    if (userId !== undefined && !payloadsRead) throw needsPayloadsRead('userId');
-    if (event !== undefined && !payloadsRead) throw needsPayloadsRead('event');
+    if (userId !== undefined && !payloadsRead) throw payloadQuestion('userId', 'user id');
+    if (event !== undefined && !payloadsRead) throw payloadQuestion('event', 'event name');
     const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
     if (limit < 1 || limit > MAX_LIMIT) throw badRequest(`limit: must be from 1 to ${MAX_LIMIT}`);
     if (rest.since !== undefined && rest.until !== undefined && Date.parse(rest.since) >= Date.parse(rest.until)) throw badRequest('until: must be later than since');
