@@ -162,7 +162,9 @@ const { node: nodeArbitrary } = fc.letrec((tie) => {
   const maybe = (a: fc.Arbitrary<FieldNode>) => fc.option(a, { nil: undefined });
   const str = fc.string();
   const drop = <T extends object>(o: T) => JSON.parse(JSON.stringify(o)) as T;
-  const fields = fc.uniqueArray(fc.record({ key: fc.string({ minLength: 1 }).filter((k) => !k.startsWith('@')), node }), { selector: (e) => e.key, maxLength: 4 }).map((f): FieldNode => ({ kind: 'fields', fields: f }));
+  const fields = fc.uniqueArray(fc.record({ key: fc.string({ minLength: 1 }).filter((k) => !k.startsWith('@')), node }), { selector: (e) => e.key, maxLength: 4 })
+    // In the order any JavaScript object (and so JSON.parse) keeps keys: integer-like ones first.
+    .map((f): FieldNode => ({ kind: 'fields', fields: Object.keys(Object.fromEntries(f.map((e) => [e.key, 0]))).map((key) => f.find((e) => e.key === key)!) }));
   return {
     node: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },

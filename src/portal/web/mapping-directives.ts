@@ -8,7 +8,8 @@
  * own fields. What the form has no field for (a directive with an option it does not know, an
  * option of another type, an unknown directive, a `_metadata` key) is one JSON node, kept as written.
  * So JSON → form → JSON gives back the same text, keys in the same order, and form → JSON → form
- * the same form.
+ * the same form (fields in the order a JavaScript object keeps keys: integer-like ones such as `0`
+ * first, as JSON.parse reads them).
  */
 
 /** The whole event, as Segment's default mapping writes it. */
