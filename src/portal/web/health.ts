@@ -19,12 +19,24 @@ export interface WebhookHealth {
   series: HealthPoint[];
 }
 
+/** One mapping's health (an actions destination): its URL's figures and backpressure, by mapping name. */
+export interface MappingHealth {
+  name: string;
+  url: string;
+  backpressure?: { until: string; reason: string };
+  lastHour: Totals;
+  lastDay: Totals;
+  lastError?: { reason: string; at: string };
+  series: HealthPoint[];
+}
+
 export interface DestinationHealth {
   destinationId: string;
   at: string;
   stepMinutes: number;
   flow: { paused: boolean; pausedAt?: string; maxRequestsPerSecond: number | null; lastHour: Totals['waited']; lastDay: Totals['waited'] };
   webhooks: WebhookHealth[];
+  mappings?: MappingHealth[];
 }
 
 /** A waited time for people: `–` for none, else seconds, minutes or hours. */
@@ -36,7 +48,7 @@ export function waitedText(value: number): string {
 }
 
 /** Rate limit and hold now, and the time messages waited without sending over the last hour and day. */
-function flowSummary(health: DestinationHealth): HTMLElement {
+export function flowSummary(health: DestinationHealth): HTMLElement {
   const { flow } = health;
   const waited = (w: Totals['waited']) => `throttled ${waitedText(w.throttledMs)} · held ${waitedText(w.heldMs)} · backpressured ${waitedText(w.backpressuredMs)}`;
   return h(
@@ -50,8 +62,8 @@ function flowSummary(health: DestinationHealth): HTMLElement {
   );
 }
 
-const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '–' : `${Math.round(rate * 1000) / 10} %`);
-const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : `${Math.round(value)} ms`);
+export const percent = (rate: number | null | undefined) => (rate === null || rate === undefined ? '–' : `${Math.round(rate * 1000) / 10} %`);
+export const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : `${Math.round(value)} ms`);
 
 /**
  * Success rate (bars, left axis 0–100 %) and p95 latency (line, scaled to the largest value) per
