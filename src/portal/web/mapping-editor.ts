@@ -21,7 +21,8 @@ function text<T extends object>(node: T, key: keyof T & string, label: string, a
 /** A select bound to a string property, offering the kit's words and whatever the mapping already says. */
 function choice<T extends object>(node: T, key: keyof T & string, label: string, values: readonly string[]): HTMLLabelElement {
   const current = String((node as Record<string, unknown>)[key]);
-  const select = h('select', { name: key }, ...[...new Set([...values, current])].map((v) => h('option', { value: v, selected: v === current }, v)));
+  // Named by aria-label: a select inside its label would otherwise be named by its options too.
+  const select = h('select', { name: key, 'aria-label': label }, ...[...new Set([...values, current])].map((v) => h('option', { value: v, selected: v === current }, v)));
   select.addEventListener('change', () => ((node as Record<string, unknown>)[key] = select.value));
   return field(label, select);
 }
@@ -30,7 +31,7 @@ function choice<T extends object>(node: T, key: keyof T & string, label: string,
 function flag<T extends object>(node: T, key: keyof T & string, label: string, byDefault: string): HTMLLabelElement {
   const current = (node as Record<string, unknown>)[key];
   const options: [string, string][] = [['', `default (${byDefault})`], ['true', 'yes'], ['false', 'no']];
-  const select = h('select', { name: key }, ...options.map(([v, t]) => h('option', { value: v, selected: v === (current === undefined ? '' : String(current)) }, t)));
+  const select = h('select', { name: key, 'aria-label': label }, ...options.map(([v, t]) => h('option', { value: v, selected: v === (current === undefined ? '' : String(current)) }, t)));
   select.addEventListener('change', () => ((node as Record<string, unknown>)[key] = select.value === '' ? undefined : select.value === 'true'));
   return field(label, select);
 }
@@ -143,7 +144,7 @@ export function nodeEditor(initial: FieldNode | undefined, set: (next: FieldNode
   const draw = () => {
     box.dataset.kind = node?.kind ?? 'none';
     const kinds: (NodeKind | 'none')[] = optional ? ['none', ...NODE_KINDS] : [...NODE_KINDS];
-    const picker = h('select', { name: 'kind' }, ...kinds.map((k) => h('option', { value: k, selected: k === (node?.kind ?? 'none') }, k === 'none' ? '— left out' : NODE_KIND_LABELS[k])));
+    const picker = h('select', { name: 'kind', 'aria-label': 'Kind' }, ...kinds.map((k) => h('option', { value: k, selected: k === (node?.kind ?? 'none') }, k === 'none' ? '— left out' : NODE_KIND_LABELS[k])));
     picker.addEventListener('change', () => {
       node = picker.value === 'none' ? undefined : blankNode(picker.value as NodeKind, node);
       set(node);
