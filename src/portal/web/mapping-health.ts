@@ -62,7 +62,7 @@ export async function mappingHealthPanel(destination: Destination & { mappings: 
         mapping.enabled ? badge('on', 'ok') : badge('off'),
         // Hold is the destination's: while it is paused every mapping's messages wait, none is lost.
         destination.paused && mapping.enabled && badge('held', 'paused'),
-        destination.paused && mapping.enabled && h('div', { class: 'muted held' }, 'destination paused: messages wait, and go out on Resume'),
+        destination.paused && mapping.enabled && h('div', { class: 'muted held' }, 'until Resume (the destination is paused)'),
         pressure && badge('backpressure'),
         pressure && h('div', { class: 'muted backpressure' }, `${pressure.reason}: nothing is sent to it until `, time(pressure.until)),
         // The operator ends the pause; the messages held for it send at once.
