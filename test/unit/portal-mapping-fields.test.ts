@@ -131,7 +131,7 @@ describe('a mapping through the form and back', () => {
 const { data: dataArbitrary } = fc.letrec((tie) => {
   const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '@path', '_metadata', 'then'));
   const str = fc.oneof(fc.string(), fc.constantFrom('$.', '$.properties.total', 'lower', 'encode', 'right'));
-  const value = tie('value') as fc.Arbitrary<unknown>;
+  const value = tie('value');
   const maybe = (a: fc.Arbitrary<unknown>) => fc.option(a, { nil: undefined });
   const withOptional = (record: Record<string, unknown>) => JSON.parse(JSON.stringify(record)) as unknown;
   return {
@@ -169,7 +169,7 @@ const { node: nodeArbitrary } = fc.letrec((tie) => {
     node: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
       fc.constant<FieldNode>({ kind: 'event' }),
-      fc.constantFrom('path', 'template', 'liquid', 'text').chain((kind) => str.filter((s) => kind !== 'path' || s !== '$.').map((text) => ({ kind, text }) as FieldNode)),
+      fc.constantFrom('path', 'template', 'liquid', 'text').chain((kind) => str.filter((s) => kind !== 'path' || s !== '$.').map((text) => ({ kind, text }))),
       fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)).map((v): FieldNode => ({ kind: 'value', json: JSON.stringify(v) })),
       fields,
       fc.array(node, { maxLength: 3 }).map((items): FieldNode => ({ kind: 'list', items })),

@@ -13,14 +13,14 @@ export const shapeButton = (label: string, onclick: () => void, name?: string) =
 /** A text input (or text area) bound to one string property of a node. */
 function text<T extends object>(node: T, key: keyof T & string, label: string, attributes: Record<string, string | number> = {}, tag: 'input' | 'textarea' = 'input'): HTMLLabelElement {
   const input = h(tag, { ...attributes, name: key, spellcheck: 'false' });
-  input.value = String((node as Record<string, unknown>)[key] ?? '');
+  input.value = (node as Record<string, string | undefined>)[key] ?? '';
   input.addEventListener('input', () => ((node as Record<string, unknown>)[key] = input.value));
   return field(label, input);
 }
 
 /** A select bound to a string property, offering the kit's words and whatever the mapping already says. */
 function choice<T extends object>(node: T, key: keyof T & string, label: string, values: readonly string[]): HTMLLabelElement {
-  const current = String((node as Record<string, unknown>)[key]);
+  const current = (node as Record<string, string>)[key];
   // Named by aria-label: a select inside its label would otherwise be named by its options too.
   const select = h('select', { name: key, 'aria-label': label }, ...[...new Set([...values, current])].map((v) => h('option', { value: v, selected: v === current }, v)));
   select.addEventListener('change', () => ((node as Record<string, unknown>)[key] = select.value));
@@ -29,7 +29,7 @@ function choice<T extends object>(node: T, key: keyof T & string, label: string,
 
 /** An optional true/false: left out (the kit's default), yes or no; left out stays left out. */
 function flag<T extends object>(node: T, key: keyof T & string, label: string, byDefault: string): HTMLLabelElement {
-  const current = (node as Record<string, unknown>)[key];
+  const current = (node as Record<string, boolean | undefined>)[key];
   const options: [string, string][] = [['', `default (${byDefault})`], ['true', 'yes'], ['false', 'no']];
   const select = h('select', { name: key, 'aria-label': label }, ...options.map(([v, t]) => h('option', { value: v, selected: v === (current === undefined ? '' : String(current)) }, t)));
   select.addEventListener('change', () => ((node as Record<string, unknown>)[key] = select.value === '' ? undefined : select.value === 'true'));
