@@ -137,7 +137,7 @@ it("shows each mapping's health (success, p95, last error, held, backpressure) w
     return (await orders.locator('.success-rate').textContent())!.includes('2/2') && (await contacts.locator('.success-rate').textContent())!.includes('0/2');
   }, "both mappings' attempts in their health");
   expect(await orders.locator('.success-rate').textContent()).toMatch(/^100 %/);
-  expect(await orders.locator('td.latency').textContent()).toMatch(/^\d+ ms \/ \d+ ms$/);
+  expect(await orders.locator('td.p50-p95').textContent()).toMatch(/^\d+ ms \/ \d+ ms$/);
   expect(await contacts.locator('.success-rate').textContent()).toMatch(/^0 %/);
   expect(await contacts.locator('.last-error').textContent()).toContain('400');
   expect(await contacts.locator('svg.chart rect[data-rate="0.000"]').count()).toBeGreaterThan(0);

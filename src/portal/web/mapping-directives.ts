@@ -138,6 +138,9 @@ function directiveOf(value: Record<string, unknown>): [string, unknown] | undefi
 
 /** A directive as a node, or undefined when the form has no fields for it as written. */
 function directiveNode(name: string, options: unknown): FieldNode | undefined {
+  // The options as a record, and their order, when every key is one the form knows.
+  const o = options as Record<string, unknown>;
+  const known = (shape: { keys: readonly string[]; optional: readonly string[] }) => knownOptions(options, shape);
   switch (name) {
     case '@path':
       if (!isString(options)) return undefined;
@@ -153,7 +156,6 @@ function directiveNode(name: string, options: unknown): FieldNode | undefined {
       return options.length === 1 ? { kind: 'arrayPath', root: options[0] } : { kind: 'arrayPath', root: options[0], shape: nodeOf(options[1]) };
     }
     case '@if': {
-      const o = options as Record<string, unknown>;
       // Exactly one of `exists` and `blank`: the test the kit runs.
       const test = isRecord(o) && ('exists' in o) !== ('blank' in o) ? ('exists' in o ? 'exists' : 'blank') : undefined;
       const ordered = test && knownOptions(o, OPTIONS.if, [test]);
@@ -161,37 +163,31 @@ function directiveNode(name: string, options: unknown): FieldNode | undefined {
       return { kind: 'if', test, condition: nodeOf(o[test]), ...('then' in o && { then: nodeOf(o.then) }), ...('else' in o && { else: nodeOf(o.else) }), ...ordered };
     }
     case '@case': {
-      const ordered = knownOptions(options, OPTIONS.case);
-      const o = options as Record<string, unknown>;
+      const ordered = known(OPTIONS.case);
       return ordered && isString(o.operator) ? { kind: 'case', operator: o.operator, value: nodeOf(o.value), ...ordered } : undefined;
     }
     case '@replace': {
-      const ordered = knownOptions(options, OPTIONS.replace);
-      const o = options as Record<string, unknown>;
+      const ordered = known(OPTIONS.replace);
       const strings = ['pattern', 'replacement', 'pattern2', 'replacement2'] as const;
       if (!ordered || !isString(o.pattern) || strings.some((k) => k in o && !isString(o[k])) || (['ignorecase', 'global'] as const).some((k) => k in o && !isBoolean(o[k]))) return undefined;
       const present = Object.fromEntries(['replacement', 'pattern2', 'replacement2', 'ignorecase', 'global'].filter((k) => k in o).map((k) => [k, o[k]])) as Pick<NodeOf<'replace'>, 'replacement' | 'pattern2' | 'replacement2' | 'ignorecase' | 'global'>;
       return { kind: 'replace', pattern: o.pattern, ...present, value: nodeOf(o.value), ...ordered };
     }
     case '@json': {
-      const ordered = knownOptions(options, OPTIONS.json);
-      const o = options as Record<string, unknown>;
+      const ordered = known(OPTIONS.json);
       return ordered && isString(o.mode) ? { kind: 'json', mode: o.mode, value: nodeOf(o.value), ...ordered } : undefined;
     }
     case '@flatten': {
-      const ordered = knownOptions(options, OPTIONS.flatten);
-      const o = options as Record<string, unknown>;
+      const ordered = known(OPTIONS.flatten);
       if (!ordered || !isString(o.separator) || ('omitArrays' in o && !isBoolean(o.omitArrays))) return undefined;
       return { kind: 'flatten', separator: o.separator, ...('omitArrays' in o && { omitArrays: o.omitArrays as boolean }), value: nodeOf(o.value), ...ordered };
     }
     case '@merge': {
-      const ordered = knownOptions(options, OPTIONS.merge);
-      const o = options as Record<string, unknown>;
+      const ordered = known(OPTIONS.merge);
       return ordered && isString(o.direction) && Array.isArray(o.objects) ? { kind: 'merge', direction: o.direction, objects: o.objects.map(nodeOf), ...ordered } : undefined;
     }
     case '@transform': {
-      const ordered = knownOptions(options, OPTIONS.transform);
-      const o = options as Record<string, unknown>;
+      const ordered = known(OPTIONS.transform);
       return ordered ? { kind: 'transform', apply: nodeOf(o.apply), mapping: nodeOf(o.mapping), ...ordered } : undefined;
     }
     default:

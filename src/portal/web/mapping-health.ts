@@ -1,7 +1,7 @@
 import { guarded, type RouteKey } from './access';
 import { api, ApiFailure, type Destination, type Mapping } from './api';
-import { announce, badge, h, replace, time } from './dom';
-import { flowSummary, healthChart, ms, percent, waitedText, type DestinationHealth } from './health';
+import { announce, badge, h, time } from './dom';
+import { figureCells, healthChart, showHealth, waitedText, type DestinationHealth } from './health';
 import { draftOf, mappingOf } from './mapping-fields';
 import type { Page } from './page';
 
@@ -50,7 +50,6 @@ export async function mappingHealthPanel(destination: Destination & { mappings: 
   const rows = destination.mappings.map((mapping, index) => {
     const stats = health?.mappings?.find((m) => m.name === mapping.name);
     const pressure = stats?.backpressure ?? (mapping.backpressure as DestinationHealth['webhooks'][number]['backpressure']);
-    const lastError = stats?.lastError;
     return h(
       'tr',
       { 'data-mapping-name': mapping.name },
@@ -81,22 +80,10 @@ export async function mappingHealthPanel(destination: Destination & { mappings: 
           mapping.enabled ? `Mapping ${mapping.name} switched off` : `Mapping ${mapping.name} switched on`,
         ),
       ),
-      h('td', { class: 'success-rate' }, stats ? percent(stats.lastDay.successRate) : '–', stats && h('div', { class: 'muted' }, `${stats.lastDay.successes}/${stats.lastDay.attempts} · last hour ${percent(stats.lastHour.successRate)}`)),
-      h('td', { class: 'latency' }, stats ? `${ms(stats.lastDay.p50Ms)} / ${ms(stats.lastDay.p95Ms)}` : '–'),
-      h('td', { class: 'last-error' }, lastError ? h('span', {}, lastError.reason, h('div', { class: 'muted' }, time(lastError.at))) : '–'),
+      ...figureCells(stats),
       h('td', { class: 'waited' }, stats ? `held ${waitedText(stats.lastDay.waited.heldMs)} · backpressured ${waitedText(stats.lastDay.waited.backpressuredMs)}` : '–'),
       h('td', {}, stats ? healthChart(stats.series, `Mapping ${mapping.name}, last 24 h: success rate (bars) and p95 latency (line)`) : '–'),
     );
   });
-  replace(
-    into,
-    problem && h('p', { class: 'muted' }, problem),
-    health && flowSummary(health),
-    h(
-      'table',
-      { class: 'mapping-health' },
-      h('thead', {}, h('tr', {}, ...['#', 'Mapping and URL', 'State', 'Success (24 h)', 'p50 / p95', 'Last error', 'Waited (24 h)', 'Last 24 h'].map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, ...rows),
-    ),
-  );
+  showHealth(into, problem, health, 'mapping-health', ['#', 'Mapping and URL', 'State', 'Success (24 h)', 'p50 / p95', 'Last error', 'Waited (24 h)', 'Last 24 h'], rows);
 }
