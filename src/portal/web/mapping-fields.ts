@@ -14,6 +14,8 @@ export interface Mapping {
   enabled: boolean;
   trigger: string;
   settings: { url: string; method: string; headers: Record<string, string>; data: Record<string, unknown> } & Record<string, unknown>;
+  /** Shown by the API while the mapping's URL is paused; not part of the mapping (a PATCH refuses it). */
+  backpressure?: { until: string; reason: string };
   [key: string]: unknown;
 }
 

@@ -49,7 +49,7 @@ export async function mappingHealthPanel(destination: Destination & { mappings: 
     api('PATCH', path, { mappings: destination.mappings.map((m) => ({ ...mappingOf(draftOf(m)), ...(m.name === name && { enabled }) })) });
   const rows = destination.mappings.map((mapping, index) => {
     const stats = health?.mappings?.find((m) => m.name === mapping.name);
-    const pressure = stats?.backpressure ?? (mapping.backpressure as DestinationHealth['webhooks'][number]['backpressure']);
+    const pressure = stats?.backpressure ?? mapping.backpressure;
     return h(
       'tr',
       { 'data-mapping-name': mapping.name },
