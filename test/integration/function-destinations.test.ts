@@ -132,6 +132,34 @@ describe('a function destination', () => {
     expect(receiver.requests.filter((r) => r.body.includes('fd-after-deploy')).map((r) => r.path)).toEqual(['/hook/v2']);
   });
 
+  it('is held while its destination is paused or rate-limited: the handler runs only when the message is sent, on the version the delivery started with', async () => {
+    const { functionId, source, writeKey, destination } = await functionDestination(sendingCode('held-v1'));
+    receiver.respond(() => ({ status: 200 }));
+    expect((await call('PATCH', `/admin/destinations/${destination.id}`, { paused: true })).status).toBe(200);
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'fd-paused' });
+    // Held: the delivery waits on a timer for the resume, and the handler has not run (its fetch would show).
+    await waitFor(async () => {
+      const { events } = await system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'fd-paused')).fetchHistory();
+      if (!events?.some((e) => e.timerStartedEventAttributes)) throw new Error('the delivery is not held yet');
+    }, 20_000);
+    expect(receiver.requests.filter((r) => r.body.includes('fd-paused'))).toEqual([]);
+    // A deploy while it is held: the held message still runs the version its delivery started with.
+    expect((await call('PATCH', `/admin/functions/${functionId}`, { code: sendingCode('held-v2') })).status).toBe(200);
+    expect((await call('POST', `/admin/functions/${functionId}/deploy`, {})).json).toMatchObject({ deployedVersion: 2 });
+    expect((await call('PATCH', `/admin/destinations/${destination.id}`, { paused: false })).status).toBe(200);
+    expect(await deliveryResult(system.client, source.id, 'fd-paused')).toMatchObject({ ok: true, report: { destinations: [{ destinationId: destination.id, status: 'delivered' }] } });
+    expect(receiver.requests.filter((r) => r.body.includes('fd-paused')).map((r) => r.path)).toEqual(['/hook/held-v1']);
+
+    // One message a second: four messages' handlers run a second apart, none failed (a throttled attempt is held, not refused).
+    expect((await call('PATCH', `/admin/destinations/${destination.id}`, { maxRequestsPerSecond: 1 })).status).toBe(200);
+    const ids = ['fd-rate-0', 'fd-rate-1', 'fd-rate-2', 'fd-rate-3'];
+    for (const messageId of ids) await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId });
+    for (const messageId of ids) expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: true });
+    const times = receiver.requests.filter((r) => ids.some((id) => r.body.includes(id))).map((r) => r.at);
+    expect(times).toHaveLength(ids.length);
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual((ids.length - 1.5) * 1_000);
+  });
+
   it("answers to its function's display name in integrations, and only transformations scoped to its function reach it", async () => {
     const { functionId, source, writeKey } = await functionDestination(sendingCode('scoped'));
     expect((await call('PATCH', `/admin/functions/${functionId}`, { displayName: 'Orders CRM (Acme)' })).status).toBe(200);
