@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { openDestinations, screenshot, usePortal, waitFor } from '../helpers/portal';
+import { openDestination, openDestinations, screenshot, usePortal, waitFor } from '../helpers/portal';
 import { ADMIN_TOKEN, deliveryResult, send } from '../helpers/system';
 
 /**
@@ -171,5 +171,36 @@ describe('POST /admin/destinations/:id/test', () => {
     const minted = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: admin, payload: { name: 'Tester read-only', scopes: ['read'] } });
     const readOnly = await test(destination.id, undefined, { authorization: `Bearer ${minted.json().token}` });
     expect([readOnly.statusCode, readOnly.json().message]).toEqual([403, expect.stringContaining('destinations:write')]);
+  }, 60_000);
+
+  it('sends a test event from the destination\'s page and shows its attempt, the filter that stopped it, or the field the API refused', async () => {
+    const { system, receiver, page, origin } = run;
+    receiver.respond(() => ({ status: 200 }));
+    const { source } = await system.store.sources.create('Portal test events');
+    const destination = await system.store.destinations.create(source.id, { name: 'Tried from the portal', enabled: true, webhooks: [{ url: `${receiver.url}/portal-test`, headers: {} }] });
+    await system.store.destinationFilters.create(destination.id, { title: 'Drop staff', enabled: true, if: "userId = 'staff'", actions: [{ type: 'DROP' }] }, 10);
+    await openDestination(page, origin, destination.id);
+    const form = page.getByRole('form', { name: 'Send test event' });
+    const send = form.getByRole('button', { name: 'Send test event' });
+
+    // Empty: the sample; its attempt (outcome, response status, duration) and a link to its delivery.
+    await send.click();
+    const attempted = form.locator('.test-result[data-status="attempted"]');
+    await attempted.waitFor();
+    expect(await attempted.getAttribute('data-outcome')).toBe('success');
+    expect(await attempted.textContent()).toMatch(/success HTTP 200 in \d+ ms/);
+    await screenshot(page, 'destination-test-event');
+
+    // A typed event the filter drops: the filter named, nothing sent.
+    const eventField = form.getByLabel(/^Event/);
+    await eventField.fill(JSON.stringify({ type: 'track', event: 'Signed Up', userId: 'staff' }));
+    await send.click();
+    await expect(form.locator('.test-result[data-status="filtered"]').textContent()).resolves.toBe('Nothing sent: filtered by filter "Drop staff".');
+
+    // The API's 400, beside the field.
+    await eventField.fill(JSON.stringify({ type: 'track', userId: 'u1' }));
+    await send.click();
+    await expect(form.getByRole('alert').textContent()).resolves.toBe('event.event: is required for track calls');
+    expect(run.pageErrors).toEqual([]);
   }, 60_000);
 });
