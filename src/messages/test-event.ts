@@ -43,7 +43,7 @@ export function stoppedBy(stop: StopReason, name?: string): string {
     case 'integrations':
       return "filtered by integrations: the event's integrations object turns this destination off";
     case 'suppressed':
-      return 'filtered by suppression: the event\'s user is suppressed';
+      return "filtered by suppression: the event's user is suppressed";
     case 'trigger':
       return "filtered by trigger: no enabled mapping's trigger matches the event";
     case 'plan':

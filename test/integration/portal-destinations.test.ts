@@ -41,15 +41,18 @@ it("lists a source's destinations with their last hour, opens one's page with it
     [slack.id]: ['Slack', 'actions', 'on', '0', '0'],
   };
   let shown: Record<string, string[]> = {};
-  await waitFor(async () => {
-    await page.reload();
-    await rowOf(slack.id).locator('td.failed-hour', { hasText: /\d/ }).waitFor();
-    // Until no count is still loading: `first()`, as several may be (a bare locator that matches
-    // more than one cell fails Playwright's strict mode instead of waiting).
-    await page.locator('td.count', { hasText: '…' }).first().waitFor({ state: 'detached' });
-    shown = Object.fromEntries(await Promise.all(Object.keys(expected).map(async (id) => [id, await cells(id)] as const)));
-    return JSON.stringify(shown) === JSON.stringify(expected);
-  }, `the list to show ${JSON.stringify(expected)} (last shown ${JSON.stringify(shown)})`);
+  await waitFor(
+    async () => {
+      await page.reload();
+      await rowOf(slack.id).locator('td.failed-hour', { hasText: /\d/ }).waitFor();
+      // Until no count is still loading: `first()`, as several may be (a bare locator that matches
+      // more than one cell fails Playwright's strict mode instead of waiting).
+      await page.locator('td.count', { hasText: '…' }).first().waitFor({ state: 'detached' });
+      shown = Object.fromEntries(await Promise.all(Object.keys(expected).map(async (id) => [id, await cells(id)] as const)));
+      return JSON.stringify(shown) === JSON.stringify(expected);
+    },
+    `the list to show ${JSON.stringify(expected)} (last shown ${JSON.stringify(shown)})`,
+  );
   expect(await page.locator('table.destinations tbody tr').count()).toBe(4);
   expect(await rowOf(crm.id).locator('td.failed-hour').getAttribute('class')).toContain('error');
   await screenshot(page, 'destinations');
@@ -173,7 +176,7 @@ describe('POST /admin/destinations/:id/test', () => {
     expect([readOnly.statusCode, readOnly.json().message]).toEqual([403, expect.stringContaining('destinations:write')]);
   }, 60_000);
 
-  it('sends a test event from the destination\'s page and shows its attempt, the filter that stopped it, or the field the API refused', async () => {
+  it("sends a test event from the destination's page and shows its attempt, the filter that stopped it, or the field the API refused", async () => {
     const { system, receiver, page, origin } = run;
     receiver.respond(() => ({ status: 200 }));
     const { source } = await system.store.sources.create('Portal test events');

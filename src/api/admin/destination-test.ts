@@ -38,9 +38,9 @@ const TestBody = Type.Object(
 
 const AttemptView = Type.Object({
   outcome: Type.Union([Type.Literal('success'), Type.Literal('retry'), Type.Literal('permanent')]),
-  httpStatus: Type.Optional(Type.Integer({ description: 'The receiver\'s response status; absent when none came (a timeout, a refused connection or address).' })),
+  httpStatus: Type.Optional(Type.Integer({ description: "The receiver's response status; absent when none came (a timeout, a refused connection or address)." })),
   durationMs: Type.Optional(Type.Integer({ minimum: 0 })),
-  error: Type.Optional(Type.String({ description: 'Why the attempt failed, as the delivery\'s attempts show it.' })),
+  error: Type.Optional(Type.String({ description: "Why the attempt failed, as the delivery's attempts show it." })),
   webhookIndex: Type.Integer({ minimum: 0 }),
   url: Type.Optional(Type.String({ description: 'Scheme, host and path: no user info, query or token.' })),
   mapping: Type.Optional(Type.String({ description: 'The actions mapping the attempt sent.' })),
@@ -49,14 +49,14 @@ const AttemptView = Type.Object({
 
 const TestView = Type.Object({
   status: Type.Union([Type.Literal('attempted'), Type.Literal('pending'), Type.Literal('filtered')], {
-    description: 'attempted: the first attempt ended (see attempt); pending: it had not within the wait, the delivery goes on; filtered: the destination\'s rules stopped the event, nothing was sent.',
+    description: "attempted: the first attempt ended (see attempt); pending: it had not within the wait, the delivery goes on; filtered: the destination's rules stopped the event, nothing was sent.",
   }),
   sourceId: Type.String(),
-  messageId: Type.String({ description: 'The test delivery\'s message id (test-…): GET /admin/sources/:sourceId/deliveries/:messageId shows all its attempts.' }),
+  messageId: Type.String({ description: "The test delivery's message id (test-…): GET /admin/sources/:sourceId/deliveries/:messageId shows all its attempts." }),
   attempt: Type.Optional(AttemptView),
   filtered: Type.Optional(
     Type.Object({
-      reason: Type.String({ description: 'The overview\'s word for the rule that stopped it: filters, sampled, transformation, consent, integrations, suppressed, trigger.' }),
+      reason: Type.String({ description: "The overview's word for the rule that stopped it: filters, sampled, transformation, consent, integrations, suppressed, trigger." }),
       id: Type.Optional(Type.String({ description: 'The filter or transformation that stopped it.' })),
       message: Type.String({ description: 'e.g. filtered by filter "Drop test users"' }),
     }),
