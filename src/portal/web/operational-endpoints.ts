@@ -47,6 +47,7 @@ export async function operationalEndpointsPage(page: Page): Promise<void> {
     h(
       'form',
       {
+        class: 'stacked',
         'aria-label': 'New operational endpoint',
         onsubmit: async (event: Event) => {
           event.preventDefault();
@@ -65,7 +66,7 @@ export async function operationalEndpointsPage(page: Page): Promise<void> {
       },
       field('URL (http or https, no user:password@; refused at save if it points at a private, loopback or metadata address outside EGRESS_ALLOWLIST)', urlInput),
       problems.slot('url'),
-      h('fieldset', {}, h('legend', {}, 'Event types (none ticked: every type)'), ...typeBoxes.map(({ type, box }) => h('label', { class: 'scope-choice' }, box, ` ${type}`))),
+      h('fieldset', { class: 'choices' }, h('legend', {}, 'Event types (none ticked: every type)'), ...typeBoxes.map(({ type, box }) => h('label', { class: 'scope-choice' }, box, ` ${type}`))),
       problems.slot('eventTypes'),
       field('Format', formatSelect),
       problems.slot('format'),

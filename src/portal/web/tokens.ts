@@ -50,6 +50,7 @@ export async function tokensPage(page: Page): Promise<void> {
     h(
       'form',
       {
+        class: 'stacked',
         'aria-label': 'New token',
         onsubmit: async (event: Event) => {
           event.preventDefault();
@@ -69,7 +70,7 @@ export async function tokensPage(page: Page): Promise<void> {
       },
       field('Name (who or what uses it; 1–200 characters)', nameInput),
       problems.slot('name'),
-      h('fieldset', {}, h('legend', {}, 'Scopes (at least one; only scopes this token holds)'), ...scopeBoxes.map(({ label }) => label)),
+      h('fieldset', { class: 'choices' }, h('legend', {}, 'Scopes (at least one; only scopes this token holds)'), ...scopeBoxes.map(({ label }) => label)),
       problems.slot('scopes'),
       field('Expires (in the future; empty: never)', expiresInput),
       problems.slot('expiresAt'),
