@@ -30,7 +30,7 @@ export async function operationalEndpointsPage(page: Page): Promise<void> {
   const reload = () => operationalEndpointsPage(page);
   const created = h('div', { class: 'created' });
   const problems = new FieldProblems();
-  const urlInput = h('input', { type: 'url', name: 'url', required: true, size: 60, placeholder: 'https://alerts.example.com/switchyard' });
+  const urlInput = h('input', { type: 'url', name: 'url', required: true, size: 60, placeholder: 'https:// … where your alerting listens' });
   const typeBoxes = OPERATIONAL_EVENT_TYPES.map((type) => ({ type, box: h('input', { type: 'checkbox', name: 'eventTypes', value: type }) }));
   const formatSelect = h(
     'select',
