@@ -123,14 +123,16 @@ export const destinationTestRoutes: FastifyPluginAsyncTypebox<{ store: Store; de
       const recorder = { received: () => undefined, filtered: (_id: string, _at: number, reason: StopReason, id?: string) => void (stop ??= { reason, id }) };
       const only = { listEnabled: async (sourceId: string) => (await store.destinations.listEnabled(sourceId)).filter((enabled) => enabled.id === destinationId) };
       const plan = await deliveryPlanner(only, policy, seal, { rulesOf })(destination.sourceId, [outgoing(message, { integrations, suppressed })], undefined, recorder);
-      await recordChange(store, request, destinationId);
       const sourceId = destination.sourceId;
       if (plan.status === 'no_destinations') throw conflict(`enabled: destination ${destinationId} is switched off; switch it on to send a test event`);
       if (plan.inputs.length === 0) {
+        await recordChange(store, request, destinationId);
         const { reason, id } = stop ?? { reason: 'filters' as const };
         return { status: 'filtered' as const, sourceId, messageId, filtered: await stopView(store, sourceId, destinationId, reason, id) };
       }
       await deliveries.start(plan.inputs);
+      // Audited once Temporal holds it: a test that never started changed nothing.
+      await recordChange(store, request, destinationId);
       const first = await firstAttempt(deliveries, sourceId, messageId, destinationId, attemptWaitMs);
       if (!first) return reply.code(202).send({ status: 'pending', sourceId, messageId });
       return { status: 'attempted' as const, sourceId, messageId, attempt: attemptView(first) };

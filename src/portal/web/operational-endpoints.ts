@@ -4,7 +4,7 @@ import { api } from './api';
 import { announce, badge, field, h, replace, time } from './dom';
 import { FieldProblems } from './field-problems';
 import type { Page } from './page';
-import { secretOnce } from './secret-once';
+import { showSecretOnce } from './secret-once';
 
 interface Endpoint {
   id: string;
@@ -28,7 +28,6 @@ export async function operationalEndpointsPage(page: Page): Promise<void> {
   const { endpoints } = await api<{ endpoints: Endpoint[] }>('GET', ENDPOINTS);
   if (page.left()) return;
   const reload = () => operationalEndpointsPage(page);
-  const created = h('div', { class: 'created' });
   const problems = new FieldProblems();
   const urlInput = h('input', { type: 'url', name: 'url', required: true, size: 60, placeholder: 'https:// … where your alerting listens' });
   const typeBoxes = OPERATIONAL_EVENT_TYPES.map((type) => ({ type, box: h('input', { type: 'checkbox', name: 'eventTypes', value: type }) }));
@@ -57,7 +56,7 @@ export async function operationalEndpointsPage(page: Page): Promise<void> {
           try {
             const made = await api<Endpoint & { secret?: string }>('POST', ENDPOINTS, { url: urlInput.value.trim(), eventTypes, format: formatSelect.value, ...(secret && { secret }) });
             await reload();
-            if (made.secret) main.querySelector('.created')?.replaceWith(h('div', { class: 'created' }, secretOnce('Signing secret', made.secret)));
+            if (made.secret) showSecretOnce(main, 'Signing secret', made.secret);
             announce('Operational endpoint added');
           } catch (err) {
             problems.show(err);
@@ -83,7 +82,7 @@ export async function operationalEndpointsPage(page: Page): Promise<void> {
       { class: 'muted' },
       "Where Switchyard sends its own events (Svix's names: attempts failing, exhausted and recovered, URLs switched off and on, finished background tasks), signed with Standard Webhooks. The secret is write-only.",
     ),
-    created,
+    h('div', { class: 'created' }),
     endpoints.length === 0
       ? h('p', { class: 'empty' }, 'No operational endpoint yet.')
       : h(

@@ -15,3 +15,8 @@ export function secretOnce(label: string, secret: string): HTMLElement {
     h('button', { type: 'button', class: 'secondary', onclick: () => copy(secret, input) }, 'Copy'),
   );
 }
+
+/** Shows a secret in the page's `.created` slot, once the page has been read again with the new row listed. */
+export function showSecretOnce(main: HTMLElement, label: string, secret: string): void {
+  main.querySelector('.created')?.replaceWith(h('div', { class: 'created' }, secretOnce(label, secret)));
+}

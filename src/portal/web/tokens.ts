@@ -4,7 +4,7 @@ import { api } from './api';
 import { announce, badge, field, h, replace, time } from './dom';
 import { FieldProblems } from './field-problems';
 import type { Page } from './page';
-import { secretOnce } from './secret-once';
+import { showSecretOnce } from './secret-once';
 
 interface TokenRow {
   id: string;
@@ -38,7 +38,6 @@ export async function tokensPage(page: Page): Promise<void> {
   const { tokens } = await api<{ tokens: TokenRow[] }>('GET', TOKENS);
   if (page.left()) return;
   const reload = () => tokensPage(page);
-  const created = h('div', { class: 'created' });
   const problems = new FieldProblems();
   const nameInput = h('input', { name: 'name', required: true, maxlength: 200, size: 40 });
   const expiresInput = h('input', { type: 'datetime-local', name: 'expiresAt' });
@@ -60,8 +59,7 @@ export async function tokensPage(page: Page): Promise<void> {
           try {
             const made = await api<{ token: string; name: string }>('POST', TOKENS, { name: nameInput.value.trim(), scopes, ...(expiresAt && { expiresAt }) });
             await reload();
-            replace(created, secretOnce(`Token ${made.name}`, made.token));
-            main.querySelector('.created')?.replaceWith(created);
+            showSecretOnce(main, `Token ${made.name}`, made.token);
             announce(`Token ${made.name} created`);
           } catch (err) {
             problems.show(err);
@@ -103,7 +101,7 @@ export async function tokensPage(page: Page): Promise<void> {
       { class: 'muted' },
       'Scoped admin tokens (swy_…). Switchyard keeps a hash of each: a token is shown once, when it is made, and never again. A revoked token is refused by every API process from its next request.',
     ),
-    created,
+    h('div', { class: 'created' }),
     h(
       'table',
       { class: 'tokens' },
