@@ -1,4 +1,5 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { signStandardWebhook } from '../../src/delivery/standard-webhooks';
 import { openDestination, openDestinations, screenshot, usePortal, waitFor } from '../helpers/portal';
 import { ADMIN_TOKEN, deliveryResult, send } from '../helpers/system';
 
@@ -106,7 +107,8 @@ describe('POST /admin/destinations/:id/test', () => {
     const { system, receiver } = run;
     const { source } = await system.store.sources.create('Test events');
     receiver.respond((request) => ({ status: request.path.includes('refuses') ? 400 : 200 }));
-    const destination = await system.store.destinations.create(source.id, { name: 'Tested', enabled: true, sharedSecret: 'test-s3cret', webhooks: [{ url: `${receiver.url}/tested`, headers: {} }] });
+    const signingSecret = `whsec_${randomBytes(32).toString('base64')}`;
+    const destination = await system.store.destinations.create(source.id, { name: 'Tested', enabled: true, sharedSecret: 'test-s3cret', signingSecret, webhooks: [{ url: `${receiver.url}/tested`, headers: {} }] });
     await system.store.destinationFilters.create(destination.id, { title: 'Drop internal users', enabled: true, if: "userId = 'internal'", actions: [{ type: 'DROP' }] }, 10);
 
     // No body: the sample, signed with the destination's secret, shown as a delivery with its attempt.
@@ -119,6 +121,8 @@ describe('POST /admin/destinations/:id/test', () => {
     const request = await receiver.waitForMessage(answer.messageId);
     expect(JSON.parse(request.body)).toMatchObject({ type: 'track', event: 'Switchyard Test Event', userId: 'switchyard-test-user' });
     expect(request.headers['x-signature']).toBe(createHmac('sha1', 'test-s3cret').update(request.body, 'utf8').digest('hex'));
+    expect(request.headers['webhook-id']).toBe(answer.messageId);
+    expect(request.headers['webhook-signature']).toBe(`v1,${signStandardWebhook(signingSecret, answer.messageId, Number(request.headers['webhook-timestamp']), request.body)}`);
     const detail = await system.app.inject({ method: 'GET', url: `/admin/sources/${source.id}/deliveries/${answer.messageId}`, headers: admin });
     expect(detail.json().destinations[0]).toMatchObject({ destinationId: destination.id, attempts: [{ outcome: 'success', httpStatus: 200 }] });
 
