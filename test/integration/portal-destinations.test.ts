@@ -150,6 +150,13 @@ describe('POST /admin/destinations/:id/test', () => {
     expect(mapped).toMatchObject({ status: 'attempted', attempt: { outcome: 'success', httpStatus: 200, mapping: 'Orders' } });
     expect(receiver.requests.filter((r) => r.path.endsWith('/mapped')).map((r) => JSON.parse(r.body))).toEqual([{ order: 'o-1' }]);
 
+    // A paused destination holds it: pending at once, sent on resume.
+    await system.store.destinations.update(refusing.id, { paused: true });
+    const held = await test(refusing.id);
+    expect([held.statusCode, held.json().status]).toEqual([202, 'pending']);
+    await system.app.inject({ method: 'PATCH', url: `/admin/destinations/${refusing.id}`, headers: admin, payload: { paused: false } });
+    await receiver.waitForMessage(held.json().messageId);
+
     // Audited once per test, under its own action.
     const audit = await system.app.inject({ method: 'GET', url: `/admin/audit?action=destination.test&target=${destination.id}`, headers: admin });
     expect(audit.json().entries).toHaveLength(2);

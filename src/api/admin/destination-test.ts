@@ -49,7 +49,7 @@ const AttemptView = Type.Object({
 
 const TestView = Type.Object({
   status: Type.Union([Type.Literal('attempted'), Type.Literal('pending'), Type.Literal('filtered')], {
-    description: "attempted: the first attempt ended (see attempt); pending: it had not within the wait, the delivery goes on; filtered: the destination's rules stopped the event, nothing was sent.",
+    description: "attempted: the first attempt ended (see attempt); pending: it had not within the wait (or the destination is paused: held until resumed), the delivery goes on; filtered: the destination's rules stopped the event, nothing was sent.",
   }),
   sourceId: Type.String(),
   messageId: Type.String({ description: "The test delivery's message id (test-…): GET /admin/sources/:sourceId/deliveries/:messageId shows all its attempts." }),
@@ -133,7 +133,8 @@ export const destinationTestRoutes: FastifyPluginAsyncTypebox<{ store: Store; de
       await deliveries.start(plan.inputs);
       // Audited once Temporal holds it: a test that never started changed nothing.
       await recordChange(store, request, destinationId);
-      const first = await firstAttempt(deliveries, sourceId, messageId, destinationId, attemptWaitMs);
+      // A paused destination holds it until resumed: no attempt can come within any wait.
+      const first = destination.paused ? undefined : await firstAttempt(deliveries, sourceId, messageId, destinationId, attemptWaitMs);
       if (!first) return reply.code(202).send({ status: 'pending', sourceId, messageId });
       return { status: 'attempted' as const, sourceId, messageId, attempt: attemptView(first) };
     },
