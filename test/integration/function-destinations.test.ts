@@ -49,7 +49,7 @@ async function onTrack(event, settings) {
 }
 `;
 
-const call = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
+const call = async (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, payload?: unknown) => {
   const response = await system.app.inject({ method, url, headers: admin, ...(payload !== undefined && { payload: payload as object }) });
   return { status: response.statusCode, json: response.body ? response.json() : undefined, body: response.body };
 };
@@ -319,6 +319,31 @@ describe('a source function', () => {
     }
     expect(delivered(emittedMessageId(again.requestId, 0))).toHaveLength(1);
     expect(delivered(emittedMessageId(again.requestId, 1))).toHaveLength(1);
+  });
+
+  it("has its emitted calls judged by its source's plan, which forwards what it blocks as it does a sender's calls", async () => {
+    receiver.respond(() => ({ status: 200 }));
+    const { source, path } = await functionSource();
+    const blocked = await system.store.sources.create('source function: blocked events');
+    await system.store.destinations.create(blocked.source.id, { enabled: true, webhooks: [{ url: `${receiver.url}/blocked`, headers: {} }] });
+    // A plan that knows only "Order Shipped" and blocks unplanned events: the function's "Order Placed" is blocked.
+    const plan = await call('POST', '/admin/tracking-plans', { name: 'source function plan' });
+    const shipped = { type: 'TRACK', key: 'Order Shipped', version: 1, jsonSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { properties: { type: 'object' } } } };
+    expect((await call('PUT', `/admin/tracking-plans/${plan.json.id}/rules`, { rules: [shipped] })).json).toEqual({ status: 'SUCCESS' });
+    expect((await call('POST', `/admin/tracking-plans/${plan.json.id}/sources`, { sourceId: source.id })).status).toBe(201);
+    expect((await call('PATCH', `/admin/sources/${source.id}/settings`, { track: { allowUnplannedEvents: false }, forwardingBlockedEventsTo: blocked.source.id })).status).toBe(200);
+
+    const accepted = await post(path, { user: 'sf-planned', order: 'P-1' });
+    expect(accepted.statusCode).toBe(200);
+    const { requestId } = accepted.json<{ requestId: string }>();
+    expect(await system.client.workflow.getHandle(sourceFunctionWorkflowId(source.id, requestId)).result()).toEqual({ outcome: 'ingested: 2 calls', attempts: 1 });
+    const [trackId, identifyId] = [emittedMessageId(requestId, 0), emittedMessageId(requestId, 1)];
+    // The identify is not the plan's business and is delivered; the blocked track goes to the blocked-events source only.
+    expect(await deliveryResult(system.client, source.id, identifyId)).toMatchObject({ ok: true });
+    expect(await hasDeliveryWorkflow(system.client, source.id, trackId)).toBe(false);
+    expect(await deliveryResult(system.client, blocked.source.id, trackId)).toMatchObject({ ok: true });
+    const forwarded = receiver.requests.filter((r) => r.path.endsWith('/blocked'));
+    expect(forwarded.map((r) => JSON.parse(r.body))).toEqual([expect.objectContaining({ messageId: trackId, event: 'Order Placed', userId: 'sf-planned' })]);
   });
 
   it('retries a RetryError and a timeout on its schedule until it succeeds, and fails a throw, listed with its error for payloads:read only', async () => {

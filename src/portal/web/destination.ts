@@ -4,6 +4,7 @@ import { announce, badge, h, replace, time } from './dom';
 import { consentPanel, rateLimitPanel, signingPanel, type Patch } from './destination-settings';
 import { filtersPanel } from './filters';
 import { healthPanel } from './health';
+import { mappingHealthPanel } from './mapping-health';
 import { mappingsPanel } from './mappings';
 import { overviewPanel } from './overview';
 import type { Page } from './page';
@@ -77,6 +78,7 @@ export async function destinationPage(page: Page, destinationId: string, panels 
       ),
       testEventForm(destination),
       panels.panel('overview', 'Delivery overview (last 24 h)', (into) => overviewPanel(destination, into, page)),
+      isActions && panels.panel('health', 'Mapping health', (into) => mappingHealthPanel({ ...destination, mappings: destination.mappings! }, into, page, reload)),
       isActions
         ? panels.panel('mappings', 'Mappings', (into) => replace(into, mappingsPanel({ ...destination, mappings: destination.mappings! }, reload)))
         : panels.panel('webhooks', 'Webhook URLs and health', (into) => healthPanel(destination, into, page, reload)),
