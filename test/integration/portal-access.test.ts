@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
 import { screenshot } from '../helpers/portal';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
@@ -29,6 +29,13 @@ async function mint(name: string, scopes: string[]): Promise<string> {
   const reply = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name, scopes } });
   expect(reply.statusCode).toBe(201);
   return reply.json<{ token: string }>().token;
+}
+
+/** The API's 4xx under a form's field, once the answer has come (the click returns before it). */
+async function shownProblem(form: Locator, name: string): Promise<string | null> {
+  const problem = form.locator(`[data-field="${name}"]`, { hasText: `${name}: ` });
+  await problem.waitFor();
+  return problem.textContent();
 }
 
 async function logIn(token: string): Promise<Page> {
@@ -204,11 +211,11 @@ it('makes a token on the Tokens page: the API\'s rules beside each field, the to
   // The API's 400s, each beside its field.
   await form.getByLabel(/^Name/).fill('On-call bot');
   await form.getByRole('button', { name: 'Create token' }).click();
-  await expect(form.locator('[data-field="scopes"]').textContent()).resolves.toMatch(/^scopes: /);
+  await expect(shownProblem(form, 'scopes')).resolves.toMatch(/^scopes: /);
   await form.locator('input[name="scopes"][value="read"]').check();
   await form.getByLabel(/^Expires/).fill('2001-01-01T00:00');
   await form.getByRole('button', { name: 'Create token' }).click();
-  await expect(form.locator('[data-field="expiresAt"]').textContent()).resolves.toBe('expiresAt: must be in the future');
+  await expect(shownProblem(form, 'expiresAt')).resolves.toBe('expiresAt: must be in the future');
   await form.getByLabel(/^Expires/).fill('');
   await form.getByRole('button', { name: 'Create token' }).click();
 
@@ -243,11 +250,11 @@ it('adds an operational endpoint with the API\'s rules beside each field, its ge
   // Refused at save, not at the first incident: the cloud metadata address.
   await url.fill('http://169.254.169.254/x');
   await add.click();
-  await expect(form.locator('[data-field="url"]').textContent()).resolves.toMatch(/^url: /);
+  await expect(shownProblem(form, 'url')).resolves.toMatch(/^url: /);
   await url.fill('https://alerts.example.com/switchyard-ops');
   await form.getByLabel(/^Secret/).fill('not-a-secret');
   await add.click();
-  await expect(form.locator('[data-field="secret"]').textContent()).resolves.toMatch(/^secret: /);
+  await expect(shownProblem(form, 'secret')).resolves.toMatch(/^secret: /);
   expect(await form.locator('[data-field="url"]').isHidden()).toBe(true);
   await form.getByLabel(/^Secret/).fill('');
   await form.locator('input[name="eventTypes"][value="message.attempt.exhausted"]').check();
