@@ -21,7 +21,8 @@ export function testCall(event: Record<string, unknown> = SAMPLE_TEST_EVENT): Ca
   if (typeof type !== 'string' || !(MESSAGE_TYPES as readonly string[]).includes(type)) return { problem: `event.type: must be one of ${MESSAGE_TYPES.join(', ')}` };
   const call: Call = { type: type as CallType, fields };
   const problem = callProblem(call, 'event.');
-  return problem ? { problem } : call;
+  // The size rule names the whole call by its prefix alone ("event.: is … bytes"): it is `event` itself.
+  return problem ? { problem: problem.replace(/^event\.: /, 'event: ') } : call;
 }
 
 /**

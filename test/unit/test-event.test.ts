@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { STOP_REASONS } from '../../src/delivery/stop-reasons';
 import { SAMPLE_TEST_EVENT, stoppedBy, testCall } from '../../src/messages/test-event';
 
@@ -11,6 +12,7 @@ describe('testCall', () => {
     ['a delete (Switchyard sends those itself)', { type: 'delete', userId: 'u1' }, 'event.type: must be one of identify, track, page, screen, group, alias'],
     ['a track without its event', { type: 'track', userId: 'u1' }, 'event.event: is required for track calls'],
     ['no user', { type: 'page', name: 'Home' }, 'event.userId: userId or anonymousId is required for page calls'],
+    ['one over 32 KB', { type: 'track', event: 'x', userId: 'u', properties: { blob: 'x'.repeat(40_000) } }, 'event: is 40051 bytes; a message may be at most 32768 bytes (32 KB)'],
     ['a bad timestamp', { type: 'track', event: 'x', anonymousId: 'a', timestamp: 'yesterday' }, 'event.timestamp: must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00.000Z'],
   ])('%s', (_, event, expected) => {
     const call = testCall(event);
@@ -37,5 +39,23 @@ describe('stoppedBy', () => {
 
   it('has words for every stop reason', () => {
     for (const stop of STOP_REASONS) expect(stoppedBy(stop)).toMatch(/^(filtered|sampled|dropped|blocked) /);
+  });
+});
+
+describe('any event a user sends', () => {
+  const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : process.env.CI ? 5353 : Date.now() % 2 ** 31;
+  beforeAll(() => console.log(`test-event property test: FC_SEED=${SEED} replays this run`));
+
+  it('is a call or a problem naming a field under event., never a throw (a 400, never a 500)', () => {
+    const fields = fc.dictionary(fc.oneof(fc.constantFrom('type', 'userId', 'anonymousId', 'event', 'timestamp', 'groupId', 'previousId', 'messageId'), fc.string()), fc.jsonValue(), { maxKeys: 8 });
+    const typed = fc.tuple(fields, fc.oneof(fc.constantFrom('track', 'identify', 'page', 'screen', 'group', 'alias', 'delete'), fc.jsonValue())).map(([event, type]) => ({ ...event, type }));
+    fc.assert(
+      fc.property(fc.oneof(fields, typed), (event) => {
+        const call = testCall(event);
+        if ('problem' in call) expect(call.problem).toMatch(/^event(\.[A-Za-z]+)*: /);
+        else expect(call.fields).not.toHaveProperty('messageId');
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
   });
 });
