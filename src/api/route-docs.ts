@@ -350,6 +350,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       ],
     },
   },
+  'POST /admin/destinations/:id/test': {
+    summary:
+      "Send a test event to this destination alone as a real delivery: a sample track (or the event given) through its rules, mapping, insert function and signature; answers the first attempt (waiting up to 10 s), or the rule that stopped it",
+    request: { event: { type: 'track', event: 'Order Completed', userId: 'user-42', properties: { total: 30 } } },
+    response: {
+      status: 'attempted',
+      sourceId: SOURCE_ID,
+      messageId: 'test-3f1c2a9e-4b7d-4e0f-8a3b-5c7d9e1f2a4b',
+      attempt: { outcome: 'success', httpStatus: 200, durationMs: 84, webhookIndex: 0, url: 'https://hooks.example.com/segment', startedAt: AT },
+    },
+  },
   'POST /admin/functions': {
     summary: "Create a function in Segment's Public API shape (a Terraform segment_function body is read too); its code is checked now, and its first version is deployed",
     request: { resourceType: 'DESTINATION', displayName: 'Order to CRM', code: FUNCTION_CODE, settings: [functionSetting] },

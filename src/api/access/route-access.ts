@@ -44,6 +44,8 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'GET /admin/destinations/:id': read,
   'PATCH /admin/destinations/:id': { scope: 'destinations:write', action: 'destination.update' },
   'DELETE /admin/destinations/:id': { scope: 'destinations:write', action: 'destination.delete' },
+  // A test is a real delivery (signed, to the receiver): a change, audited once per test.
+  'POST /admin/destinations/:id/test': { scope: 'destinations:write', action: 'destination.test' },
   'GET /admin/destinations/:id/health': read,
   'GET /admin/destinations/:id/overview': read,
   'POST /admin/destinations/:id/webhooks/:index/enable': { scope: 'destinations:write', action: 'webhook.enable' },

@@ -10,6 +10,7 @@ import { overviewPanel } from './overview';
 import type { Page } from './page';
 import { Panels } from './panels';
 import { replaysPanel } from './replays';
+import { testEventForm } from './test-event';
 
 const PATCH_ROUTE = 'PATCH /admin/destinations/:id';
 
@@ -75,6 +76,7 @@ export async function destinationPage(page: Page, destinationId: string, panels 
         destination.paused ? h('span', {}, 'Paused since ', time(destination.pausedAt ?? destination.createdAt), ': messages are held, not sent, and go out on resume. ') : 'Sending. ',
         destination.maxRequestsPerSecond === null ? 'No rate limit.' : `Rate limit: ${destination.maxRequestsPerSecond} requests per second.`,
       ),
+      testEventForm(destination),
       panels.panel('overview', 'Delivery overview (last 24 h)', (into) => overviewPanel(destination, into, page)),
       isActions && panels.panel('health', 'Mapping health', (into) => mappingHealthPanel({ ...destination, mappings: destination.mappings! }, into, page, reload)),
       isActions

@@ -5,8 +5,10 @@ import { destinationPage } from './destination';
 import { livePage } from './fates';
 import { destinationsPage } from './destinations';
 import type { Page } from './page';
+import { operationalEndpointsPage } from './operational-endpoints';
 import { personasPage } from './personas';
 import { sourcesPage } from './sources';
+import { tokensPage } from './tokens';
 import { trackingPlansPage } from './tracking-plans';
 
 /**
@@ -43,6 +45,8 @@ export const SECTIONS: Section[] = [
   },
   { path: 'personas', label: 'Audiences & traits', title: 'Audiences & computed traits', reads: 'GET /admin/sources/:sourceId/audiences', render: (page) => personasPage(page) },
   { path: 'tracking-plans', label: 'Tracking plans', title: 'Tracking plans', reads: 'GET /admin/tracking-plans', render: (page) => trackingPlansPage(page) },
+  { path: 'operational-webhooks', label: 'Operational webhooks', title: 'Operational webhooks', reads: 'GET /admin/operational-endpoints', render: (page) => operationalEndpointsPage(page) },
+  { path: 'tokens', label: 'Tokens', title: 'Tokens', reads: 'GET /admin/tokens', render: (page) => tokensPage(page), hideWhenForbidden: true },
   { path: 'audit', label: 'Audit log', title: 'Audit log', reads: 'GET /admin/audit', render: (page) => auditPage(page), hideWhenForbidden: true },
 ];
 
