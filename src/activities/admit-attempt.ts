@@ -5,6 +5,12 @@ import type { Destination, DestinationWebhook, Store } from '../store/types';
 
 export type FlowMetrics = Pick<Metrics, 'heldMessages' | 'throttledWaits' | 'backpressuredWaits'>;
 
+/**
+ * The URL an attempt sends to, for its backpressure; a function destination's attempt has none (its
+ * handler's fetch calls go where its code says), so only the pause and the rate limit hold it.
+ */
+export type AdmittedUrl = Pick<DestinationWebhook, 'url' | 'backpressure'>;
+
 export interface AdmissionClock {
   now(): number;
   sleep(ms: number): Promise<void>;
@@ -18,12 +24,12 @@ const realClock: AdmissionClock = { now: Date.now, sleep: (ms) => new Promise((r
  * attempt: the workflow waits it out, uncounted, and asks again.
  */
 export function makeAdmission(store: Pick<Store, 'flowControl'>, metrics?: FlowMetrics, clock: AdmissionClock = realClock) {
-  async function decide(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, startMs: number): Promise<Hold | undefined> {
+  async function decide(req: AttemptRequest, destination: Destination, webhook: AdmittedUrl | undefined, startMs: number): Promise<Hold | undefined> {
     if (destination.paused) return { reason: 'paused' };
     // The destination read (cached on PostgreSQL) only says the URL was paused; the store says how
     // long is left by its own clock, and a pause this delivery already waited out on its
     // own clock holds it no longer.
-    if (webhook.backpressure) {
+    if (webhook?.backpressure) {
       const pressure = await store.flowControl.backpressureLeft(destination.id, webhook.url);
       if (pressure && pressure.untilMs !== req.waitedOutPressureMs) return { reason: 'backpressure', waitMs: pressure.leftMs, pressureUntilMs: pressure.untilMs };
     }
@@ -56,7 +62,7 @@ export function makeAdmission(store: Pick<Store, 'flowControl'>, metrics?: FlowM
     }
   }
 
-  return async function admit(req: AttemptRequest, destination: Destination, webhook: DestinationWebhook, nowMs: number): Promise<Hold | undefined> {
+  return async function admit(req: AttemptRequest, destination: Destination, webhook: AdmittedUrl | undefined, nowMs: number): Promise<Hold | undefined> {
     const hold = await decide(req, destination, webhook, nowMs);
     const labels = { destination: destination.id };
     if (hold?.reason === 'paused' && req.afterHold?.reason !== 'paused') metrics?.heldMessages.inc(labels);

@@ -150,7 +150,18 @@ export function makeAttemptWebhook(
   /** A destination function's attempt, counted as a webhook's is: by outcome kind and destination. */
   async function functionAttempt(req: AttemptRequest, destination: Destination): Promise<AttemptResult> {
     if (!attemptFunction) return { destinationEnabled: true, webhookCount: 1, outcome: { kind: 'retry', reason: 'function:error: this worker runs no functions' } };
-    const result = await attemptFunction(req, destination, { local: runningLocally() });
+    const local = runningLocally();
+    // Paused or rate-limited, its attempt is held as a webhook's is, before the handler runs (its
+    // fetch calls are real): the version is pinned on the hold, so the run after it is the one the
+    // delivery started with. The first ask, a local activity, only pins the version and defers.
+    if (req.flowControl && !local) {
+      const held = await admit(req, destination, undefined, Date.now());
+      if (held) {
+        const pinned = await attemptFunction(req, destination, { local: true });
+        return { destinationEnabled: true, webhookCount: 1, ...(pinned.functionVersion !== undefined && { functionVersion: pinned.functionVersion }), held };
+      }
+    }
+    const result = await attemptFunction(req, destination, { local });
     if (result.deferred) return result;
     if (metrics && !counted.has(req.destinationId)) {
       counted.add(req.destinationId);

@@ -44,7 +44,7 @@ export function createActivities(
   store: Store,
   config: Pick<Config, 'egressAllowlist' | 'deliveryTimeout' | 'workerMaxInFlightPerWebhook' | 'deliveryRetryWindow' | 'archiveRetention' | 'replayLiveLagLimit'> & PersonasConfig,
   /** `keyring`: hashes the user ids that go into what Temporal shows (Personas message ids); undefined with PAYLOAD_ENCRYPTION=off. */
-  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; replays?: ReplayDeliveries; keyring: Keyring | undefined; operationalEvents?: OperationalEvents; forwardedIngest?: () => IngestDependencies },
+  temporal: { startDelivery: StartDelivery; schedules: Pick<SyncSchedules, 'delete'>; redeliveries: RedeliveryRuns; replays?: ReplayDeliveries; keyring: Keyring | undefined; operationalEvents?: OperationalEvents; forwardedIngest?: () => IngestDependencies; sourceFunctionIngest?: () => IngestDependencies },
   metrics?: Metrics,
   health?: AttemptRecorder,
   /** Where destination functions run (function-sandbox.ts); without it their attempts are retried with that reason. */
@@ -66,7 +66,7 @@ export function createActivities(
     // A tracking plan's forwarding jobs: the target's whole ingest path, on the worker.
     ...makeForwardingActivities(store, temporal.forwardedIngest),
     // Source functions' webhook requests: onRequest in the sandbox, what it emits through the same ingest path.
-    ...makeSourceFunctionActivities(store, functionSandbox, temporal.forwardedIngest, temporal.keyring !== undefined),
+    ...makeSourceFunctionActivities(store, functionSandbox, temporal.sourceFunctionIngest, temporal.keyring !== undefined),
   };
 }
 

@@ -114,7 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onReady', async () => signingOverlaps.start());
   app.addHook('onClose', () => signingOverlaps.stop());
   // The archive's retention (and, on PostgreSQL, its coming days' partitions).
-  const retention = archiveRetention(options.store.archive, options.config.archiveRetention, app.log);
+  const retention = archiveRetention(options.store.archive, options.config.archiveRetention, app.log, undefined, options.store.fates);
   app.addHook('onReady', async () => retention.start());
   app.addHook('onClose', () => retention.stop());
   // The audit log's rows past AUDIT_RETENTION (0: kept for ever).

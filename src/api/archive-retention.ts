@@ -21,7 +21,7 @@ export const sweepIntervalMs = (retentionMs: number) => Math.min(SWEEP_AT_LEAST_
  * Several processes sweeping at once remove each thing once. ARCHIVE_RETENTION=0 sweeps too, with
  * nothing kept: the archive is off, and what an earlier run archived goes at start.
  */
-export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'prune'>, retentionMs: number, log?: FastifyBaseLogger, clock: () => number = Date.now): ArchiveRetention {
+export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'prune'>, retentionMs: number, log?: FastifyBaseLogger, clock: () => number = Date.now, fates?: Pick<Store['fates'], 'prune'>): ArchiveRetention {
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> = Promise.resolve();
 
@@ -31,6 +31,9 @@ export function archiveRetention(archive: Pick<Store['archive'], 'prepare' | 'pr
       if (retentionMs > 0) await archive.prepare(now);
       const { deleted, droppedPartitions } = await archive.prune(now, retentionMs);
       if (deleted > 0 || droppedPartitions.length > 0) log?.info({ deleted, droppedPartitions }, 'archived messages past ARCHIVE_RETENTION removed');
+      // The calls' fates are kept as long as the calls (one knob for what grows per message): row by
+      // row, on both stores (a fate row is a few hundred bytes; the archive's day partitions are for its bodies).
+      if (fates) await fates.prune(new Date(now - retentionMs).toISOString());
     } catch (err) {
       log?.warn({ err: (err as Error).message }, 'archive retention sweep failed; tried again at the next sweep');
     }

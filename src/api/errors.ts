@@ -23,6 +23,9 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: string) => new ApiError(400, 'invalid_request', message);
+/** A search by a payload field without payloads:read: whether anything matches would say what a body carries. */
+export const payloadQuestion = (field: string, what: string) =>
+  new ApiError(403, 'forbidden', `${field}: searching by ${what} needs the payloads:read scope (whether anything matches says what a body carries)`);
 export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} not found`);
 export const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
 

@@ -350,6 +350,17 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
       ],
     },
   },
+  'POST /admin/destinations/:id/test': {
+    summary:
+      "Send a test event to this destination alone as a real delivery: a sample track (or the event given) through its rules, mapping, insert function and signature; answers the first attempt (waiting up to 10 s), or the rule that stopped it",
+    request: { event: { type: 'track', event: 'Order Completed', userId: 'user-42', properties: { total: 30 } } },
+    response: {
+      status: 'attempted',
+      sourceId: SOURCE_ID,
+      messageId: 'test-3f1c2a9e-4b7d-4e0f-8a3b-5c7d9e1f2a4b',
+      attempt: { outcome: 'success', httpStatus: 200, durationMs: 84, webhookIndex: 0, url: 'https://hooks.example.com/segment', startedAt: AT },
+    },
+  },
   'POST /admin/functions': {
     summary: "Create a function in Segment's Public API shape (a Terraform segment_function body is read too); its code is checked now, and its first version is deployed",
     request: { resourceType: 'DESTINATION', displayName: 'Order to CRM', code: FUNCTION_CODE, settings: [functionSetting] },
@@ -447,6 +458,16 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
   'GET /admin/deliveries': {
     summary: 'List deliveries, newest first, filtered by source, destination, status, type, user or time',
     response: { deliveries: [deliveryRow], nextCursor: 'eyJhdCI6IjIwMjYtMDUtMDRUMDk6MzA6MDBaIn0' },
+  },
+  'GET /admin/fates': {
+    summary: 'What happened to each call at each destination: delivered, failed, or stopped at ingest and why; searched by user, event, destination, status or time',
+    response: {
+      fates: [
+        { messageId: 'msg-1', sourceId: SOURCE_ID, sourceName: 'Web', destinationId: DESTINATION_ID, destinationName: 'Orders CRM', type: 'track', receivedAt: AT, decision: 'consent', status: 'stopped', reason: 'consent', userId: 'user-42', event: 'Order Completed' },
+        { messageId: 'msg-0', sourceId: SOURCE_ID, sourceName: 'Web', destinationId: DESTINATION_ID, destinationName: 'Orders CRM', type: 'track', receivedAt: AT, decision: 'sent', status: 'delivered', userId: 'user-42', event: 'Order Completed' },
+      ],
+      nextCursor: 'WyIyMDI2LTA1LTA0VDA5OjMwOjAwLjAwMFoiLCJtc2ctMCIsImRzdF8wIl0',
+    },
   },
   'GET /admin/sources/:sourceId/deliveries/:messageId': {
     summary: 'One delivery: the message as sent and every attempt to every webhook URL',

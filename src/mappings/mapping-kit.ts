@@ -14,8 +14,13 @@ const kit = require('@segment/actions-core/mapping-kit') as MappingKit;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const validate = require('@segment/actions-core/mapping-kit/validate') as MappingValidate;
 
-/** Renders a mapping for one event; throws the kit's error when a directive fails on it. */
-export const transformMapping = (mapping: Record<string, unknown>, event: Record<string, unknown>) => kit.transform(mapping, event);
+/**
+ * Renders a mapping for one event; throws the kit's error when a directive fails on it. The kit
+ * renders a copy: its `@replace` writes its defaults (`replacement`, `ignorecase`, `global`) into
+ * the options it is given, so rendering the saved mapping (at save, to check it) would change what
+ * was saved and what the API shows back.
+ */
+export const transformMapping = (mapping: Record<string, unknown>, event: Record<string, unknown>) => kit.transform(structuredClone(mapping), event);
 
 /** Throws the kit's validation errors (an AggregateError of ValidationErrors) for a mapping it would refuse to save. */
 export const validateMapping = (mapping: unknown) => validate.default(mapping);

@@ -21,6 +21,7 @@ import { erasableIds } from '../delivery/erasure';
 import type { ViolationRecorder } from '../plans/violation-recorder';
 import { archivedVerdict, planCalls, type PlannedCall } from './plan-calls';
 import type { Call } from './call';
+import type { RecordFates } from './record-fates';
 
 export interface IngestDependencies {
   store: Store;
@@ -39,6 +40,8 @@ export interface IngestDependencies {
   plans?: SourcePlanReader;
   /** Where the plan's violations are counted. */
   violations?: ViolationRecorder;
+  /** Records each call's decision per destination ("what happened to one event"); absent: nothing recorded. */
+  fates?: RecordFates;
   /** Sends blocked events and violations into the sources the controls name, once this request's starts succeeded. */
   forward?: (planned: PlannedCall[], request: IngestRequest, plan: { id: string; name: string }, forwarding: { violationsTo?: string; blockedTo?: string }) => Promise<void>;
 }
@@ -168,6 +171,15 @@ export async function ingestCalls(deps: IngestDependencies, request: IngestReque
     planned.calls.forEach(({ message, verdict }, i) => {
       if (sees('violations', fates[i])) deps.violations?.record(request.sourceId, { type: message.type, eventName: message.event ?? message.name ?? '', messageId: message.messageId, userIds: erasableIds(message) }, verdict.violations, request.receivedAtMs);
     });
+  }
+  // What happened to each call at each destination, once Temporal holds what was sent: a request
+  // answered 503 before this point is sent again and recorded then (a retry's rows are kept once).
+  if (deps.fates && plan.status === 'planned') {
+    try {
+      await deps.fates(request.sourceId, accepted.map((a, i) => ({ message: a.message, fate: fates[i] })), plan.decisions, dataKeys);
+    } catch (err) {
+      return { status: 'unavailable', reason: `recording the calls' fates failed: ${(err as Error).message}` };
+    }
   }
   counts.commitTo(deps.recorder);
   if (deps.metrics) for (const { message } of accepted) deps.metrics.messagesIngested.inc({ type: callTypeLabel(message.type) });

@@ -14,6 +14,7 @@ import type { IngestDependencies } from './ingest-calls';
 import { MessageCountRecorder } from './message-count-recorder';
 import { deliveryPlanner, type PlanDecisions } from './plan-deliveries';
 import { bodySealer } from './seal-bodies';
+import { fateRecorder } from './record-fates';
 
 export interface IngestWiring {
   store: Store;
@@ -49,7 +50,8 @@ export function ingestDependencies({ store, deliveries, config, metrics, keyring
     startTimeoutMs: config.ingestStartTimeout,
     metrics,
     recorder,
-    ...(config.archiveRetention > 0 && { archive: callArchiver(store, keyring) }),
+    // The calls and their fates grow per message: ARCHIVE_RETENTION sizes both, and 0 keeps neither.
+    ...(config.archiveRetention > 0 && { archive: callArchiver(store, keyring), fates: fateRecorder(store, keyring) }),
   };
   return {
     dependencies,

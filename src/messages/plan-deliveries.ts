@@ -8,6 +8,7 @@ import type { EnabledDestination, Store } from '../store/types';
 import type { DecisionRecorder } from './message-count-recorder';
 import { triggersOf, type DestinationTriggers } from './mapping-plan';
 import type { DataKeyReads } from './request-data-keys';
+import type { StopReason } from '../delivery/stop-reasons';
 import { inputBodies, OPEN, type ChooseSeals } from './seal-bodies';
 
 /**
@@ -52,7 +53,16 @@ export const outgoing = (message: Message, rules?: Outgoing['rules'], trace?: Tr
   ...(trace && { trace }),
 });
 
-export type DeliveryPlan = { status: 'no_destinations' } | { status: 'planned'; inputs: DeliveryInput[] };
+/** One (message, destination) decision as made: sent, or the first rule that stopped it (and its filter). */
+export interface DestinationDecision {
+  messageId: string;
+  destinationId: string;
+  decision: 'sent' | StopReason;
+  filterId?: string;
+}
+
+/** `decisions`: every (message, destination) decision of the plan, in message order; what an ingest request records as its calls' fates. */
+export type DeliveryPlan = { status: 'no_destinations' } | { status: 'planned'; inputs: DeliveryInput[]; decisions: DestinationDecision[] };
 
 /** `dataKeys`: where the sealing reads keys (an ingest request's own reads: request-data-keys.ts); the store's otherwise. */
 /** `recorder`: where this plan's stops are counted, in place of the planner's (ingest holds them until its starts succeed). */
@@ -75,10 +85,13 @@ export interface PlanDecisions {
  * stop counted for the overview. The first destination's body is the message's; another
  * destination gets a body of its own only where its filters made it different.
  */
-function decide(message: Outgoing, destinationIds: string[], rules: Map<string, DestinationRules>, decisions: PlanDecisions, triggers: DestinationTriggers): Outgoing & { destinationIds: string[] } {
+type Decided = Outgoing & { destinationIds: string[]; stops?: Array<Omit<DestinationDecision, 'messageId' | 'decision'> & { decision: StopReason }> };
+
+function decide(message: Outgoing, destinationIds: string[], rules: Map<string, DestinationRules>, decisions: PlanDecisions, triggers: DestinationTriggers): Decided {
   if (!message.rules || !message.body) return triggers.decideUnruled(message, destinationIds);
   const atMs = (decisions.clock ?? Date.now)();
   const sent: Array<{ id: string; body: MessageBody; mappings?: string[] }> = [];
+  const stops: NonNullable<Decided['stops']> = [];
   for (const id of destinationIds) {
     const destination = rules.get(id) ?? { consent: { categories: [], whenAbsent: 'deliver' }, filters: [] };
     // A redelivery starts from the body this destination was sent (plan-deliveries' own, or the message's).
@@ -88,14 +101,16 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
       rules.has(id) || triggers.has(id) || message.rules.planBlocked
         ? decideDelivery({ body: start, integrations: message.rules.integrations, suppressed: message.rules.suppressed, planBlocked: message.rules.planBlocked, destination: { ...destination, ...triggers.of(id) } })
         : { send: start };
-    if ('stop' in decision) decisions.recorder?.filtered(id, atMs, decision.stop, decision.filterId);
-    else {
+    if ('stop' in decision) {
+      decisions.recorder?.filtered(id, atMs, decision.stop, decision.filterId);
+      stops.push({ destinationId: id, decision: decision.stop, ...(decision.filterId !== undefined && { filterId: decision.filterId }) });
+    } else {
       sent.push({ id, body: decision.send, ...(decision.mappings && { mappings: decision.mappings }) });
       for (const transformationId of decision.transformed ?? []) decisions.recorder?.transformed?.(id, atMs, transformationId);
     }
   }
   const { destinationBodies: _recorded, mappings: _recordedMappings, pipelineBody: _pipeline, ...rest } = message;
-  if (sent.length === 0) return { ...rest, destinationIds: [] };
+  if (sent.length === 0) return { ...rest, destinationIds: [], stops };
   const mappings = sent.filter((destination) => destination.mappings).map((destination) => [destination.id, destination.mappings!] as const);
   const body = sent[0].body;
   const others = sent.filter((destination) => destination.body !== body);
@@ -103,6 +118,7 @@ function decide(message: Outgoing, destinationIds: string[], rules: Map<string, 
     ...rest,
     body,
     destinationIds: sent.map((destination) => destination.id),
+    stops,
     ...(mappings.length > 0 && { mappings: Object.fromEntries(mappings) }),
     ...(others.length > 0 && { destinationBodies: Object.fromEntries(others.map((destination) => [destination.id, destination.body])) }),
   };
@@ -125,7 +141,7 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
     const triggers = triggersOf(enabled);
     // Before any decision: what a destination's filters leave of a body never chooses the seal.
     const seals = seal ? await seal(messages, dataKeys) : messages.map(() => OPEN);
-    const decided =
+    const decided: Decided[] =
       decisions && messages.some((message) => message.rules)
         ? await decisions.rulesOf(enabled, sourceId).then((rules) => messages.map((message) => decide(message, enabledIds, rules, recorder ? { ...decisions, recorder } : decisions, triggers)))
         : messages.map((message) => triggers.decideUnruled(message, enabledIds));
@@ -146,7 +162,17 @@ export function deliveryPlanner(destinations: Pick<Store['destinations'], 'listE
         },
       ];
     });
+    // Every destination of every message: sent, or stopped with the rule's reason (a destination
+    // an unruled message's mappings leave out is the trigger's stop).
+    const decisionsMade = decided.flatMap(({ messageId, destinationIds, stops }): DestinationDecision[] => {
+      const ruled = new Map((stops ?? []).map((stop) => [stop.destinationId, stop]));
+      return enabledIds.map((destinationId): DestinationDecision => {
+        const stop = ruled.get(destinationId);
+        if (stop) return { messageId, ...stop };
+        return { messageId, destinationId, decision: destinationIds.includes(destinationId) ? 'sent' : 'trigger' };
+      });
+    });
     // Possibly none: the rules let no message of these through to any destination.
-    return { status: 'planned', inputs };
+    return { status: 'planned', inputs, decisions: decisionsMade };
   };
 }

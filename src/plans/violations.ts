@@ -74,6 +74,7 @@ const BY_KEYWORD: Record<string, ViolationType> = {
 /** What the plan decision reads of a validator's error: the boundary for user programs answers these. */
 export type { SchemaError } from '../programs/json-schema';
 import type { SchemaError } from '../programs/json-schema';
+import { violationText } from './violation-text';
 
 /** `/properties/price` → `properties.price` (JSON Pointer escapes undone). */
 export function fieldOf(instancePath: string): string {
@@ -86,14 +87,14 @@ export function fieldOf(instancePath: string): string {
 
 /**
  * A validator's error as a violation. The field of a missing required name is that name's own
- * field (`properties.products`), as Segment names it; ajv's message names rules, never values
- * (`must be number`, `must match pattern "^…$"`), since it is not run verbose.
+ * field (`properties.products`), as Segment names it; the description is a person's sentence that
+ * names rules, never values (violation-text.ts).
  */
 export function violationOf(error: SchemaError, stage: PlanStage): Violation {
   const violationType = BY_KEYWORD[error.keyword] ?? 'Other';
   const at = fieldOf(error.instancePath);
   const missing = error.keyword === 'required' && typeof error.params.missingProperty === 'string' ? error.params.missingProperty : undefined;
   const field = missing === undefined ? at : at === '' ? missing : `${at}.${missing}`;
-  const description = missing === undefined ? `${field || '(root)'} ${error.message ?? `fails ${error.keyword}`}` : `${field} is required`;
+  const description = violationText(error, field);
   return { violationType, field, description, stage };
 }

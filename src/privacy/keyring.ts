@@ -46,7 +46,8 @@ export function parseKeyring(text: string, activeKeyId = '', hashKeyId = ''): Ke
  * What an identifier is, hashed apart: user and anonymous ids in visibility, Personas profile ids in
  * message ids, and `erasedId` for the erased-id list (any id a regulation erased, whatever its kind).
  */
-export type IdentifierKind = 'userId' | 'anonymousId' | 'profileId' | 'erasedId';
+/** `eventName`: a fate row's event, searched by its keyed hash as ids are (an event name is payload). */
+export type IdentifierKind = 'userId' | 'anonymousId' | 'profileId' | 'erasedId' | 'eventName';
 
 /** What a keyed identifier hash says it is, so a reader of visibility can tell it from an id. */
 export const IDENTIFIER_HASH_PREFIX = 'h1_';

@@ -26,7 +26,7 @@ export const UNREADABLE_BODY = '[unreadable: the sealed body does not authentica
  * What a sealed value is for, bound into its AAD with the subject and messageId: a delivery body,
  * or an archived call, so neither opens in the other's place.
  */
-export type SealPurpose = 'switchyard-sealed-body-v1' | 'switchyard-archived-call-v1' | 'switchyard-forwarded-call-v1' | 'switchyard-function-logs-v1' | 'switchyard-function-request-v1';
+export type SealPurpose = 'switchyard-sealed-body-v1' | 'switchyard-archived-call-v1' | 'switchyard-forwarded-call-v1' | 'switchyard-function-logs-v1' | 'switchyard-function-request-v1' | 'switchyard-call-fate-v1';
 export const ARCHIVED_CALL: SealPurpose = 'switchyard-archived-call-v1';
 /** A call a tracking plan forwards into another source, sealed in its forwarding job's input (messages/forwarding-job.ts). */
 export const FORWARDED_CALL: SealPurpose = 'switchyard-forwarded-call-v1';
@@ -34,6 +34,8 @@ export const FORWARDED_CALL: SealPurpose = 'switchyard-forwarded-call-v1';
 export const FUNCTION_LOGS: SealPurpose = 'switchyard-function-logs-v1';
 /** A source function's raw webhook request (and, once it failed, its error), sealed under the request's own data key (messages/source-function-request.ts). */
 export const FUNCTION_REQUEST: SealPurpose = 'switchyard-function-request-v1';
+/** A fate row's ids and event name (messages/record-fates.ts): what "what happened to one event" shows with payloads:read. */
+export const CALL_FATE: SealPurpose = 'switchyard-call-fate-v1';
 
 const aad = (subject: string, messageId: string, purpose: SealPurpose) => Buffer.from(`${purpose}\0${subject}\0${messageId}`, 'utf8');
 

@@ -27,6 +27,9 @@ const PLAIN = new Set([
 ]);
 /** Where a rule keeps the parts its `$ref`s name: only at its root. */
 const DEFINITIONS = ['definitions', '$defs'] as const;
+/** Every keyword a rule may use (besides `$ref`, `$id`/`id` and `$schema`): each violation's sentence is written for these (plans/violation-text.ts). */
+export const VOCABULARY_KEYWORDS: readonly string[] = [...SCHEMA_VALUED, ...SCHEMA_LISTS, ...SCHEMA_MAPS, ...DATA_VALUED, ...PLAIN, ...DEFINITIONS, 'items', 'dependencies'];
+
 /** Keywords that would make a rule asynchronous, or let it be referred to from elsewhere, or refer dynamically. */
 const REFUSED: Record<string, string> = {
   $async: '`$async` is not allowed: a rule is checked synchronously, as each call arrives',

@@ -25,6 +25,10 @@ export interface SchemaError {
   instancePath: string;
   params: Record<string, unknown>;
   message?: string;
+  /** The keyword's own value in the rule (a \`not\`'s or \`anyOf\`'s schema), for saying what it asks; never the message's value. */
+  schema?: unknown;
+  /** Under \`propertyNames\`: the name that broke it (a name, as fields are). */
+  propertyName?: string;
 }
 
 /** A compiled rule: `check` answers the message's schema errors (none: it passes); it never throws. */
@@ -52,6 +56,9 @@ const AJV_OPTIONS: Options = {
   strictTuples: false,
   allowUnionTypes: true,
   allErrors: true,
+  // Each error carries the keyword's value (a \`not\`'s schema: what it excludes). Verbose errors also
+  // carry the message's value; errorsOf copies every field but that one, so no value leaves the check.
+  verbose: true,
   code: { regExp: re2Engine },
   // A rule registers nothing shared: no `$id` of one rule can collide with, or be reached by, another.
   addUsedSchema: false,
@@ -156,6 +163,12 @@ function explained(errors: readonly SchemaError[], message: unknown): readonly S
   });
 }
 
+/** A verbose error as the decision reads it: the message's value (`data`) and the parent schema left behind. */
+function withoutData(error: { keyword: string; instancePath: string; params: Record<string, unknown>; message?: string; schema?: unknown; propertyName?: string }): SchemaError {
+  const { keyword, instancePath, params, message, schema, propertyName } = error;
+  return { keyword, instancePath, params, ...(message !== undefined && { message }), ...(keyword === 'not' || keyword === 'anyOf' ? { schema } : {}), ...(propertyName !== undefined && { propertyName }) };
+}
+
 /** A passing message's errors: one frozen list for all, so a valid event makes none. */
 const NO_ERRORS: readonly SchemaError[] = Object.freeze([]);
 
@@ -204,5 +217,5 @@ export function compileJsonSchema(jsonSchema: unknown, broken: (reason: string) 
   } catch (err) {
     return { ok: false, problem: { path: '', rule: (err as Error).message } };
   }
-  return { ok: true, program: { check: guardedCheck(validate, () => validate.errors as SchemaError[] | null | undefined, broken) } };
+  return { ok: true, program: { check: guardedCheck(validate, () => validate.errors?.map(withoutData), broken) } };
 }

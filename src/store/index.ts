@@ -25,6 +25,7 @@ import { adminTokenStore } from './admin-tokens';
 import { auditLogStore } from './audit-log';
 import { writeTransaction } from './write-transaction';
 import { messageArchiveStore } from './message-archive';
+import { messageFateStore } from './message-fates';
 import { replayStore } from './replays';
 import { operationalEndpointStore } from './operational-endpoints';
 import { cachedOperationalEndpointReads, operationalEndpointCopy } from './operational-endpoint-copy';
@@ -170,6 +171,7 @@ function plainStores(db: Kysely<Tables>, keyring: Keyring | undefined, opened?: 
     flowControl: flowControlStore(db),
     personas: personasStore(db, hashes),
     archive: messageArchiveStore(db),
+    fates: messageFateStore(db),
     replays: replayStore(db),
     operationalEndpoints: operationalEndpointStore(db, keyring),
     segmentImports: segmentImportStore(db),

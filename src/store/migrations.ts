@@ -687,6 +687,34 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger operational_endpoints_notify after insert or update or delete on operational_endpoints for each statement execute function switchyard_notify_operational_endpoint()`.execute(db);
     },
   },
+  // Each ingested call's one decision per destination (sent, or the stop reason), kept as long as the archive for
+  // "what happened to one event": plaintext columns that name no user (ids as keyed hashes, the
+  // event name too) and the ids and event name sealed under the call's data key. Newest first by
+  // time; searched by destination, by user hash and by event hash.
+  '0043_message_fates': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('message_fates')
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('message_id', 'text', (c) => c.notNull())
+        .addColumn('destination_id', 'text', (c) => c.notNull())
+        .addColumn('received_at', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('decision', 'text', (c) => c.notNull())
+        .addColumn('filter_id', 'text')
+        .addColumn('user_hash', 'text')
+        .addColumn('anonymous_hash', 'text')
+        .addColumn('event_hash', 'text')
+        .addColumn('summary', 'text')
+        .addPrimaryKeyConstraint('message_fates_pk', ['source_id', 'message_id', 'destination_id'])
+        .execute();
+      await db.schema.createIndex('message_fates_received').on('message_fates').columns(['received_at', 'message_id', 'destination_id']).execute();
+      await db.schema.createIndex('message_fates_destination').on('message_fates').columns(['destination_id', 'received_at']).execute();
+      await db.schema.createIndex('message_fates_user').on('message_fates').columns(['user_hash', 'received_at']).execute();
+      await db.schema.createIndex('message_fates_anonymous').on('message_fates').columns(['anonymous_hash', 'received_at']).execute();
+      await db.schema.createIndex('message_fates_event').on('message_fates').columns(['event_hash', 'received_at']).execute();
+    },
+  },
 };
 
 /** The archive's table (see message-archive-table.ts): partitioned by day on PostgreSQL, which the schema builder cannot say. */

@@ -381,6 +381,7 @@ export interface Tables {
   admin_tokens: AdminTokenRow;
   audit_log: AuditRow;
   message_archive: MessageArchiveRow;
+  message_fates: MessageFateRow;
   replays: ReplayRow;
   operational_endpoints: OperationalEndpointRow;
   functions: FunctionRow;
@@ -391,6 +392,23 @@ export interface Tables {
   source_schema_settings: SourceSchemaSettingsRow;
   tracking_plan_violations: TrackingPlanViolationRow;
   tracking_plan_violation_users: TrackingPlanViolationUserRow;
+}
+
+/** One ingested call's decision for one destination (message-fates.ts). */
+export interface MessageFateRow {
+  source_id: string;
+  message_id: string;
+  destination_id: string;
+  received_at: string;
+  type: string;
+  /** `sent`, or the stop reason (delivery/stop-reasons.ts). */
+  decision: string;
+  filter_id: string | null;
+  user_hash: string | null;
+  anonymous_hash: string | null;
+  event_hash: string | null;
+  /** JSON: a SealedBody of the call's ids and event name, or them in the clear; null for a suppressed user's call. */
+  summary: string | null;
 }
 
 /** A tracking plan; `revision` grows with every change of it or its rules. */

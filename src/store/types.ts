@@ -11,6 +11,7 @@ export type { AuditEntry, AuditRecord } from '../access/audit-entry';
 import type { DestinationFilter, FilterSettings } from '../rules/destination-filters';
 import type { ArchivedCall, Replay, ReplayCounts, ReplayStatus } from '../delivery/replay';
 import type { SealedBody } from '../delivery/types';
+import type { StopReason } from '../delivery/stop-reasons';
 import type { OperationalEventType, OperationalFormat } from '../delivery/operational-events';
 import type { FunctionStore } from './functions';
 import type { TransformationStore } from './transformations';
@@ -239,6 +240,44 @@ export interface ArchivedMessage {
   call: SealedBody | ArchivedCall;
   /** The tracking plan's verdict at ingest (its violations are sealed in `call`); absent where no plan decided. */
   planStatus?: 'passed' | 'omitted' | 'blocked';
+}
+
+/**
+ * One ingested call's decision for one destination, as recorded at ingest (messages/record-fates.ts):
+ * `sent` (a delivery workflow holds it; Temporal knows the rest) or the reason it was stopped.
+ * `summary` holds the call's ids and event name, sealed under its data key (absent for a suppressed
+ * user's call, of which nothing is kept); the hashes beside it name no one.
+ */
+export interface MessageFate {
+  sourceId: string;
+  messageId: string;
+  destinationId: string;
+  receivedAt: string;
+  type: ArchivedCall['type'];
+  decision: 'sent' | StopReason;
+  filterId?: string;
+  userHash?: string;
+  anonymousHash?: string;
+  eventHash?: string;
+  summary?: SealedBody | FateSummary;
+}
+
+/** What a fate row keeps of its call, sealed: enough to say whose event it was and which. */
+export interface FateSummary {
+  userId?: string;
+  anonymousId?: string;
+  event?: string;
+}
+
+/** How fates are searched: every field narrows; `idHashes` match the user hash or the anonymous hash. */
+export interface MessageFateFilter {
+  sourceId?: string;
+  destinationId?: string;
+  decision?: 'sent' | 'stopped' | StopReason;
+  idHashes?: string[];
+  eventHash?: string;
+  since?: string;
+  until?: string;
 }
 
 /** A destination a message may be delivered to now, with what the planner needs of it. */
@@ -509,6 +548,17 @@ export interface Store {
      */
     prune(nowMs: number, retentionMs: number): Promise<{ deleted: number; droppedPartitions: string[] }>;
     /** Deletes every archived message of these subjects (keyed hashes of user or anonymous ids): erasure where nothing is sealed. */
+    forget(idHashes: string[]): Promise<number>;
+  };
+  /** Each ingested call's decision per destination, kept ARCHIVE_RETENTION, as the archive (message-fates.ts). */
+  fates: {
+    /** One INSERT per request; a (source, message, destination) recorded already is kept as it was. */
+    add(fates: MessageFate[]): Promise<void>;
+    /** Newest first, after `cursor` (a page's `next`); 'invalid_cursor' for one no page gave. */
+    list(filter: MessageFateFilter, size: number, cursor?: string): Promise<{ fates: MessageFate[]; next?: string } | 'invalid_cursor'>;
+    /** Deletes the fates received before this instant. */
+    prune(beforeIso: string): Promise<number>;
+    /** Deletes every fate of these subjects (keyed hashes of user or anonymous ids). */
     forget(idHashes: string[]): Promise<number>;
   };
   /** Tracking plans, their rules and sources, each source's schema controls, and violations counted. */

@@ -21,6 +21,7 @@ import type { DeliverySinks } from '../workflows/deliver-message';
 import { connectWhenReachable, namespaceChecked, type TemporalConnectSettings } from './connection';
 import { temporalConnectionOptions } from './connection-options';
 import { cancellableRetryInterceptor } from './grpc-retry';
+import type { ForwardingJob } from '../messages/forwarding-job';
 import { ingestDependencies } from '../messages/ingest-dependencies';
 import { deliveriesOptions, temporalDeliveries } from './temporal-deliveries';
 
@@ -138,7 +139,13 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
   const health = config.healthFlushInterval > 0 ? new HealthRecorder(store, config.healthFlushInterval, logger) : undefined;
   // A tracking plan's forwarding jobs ingest into their target here, through the one ingest path
   // (its counts and violations flushed as the API's are), never forwarding again.
-  const forwarded = ingestDependencies({ store, deliveries: temporalDeliveries(client, deliveriesOptions(config, keyring)), config, metrics, keyring, logger });
+  const deliveries = temporalDeliveries(client, deliveriesOptions(config, keyring));
+  const forwarded = ingestDependencies({ store, deliveries, config, metrics, keyring, logger });
+  // What a source function emits is a sender's calls, ingested as the API ingests them: its source's
+  // plan forwards its blocked calls and violations like any other source's (forwarding job ids derive
+  // from the calls' messageIds, which a re-run emits again, so a retried request forwards nothing twice).
+  const forward = deliveries.forward?.bind(deliveries);
+  const emitted = ingestDependencies({ store, deliveries, config, metrics, keyring, logger, ...(forward && { startForwarding: (job: ForwardingJob) => forward(job, Date.now() + config.ingestStartTimeout) }) });
   // Destination functions run here, in the sandbox's threads (started on the first invocation).
   const functionSandbox = createFunctionSandbox(config);
   const activities = createActivities(store, config, {
@@ -152,6 +159,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
     // Operational events start their workflows on their own lane (its own task queue and worker below).
     operationalEvents: temporalOperationalEvents(client, store, operationalTaskQueue(config.temporalTaskQueue), { windowMs: config.operationalEventWindow }),
     forwardedIngest: () => forwarded.dependencies,
+    sourceFunctionIngest: () => emitted.dependencies,
   }, metrics, health, functionSandbox);
   const workflows = await workflowBundle(logger, config.workflowBundle);
   const workers = await Promise.all(
@@ -218,7 +226,7 @@ export async function startWorkers(config: Config, store: Store, logger: Logger,
       await run;
       // After the workers stopped, so the last attempts are in it; before the store closes.
       await health?.close();
-      await forwarded.close();
+      await Promise.all([forwarded.close(), emitted.close()]);
       await functionSandbox.close();
       await client.connection.close();
       await ownConnection?.close();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseKeyring, type Keyring } from '../../src/privacy/keyring';
@@ -16,3 +17,15 @@ export const TEST_PAYLOAD_KEYS = readFileSync(TEST_PAYLOAD_KEYS_FILE, 'utf8')
   .join(',');
 
 export const testKeyring = (): Keyring => parseKeyring(TEST_PAYLOAD_KEYS);
+
+/** Data keys in memory, made on first ask, as the store's getOrCreate makes them (`table`: every key made). */
+export function memoryDataKeys() {
+  const table = new Map<string, Buffer>();
+  return {
+    table,
+    async getOrCreate(subjects: string[]) {
+      for (const subject of subjects) if (!table.has(subject)) table.set(subject, randomBytes(32));
+      return new Map(subjects.map((subject) => [subject, table.get(subject)!] as const));
+    },
+  };
+}

@@ -1,3 +1,4 @@
+import { archiveRetention } from '../../src/api/archive-retention';
 import { readReplay, replayFinished, startReplay } from '../helpers/replay-api';
 import { waitFor } from '../helpers/processes';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -188,4 +189,88 @@ describe('replays never undo omissions', () => {
     expect(await view(await mint(['read']))).toEqual({ erased: 0, suppressed: 0, filtered: 1, duplicate: 0 });
     expect(await view(await mint(['read', 'payloads:read']))).toEqual({ erased: 0, suppressed: 0, filtered: 0, blocked: 1, duplicate: 0 });
   }, 180_000);
+});
+
+describe('what happened to one event: each call\'s decision per destination', () => {
+  interface FateRow { messageId: string; destinationName: string; status: string; reason?: string; decision: string; event?: string; userId?: string }
+  const fatesOf = async (query: string, token = ADMIN_TOKEN) => system.app.inject({ method: 'GET', url: `/admin/fates?${query}`, headers: { authorization: `Bearer ${token}` } });
+  const rowsOf = async (query: string, token?: string) => (await fatesOf(query, token)).json<{ fates: FateRow[] }>().fates;
+  const summary = (rows: FateRow[]) => rows.map((r) => `${r.messageId} ${r.destinationName} ${r.status} ${r.reason ?? ''}`.trim()).sort();
+
+  it('shows delivered, blocked, consent-stopped, integrations-stopped and suppressed calls with their reason; ids and event names, and searching by them, only to payloads:read', async () => {
+    const { source, writeKey } = await system.store.sources.create('call fates: what happened');
+    await planFor(source.id, [orderCompleted([])], { track: { allowUnplannedEvents: false } });
+    const named = async (name: string, extra: Record<string, unknown> = {}) => {
+      const hook = await startReceiver();
+      receivers.push(hook);
+      const reply = await admin('POST', `/admin/sources/${source.id}/destinations`, { name, enabled: true, webhooks: [{ url: hook.url }], ...extra });
+      expect(reply.statusCode).toBe(201);
+      return reply;
+    };
+    const everyone = await named('Everyone hook');
+    await named('Ads hook', { consent: { categories: ['advertising'], whenAbsent: 'deliver' } });
+    const everyoneId = everyone.json<{ id: string }>().id;
+    expect((await admin('POST', '/admin/regulations', { regulationType: 'SUPPRESS_ONLY', subjectType: 'USER_ID', subjectIds: ['cf-what-quiet'] })).statusCode).toBe(201);
+
+    await send(system.app, writeKey, 'track', { userId: 'cf-what', messageId: 'cf-what-ordered', event: 'Order Completed', context: consent({ advertising: false }) });
+    await send(system.app, writeKey, 'track', { userId: 'cf-what', messageId: 'cf-what-unplanned', event: 'Coupon Peeked' });
+    await send(system.app, writeKey, 'track', { userId: 'cf-what', messageId: 'cf-what-off', event: 'Order Completed', integrations: { Webhooks: false } });
+    await send(system.app, writeKey, 'track', { userId: 'cf-what-quiet', messageId: 'cf-what-suppressed', event: 'Order Completed' });
+    expect(await deliveryResult(system.client, source.id, 'cf-what-ordered')).toMatchObject({ ok: true });
+
+    const all = await rowsOf(`sourceId=${source.id}`);
+    expect(summary(all)).toEqual([
+      'cf-what-off Ads hook stopped integrations',
+      'cf-what-off Everyone hook stopped integrations',
+      'cf-what-ordered Ads hook stopped consent',
+      'cf-what-ordered Everyone hook delivered',
+      'cf-what-suppressed Ads hook stopped suppressed',
+      'cf-what-suppressed Everyone hook stopped suppressed',
+      'cf-what-unplanned Ads hook stopped plan',
+      'cf-what-unplanned Everyone hook stopped plan',
+    ]);
+    // The admin token holds payloads:read: the user and the event of every kept call, never of a suppressed user's.
+    expect(all.find((r) => r.messageId === 'cf-what-unplanned')).toMatchObject({ userId: 'cf-what', event: 'Coupon Peeked', decision: 'plan' });
+    expect(all.filter((r) => r.messageId === 'cf-what-suppressed').map((r) => [r.userId, r.event])).toEqual([[undefined, undefined], [undefined, undefined]]);
+
+    // Searched by user, event, destination, status and reason (newest first).
+    expect(summary(await rowsOf(`userId=cf-what&event=Coupon%20Peeked`))).toEqual(['cf-what-unplanned Ads hook stopped plan', 'cf-what-unplanned Everyone hook stopped plan']);
+    expect(await rowsOf('userId=cf-what-quiet')).toEqual([]);
+    expect(summary(await rowsOf(`destinationId=${everyoneId}&status=sent`))).toEqual(['cf-what-ordered Everyone hook delivered']);
+    expect(summary(await rowsOf(`sourceId=${source.id}&reason=consent`))).toEqual(['cf-what-ordered Ads hook stopped consent']);
+    const paged = (await fatesOf(`sourceId=${source.id}&limit=5`)).json<{ fates: FateRow[]; nextCursor: string }>();
+    const rest = await rowsOf(`sourceId=${source.id}&limit=5&cursor=${paged.nextCursor}`);
+    expect(summary([...paged.fates, ...rest])).toEqual(summary(all));
+
+    // A read token sees what happened, not whose event it was, and may not ask whether anything matches a user or an event.
+    const reader = (await admin('POST', '/admin/tokens', { name: 'call fates what happened', scopes: ['read'] })).json<{ token: string }>().token;
+    const seen = await fatesOf(`sourceId=${source.id}`, reader);
+    expect(summary(seen.json<{ fates: FateRow[] }>().fates)).toEqual(summary(all));
+    expect(seen.body).not.toMatch(/cf-what"|Coupon Peeked|Order Completed/);
+    for (const [query, field] of [['userId=cf-what', 'userId'], ['event=Coupon%20Peeked', 'event']]) {
+      const refused = await fatesOf(query, reader);
+      expect([refused.statusCode, refused.json().message]).toEqual([403, expect.stringMatching(new RegExp(`^${field}: .*payloads:read`))]);
+    }
+
+    // The same holds for the delivery workflows' list.
+    const byUser = await system.app.inject({ method: 'GET', url: '/admin/deliveries?userId=cf-what', headers: { authorization: `Bearer ${reader}` } });
+    expect([byUser.statusCode, byUser.json().message]).toEqual([403, expect.stringMatching(/^userId: .*payloads:read/)]);
+
+    // Bad filters: 400 naming the field.
+    for (const [query, field] of [['reason=bored', 'reason'], ['status=sent&reason=plan', 'reason'], ['limit=0', 'limit'], ['cursor=bm9wZQ', 'cursor'], ['since=yesterday', 'since'], ['destinationId=dst_1', 'destinationId']]) {
+      const refused = await fatesOf(query);
+      expect([query, refused.statusCode, refused.json().message]).toEqual([query, 400, expect.stringContaining(field)]);
+    }
+
+    // A DELETE regulation takes the user's rows with it.
+    expect((await admin('POST', '/admin/regulations', { regulationType: 'DELETE_ONLY', subjectType: 'USER_ID', subjectIds: ['cf-what'] })).statusCode).toBe(201);
+    await waitFor(async () => expect(await rowsOf(`sourceId=${source.id}&limit=100`)).toHaveLength(2), 20_000);
+
+    // Kept ARCHIVE_RETENTION, as the calls: a 7-day sweep eight days on takes the rest (this file's archive left alone).
+    const untouched = { prepare: async () => undefined, prune: async () => ({ deleted: 0, droppedPartitions: [] }) };
+    const eightDaysOn = archiveRetention(untouched, 7 * 86_400_000, undefined, () => Date.now() + 8 * 86_400_000, system.store.fates);
+    eightDaysOn.start();
+    await eightDaysOn.stop();
+    expect(await rowsOf(`sourceId=${source.id}&limit=100`)).toEqual([]);
+  }, 120_000);
 });

@@ -49,7 +49,7 @@ async function onTrack(event, settings) {
 }
 `;
 
-const call = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
+const call = async (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, payload?: unknown) => {
   const response = await system.app.inject({ method, url, headers: admin, ...(payload !== undefined && { payload: payload as object }) });
   return { status: response.statusCode, json: response.body ? response.json() : undefined, body: response.body };
 };
@@ -130,6 +130,34 @@ describe('a function destination', () => {
     await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'fd-after-deploy' });
     expect(await deliveryResult(system.client, source.id, 'fd-after-deploy')).toMatchObject({ ok: true });
     expect(receiver.requests.filter((r) => r.body.includes('fd-after-deploy')).map((r) => r.path)).toEqual(['/hook/v2']);
+  });
+
+  it('is held while its destination is paused or rate-limited: the handler runs only when the message is sent, on the version the delivery started with', async () => {
+    const { functionId, source, writeKey, destination } = await functionDestination(sendingCode('held-v1'));
+    receiver.respond(() => ({ status: 200 }));
+    expect((await call('PATCH', `/admin/destinations/${destination.id}`, { paused: true })).status).toBe(200);
+    await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId: 'fd-paused' });
+    // Held: the delivery waits on a timer for the resume, and the handler has not run (its fetch would show).
+    await waitFor(async () => {
+      const { events } = await system.client.workflow.getHandle(deliveryWorkflowId(source.id, 'fd-paused')).fetchHistory();
+      if (!events?.some((e) => e.timerStartedEventAttributes)) throw new Error('the delivery is not held yet');
+    }, 20_000);
+    expect(receiver.requests.filter((r) => r.body.includes('fd-paused'))).toEqual([]);
+    // A deploy while it is held: the held message still runs the version its delivery started with.
+    expect((await call('PATCH', `/admin/functions/${functionId}`, { code: sendingCode('held-v2') })).status).toBe(200);
+    expect((await call('POST', `/admin/functions/${functionId}/deploy`, {})).json).toMatchObject({ deployedVersion: 2 });
+    expect((await call('PATCH', `/admin/destinations/${destination.id}`, { paused: false })).status).toBe(200);
+    expect(await deliveryResult(system.client, source.id, 'fd-paused')).toMatchObject({ ok: true, report: { destinations: [{ destinationId: destination.id, status: 'delivered' }] } });
+    expect(receiver.requests.filter((r) => r.body.includes('fd-paused')).map((r) => r.path)).toEqual(['/hook/held-v1']);
+
+    // One message a second: four messages' handlers run a second apart, none failed (a throttled attempt is held, not refused).
+    expect((await call('PATCH', `/admin/destinations/${destination.id}`, { maxRequestsPerSecond: 1 })).status).toBe(200);
+    const ids = ['fd-rate-0', 'fd-rate-1', 'fd-rate-2', 'fd-rate-3'];
+    for (const messageId of ids) await send(system.app, writeKey, 'track', { userId: 'u1', event: 'Order Completed', messageId });
+    for (const messageId of ids) expect(await deliveryResult(system.client, source.id, messageId)).toMatchObject({ ok: true });
+    const times = receiver.requests.filter((r) => ids.some((id) => r.body.includes(id))).map((r) => r.at);
+    expect(times).toHaveLength(ids.length);
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual((ids.length - 1.5) * 1_000);
   });
 
   it("answers to its function's display name in integrations, and only transformations scoped to its function reach it", async () => {
@@ -319,6 +347,31 @@ describe('a source function', () => {
     }
     expect(delivered(emittedMessageId(again.requestId, 0))).toHaveLength(1);
     expect(delivered(emittedMessageId(again.requestId, 1))).toHaveLength(1);
+  });
+
+  it("has its emitted calls judged by its source's plan, which forwards what it blocks as it does a sender's calls", async () => {
+    receiver.respond(() => ({ status: 200 }));
+    const { source, path } = await functionSource();
+    const blocked = await system.store.sources.create('source function: blocked events');
+    await system.store.destinations.create(blocked.source.id, { enabled: true, webhooks: [{ url: `${receiver.url}/blocked`, headers: {} }] });
+    // A plan that knows only "Order Shipped" and blocks unplanned events: the function's "Order Placed" is blocked.
+    const plan = await call('POST', '/admin/tracking-plans', { name: 'source function plan' });
+    const shipped = { type: 'TRACK', key: 'Order Shipped', version: 1, jsonSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { properties: { type: 'object' } } } };
+    expect((await call('PUT', `/admin/tracking-plans/${plan.json.id}/rules`, { rules: [shipped] })).json).toEqual({ status: 'SUCCESS' });
+    expect((await call('POST', `/admin/tracking-plans/${plan.json.id}/sources`, { sourceId: source.id })).status).toBe(201);
+    expect((await call('PATCH', `/admin/sources/${source.id}/settings`, { track: { allowUnplannedEvents: false }, forwardingBlockedEventsTo: blocked.source.id })).status).toBe(200);
+
+    const accepted = await post(path, { user: 'sf-planned', order: 'P-1' });
+    expect(accepted.statusCode).toBe(200);
+    const { requestId } = accepted.json<{ requestId: string }>();
+    expect(await system.client.workflow.getHandle(sourceFunctionWorkflowId(source.id, requestId)).result()).toEqual({ outcome: 'ingested: 2 calls', attempts: 1 });
+    const [trackId, identifyId] = [emittedMessageId(requestId, 0), emittedMessageId(requestId, 1)];
+    // The identify is not the plan's business and is delivered; the blocked track goes to the blocked-events source only.
+    expect(await deliveryResult(system.client, source.id, identifyId)).toMatchObject({ ok: true });
+    expect(await hasDeliveryWorkflow(system.client, source.id, trackId)).toBe(false);
+    expect(await deliveryResult(system.client, blocked.source.id, trackId)).toMatchObject({ ok: true });
+    const forwarded = receiver.requests.filter((r) => r.path.endsWith('/blocked'));
+    expect(forwarded.map((r) => JSON.parse(r.body))).toEqual([expect.objectContaining({ messageId: trackId, event: 'Order Placed', userId: 'sf-planned' })]);
   });
 
   it('retries a RetryError and a timeout on its schedule until it succeeds, and fails a throw, listed with its error for payloads:read only', async () => {

@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
 import { screenshot } from '../helpers/portal';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
@@ -29,6 +29,13 @@ async function mint(name: string, scopes: string[]): Promise<string> {
   const reply = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name, scopes } });
   expect(reply.statusCode).toBe(201);
   return reply.json<{ token: string }>().token;
+}
+
+/** The API's 4xx under a form's field, once the answer has come (the click returns before it). */
+async function shownProblem(form: Locator, name: string): Promise<string | null> {
+  const problem = form.locator(`[data-field="${name}"]`, { hasText: `${name}: ` });
+  await problem.waitFor();
+  return problem.textContent();
 }
 
 async function logIn(token: string): Promise<Page> {
@@ -189,4 +196,100 @@ it('shows a name made of markup as text, in the audit log and on the destination
   expect(await link.textContent()).toBe(hostile);
   expect(await page.locator('main img, main b').count()).toBe(0);
   expect(await page.evaluate<unknown>('window.__pwned')).toBeUndefined();
+});
+
+it('makes a token on the Tokens page: the API\'s rules beside each field, the token shown once, revoked from the next request', async () => {
+  const page = await logIn(await mint('Token keeper', ['read', 'admin', 'operate']));
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('link', { name: 'Tokens', exact: true }).click();
+  const form = page.getByRole('form', { name: 'New token' });
+  await form.waitFor();
+  // Only the scopes this token holds can be granted, as the API would refuse the others.
+  for (const [scope, disabled] of [['read', false], ['operate', false], ['destinations:write', true], ['payloads:read', true]] as const) {
+    expect(await form.locator(`input[name="scopes"][value="${scope}"]`).isDisabled()).toBe(disabled);
+  }
+  // The API's 400s, each beside its field.
+  await form.getByLabel(/^Name/).fill('On-call bot');
+  await form.getByRole('button', { name: 'Create token' }).click();
+  await expect(shownProblem(form, 'scopes')).resolves.toMatch(/^scopes: /);
+  await form.locator('input[name="scopes"][value="read"]').check();
+  await form.getByLabel(/^Expires/).fill('2001-01-01T00:00');
+  await form.getByRole('button', { name: 'Create token' }).click();
+  await expect(shownProblem(form, 'expiresAt')).resolves.toBe('expiresAt: must be in the future');
+  await form.getByLabel(/^Expires/).fill('');
+  await form.getByRole('button', { name: 'Create token' }).click();
+
+  // Shown once, and it works.
+  const secret = page.locator('.secret-once input');
+  await secret.waitFor();
+  const made = await secret.inputValue();
+  expect(made).toMatch(/^swy_/);
+  const asMade = () => system.app.inject({ method: 'GET', url: '/admin/sources', headers: { authorization: `Bearer ${made}` } });
+  expect((await asMade()).statusCode).toBe(200);
+  const row = page.locator('table.tokens tr', { hasText: 'On-call bot' });
+  expect(await row.locator('td').nth(1).textContent()).toBe('read');
+  await screenshot(page, 'tokens');
+  // Never again: a reload lists it without it.
+  await page.reload();
+  await row.waitFor();
+  expect(await page.locator('.secret-once').count()).toBe(0);
+  expect(await page.content()).not.toContain(made);
+
+  await row.getByRole('button', { name: 'Revoke' }).click();
+  await row.locator('.status-failed', { hasText: 'revoked' }).waitFor();
+  expect((await asMade()).statusCode).toBe(401);
+});
+
+it('adds an operational endpoint with the API\'s rules beside each field, its generated secret shown once, and switches it off', async () => {
+  const page = await logIn(await mint('Ops wiring', ['read', 'destinations:write']));
+  await page.getByRole('link', { name: 'Operational webhooks', exact: true }).click();
+  const form = page.getByRole('form', { name: 'New operational endpoint' });
+  await form.waitFor();
+  const url = form.getByLabel(/^URL/);
+  const add = form.getByRole('button', { name: 'Add endpoint' });
+  // Refused at save, not at the first incident: the cloud metadata address.
+  await url.fill('http://169.254.169.254/x');
+  await add.click();
+  await expect(shownProblem(form, 'url')).resolves.toMatch(/^url: /);
+  await url.fill('https://alerts.example.com/switchyard-ops');
+  await form.getByLabel(/^Secret/).fill('not-a-secret');
+  await add.click();
+  await expect(shownProblem(form, 'secret')).resolves.toMatch(/^secret: /);
+  expect(await form.locator('[data-field="url"]').isHidden()).toBe(true);
+  await form.getByLabel(/^Secret/).fill('');
+  await form.locator('input[name="eventTypes"][value="message.attempt.exhausted"]').check();
+  await add.click();
+  const secret = page.locator('.secret-once input');
+  await secret.waitFor();
+  expect(await secret.inputValue()).toMatch(/^whsec_/);
+  const row = page.locator('table.operational-endpoints tr', { hasText: 'alerts.example.com' });
+  expect(await row.locator('td').nth(1).textContent()).toBe('message.attempt.exhausted');
+  await screenshot(page, 'operational-webhooks');
+  await row.getByRole('button', { name: 'Switch off' }).click();
+  await row.getByRole('button', { name: 'Switch on' }).waitFor();
+  expect(await row.locator('td').nth(3).textContent()).toBe('off');
+  expect(await page.locator('.secret-once').count()).toBe(0);
+});
+
+it('shows a read-only token the operational endpoints read-only and no tokens at all, naming the scopes', async () => {
+  await system.app.inject({ method: 'POST', url: '/admin/operational-endpoints', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { url: 'https://hooks.example.com/read-only-ops', eventTypes: [] } });
+  const page = await logIn(await mint('Ops reader', ['read']));
+  expect(await page.getByRole('link', { name: 'Tokens', exact: true }).count()).toBe(0);
+  await page.getByRole('link', { name: 'Operational webhooks', exact: true }).click();
+  const row = page.locator('table.operational-endpoints tr', { hasText: 'read-only-ops' });
+  await row.waitFor();
+  for (const name of ['Switch off', 'Delete']) expect(await row.getByRole('button', { name }).getAttribute('title')).toBe('Needs the destinations:write scope');
+  expect(await page.locator('p.needs-scope').textContent()).toBe('Adding an endpoint: needs the destinations:write scope, which this token lacks.');
+  await screenshot(page, 'read-only-operational-webhooks');
+  await page.goto(`${origin}/portal/#/tokens`);
+  await expect(page.locator('.forbidden').textContent()).resolves.toBe('This page needs a token with the admin scope. This token has: read.');
+  await screenshot(page, 'read-only-tokens');
+  // The test event is a real delivery: destinations:write.
+  const { source } = await system.store.sources.create('Read-only tests');
+  const destination = await system.store.destinations.create(source.id, { name: 'Not for testing', enabled: true, webhooks: [{ url: 'https://example.com/hook', headers: {} }] });
+  await page.goto(`${origin}/portal/#/destinations/${destination.id}`);
+  const test = page.getByRole('button', { name: 'Send test event' });
+  await test.waitFor();
+  expect([await test.isDisabled(), await test.getAttribute('title')]).toEqual([true, 'Needs the destinations:write scope']);
+  await screenshot(page, 'read-only-test-event');
 });

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { openDestination, usePortal, waitFor } from '../helpers/portal';
+import { logIn, openDestination, screenshot, usePortal, waitFor } from '../helpers/portal';
 import { ADMIN_TOKEN, deliveryResult, send } from '../helpers/system';
 
 /**
@@ -62,4 +62,64 @@ it('shows received → filtered by reason (stopped at send time too) → deliver
   expect(await card.locator('tr[data-step="consent"]').getAttribute('title')).toContain('consent category');
   // No filter has dropped anything: no per-filter table.
   expect(await card.locator('table.by-filter').count()).toBe(0);
+});
+
+it('finds what happened to one user\'s events on the Deliveries page (delivered or stopped, with the reason, by destination name), shows a source\'s calls live, and keeps ids and event names to payloads:read', async () => {
+  const { system, receiver, page, origin, pageErrors } = run;
+  const { source, writeKey } = await system.store.sources.create('Portal what happened');
+  const destination = async (name: string, extra: Record<string, unknown> = {}) => {
+    const reply = await system.app.inject({ method: 'POST', url: `/admin/sources/${source.id}/destinations`, headers: auth, payload: { name, enabled: true, webhooks: [{ url: receiver.url }], ...extra } });
+    expect(reply.statusCode).toBe(201);
+  };
+  await destination('CRM hook');
+  await destination('Ads hook', { consent: { categories: ['advertising'], whenAbsent: 'deliver' } });
+  receiver.respond(() => ({ status: 200 }));
+  await send(system.app, writeKey, 'track', { userId: 'portal-find', messageId: 'find-refused', event: 'Checkout Started', context: { consent: { categoryPreferences: { advertising: false } } } });
+  await send(system.app, writeKey, 'track', { userId: 'someone-else', messageId: 'find-other', event: 'Checkout Started' });
+  await deliveryResult(system.client, source.id, 'find-refused');
+
+  // As admin: search by user id; each row says event, destination by name, status and reason.
+  await logIn(page, origin);
+  await page.goto(`${origin}/portal/#/deliveries`);
+  const search = page.getByRole('form', { name: 'Find what happened to an event' });
+  await search.getByLabel('User id').fill('portal-find');
+  await search.getByRole('button', { name: 'Find' }).click();
+  const rows = page.locator('table.fates tbody tr[data-message-id]');
+  const rowText = async () => (await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent?.trim()).join(' | ')))).sort();
+  let shown: string[] = [];
+  await waitFor(async () => {
+    shown = await rowText();
+    return JSON.stringify(shown) === JSON.stringify(['Checkout Started | portal-find | Ads hook | stopped | consent | find-refused', 'Checkout Started | portal-find | CRM hook | delivered |  | find-refused']);
+  }, `the user's two rows (last shown ${JSON.stringify(shown)})`);
+  await screenshot(page, 'deliveries-what-happened');
+
+  // The source's live view: a call sent now shows up by itself.
+  await page.goto(`${origin}/portal/#/deliveries/live/${source.id}`);
+  await page.locator('table.live tr[data-message-id="find-other"]').waitFor();
+  await send(system.app, writeKey, 'track', { userId: 'portal-live', messageId: 'find-live', event: 'Live Clicked', integrations: { All: false } });
+  const live = page.locator('table.live tr[data-message-id="find-live"]');
+  await live.waitFor();
+  expect(await live.locator('td.outcomes').textContent()).toBe('Ads hook: stopped integrations CRM hook: stopped integrations ');
+  expect(await live.locator('td').nth(2).textContent()).toBe('Live Clicked');
+  await screenshot(page, 'live');
+
+  // Read-only: the same rows, without the user or the event, and no way to ask by them.
+  const reader = (await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: auth, payload: { name: 'what happened reader', scopes: ['read'] } })).json<{ token: string }>().token;
+  const readOnly = await (await run.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  readOnly.on('pageerror', (error) => pageErrors.push(error.message));
+  await logIn(readOnly, origin, reader);
+  await readOnly.goto(`${origin}/portal/#/deliveries`);
+  await readOnly.locator('table.fates tr[data-message-id="find-refused"]').first().waitFor();
+  expect(await readOnly.getByRole('form', { name: 'Find what happened to an event' }).getByLabel('User id').isDisabled()).toBe(true);
+  expect(await readOnly.locator('#fates-withheld').textContent()).toContain('payloads:read');
+  const readerText = await readOnly.locator('table.fates').textContent();
+  expect(readerText).not.toContain('portal-find');
+  expect(readerText).not.toContain('Checkout Started');
+  expect(readerText).toContain('consent');
+  await screenshot(readOnly, 'read-only-deliveries-what-happened');
+  await readOnly.goto(`${origin}/portal/#/deliveries/live/${source.id}`);
+  await readOnly.locator('table.live tr[data-message-id="find-live"]').waitFor();
+  expect(await readOnly.locator('table.live').textContent()).not.toContain('Live Clicked');
+  await screenshot(readOnly, 'read-only-live');
+  expect(pageErrors).toEqual([]);
 });

@@ -83,7 +83,7 @@ it('a 12 KB event of 6,000 wrong items is one violation of properties.items[], s
   expect(await deliveryResult(system.client, violations.id, generated)).toMatchObject({ ok: true });
   // Not one forwarded call per item: the first item's own id has no workflow.
   expect(await hasDeliveryWorkflow(system.client, violations.id, violationMessageId('vb-items', { field: 'properties.items.0', violationType: 'Datatype' }))).toBe(false);
-  expect(bodies(hook).map((b) => [b.event, b.properties.violationField, b.properties.violationDescription])).toEqual([['Violation Generated', 'properties.items[]', 'properties.items[] must be string']]);
+  expect(bodies(hook).map((b) => [b.event, b.properties.violationField, b.properties.violationDescription])).toEqual([['Violation Generated', 'properties.items[]', 'properties.items[] must be a string']]);
   expect(await metric(`switchyard_tracking_plan_violations_total{source="${shop.id}",event_type="track",violation_type="Datatype"}`)).toBe(1);
 
   const listed = await waitFor(async () => {

@@ -10,7 +10,7 @@ import { keyCheck, openBody, openCallIds, ReplacedKeyError, sealBody, SealedBody
 import { DEFAULT_CONSENT } from '../../src/rules/consent';
 import { compileFilter, type CompiledFilter, type FilterSettings } from '../../src/rules/destination-filters';
 import type { EnabledDestination } from '../../src/store/types';
-import { testKeyring } from '../helpers/payload-keys';
+import { memoryDataKeys, testKeyring } from '../helpers/payload-keys';
 
 /**
  * The seal is the call's, chosen before any destination's
@@ -21,16 +21,7 @@ const keyring = testKeyring();
 const USER = 'alice-seal-canary@example.com';
 const ANON = 'anon-seal-canary-41c2';
 
-function memoryKeys() {
-  const table = new Map<string, Buffer>();
-  return {
-    table,
-    async getOrCreate(subjects: string[]) {
-      for (const subject of subjects) if (!table.has(subject)) table.set(subject, randomBytes(32));
-      return new Map(subjects.map((subject) => [subject, table.get(subject)!] as const));
-    },
-  };
-}
+const memoryKeys = memoryDataKeys;
 
 function filter(id: string, settings: Pick<FilterSettings, 'if' | 'actions'>): CompiledFilter {
   const result = compileFilter(id, { title: id, enabled: true, ...settings });

@@ -9,6 +9,12 @@ const mapping = (data: Record<string, unknown>, trigger = 'all'): ActionsMapping
 const rule = (data: Record<string, unknown>, trigger?: string) => findMappingsViolation([mapping(data, trigger)]);
 
 describe('a mapping is rendered at save against a synthetic message of each type its trigger can match', () => {
+  it('leaves the mapping as written (the kit writes @replace\'s defaults into what it renders)', () => {
+    const data = { slug: { '@replace': { pattern: ' ', value: { '@path': '$.event' } } } };
+    expect(rule(data)).toBeUndefined();
+    expect(data).toEqual({ slug: { '@replace': { pattern: ' ', value: { '@path': '$.event' } } } });
+  });
+
   it.each([
     [{ plan: { '@if': { exist: { '@path': '$.traits.plan' }, then: 1, else: 2 } } }, 'type = "identify"', 'mapping "Orders": /plan: @if cannot render the synthetic identify message (a type its trigger can match): @if requires an "exists" key or a "blank" key'],
     [{ '@if': { exist: { '@path': '$.event' }, then: 1 } }, 'all', 'mapping "Orders": /: @if cannot render the synthetic track message (a type its trigger can match): @if requires an "exists" key or a "blank" key'],

@@ -126,6 +126,6 @@ describe('decidePlan: versions, traits', () => {
   it('names values never: a description carries field names and rules only', () => {
     const verdict = decidePlan(track('Order Completed', { order_id: 'secret-value-123', total: 'also-secret' }), plan, DEFAULT_CONTROLS);
     expect(JSON.stringify(verdict.violations)).not.toContain('secret');
-    expect(verdict.violations).toContainEqual(expect.objectContaining({ violationType: 'Datatype', field: 'properties.total', description: 'properties.total must be number' }));
+    expect(verdict.violations).toContainEqual(expect.objectContaining({ violationType: 'Datatype', field: 'properties.total', description: 'properties.total must be a number' }));
   });
 });

@@ -44,6 +44,8 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   'GET /admin/destinations/:id': read,
   'PATCH /admin/destinations/:id': { scope: 'destinations:write', action: 'destination.update' },
   'DELETE /admin/destinations/:id': { scope: 'destinations:write', action: 'destination.delete' },
+  // A test is a real delivery (signed, to the receiver): a change, audited once per test.
+  'POST /admin/destinations/:id/test': { scope: 'destinations:write', action: 'destination.test' },
   'GET /admin/destinations/:id/health': read,
   'GET /admin/destinations/:id/overview': read,
   'POST /admin/destinations/:id/webhooks/:index/enable': { scope: 'destinations:write', action: 'webhook.enable' },
@@ -65,6 +67,8 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   // Metadata only; the detail's message body needs payloads:read besides (deliveries.ts).
   'GET /admin/deliveries': read,
   'GET /admin/sources/:sourceId/deliveries/:messageId': read,
+  // What happened to each call at each destination; its ids and event name, and searching by them, need payloads:read besides (message-fates.ts).
+  'GET /admin/fates': read,
   'POST /admin/sources/:sourceId/deliveries/:messageId/redeliver': { scope: 'operate', action: 'delivery.redeliver' },
   'POST /admin/sources/:sourceId/redeliver': { scope: 'operate', action: 'redelivery.start' },
   'GET /admin/redeliveries/:id': read,

@@ -87,6 +87,7 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'GET /admin/deliveries': metadata,
   // The body and the plaintext userId only with payloads:read; otherwise the userId's keyed hash.
   'GET /admin/sources/:sourceId/deliveries/:messageId': { reveals: 'metadata', withPayloadsRead: 'payload' },
+  'GET /admin/fates': { reveals: 'metadata', withPayloadsRead: 'payload' },
   'POST /admin/sources/:sourceId/deliveries/:messageId/redeliver': metadata,
   'POST /admin/sources/:sourceId/redeliver': metadata,
   'GET /admin/redeliveries/:id': metadata,
@@ -139,6 +140,8 @@ export const ROUTE_EXPOSURE: Record<string, RouteExposure> = {
   'GET /admin/sources/:sourceId/function-requests': { reveals: 'metadata', withPayloadsRead: 'payload' },
   // The caller's own event through the saved mappings, header values masked.
   'POST /admin/destinations/:id/mappings/preview': none,
+  // The attempt it made (status, duration, error) or the rule that stopped it; never the body sent.
+  'POST /admin/destinations/:id/test': metadata,
   ...personasExposure('audiences'),
   ...personasExposure('computed-traits'),
   'POST /admin/tokens': none,

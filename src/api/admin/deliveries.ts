@@ -7,13 +7,10 @@ import { openForReader } from '../../privacy/open-sealed';
 import { ERASED_BODY, FUNCTION_LOGS, UNREADABLE_BODY } from '../../privacy/sealed-body';
 import type { Deliveries, DeliveryHistory, DeliveryStatusName } from '../../ports';
 import type { Store } from '../../store/types';
-import { ApiError, badRequest, notFound } from '../errors';
-import { ErrorReply, errorReplies, IdParams } from './schemas';
+import { ApiError, badRequest, notFound, payloadQuestion } from '../errors';
+import { DestinationIdFilter, ErrorReply, errorReplies, IdParams, SourceIdFilter } from './schemas';
 import { actorOf, recordChange, recordPayloadRead } from '../access/audit-trail';
 
-/** What the store's newId makes (store/ids.ts); a filter value of another shape matches nothing and is refused. */
-const SourceId = Type.String({ pattern: '^src_[0-9a-f]{32}$', description: 'A source id (`src_` and 32 hex digits).' });
-const DestinationId = Type.String({ pattern: '^dst_[0-9a-f]{32}$', description: 'A destination id (`dst_` and 32 hex digits).' });
 const STATUSES: DeliveryStatusName[] = ['delivering', 'retrying', 'delivered', 'failed', 'stopped'];
 const Status = Type.Unsafe<DeliveryStatusName>({ type: 'string', enum: STATUSES, description: 'delivering, retrying, delivered, failed or stopped.' });
 const MessageTypeFilter = Type.Unsafe<'identify' | 'track' | 'page' | 'screen' | 'group' | 'alias' | 'delete'>({
@@ -27,13 +24,13 @@ const DEFAULT_LIMIT = 50;
 // Query strings arrive as text (the app's Ajv does not coerce types), so the limit is checked as digits.
 const ListQuery = Type.Object(
   {
-    sourceId: Type.Optional(SourceId),
-    destinationId: Type.Optional(DestinationId),
+    sourceId: Type.Optional(SourceIdFilter),
+    destinationId: Type.Optional(DestinationIdFilter),
     status: Type.Optional(Status),
     type: Type.Optional(MessageTypeFilter),
     // Searched by its keyed hash, so any id a call can carry is found; with
     // PAYLOAD_ENCRYPTION=off visibility holds plaintext, and an unquotable one is refused below.
-    userId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Any userId; with PAYLOAD_ENCRYPTION=off, without double quotes, backslashes or control characters.' })),
+    userId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Any userId; with PAYLOAD_ENCRYPTION=off, without double quotes, backslashes or control characters. Needs payloads:read.' })),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started at or after this time.' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'Deliveries started before this time.' })),
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` })),
@@ -159,9 +156,11 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliverie
 
   app.get(
     '/deliveries',
-    { schema: { security, querystring: ListQuery, response: { 200: DeliveryList, ...errorReplies } } },
+    { schema: { security, querystring: ListQuery, response: { 200: DeliveryList, ...errorReplies, 403: ErrorReply } } },
     async (request) => {
       const { limit: limitText, since, until, ...filter } = request.query;
+      // Whether any delivery matches a user id says what bodies carried: a payload question.
+      if (filter.userId !== undefined && !actorOf(request).scopes.includes('payloads:read')) throw payloadQuestion('userId', 'user id');
       const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
       if (limit < 1 || limit > MAX_LIMIT) throw badRequest(`limit: must be from 1 to ${MAX_LIMIT}`);
       if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) throw badRequest('until: must be later than since');

@@ -10,6 +10,7 @@ import type { SigningOverlapEnds } from '../signing-overlaps';
 import { audienceRoutes } from './audiences';
 import { computedTraitRoutes } from './computed-traits';
 import { deliveryRoutes } from './deliveries';
+import { messageFateRoutes } from './message-fates';
 import { redeliveryRoutes } from './redeliveries';
 import type { AdminTokenFailures } from './auth';
 import { authorizer, type Authorize } from '../access/authorize';
@@ -18,6 +19,7 @@ import { tokenRoutes } from './tokens';
 import { replayRoutes } from './replays';
 import { destinationRoutes } from './destinations';
 import { destinationFilterRoutes } from './destination-filters';
+import { destinationTestRoutes } from './destination-test';
 import { mappingPreviewRoutes } from './mapping-preview';
 import { destinationHealthRoutes } from './destination-health';
 import { operationalEndpointRoutes } from './operational-endpoints';
@@ -69,7 +71,7 @@ export interface AdminOptions {
  * The admin API, one plugin per resource. The access check (token and scope) is a hook
  * on this plugin's context, so it guards every resource registered below it and nothing outside /admin.
  */
-namePlugins({ tokenRoutes, auditRoutes, statusRoutes, sourceRoutes, functionRequestRoutes, importRoutes, trackingPlanRoutes, sourceSchemaSettingsRoutes, violationRoutes, destinationRoutes, destinationHealthRoutes, destinationOverviewRoutes, destinationFilterRoutes, operationalEndpointRoutes, functionRoutes, insertFunctionInstanceRoutes, transformationRoutes, mappingPreviewRoutes, regulationRoutes, deliveryRoutes, redeliveryRoutes, replayRoutes, audienceRoutes, computedTraitRoutes });
+namePlugins({ tokenRoutes, auditRoutes, statusRoutes, sourceRoutes, functionRequestRoutes, importRoutes, trackingPlanRoutes, sourceSchemaSettingsRoutes, violationRoutes, destinationRoutes, destinationHealthRoutes, destinationOverviewRoutes, destinationFilterRoutes, destinationTestRoutes, operationalEndpointRoutes, functionRoutes, insertFunctionInstanceRoutes, transformationRoutes, mappingPreviewRoutes, regulationRoutes, deliveryRoutes, messageFateRoutes, redeliveryRoutes, replayRoutes, audienceRoutes, computedTraitRoutes });
 
 export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store, deliveries, adminToken, adminTokenFailures, authorize, policy, signingSecretOverlapMs, signingOverlaps, personas, keyring, replays, operationalEvents, egressAllowlist, functionSandbox, publicUrl }) => {
   app.addHook('onRequest', authorize ?? authorizer({ adminToken, failures: adminTokenFailures, tokens: store.tokens, audit: store.audit }));
@@ -92,6 +94,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
     transformationNames: async (sourceId) => new Map((await store.transformations.list(sourceId)).map((transformation) => [transformation.id, transformation.name])),
   });
   await app.register(destinationFilterRoutes, { store });
+  await app.register(destinationTestRoutes, { store, deliveries, policy, keyring });
   await app.register(operationalEndpointRoutes, { store, egressAllowlist: egressAllowlist ?? [] });
   await app.register(functionRoutes, { store, sandbox: functionSandbox });
   await app.register(insertFunctionInstanceRoutes, { store });
@@ -99,6 +102,7 @@ export const adminRoutes: FastifyPluginAsync<AdminOptions> = async (app, { store
   await app.register(mappingPreviewRoutes, { store });
   await app.register(regulationRoutes, { store, deliveries, policy, keyring });
   await app.register(deliveryRoutes, { store, deliveries, policy });
+  await app.register(messageFateRoutes, { store, deliveries, keyring });
   await app.register(redeliveryRoutes, { store, deliveries });
   if (replays) await app.register(replayRoutes, { store, ...replays });
   if (personas) {

@@ -7,6 +7,7 @@ import { REGULATION_TYPES, type Regulation, type RegulationType, type Store } fr
 import type { Deliveries } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
 import { erasedSubjects } from '../../privacy/subjects';
+import { visibleId } from '../../privacy/visible-ids';
 import { ApiError, badRequest, notFound } from '../errors';
 import { errorReplies, IdParams } from './schemas';
 import { audited } from '../access/audit-trail';
@@ -102,6 +103,8 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     // The archive's copies go with those keys; with PAYLOAD_ENCRYPTION=off they are in
     // the clear, named by the ids themselves (privacy/visible-ids.ts), and are deleted instead.
     else await store.archive.forget(ids);
+    // Fate rows go whole either way: their hashes would still say which events were the users'.
+    await store.fates.forget(ids.flatMap((id) => [visibleId(keyring, 'userId', id), visibleId(keyring, 'anonymousId', id)]));
     // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
     await store.personas.profiles.forgetUsers(userIds);
     // Violation rows hold names aggregated across users: the (source, minute) buckets these users were counted in go whole.

@@ -81,6 +81,23 @@ export interface DeliveryRow {
   workflowId: string;
   runId: string;
 }
+/** One call's decision for one destination, as GET /admin/fates answers it (ids and event only with payloads:read). */
+export interface FateRow {
+  messageId: string;
+  sourceId: string;
+  sourceName: string;
+  destinationId: string;
+  destinationName: string;
+  type: string;
+  receivedAt: string;
+  decision: string;
+  status: DeliveryStatus;
+  reason?: string;
+  filterId?: string;
+  userId?: string;
+  anonymousId?: string;
+  event?: string;
+}
 /** An attempt as delivery detail answers it: the API's record, its sealed logs opened or left out. */
 export type Attempt = Omit<AttemptRecord, 'sealedLogs'>;
 export interface DeliveryDetail extends DeliveryRow {

@@ -1,9 +1,10 @@
-import { formFor, guarded } from './access';
+import { formFor, guarded, holds } from './access';
 import { api, ApiFailure, type Attempt, type DeliveryDetail, type Destination, type DeliveryRow, type PortalSettings, type Source } from './api';
 import { announce, append, badge, field, formValues, h, replace, time } from './dom';
 import type { Page } from './page';
 import { destinationsBySource, loadNames, namedWithId } from './names';
 import { listSources } from './sources';
+import { fatesSearch } from './fates';
 // Types only (erased in the bundle): the progress the API answers with, as the server defines it.
 import type { RedeliveryProgress as RedeliveryJob } from '../../delivery/redelivery-job';
 
@@ -66,7 +67,7 @@ export async function deliveriesPage(page: Page): Promise<void> {
     field('Destination', destinationSelect('destinationId', sources, bySource, query.get('destinationId'), 'any')),
     field('Status', select('status', STATUSES)),
     field('Type', select('type', TYPES)),
-    field('User id', h('input', { name: 'userId', value: query.get('userId') ?? '' })),
+    field('User id', h('input', { name: 'userId', value: query.get('userId') ?? '', disabled: !holds('payloads:read'), title: holds('payloads:read') ? '' : 'Needs the payloads:read scope' })),
     field('Started since', h('input', { type: 'datetime-local', name: 'since', value: toLocal(query.get('since')) })),
     field('Started until', h('input', { type: 'datetime-local', name: 'until', value: toLocal(query.get('until')) })),
     h('button', { type: 'submit' }, 'Apply filters'),
@@ -104,6 +105,8 @@ export async function deliveriesPage(page: Page): Promise<void> {
   replace(
     main,
     h('h1', {}, 'Deliveries'),
+    fatesSearch(sources, bySource, page.left),
+    h('h2', {}, 'Delivery workflows'),
     filterForm,
     h('p', { class: 'muted' }, 'Newest first, from Temporal visibility: a delivery that just started or ended may take a moment to show its status.'),
     h('table', { class: 'deliveries' }, h('thead', {}, h('tr', {}, ...['Status', 'Type', 'User', 'Message id', 'Source', 'Started', 'Closed'].map((t) => h('th', { scope: 'col' }, t)))), tbody),

@@ -4,11 +4,13 @@ import { announce, badge, h, replace, time } from './dom';
 import { consentPanel, rateLimitPanel, signingPanel, type Patch } from './destination-settings';
 import { filtersPanel } from './filters';
 import { healthPanel } from './health';
+import { mappingHealthPanel } from './mapping-health';
 import { mappingsPanel } from './mappings';
 import { overviewPanel } from './overview';
 import type { Page } from './page';
 import { Panels } from './panels';
 import { replaysPanel } from './replays';
+import { testEventForm } from './test-event';
 
 const PATCH_ROUTE = 'PATCH /admin/destinations/:id';
 
@@ -74,7 +76,9 @@ export async function destinationPage(page: Page, destinationId: string, panels 
         destination.paused ? h('span', {}, 'Paused since ', time(destination.pausedAt ?? destination.createdAt), ': messages are held, not sent, and go out on resume. ') : 'Sending. ',
         destination.maxRequestsPerSecond === null ? 'No rate limit.' : `Rate limit: ${destination.maxRequestsPerSecond} requests per second.`,
       ),
+      testEventForm(destination),
       panels.panel('overview', 'Delivery overview (last 24 h)', (into) => overviewPanel(destination, into, page)),
+      isActions && panels.panel('health', 'Mapping health', (into) => mappingHealthPanel({ ...destination, mappings: destination.mappings! }, into, page, reload)),
       isActions
         ? panels.panel('mappings', 'Mappings', (into) => replace(into, mappingsPanel({ ...destination, mappings: destination.mappings! }, reload)))
         : panels.panel('webhooks', 'Webhook URLs and health', (into) => healthPanel(destination, into, page, reload)),

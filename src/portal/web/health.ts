@@ -19,12 +19,24 @@ export interface WebhookHealth {
   series: HealthPoint[];
 }
 
+/** One mapping's health (an actions destination): its URL's figures and backpressure, by mapping name. */
+export interface MappingHealth {
+  name: string;
+  url: string;
+  backpressure?: { until: string; reason: string };
+  lastHour: Totals;
+  lastDay: Totals;
+  lastError?: { reason: string; at: string };
+  series: HealthPoint[];
+}
+
 export interface DestinationHealth {
   destinationId: string;
   at: string;
   stepMinutes: number;
   flow: { paused: boolean; pausedAt?: string; maxRequestsPerSecond: number | null; lastHour: Totals['waited']; lastDay: Totals['waited'] };
   webhooks: WebhookHealth[];
+  mappings?: MappingHealth[];
 }
 
 /** A waited time for people: `–` for none, else seconds, minutes or hours. */
@@ -134,7 +146,6 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
     const stats = health?.webhooks.find((w) => w.index === index);
     const disabled = stats?.disabled ?? webhook.disabled;
     const pressure = !disabled && (stats?.backpressure ?? webhook.backpressure);
-    const lastError = stats?.lastError;
     return h(
       'tr',
       { 'data-webhook-index': index },
@@ -152,21 +163,29 @@ export async function healthPanel(destination: Destination, into: HTMLElement, p
         pressure && action('Clear backpressure', 'DELETE', `${index}/backpressure`, 'Backpressure cleared; held messages are sent now', 'DELETE /admin/destinations/:id/webhooks/:index/backpressure'),
         disabled && action('Re-enable', 'POST', `${index}/enable`, 'URL switched back on', 'POST /admin/destinations/:id/webhooks/:index/enable'),
       ),
-      h('td', { class: 'success-rate' }, stats ? percent(stats.lastDay.successRate) : '–', stats && h('div', { class: 'muted' }, `${stats.lastDay.successes}/${stats.lastDay.attempts} · last hour ${percent(stats.lastHour.successRate)}`)),
-      h('td', {}, stats ? `${ms(stats.lastDay.p50Ms)} / ${ms(stats.lastDay.p95Ms)}` : '–'),
-      h('td', { class: 'last-error' }, lastError ? h('span', {}, lastError.reason, h('div', { class: 'muted' }, time(lastError.at))) : '–'),
+      ...figureCells(stats),
       h('td', {}, stats ? healthChart(stats.series, `Webhook ${index + 1}, last 24 h: success rate (bars) and p95 latency (line)`) : '–'),
     );
   });
+  showHealth(into, problem, health, 'webhooks', ['#', 'URL', 'Header names', 'State', 'Success (24 h)', 'p50 / p95', 'Last error', 'Last 24 h'], rows);
+}
+
+/** One lane's (a webhook URL's or a mapping's) figures as cells: the day's success rate and the last hour's, p50/p95, the last error. */
+export function figureCells(stats: Pick<WebhookHealth, 'lastHour' | 'lastDay' | 'lastError'> | undefined): HTMLTableCellElement[] {
+  const lastError = stats?.lastError;
+  return [
+    h('td', { class: 'success-rate' }, stats ? percent(stats.lastDay.successRate) : '–', stats && h('div', { class: 'muted' }, `${stats.lastDay.successes}/${stats.lastDay.attempts} · last hour ${percent(stats.lastHour.successRate)}`)),
+    h('td', { class: 'p50-p95' }, stats ? `${ms(stats.lastDay.p50Ms)} / ${ms(stats.lastDay.p95Ms)}` : '–'),
+    h('td', { class: 'last-error' }, lastError ? h('span', {}, lastError.reason, h('div', { class: 'muted' }, time(lastError.at))) : '–'),
+  ];
+}
+
+/** A health panel's content: why health could not be read (if so), the time waited, and the table of lanes. */
+export function showHealth(into: HTMLElement, problem: string | undefined, health: DestinationHealth | undefined, tableClass: string, headings: string[], rows: HTMLElement[]): void {
   replace(
     into,
     problem && h('p', { class: 'muted' }, problem),
     health && flowSummary(health),
-    h(
-      'table',
-      { class: 'webhooks' },
-      h('thead', {}, h('tr', {}, ...['#', 'URL', 'Header names', 'State', 'Success (24 h)', 'p50 / p95', 'Last error', 'Last 24 h'].map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, ...rows),
-    ),
+    h('table', { class: tableClass }, h('thead', {}, h('tr', {}, ...headings.map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, ...rows)),
   );
 }

@@ -1,7 +1,8 @@
 import { guarded } from './access';
 import { api, type Destination, type Mapping } from './api';
 import { announce, field, h, replace } from './dom';
-import { blankDraft, draftOf, FIELD_KIND_LABELS, FIELD_KINDS, mappingOf, METHODS, type FieldRow, type HeaderRow, type MappingDraft } from './mapping-fields';
+import { nodeEditor, shapeButton } from './mapping-editor';
+import { blankDraft, draftOf, mappingOf, METHODS, type HeaderRow, type MappingDraft } from './mapping-fields';
 
 /** A starting point for a new actions destination: Segment's Webhooks (Actions) shape, one mapping. */
 export const SAMPLE_MAPPINGS = JSON.stringify(
@@ -39,12 +40,9 @@ function bound<T, K extends keyof T & string>(row: T, key: K, attributes: Record
   return input;
 }
 
-/** A small button that changes the form's shape (add or remove a row or a mapping), then redraws it. */
-const shapeButton = (label: string, onclick: () => void, name?: string) => h('button', { type: 'button', class: 'secondary small', 'aria-label': name, onclick }, label);
-
 /**
  * An actions destination's mappings as a form per mapping (name, trigger, method, URL,
- * headers, and the data as key → directive rows), raw JSON one toggle away, and the preview beside
+ * headers, and the data as nested fields and directives, mapping-editor.ts), raw JSON one toggle away, and the preview beside
  * them rendering what is in the editor (the draft), not what is saved. Header values come back
  * masked and keep their saved value when sent back masked.
  */
@@ -72,20 +70,6 @@ export function mappingsPanel(destination: Destination & { mappings: Mapping[] }
     );
   }
 
-  function fieldRow(draft: MappingDraft, row: FieldRow, index: number): HTMLElement {
-    const kind = h('select', { name: 'kind' }, ...FIELD_KINDS.map((k) => h('option', { value: k, selected: k === row.kind }, FIELD_KIND_LABELS[k])));
-    kind.addEventListener('change', () => (row.kind = kind.value as FieldRow['kind']));
-    return h(
-      'div',
-      { class: 'row field-row', 'data-field': row.key },
-      field('Key', bound(row, 'key', { size: 16 })),
-      h('span', { class: 'arrow', 'aria-hidden': 'true' }, '→'),
-      field('Kind', kind),
-      field('Directive', bound(row, 'value', { rows: 1, cols: 44 }, 'textarea')),
-      shapeButton('Remove', () => (draft.fields.splice(index, 1), drawForm()), `Remove field ${index + 1}`),
-    );
-  }
-
   function mappingForm(draft: MappingDraft, index: number): HTMLElement {
     const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: draft.enabled });
     enabled.addEventListener('change', () => (draft.enabled = enabled.checked));
@@ -106,10 +90,8 @@ export function mappingsPanel(destination: Destination & { mappings: Mapping[] }
       h('h4', {}, 'Headers'),
       ...draft.headers.map((row, i) => headerRow(draft, row, i)),
       shapeButton('Add header', () => (draft.headers.push({ name: '', value: '' }), drawForm())),
-      h('h4', {}, 'Data fields (key → directive)'),
-      ...draft.fields.map((row, i) => fieldRow(draft, row, i)),
-      shapeButton('Add field', () => (draft.fields.push({ key: '', kind: 'path', value: '$.' }), drawForm())),
-      ' ',
+      h('h4', {}, 'Body (data): fields, or one directive for all of it'),
+      h('div', { class: 'mapping-data' }, nodeEditor(draft.data, (node) => (draft.data = node!))),
       shapeButton('Remove mapping', () => (drafts.splice(index, 1), drawForm()), `Remove mapping ${index + 1}`),
     );
   }

@@ -77,7 +77,7 @@ export async function sourcesPage({ main, settings }: Page): Promise<void> {
       h('td', {}, s.name, ' ', h('small', { class: 'id' }, s.id)),
       h('td', {}, `…${s.writeKeyHint}`),
       h('td', {}, time(s.createdAt)),
-      h('td', {}, h('a', { href: `#/destinations?source=${s.id}` }, 'Destinations'), ' · ', h('a', { href: `#/deliveries?sourceId=${s.id}` }, 'Deliveries'), ' · ', h('a', { href: `#/personas?source=${s.id}` }, 'Audiences & traits')),
+      h('td', {}, h('a', { href: `#/destinations?source=${s.id}` }, 'Destinations'), ' · ', h('a', { href: `#/deliveries?sourceId=${s.id}` }, 'Deliveries'), ' · ', h('a', { href: `#/deliveries/live/${s.id}` }, 'Live'), ' · ', h('a', { href: `#/personas?source=${s.id}` }, 'Audiences & traits')),
     );
   const tbody = h('tbody', {}, ...sources.map(row));
   replace(
