@@ -16,6 +16,13 @@ export interface RawFunctionRequest {
   url: string;
 }
 
+/** What a failed request's record keeps, sealed under the request's own key: the request, its error and its console output. */
+export interface FailedRequestDetail {
+  request: RawFunctionRequest;
+  error: { type: string; message: string };
+  logs: string[];
+}
+
 export interface SourceFunctionRequest {
   requestId: string;
   sourceId: string;

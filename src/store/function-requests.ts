@@ -39,5 +39,12 @@ export function functionRequestStore(db: Kysely<Tables>): Store['functionRequest
       const rows = await db.selectFrom('function_requests').selectAll().where('source_id', '=', sourceId).orderBy('failed_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
       return rows.map(toRequest);
     },
+    async details() {
+      return db.selectFrom('function_requests').select(['id', 'detail']).execute();
+    },
+    async forget(ids) {
+      // In slices: SQLite caps a statement's bound values.
+      for (let i = 0; i < ids.length; i += 500) await db.deleteFrom('function_requests').where('id', 'in', ids.slice(i, i + 500)).execute();
+    },
   };
 }

@@ -336,6 +336,9 @@ export interface Store {
     recordFailure(request: FailedFunctionRequest): Promise<void>;
     /** A source's failed requests, newest first, at most `limit`. */
     listFailed(sourceId: string, limit: number): Promise<FailedFunctionRequest[]>;
+    /** Every recorded request's id and sealed detail, for a DELETE regulation to find the ones naming its users. */
+    details(): Promise<Array<Pick<FailedFunctionRequest, 'id' | 'detail'>>>;
+    forget(ids: readonly string[]): Promise<void>;
   };
   /** What a Segment workspace import made, by Segment id (store/segment-imports.ts). */
   segmentImports: {

@@ -410,6 +410,17 @@ describe('a source function', () => {
     expect(metadataOnly.json.requests).toEqual([expect.objectContaining({ id: failed.json().requestId, reason: 'function:error: TypeError' })]);
     expect(metadataOnly.body).not.toContain('T-1');
     expect(metadataOnly.json.requests[0]).not.toHaveProperty('error');
+
+    // A DELETE regulation reaches the failed requests that name its users (a value of the request), and only those.
+    const kept = await post(path, { user: 'sf-kept', order: 'K-1', mode: 'throw' });
+    expect(await outcome(kept)).toEqual({ outcome: 'function:error: TypeError', attempts: 1 });
+    const regulation = await system.app.inject({ method: 'POST', url: '/admin/regulations', headers: admin, payload: { regulationType: 'DELETE', subjectType: 'USER_ID', subjectIds: ['sf-throw'] } });
+    expect(regulation.statusCode).toBe(201);
+    const after = await list(['read', 'payloads:read']);
+    expect(after.json.requests.map((r: { id: string }) => r.id)).toEqual([kept.json().requestId]);
+    expect(after.body).not.toContain('T-1');
+    // Its key is gone too: the sealed copy in the request's workflow history cannot be opened again.
+    if (system.keyring) expect(await system.store.dataKeys.get(requestSubject(failed.json().requestId))).toBeUndefined();
   });
 });
 

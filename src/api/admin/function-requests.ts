@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { openForRequest, type RawFunctionRequest } from '../../messages/source-function-request';
+import { openForRequest, type FailedRequestDetail } from '../../messages/source-function-request';
 import type { SealedBody } from '../../delivery/types';
 import { ERASED_BODY } from '../../privacy/sealed-body';
 import type { Store } from '../../store/types';
@@ -24,12 +24,6 @@ const FailedRequestView = Type.Object({
   erased: Type.Optional(Type.Boolean({ description: `With payloads:read: the request's data key is gone, so its request and error read as "${ERASED_BODY}".` })),
 });
 
-interface Detail {
-  request: RawFunctionRequest;
-  error: { type: string; message: string };
-  logs: string[];
-}
-
 /** A source function's failed requests, newest first: what happened to anyone; the request, the error and the logs to payloads:read. */
 export const functionRequestRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   app.get(
@@ -45,8 +39,8 @@ export const functionRequestRoutes: FastifyPluginAsyncTypebox<{ store: Store }> 
         rows.map(async (row) => {
           const base = { id: row.id, functionId: row.functionId, version: row.version, receivedAt: row.receivedAt, failedAt: row.failedAt, reason: row.reason };
           if (!payloadsRead) return base;
-          const stored = JSON.parse(row.detail) as { raw: Detail } | { sealed: SealedBody };
-          const detail = await openForRequest<Detail>(store.dataKeys, row.id, stored);
+          const stored = JSON.parse(row.detail) as { raw: FailedRequestDetail } | { sealed: SealedBody };
+          const detail = await openForRequest<FailedRequestDetail>(store.dataKeys, row.id, stored);
           if (!detail) return { ...base, erased: true };
           return { ...base, error: detail.error, request: detail.request, logs: detail.logs };
         }),

@@ -6,6 +6,7 @@ import type { DeliveryInput, DeliveryPolicy } from '../../delivery/types';
 import { REGULATION_TYPES, type Regulation, type RegulationType, type Store } from '../../store/types';
 import type { Deliveries } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
+import { eraseFunctionRequestsNaming } from '../../functions/erase-requests';
 import { erasedSubjects } from '../../privacy/subjects';
 import { visibleId } from '../../privacy/visible-ids';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -105,6 +106,8 @@ export const regulationRoutes: FastifyPluginAsyncTypebox<{ store: Store; deliver
     else await store.archive.forget(ids);
     // Fate rows go whole either way: their hashes would still say which events were the users'.
     await store.fates.forget(ids.flatMap((id) => [visibleId(keyring, 'userId', id), visibleId(keyring, 'anonymousId', id)]));
+    // Source functions' failed requests name no user until read: those that name these users go, with their keys.
+    await eraseFunctionRequestsNaming(store, ids);
     // Switchyard's own copy of these users' data: Personas profiles, events, aliases and snapshots.
     await store.personas.profiles.forgetUsers(userIds);
     // Violation rows hold names aggregated across users: the (source, minute) buckets these users were counted in go whole.
