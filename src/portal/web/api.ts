@@ -69,6 +69,17 @@ export interface Destination {
   tlsSet?: boolean;
   createdAt: string;
 }
+export type FunctionKind = 'SOURCE' | 'DESTINATION' | 'INSERT_DESTINATION';
+/** A function as `GET /admin/functions` lists it (no code, no settings). */
+export interface FunctionItem {
+  id: string;
+  resourceType: FunctionKind;
+  displayName: string;
+  description: string | null;
+  latestVersion: number;
+  deployedVersion: number;
+  updatedAt: string;
+}
 export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'stopped';
 export interface DeliveryRow {
   messageId: string;

@@ -1,7 +1,6 @@
 import { formFor } from './access';
-import { api, ApiFailure } from './api';
+import { api, ApiFailure, type FunctionItem } from './api';
 import { badge, field, h, replace } from './dom';
-import type { FunctionItem } from './functions';
 
 /** What POST /admin/functions/:id/test answers: the run's outcome, its console output and the requests it made. */
 interface TestRun {

@@ -1,20 +1,10 @@
 import { guarded, holds } from './access';
-import { api, type DeliveryRow, type Destination, type Source } from './api';
+import { api, type DeliveryRow, type Destination, type FunctionItem, type FunctionKind, type Source } from './api';
 import { announce, badge, h, replace, time } from './dom';
 import { functionConsole } from './function-console';
 import { destinationsBySource } from './names';
 import type { Page } from './page';
 
-type ResourceType = 'SOURCE' | 'DESTINATION' | 'INSERT_DESTINATION';
-export interface FunctionItem {
-  id: string;
-  resourceType: ResourceType;
-  displayName: string;
-  description: string | null;
-  latestVersion: number;
-  deployedVersion: number;
-  updatedAt: string;
-}
 interface Version {
   version: number;
   code: string;
@@ -38,7 +28,7 @@ interface FailedRequest {
 type FunctionSource = Source & { functionId?: string };
 type FunctionDestination = Omit<Destination, 'type'> & { type?: string; functionId?: string };
 
-const KINDS: Record<ResourceType, string> = { SOURCE: 'Source function', DESTINATION: 'Destination function', INSERT_DESTINATION: 'Insert function' };
+const KINDS: Record<FunctionKind, string> = { SOURCE: 'Source function', DESTINATION: 'Destination function', INSERT_DESTINATION: 'Insert function' };
 const RECENT = 10;
 
 const fnPath = (id: string) => `/admin/functions/${encodeURIComponent(id)}`;
