@@ -1,15 +1,17 @@
 import { parse, type Node } from 'acorn';
+import { COMPILE_LIMIT_MS, COMPILE_MEMORY_BYTES, MAX_CODE_LENGTH } from './code-limits';
 import { newQuickJSModule } from './quickjs-module';
 import { expectedHandlers, type FunctionKind } from './handlers';
 
 /**
  * The check a function's code passes when it is saved, before any version exists: it must compile
  * in the engine that will run it (QuickJS, as a sloppy-mode script), and define at the top level
- * a handler its kind calls. This is the one entry the boundary for user programs can call:
- * `checkFunctionCode(code, kind)`. Nothing of the code runs here.
+ * a handler its kind calls. The boundary for user programs calls it (programs/compile-program.ts
+ * `compileFunctionCode`); its limits are in the boundary's table (programs/bounds.ts
+ * FUNCTION_BOUNDS). Nothing of the code runs here.
  */
 
-export const MAX_CODE_LENGTH = 512 * 1024;
+export { MAX_CODE_LENGTH } from './code-limits';
 
 export type CodeCheck = { ok: true; handlers: string[] } | { ok: false; message: string; line?: number; column?: number };
 
@@ -40,8 +42,8 @@ async function compileError(code: string): Promise<{ message: string; line?: num
   // A module of its own per check: compiling leaves nothing behind, and nothing is shared with a run.
   const module = await newQuickJSModule();
   const runtime = module.newRuntime();
-  runtime.setMemoryLimit(64 * 1024 * 1024);
-  const deadline = Date.now() + 2000;
+  runtime.setMemoryLimit(COMPILE_MEMORY_BYTES);
+  const deadline = Date.now() + COMPILE_LIMIT_MS;
   runtime.setInterruptHandler(() => Date.now() > deadline);
   const vm = runtime.newContext();
   const result = vm.evalCode(code, 'function.js', { type: 'global', strict: false, compileOnly: true });

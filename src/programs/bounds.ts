@@ -1,3 +1,5 @@
+import { COMPILE_LIMIT_MS, COMPILE_MEMORY_BYTES, MAX_CODE_LENGTH } from '../functions/code-limits';
+
 /**
  * What one evaluation of a user program may cost, per language: the one table of bounds the
  * boundary (compile-program.ts) holds every saved program to. A program that would need more is
@@ -58,4 +60,17 @@ export const MAPPING_BOUNDS = {
   maxLiquidTemplateLength: 1_000,
   liquidParseLimitMs: 1_000,
   liquidRenderLimitMs: 500,
+} as const;
+
+/**
+ * Function code (destination, insert and source functions): compiled at save in the engine that
+ * runs it (QuickJS, as a sloppy-mode script) with nothing of it run, within the compile limits
+ * below; each invocation then runs off the worker's event loop in a sandbox thread under
+ * FUNCTION_TIMEOUT (default 5 s of wall time, `fetch` included) and FUNCTION_MEMORY_LIMIT, and is
+ * ended within about 100 ms past them, inside a long native operation too (the thread is replaced).
+ */
+export const FUNCTION_BOUNDS = {
+  maxCodeLength: MAX_CODE_LENGTH,
+  compileLimitMs: COMPILE_LIMIT_MS,
+  compileMemoryBytes: COMPILE_MEMORY_BYTES,
 } as const;

@@ -6,6 +6,8 @@ import { renderFailure } from '../mappings/render-check';
 import { unknownLiquidFilterIn } from '../mappings/liquid-filters';
 import { compileJsonSchema, type CompiledSchema } from './json-schema';
 import { re2Problem, re2Search } from './re2';
+import { checkFunctionCode } from '../functions/check-code';
+import type { FunctionKind } from '../functions/handlers';
 
 /**
  * The one boundary every program a user writes passes when it is saved: tracking-plan rules (JSON
@@ -15,8 +17,9 @@ import { re2Problem, re2Search } from './re2';
  * once, cannot stall or throw outside its caller, and touches no shared state. A refusal names
  * the field inside the program and the rule it breaks; the caller puts its own field in front.
  *
- * A new language (function code) arrives here as one more case of `compileProgram`, with its
- * bounds in bounds.ts, and so arrives bounded.
+ * Function code passes here too (`compileFunctionCode`), asynchronously: its engine, QuickJS, loads
+ * as WebAssembly. A new language arrives as one more case, with its bounds in bounds.ts, and so
+ * arrives bounded.
  */
 
 export interface ProgramError {
@@ -88,5 +91,18 @@ export function compileProgram<L extends ProgramLanguage>(language: L, source: P
     // Every compiler answers its refusals as values; this is the guard that keeps one that
     // throws (a stack running out on a pathological program) a 400, never a 500 or a crash.
     return { ok: false, error: { field: '', rule: err instanceof RangeError ? 'is nested too deeply to compile' : `could not be compiled (${err instanceof Error ? err.name : typeof err})` } };
+  }
+}
+
+/**
+ * Function code compiled at save (functions/check-code.ts): it compiles in QuickJS and defines a
+ * handler its kind calls; the refusal's rule says where (line and column) and what. Never throws.
+ */
+export async function compileFunctionCode(code: string, kind: FunctionKind): Promise<Compiled<{ handlers: string[] }>> {
+  try {
+    const check = await checkFunctionCode(code, kind);
+    return check.ok ? { ok: true, program: { handlers: check.handlers } } : { ok: false, error: { field: '', rule: check.message, ...(check.column !== undefined && { column: check.column }) } };
+  } catch (err) {
+    return { ok: false, error: { field: '', rule: `could not be compiled (${err instanceof Error ? err.name : typeof err})` } };
   }
 }

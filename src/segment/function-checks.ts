@@ -1,4 +1,4 @@
-import { checkFunctionCode } from '../functions/check-code';
+import { compileFunctionCode } from '../programs/compile-program';
 import { FUNCTION_KINDS, type FunctionKind } from '../functions/handlers';
 import type { SegmentResource } from './read-export';
 
@@ -18,8 +18,8 @@ export async function functionCodeRefusals(resources: SegmentResource[]): Promis
       refusals[resource.segmentId] = "Switchyard refuses it (400): code: is required (the function's JavaScript)";
       continue;
     }
-    const check = await checkFunctionCode(a.code, kind as FunctionKind);
-    if (!check.ok) refusals[resource.segmentId] = `Switchyard refuses it (400): code: ${check.message}`;
+    const compiled = await compileFunctionCode(a.code, kind as FunctionKind);
+    if (!compiled.ok) refusals[resource.segmentId] = `Switchyard refuses it (400): code: ${compiled.error.rule}`;
   }
   return refusals;
 }

@@ -1,4 +1,4 @@
-import { requestMentions } from '../../src/functions/request-mentions';
+import { requestMentions } from '../../src/messages/request-mentions';
 
 const request = (body: string, headers: Record<string, string> = {}, url = 'https://switchyard.example/functions?b=x') => ({ request: { headers, body, url } });
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { preValidationHookHandler } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { checkFunctionCode, MAX_CODE_LENGTH } from '../../functions/check-code';
+import { MAX_CODE_LENGTH } from '../../functions/check-code';
+import { compileFunctionCode } from '../../programs/compile-program';
 import { FUNCTION_KINDS, handlerFor, type FunctionKind } from '../../functions/handlers';
 import { maskSecrets } from '../../functions/masked-settings';
 import type { SandboxPool } from '../../functions/sandbox-pool';
@@ -124,8 +125,8 @@ function kindOf(value: string): FunctionKind {
 }
 
 async function checkedCode(code: string, kind: FunctionKind): Promise<void> {
-  const check = await checkFunctionCode(code, kind);
-  if (!check.ok) throw badRequest(`code: ${check.message}`);
+  const compiled = await compileFunctionCode(code, kind);
+  if (!compiled.ok) throw badRequest(`code: ${compiled.error.rule}`);
 }
 
 function checkedSettings(settings: Static<typeof Setting>[] | undefined): void {

@@ -6,7 +6,7 @@ import type { DeliveryInput, DeliveryPolicy } from '../../delivery/types';
 import { REGULATION_TYPES, type Regulation, type RegulationType, type Store } from '../../store/types';
 import type { Deliveries } from '../../ports';
 import type { Keyring } from '../../privacy/keyring';
-import { eraseFunctionRequestsNaming } from '../../functions/erase-requests';
+import { eraseFunctionRequestsNaming } from '../../messages/erase-function-requests';
 import { erasedSubjects } from '../../privacy/subjects';
 import { visibleId } from '../../privacy/visible-ids';
 import { ApiError, badRequest, notFound } from '../errors';

@@ -1,4 +1,4 @@
-import type { RawFunctionRequest } from '../messages/source-function-request';
+import type { RawFunctionRequest } from './source-function-request';
 
 /**
  * Whether a source function's recorded request names any of a regulation's users. No user is known

@@ -1,5 +1,5 @@
 import type { SealedBody } from '../delivery/types';
-import { openForRequest, requestSubject, type FailedRequestDetail } from '../messages/source-function-request';
+import { openForRequest, requestSubject, type FailedRequestDetail } from './source-function-request';
 import type { Store } from '../store/types';
 import { requestMentions } from './request-mentions';
 
