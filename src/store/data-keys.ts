@@ -3,6 +3,7 @@ import { newDataKey, unwrapDataKey, wrapDataKey } from '../privacy/data-key-wrap
 import type { Keyring } from '../privacy/keyring';
 import { OpenedValues } from '../privacy/opened-values';
 import { chunks } from './chunks';
+import { compiledInQuery } from './compiled-in-query';
 import { countsByMasterKey } from './master-key-counts';
 import type { Tables } from './tables';
 import type { Store } from './types';
@@ -28,10 +29,11 @@ export function dataKeyStore(db: Kysely<Tables>, keyring: Keyring | undefined, o
   // Every read still asks the table (a destroyed key is gone at once); only the unwrap of a row
   // read unchanged before is skipped: every attempt and every request reads its users' keys again.
   // `opened` is the store's (openStore): a destroy NOTIFYd by another process forgets there too.
+  const keyRows = compiledInQuery(db, (d, hashes) => d.selectFrom('data_keys').select(['subject_hash', 'master_key_id', 'wrapped_key']).where('subject_hash', 'in', hashes));
   async function read(subjectHashes: string[]): Promise<Map<string, Buffer>> {
     const keys = new Map<string, Buffer>();
     for (const part of chunks([...new Set(subjectHashes)], PER_QUERY)) {
-      const rows = await db.selectFrom('data_keys').select(['subject_hash', 'master_key_id', 'wrapped_key']).where('subject_hash', 'in', part).execute();
+      const rows = await keyRows(part);
       for (const row of rows) {
         const unwrap = () => unwrapDataKey(ring(), row.subject_hash, { masterKeyId: row.master_key_id, wrapped: Buffer.from(row.wrapped_key, 'base64') });
         keys.set(row.subject_hash, opened.open(row.subject_hash, `${row.master_key_id}\0${row.wrapped_key}`, unwrap));

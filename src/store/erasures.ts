@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { identifierHash, type Keyring } from '../privacy/keyring';
 import { chunks } from './chunks';
+import { compiledInQuery } from './compiled-in-query';
 import type { Tables } from './tables';
 import type { Store } from './types';
 
@@ -53,6 +54,8 @@ export async function erasedAtEach(db: Kysely<Tables>, idHashes: string[]): Prom
 }
 
 export function erasureStore(db: Kysely<Tables>, hashes: ErasedIdHashes): Store['erasures'] {
+  // Every attempt asks erasedAt: its query is compiled once per id count.
+  const erasedAtRows = compiledInQuery(db, (d, ids) => d.selectFrom('erased_ids').select('erased_at').where('id_hash', 'in', ids));
   return {
     async add(ids, at) {
       const rows = [...new Set(ids)].map((id) => ({ id_hash: hashes(id)[0], erased_at: at }));
@@ -68,7 +71,7 @@ export function erasureStore(db: Kysely<Tables>, hashes: ErasedIdHashes): Store[
 
     async erasedAt(ids) {
       if (ids.length === 0) return undefined;
-      const rows = await db.selectFrom('erased_ids').select('erased_at').where('id_hash', 'in', ids.flatMap(hashes)).execute();
+      const rows = await erasedAtRows(ids.flatMap(hashes));
       return rows.map((r) => r.erased_at).sort().at(-1);
     },
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isSuppressed, type Suppression } from '../delivery/suppression';
 import { chunks } from './chunks';
+import { compiledInQuery } from './compiled-in-query';
 import type { ErasedIdHashes } from './erasures';
 import type { Tables } from './tables';
 import type { Store } from './types';
@@ -13,10 +14,16 @@ const IDS_PER_QUERY = 500;
  * (erasures.ts), written in the first form and looked up by every form. A suppression is global,
  * as regulations are: every source, every destination.
  */
+const suppressionRows = (db: Kysely<Tables>, part: string[]) => db.selectFrom('suppressed_ids').select(['id_hash', 'suppressed_at', 'lifted_at']).where('id_hash', 'in', part);
+// Every attempt asks this: its compiled forms are kept per database.
+const readers = new WeakMap<Kysely<Tables>, ReturnType<typeof compiledInQuery<{ id_hash: string; suppressed_at: string; lifted_at: string | null }>>>();
+
 export async function suppressionsByHash(db: Kysely<Tables>, idHashes: string[]): Promise<Map<string, Suppression>> {
   const found = new Map<string, Suppression>();
+  let read = readers.get(db);
+  if (!read) readers.set(db, (read = compiledInQuery(db, suppressionRows)));
   for (const part of chunks(idHashes, IDS_PER_QUERY)) {
-    const rows = await db.selectFrom('suppressed_ids').select(['id_hash', 'suppressed_at', 'lifted_at']).where('id_hash', 'in', part).execute();
+    const rows = await read(part);
     for (const row of rows) found.set(row.id_hash, { suppressedAt: row.suppressed_at, ...(row.lifted_at !== null && { liftedAt: row.lifted_at }) });
   }
   return found;

@@ -15,8 +15,31 @@ export const PREBUILT_WORKFLOW_BUNDLE = path.join(__dirname, '..', 'workflow-bun
  * with the failure converter that encodes failure messages (a bundle carries its own).
  */
 export function bundleWorkflows(logger?: Logger) {
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), failureConverterPath: FAILURE_CONVERTER_PATH, logger });
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), failureConverterPath: FAILURE_CONVERTER_PATH, preloadModules: SHARED_WORKFLOW_MODULES, logger });
 }
+
+/**
+ * The reusable V8 context evaluates every module of the bundle again for each workflow run (each
+ * run has its own module cache), and each delivery paid for all of them. These are evaluated once
+ * and shared by every run instead: pure decisions with no state of their own, whose imports are
+ * types only (never the workflow SDK, whose modules hold a run's state). Sharing them changes no
+ * command a workflow writes, so histories replay as before.
+ */
+export const SHARED_WORKFLOW_MODULES = [
+  '../delivery/backoff',
+  '../delivery/destination-outcomes',
+  '../delivery/flow-control',
+  '../delivery/limits',
+  '../delivery/mapping-lanes',
+  '../delivery/operational-events',
+  '../delivery/replay',
+  '../delivery/replay-pace',
+  '../delivery/retry-window',
+  '../delivery/slow-lane',
+  '../delivery/summary',
+  '../functions/source-retry',
+  '../workflows/signals',
+].map((module) => require.resolve(module));
 
 /**
  * WORKFLOW_BUNDLE's file when set, else the prebuilt bundle when there is one (a compiled image: no

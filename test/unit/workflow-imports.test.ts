@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { buildSync } from 'esbuild';
+import { SHARED_WORKFLOW_MODULES } from '../../src/temporal/workflow-bundle';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -18,5 +19,12 @@ describe('the delivery workflow bundle', () => {
     expect(files.filter((file) => file.startsWith('mappings/') || file.startsWith('activities/'))).toEqual([]);
     expect(inputs.filter((input) => /node_modules\/(@segment\/actions-core|liquidjs)\//.test(input))).toEqual([]);
     expect(files).toContain('delivery/mapping-lanes.ts');
+  });
+
+  // Shared by every run of the reusable context: a module that imported anything at run time (the
+  // workflow SDK above all, which holds a run's state) would carry one run's state into the next.
+  it.each(SHARED_WORKFLOW_MODULES.map((file) => [path.relative(ROOT, file)]))('shares %s, which imports nothing at run time', (file) => {
+    const { metafile } = buildSync({ entryPoints: [path.join(ROOT, file)], absWorkingDir: ROOT, bundle: true, platform: 'node', write: false, metafile: true, logLevel: 'silent' });
+    expect(Object.keys(metafile.inputs)).toEqual([file]);
   });
 });
