@@ -73,3 +73,33 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(PORTAL_SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(PORTAL_SCREENSHOTS, `${name}.png`), fullPage: true });
 }
+
+/**
+ * Where the page shows an id bare although it has a name: each text that holds a known id, unless the
+ * name stands beside it (within the id's table cell, list item, line or `.named`; for an id in small
+ * type, within its section, under the heading that names it). An id inside a Temporal workflow id
+ * (`message:src_…:…`) is part of that id, not a source shown. Returns "id in «context»" per offence,
+ * so `toEqual([])` names the place. Runs in the page (a string: the tests compile without the DOM's types).
+ */
+export async function bareIds(page: Page, names: Record<string, string>): Promise<string[]> {
+  return page.evaluate(`(${BARE_IDS_IN_PAGE})(${JSON.stringify(names)})`);
+}
+
+const BARE_IDS_IN_PAGE = `(known) => {
+  const offences = [];
+  const main = document.querySelector('main') || document.body;
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  const near = 'td, th, li, p, dd, dt, h1, h2, h3, h4, label, option, summary, .named, figcaption, caption';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = (node.textContent || '').replace(/message:\\S+/g, '');
+    const parent = node.parentElement;
+    if (!parent || parent.closest('[hidden], template, script, style, textarea, pre')) continue;
+    for (const [id, name] of Object.entries(known)) {
+      if (!text.includes(id)) continue;
+      const place = (parent.matches('small.id') ? parent.closest('section, td, li, .named') : parent.closest(near)) || parent;
+      const context = (place.textContent || '').replace(/\\s+/g, ' ').trim();
+      if (!context.includes(name)) offences.push(id + ' in «' + context.slice(0, 120) + '»');
+    }
+  }
+  return offences;
+}`;

@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
-import { screenshot } from '../helpers/portal';
+import { bareIds, screenshot } from '../helpers/portal';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
 
 /**
@@ -292,4 +292,57 @@ it('shows a read-only token the operational endpoints read-only and no tokens at
   await test.waitFor();
   expect([await test.isDisabled(), await test.getAttribute('title')]).toEqual([true, 'Needs the destinations:write scope']);
   await screenshot(page, 'read-only-test-event');
+});
+
+/** Every name the team gave (sources, destinations, plans), by id, as the API lists them now. */
+async function teamNames(): Promise<Record<string, string>> {
+  const get = async <T>(url: string): Promise<T> => (await system.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json<T>();
+  const names: Record<string, string> = {};
+  for (const source of (await get<{ sources: { id: string; name: string }[] }>('/admin/sources')).sources) {
+    names[source.id] = source.name;
+    for (const d of (await get<{ destinations: { id: string; name: string }[] }>(`/admin/sources/${source.id}/destinations`)).destinations) names[d.id] = d.name;
+  }
+  for (const plan of (await get<{ trackingPlans: { id: string; name: string }[] }>('/admin/tracking-plans')).trackingPlans ?? []) names[plan.id] = plan.name;
+  return names;
+}
+
+/** Opens a page by its hash and waits until it and every open panel have drawn (no "Loading…" left). */
+async function visit(page: Page, hash: string): Promise<void> {
+  await page.goto(`${origin}/portal/#/${hash}`);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await page.waitForFunction("!document.querySelector('main')?.textContent?.includes('Loading…')");
+}
+
+it('names every source, destination and plan on every page, for an admin and a read-only token, never a bare id', async () => {
+  const { source } = await system.store.sources.create('Named shop');
+  const destination = await system.store.destinations.create(source.id, { name: 'Named hook', enabled: true, webhooks: [{ url: 'https://example.com/named', headers: {} }] });
+  const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const plan = (await system.app.inject({ method: 'POST', url: '/admin/tracking-plans', headers: auth, payload: { name: 'Named plan' } })).json<{ id: string }>();
+  expect((await system.app.inject({ method: 'POST', url: `/admin/tracking-plans/${plan.id}/sources`, headers: auth, payload: { sourceId: source.id } })).statusCode).toBeLessThan(300);
+  const names = await teamNames();
+  expect([names[source.id], names[destination.id], names[plan.id]]).toEqual(['Named shop', 'Named hook', 'Named plan']);
+
+  const panels = 'overview,webhooks,filters,replays,rate-limit,consent,signing';
+  const pages: [string, string][] = [
+    ['sources', 'sources'],
+    [`destinations?source=${source.id}`, 'destinations'],
+    [`destinations/${destination.id}?open=${panels}`, 'destination-panels'],
+    ['deliveries', 'deliveries'],
+    [`deliveries/live/${source.id}`, 'live'],
+    ['personas', 'personas'],
+    ['tracking-plans', 'tracking-plans'],
+    ['functions', 'functions'],
+    ['operational-webhooks', 'operational-webhooks'],
+    ['tokens', 'tokens'],
+    ['audit', 'audit'],
+  ];
+  const admin = await logIn(ADMIN_TOKEN);
+  const readOnly = await logIn(await mint('Names reader', ['read']));
+  for (const [hash, name] of pages) {
+    await visit(admin, hash);
+    expect({ page: name, bare: await bareIds(admin, names) }).toEqual({ page: name, bare: [] });
+    await visit(readOnly, hash);
+    expect({ page: `read-only ${name}`, bare: await bareIds(readOnly, names) }).toEqual({ page: `read-only ${name}`, bare: [] });
+    if (['sources', 'destinations', 'destination-panels', 'personas'].includes(name)) await screenshot(readOnly, `read-only-${name}`);
+  }
 });

@@ -1,4 +1,4 @@
-import { openDestination, screenshot, usePortal, waitFor } from '../helpers/portal';
+import { bareIds, openDestination, screenshot, usePortal, waitFor } from '../helpers/portal';
 import { ADMIN_TOKEN, deliveryResult, send } from '../helpers/system';
 
 /**
@@ -53,6 +53,7 @@ it("edits an actions destination's mapping in its form, previews the draft unsav
   await card.getByRole('button', { name: 'Preview the draft' }).click();
   await card.locator('.mapping-preview', { hasText: 'Order o-42 by u-9' }).waitFor();
   const preview = JSON.parse((await card.locator('.mapping-preview').textContent())!) as { matched: boolean; request: { body: unknown; headers: Record<string, string> } }[];
+  expect(await bareIds(page, { [source.id]: 'Portal mappings', [destination.id]: 'Slack' })).toEqual([]);
   await screenshot(page, 'destination-mappings');
   expect(preview[0]).toMatchObject({ matched: true, request: { body: { text: 'Order o-42 by u-9', total: 42 }, headers: { 'x-key': '********' } } });
   expect((await system.store.destinations.get(destination.id))!.mappings[0].settings.data).toEqual({ text: { '@template': 'Order {{properties.orderId}}' } });
@@ -145,6 +146,8 @@ it("shows each mapping's health (success, p95, last error, held, backpressure) w
   expect(await orders.locator('.backpressure').textContent()).toContain('HTTP 429 with Retry-After');
   expect(await contacts.locator('.backpressure').count()).toBe(0);
   expect(await card.locator('.flow').textContent()).toContain('Waited without sending');
+  const names = { [source.id]: 'Portal mapping health', [destination.id]: 'CRM (actions)' };
+  expect(await bareIds(page, names)).toEqual([]);
   await screenshot(page, 'destination-mapping-health');
 
   // A read-only token: the same figures, each control disabled naming the scope it needs.
@@ -159,6 +162,7 @@ it("shows each mapping's health (success, p95, last error, held, backpressure) w
   expect(await readOnlyOrders.getByRole('button', { name: 'Clear backpressure' }).isDisabled()).toBe(true);
   expect(await readOnlyOrders.locator('[data-needs-scope="operate"]').count()).toBe(1);
   expect(await readOnlyOrders.getByRole('button', { name: 'Switch off' }).getAttribute('data-needs-scope')).toBe('destinations:write');
+  expect(await bareIds(readOnly, names)).toEqual([]);
   await screenshot(readOnly, 'read-only-destination-mapping-health');
   await readOnly.context().close();
 

@@ -3,7 +3,7 @@ import { Analytics } from '../../src/client';
 import { PORTAL_CSP } from '../../src/portal/routes';
 import { NEVER, createDefinition } from '../helpers/personas';
 import { launchChromium, listenForBrowser } from '../helpers/browser';
-import { screenshot, waitFor } from '../helpers/portal';
+import { bareIds, screenshot, waitFor } from '../helpers/portal';
 import type { Receiver } from '../helpers/receiver';
 import { ADMIN_TOKEN, useSystem, type TestSystem } from '../helpers/system';
 
@@ -181,6 +181,7 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   expect(redelivered.map((b) => b.messageId)).toEqual([messageId]);
   expect(await attempts.last().textContent()).toMatch(/HTTP 200 success/);
   expect(await page.locator('table.facts').textContent()).toContain(`previous run ${runId}`);
+  expect(await bareIds(page, { [sourceId]: 'Portal shop', [destinationId]: 'Order hook' })).toEqual([]);
   await shot('delivery-redelivered');
 
   // What else failed for this destination in the last hour goes again in one job, with its progress:
@@ -196,6 +197,25 @@ it('an operator finds a failed delivery, fixes the receiver, redelivers it and s
   expect(laterRequests).toHaveLength(2);
   await waitForListedStatus(laterId, 'delivered');
   await shot('deliveries-bulk-redelivered');
+
+  // Both names on the list and on one delivery, for an admin and a read-only token; never a bare id where a name exists.
+  const names = { [sourceId]: 'Portal shop', [destinationId]: 'Order hook' };
+  expect(await bareIds(page, names)).toEqual([]);
+  const minted = await system.app.inject({ method: 'POST', url: '/admin/tokens', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'Deliveries reader', scopes: ['read'] } });
+  const readOnly = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await readOnly.goto(`${origin}/portal/`);
+  await readOnly.getByLabel('Admin token').fill(minted.json<{ token: string }>().token);
+  await readOnly.getByRole('button', { name: 'Log in' }).click();
+  await readOnly.locator('#whoami').filter({ hasText: /\S/ }).waitFor();
+  await readOnly.goto(`${origin}/portal/#/deliveries`);
+  await readOnly.locator(`tr[data-message-id="${laterId}"]`).first().waitFor();
+  expect(await bareIds(readOnly, names)).toEqual([]);
+  await screenshot(readOnly, 'read-only-deliveries');
+  await readOnly.goto(`${origin}/portal/#/deliveries/${sourceId}/${messageId}`);
+  await readOnly.locator(`section[data-destination-id="${destinationId}"] ol.timeline li`).first().waitFor();
+  expect(await bareIds(readOnly, names)).toEqual([]);
+  await screenshot(readOnly, 'read-only-delivery');
+  await readOnly.context().close();
 
   // The destination's page: the URL's health after the two redeliveries, on/off and the secrets round-trip through the API.
   await page.goto(`${origin}/portal/#/destinations/${destinationId}?open=webhooks`);
