@@ -56,7 +56,7 @@ export const USAGE = `npm run bench -- [options]
                         request (INGEST_START_CONCURRENCY, default 32), and the same for the references
   -r, --repeats R       runs of each (N, system), order rotated between repeats (default 1)
       --warmup W        unmeasured messages per system before the first run (default 1000; --quick 200)
-      --systems LIST    any of raw,bare,floor,design-floor,switchyard,plain,unarchived,limited,governed,mapped,planned
+      --systems LIST    any of raw,bare,floor,design-floor,switchyard,plain,unarchived,limited,governed,mapped,planned,inserted,scripted
                         (default raw,bare,floor,design-floor,switchyard;
                         floor is the empty workflow started like a delivery, in the same process shape
                         (--workers, --apis), the reference for Switchyard's own cost; design-floor is the
@@ -70,7 +70,8 @@ export const USAGE = `npm run bench -- [options]
                         is Switchyard to an Actions destination whose two mappings both match, two
                         requests per message, for the cost of Actions mappings; planned is Switchyard
                         from a source with a connected 50-rule tracking plan its messages meet, for the
-                        cost of tracking plans at ingest)
+                        cost of tracking plans at ingest; inserted is a webhook destination with an
+                        insert function, scripted a destination function whose fetch delivers)
       --label TEXT      appended to the result file names and stored in the results
       --out-dir DIR     where results go (default bench/results)
       --keep-data       keep the run's Temporal data folder under .bench-data/

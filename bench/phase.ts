@@ -127,6 +127,8 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   const governedAuthorization = basic(stack.governed.writeKey);
   const mappedAuthorization = basic(stack.mapped.writeKey);
   const plannedAuthorization = basic(stack.planned.writeKey);
+  const insertedAuthorization = basic(stack.inserted.writeKey);
+  const scriptedAuthorization = basic(stack.scripted.writeKey);
   let phaseNumber = 0;
   /** The source a delivery system's workflow ids carry. */
   const sourceIdOf = (system: SystemName) =>
@@ -140,6 +142,10 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
             ? stack.mapped.sourceId
           : system === 'planned'
             ? stack.planned.sourceId
+          : system === 'inserted'
+            ? stack.inserted.sourceId
+          : system === 'scripted'
+            ? stack.scripted.sourceId
           : system === 'plain' || system === 'unarchived'
             ? variantOf(system).sourceId
             : stack.switchyard.sourceId;
@@ -186,6 +192,8 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
     governed: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, governedAuthorization, GRANTED),
     mapped: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, mappedAuthorization),
     planned: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, plannedAuthorization),
+    inserted: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, insertedAuthorization),
+    scripted: (ids, first, _fanout, single) => postBatch(apiPools[nextApi++ % apiPools.length], ids, first, single, scriptedAuthorization),
     floor: (ids, first, _fanout, single) => postBatch(floorPools[nextFloorApi++ % floorPools.length], ids, first, single),
     'design-floor'(ids, first, _fanout, single) {
       if (designFloorPools.length === 0) throw new Error('the stack was started without the design floor');
@@ -242,7 +250,7 @@ export function phaseRunner(stack: BenchStack, runId: string, progress: (line: s
   async function workflowCounts(system: SystemName): Promise<PhaseResult['workflows']> {
     const queue = taskQueueOf(system);
     // The measured source only: in --noisy another source's backlog runs on the same queue for the whole run, and `limited` shares it.
-    const scope = system === 'switchyard' || system === 'limited' || system === 'governed' || system === 'mapped' || system === 'planned' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
+    const scope = system === 'switchyard' || system === 'limited' || system === 'governed' || system === 'mapped' || system === 'planned' || system === 'inserted' || system === 'scripted' ? `TaskQueue = "${queue}" AND ${SOURCE.name} = "${sourceIdOf(system)}"` : `TaskQueue = "${queue}"`;
     const count = async (status: string) => (await stack.client.workflow.count(`${scope} AND ExecutionStatus = "${status}"`)).count;
     const closedOtherwise = (await stack.client.workflow.count(`${scope} AND ExecutionStatus != "Running" AND ExecutionStatus != "Completed"`)).count;
     return { running: await count('Running'), notCompleted: closedOtherwise };

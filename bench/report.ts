@@ -62,6 +62,10 @@ export interface Ratio {
   actions: { worker: number | null; api: number | null; total: number | null; workerPerRequest: number | null } | null;
   /** What a connected 50-rule tracking plan adds to CPU per message, `planned` over Switchyard, when both ran (the API's at most 5 %). */
   trackingPlan: { worker: number | null; api: number | null; total: number | null } | null;
+  /** What an insert function on a webhook destination adds to CPU per message, `inserted` over Switchyard, when both ran. */
+  insertFunction: { worker: number | null; api: number | null; total: number | null } | null;
+  /** A destination function whose fetch delivers against a classic webhook, `scripted` over Switchyard, when both ran. */
+  destinationFunction: { worker: number | null; api: number | null; total: number | null } | null;
 }
 
 /** Metered process names of each system's own worker and API (bench/system.ts names them). */
@@ -76,6 +80,8 @@ export const OWN_ROLES: Record<SystemName, { worker?: string; api?: string }> = 
   limited: { worker: 'worker', api: 'api' },
   governed: { worker: 'worker', api: 'api' },
   mapped: { worker: 'worker', api: 'api' },
+  inserted: { worker: 'worker', api: 'api' },
+  scripted: { worker: 'worker', api: 'api' },
   planned: { worker: 'worker', api: 'api' },
 };
 /** A role's CPU per 1,000 messages in one run: `worker`, or `worker-1` + `worker-2` … with --workers. */
@@ -86,7 +92,7 @@ function roleCpu(result: PhaseResult, role: string): number | undefined {
 
 const median = (values: number[]) => spread(values).median;
 /** Systems that are Switchyard's own API and worker (in some configuration). */
-const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'unarchived' || system === 'limited' || system === 'governed' || system === 'mapped' || system === 'planned';
+const isSwitchyard = (system: SystemName) => system === 'switchyard' || system === 'plain' || system === 'unarchived' || system === 'limited' || system === 'governed' || system === 'mapped' || system === 'planned' || system === 'inserted' || system === 'scripted';
 const isFloor = (system: SystemName) => system === 'floor' || system === 'design-floor';
 /** A system's own worker and API processes together (--combined: the API is in the worker), per 1,000 messages. */
 const ownCpu = (s: Summary) => (s.ownCpuSecondsPer1000.worker === undefined ? undefined : s.ownCpuSecondsPer1000.worker + (s.ownCpuSecondsPer1000.api ?? 0));
@@ -156,6 +162,7 @@ export function ratios(summaries: Summary[]): Ratio[] {
     const [raw, bare, floor, designFloor, sy, plain, unarchived, limited, governed] = [of('raw'), of('bare'), of('floor'), of('design-floor'), of('switchyard'), of('plain'), of('unarchived'), of('limited'), of('governed')];
     const mapped = of('mapped');
     const planned = of('planned');
+    const [inserted, scripted] = [of('inserted'), of('scripted')];
     const ratio = (a?: number, b?: number) => (a !== undefined && b ? round(a / b, 3) : null);
     return {
       messages,
@@ -180,6 +187,8 @@ export function ratios(summaries: Summary[]): Ratio[] {
           ? { ...addedCost(mapped, sy), workerPerRequest: ratio(mapped.ownCpuSecondsPer1000.worker === undefined ? undefined : mapped.ownCpuSecondsPer1000.worker / 2, sy.ownCpuSecondsPer1000.worker) }
           : null,
       trackingPlan: sy && planned ? addedCost(planned, sy) : null,
+      insertFunction: sy && inserted ? addedCost(inserted, sy) : null,
+      destinationFunction: sy && scripted ? addedCost(scripted, sy) : null,
     };
   });
 }
@@ -248,7 +257,7 @@ export function archiveTable(summaries: Summary[], ratioRows: Ratio[]): string {
   return onOffTable(summaries, ratioRows, 'archive', 'switchyard', 'unarchived');
 }
 
-function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit' | 'dataControl' | 'archive' | 'actions' | 'trackingPlan', onSystem: SystemName, offSystem: SystemName): string {
+function onOffTable(summaries: Summary[], ratioRows: Ratio[], key: 'encryption' | 'rateLimit' | 'dataControl' | 'archive' | 'actions' | 'trackingPlan' | 'insertFunction' | 'destinationFunction', onSystem: SystemName, offSystem: SystemName): string {
   const rows = ratioRows.filter((r) => r[key]);
   if (rows.length === 0) return '';
   const lines = [
@@ -292,7 +301,7 @@ function mapDefined<T extends object, V>(object: T, f: (value: NonNullable<T[key
   })) as { [K in keyof T]?: V };
 }
 
-const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', 'design-floor': '#047857', switchyard: '#f59e0b', plain: '#a855f7', unarchived: '#78716c', limited: '#ef4444', governed: '#0ea5e9', mapped: '#db2777', planned: '#65a30d' };
+const COLORS: Record<SystemName, string> = { raw: '#9aa5b1', bare: '#3b82f6', floor: '#10b981', 'design-floor': '#047857', switchyard: '#f59e0b', plain: '#a855f7', unarchived: '#78716c', limited: '#ef4444', governed: '#0ea5e9', mapped: '#db2777', planned: '#65a30d', inserted: '#7c3aed', scripted: '#0891b2' };
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A grouped bar chart on a log scale, one group per N, min–max whiskers over the repeats. */
@@ -354,4 +363,14 @@ export function stagesTable(results: PhaseResult[]): string {
   const lines = [`| N | system | run | ${stages.map((stage) => `${stage} p50 / p95 / p99 ms`).join(' | ')} |`, `|---:|---|---:|${stages.map(() => '---:').join('|')}|`];
   for (const r of runs) lines.push(`| ${fmt(r.messages)} | ${r.system} | ${r.repeat} | ${stages.map((stage) => `${fmt(r.stagesMs![stage].p50, 1)} / ${fmt(r.stagesMs![stage].p95, 1)} / ${fmt(r.stagesMs![stage].p99, 1)}`).join(' | ')} |`);
   return [...lines, '', ...stages.map((stage) => `- ${stage}: ${STAGES[stage]}`)].join('\n');
+}
+
+/** An insert function before a webhook: `inserted` beside Switchyard; empty when `inserted` did not run. */
+export function insertFunctionTable(summaries: Summary[], ratioRows: Ratio[]): string {
+  return onOffTable(summaries, ratioRows, 'insertFunction', 'inserted', 'switchyard');
+}
+
+/** A destination function in place of a webhook: `scripted` beside Switchyard; empty when `scripted` did not run. */
+export function destinationFunctionTable(summaries: Summary[], ratioRows: Ratio[]): string {
+  return onOffTable(summaries, ratioRows, 'destinationFunction', 'scripted', 'switchyard');
 }

@@ -8,7 +8,7 @@ import { HelpRequested, parseOptions, USAGE, type BenchOptions } from './options
 import { phaseRunner, type PhaseResult } from './phase';
 import { SYSTEM_TITLES } from './systems';
 import { busiestProfiles, topFunctions } from './profile';
-import { actionsTable, archiveTable, dataControlTable, encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, stagesTable, summarize, svgChart, trackingPlanTable } from './report';
+import { actionsTable, archiveTable, dataControlTable, encryptionTable, markdownTable, percent, rateLimitTable, ratios, runsTable, stagesTable, summarize, svgChart, trackingPlanTable, insertFunctionTable, destinationFunctionTable } from './report';
 import { round } from './stats';
 import { deleteClosedWorkflows, retentionLine, type RetentionCost } from './retention';
 import { startStack } from './system';
@@ -161,6 +161,8 @@ async function main(): Promise<number> {
   const archive = archiveTable(summaries, ratioRows);
   const actions = actionsTable(summaries, ratioRows);
   const trackingPlan = trackingPlanTable(summaries, ratioRows);
+  const insertFunction = insertFunctionTable(summaries, ratioRows);
+  const destinationFunction = destinationFunctionTable(summaries, ratioRows);
   const table = noisy
     ? noisyTable(noisy.alone, noisy.beside)
     : replay
@@ -173,6 +175,8 @@ async function main(): Promise<number> {
         ...(actions ? [`An Actions destination with two mappings (mapped, on, two requests per message, beside Switchyard's one webhook, off):\n\n${actions}`] : []),
         ...(dataControl ? [`Consent and 10 destination filters at ingest (governed, on, beside Switchyard, off):\n\n${dataControl}`] : []),
         ...(trackingPlan ? [`A connected 50-rule tracking plan at ingest (planned, on, beside Switchyard, off):\n\n${trackingPlan}`] : []),
+        ...(insertFunction ? [`An insert function before a webhook (inserted, on, beside Switchyard, off):\n\n${insertFunction}`] : []),
+        ...(destinationFunction ? [`A destination function whose fetch delivers (scripted, on, beside Switchyard's webhook, off):\n\n${destinationFunction}`] : []),
         ...(stages ? [`Where a single call's time goes (a sample of 100 per run):\n\n${stages}`] : []),
         `Every run in order:\n\n${runsTable(results)}`,
         ...(retention ? [retentionLine(retention)] : []),
@@ -208,6 +212,8 @@ async function main(): Promise<number> {
       governed: `${SYSTEM_TITLES.governed}: Switchyard's own API and worker, another source whose destination needs two consent categories (whenAbsent: drop) and has 10 enabled destination filters (bench/governed-destination.ts) that let the bench's messages through, one of them dropping properties from every message; the messages carry consent preferences granting the categories`,
       mapped: `${SYSTEM_TITLES.mapped}: Switchyard's own API and worker, another source whose destination is an Actions destination (bench/mapped-destination.ts) with two mappings that both match every bench message: two requests per message, each body built by its mapping (one with @path fields, one with a @template), the second with a static header`,
       planned: `${SYSTEM_TITLES.planned}: Switchyard's own API and worker, another source (its own signed webhook, as Switchyard's) with a connected tracking plan of 50 rules (bench/tracking-plan-rules.ts: 49 TRACK rules of six typed properties each, one of them the bench's Order Completed, and a COMMON rule) under the default controls (report only): the plan read per request and decided per message at ingest; every bench message meets its rule`,
+      inserted: `${SYSTEM_TITLES.inserted}: Switchyard's own API and worker, another source whose signed webhook destination runs an insert function (bench/function-destinations.ts) that adds a property to every message in the sandbox before the webhook delivers it`,
+      scripted: `${SYSTEM_TITLES.scripted}: Switchyard's own API and worker, another source whose destination is a destination function (bench/function-destinations.ts) whose onTrack POSTs the event to the receiver, its URL a setting: the delivery is the function's own fetch`,
       endToEnd: 'first batch sent → last message seen by the receiver (bare: by the no-op activity; floor: by the empty workflow); latency per message from its batch being sent',
       ingest: 'first batch sent → last batch acknowledged (Switchyard: 200 from /v1/batch; bare: every start returned; raw: every POST answered); ack latency per batch',
       cpuSecondsPer1000: 'user+system CPU of every bench process during the phase (sender, receiver, Temporal, API, worker, bare worker), per 1,000 messages',

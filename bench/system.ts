@@ -17,6 +17,7 @@ import { nodeArgsFor } from '../test/helpers/compiled-source';
 import { ROOT, stopProcess, waitFor, waitForPoller } from '../test/helpers/processes';
 import { GOVERNED_CONSENT, GOVERNED_FILTERS } from './governed-destination';
 import { mappedDestination } from './mapped-destination';
+import { insertedSource, scriptedSource } from './function-destinations';
 import { planRules, PLAN_RULES } from './tracking-plan-rules';
 
 /** Where a delivered message (or a bare no-op) was seen, and when (ms, sub-ms resolution). */
@@ -45,6 +46,9 @@ export interface BenchStack {
   governed: { writeKey: string; sourceId: string };
   /** Another source on Switchyard's own processes whose destination is an Actions destination with two mappings (the `mapped` system). */
   mapped: { writeKey: string; sourceId: string };
+  /** Sources whose destination runs an insert function (`inserted`) or is a destination function (`scripted`). */
+  inserted: { writeKey: string; sourceId: string };
+  scripted: { writeKey: string; sourceId: string };
   /** Another source on Switchyard's own processes with a connected 50-rule tracking plan its messages meet (the `planned` system). */
   planned: { writeKey: string; sourceId: string };
   /** Process ids by role, for CPU and memory accounting. */
@@ -440,6 +444,9 @@ export async function startStack(dir: string, log: (line: string) => void, optio
     // Actions destinations, priced: two mappings, two requests per message.
     const mapped = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench mapped' });
     await admin(`/admin/sources/${mapped.id}/destinations`, mappedDestination(`http://127.0.0.1:${receiverPort}/hook`));
+    // Functions, priced: an insert function before a webhook, and a destination function whose fetch delivers.
+    const inserted = await insertedSource(admin, `http://127.0.0.1:${receiverPort}/hook`);
+    const scripted = await scriptedSource(admin, `http://127.0.0.1:${receiverPort}/hook`);
     // Tracking plans, priced: 50 rules connected to the source, decided for every message
     // at ingest under the default controls (report only); the bench's messages meet their rule.
     const planned = await admin<{ id: string; writeKey: string }>('/admin/sources', { name: 'bench planned' });
@@ -468,6 +475,8 @@ export async function startStack(dir: string, log: (line: string) => void, optio
       limited: { writeKey: limited.writeKey, sourceId: limited.id },
       governed: { writeKey: governed.writeKey, sourceId: governed.id },
       mapped: { writeKey: mapped.writeKey, sourceId: mapped.id },
+      inserted: { writeKey: inserted.writeKey, sourceId: inserted.id },
+      scripted: { writeKey: scripted.writeKey, sourceId: scripted.id },
       planned: { writeKey: planned.writeKey, sourceId: planned.id },
       floor: floorOf(floors[0]),
       ...(floors[1] && { designFloor: floorOf(floors[1]) }),

@@ -7,9 +7,10 @@
  * for the shared limiter's cost; `governed` is them sending messages with consent preferences to a
  * destination with consent categories and 10 destination filters that let them through;
  * `mapped` is them sending to an Actions destination whose two mappings both match;
- * `planned` is them sending to a source with a connected 50-rule tracking plan that every message meets.
+ * `planned` is them sending to a source with a connected 50-rule tracking plan that every message meets;
+ * `inserted` is a webhook destination running an insert function; `scripted` a destination function whose fetch is the delivery.
  */
-export const SYSTEMS = ['raw', 'bare', 'floor', 'design-floor', 'switchyard', 'plain', 'unarchived', 'limited', 'governed', 'mapped', 'planned'] as const;
+export const SYSTEMS = ['raw', 'bare', 'floor', 'design-floor', 'switchyard', 'plain', 'unarchived', 'limited', 'governed', 'mapped', 'planned', 'inserted', 'scripted'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 /** What a run measures unless --systems says otherwise. */
 export const DEFAULT_SYSTEMS: readonly SystemName[] = ['raw', 'bare', 'floor', 'design-floor', 'switchyard'];
@@ -26,4 +27,6 @@ export const SYSTEM_TITLES: Record<SystemName, string> = {
   governed: 'Switchyard with consent and 10 destination filters',
   mapped: 'Switchyard to an Actions destination with two mappings',
   planned: 'Switchyard with a 50-rule tracking plan',
+  inserted: 'Switchyard to a webhook destination with an insert function',
+  scripted: 'Switchyard to a destination function (its fetch delivers)',
 };
