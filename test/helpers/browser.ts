@@ -15,8 +15,24 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** Puts the in-process API on a real loopback port, for a browser: its origin. */
+/**
+ * Puts the in-process API on a real loopback port, for a browser: its origin. Its close drains as
+ * the served API's does (src/api/serve.ts), with a test-sized limit: a page's connection that was
+ * mid-request when the close began stays open, idle, for the server's keep-alive timeout (72 s)
+ * unless it is cut, longer than a test hook waits.
+ */
 export async function listenForBrowser(system: TestSystem): Promise<string> {
   await system.app.listen({ port: 0, host: '127.0.0.1' });
+  const close = system.close.bind(system);
+  system.close = async () => {
+    const cut = setTimeout(() => system.app.server.closeAllConnections(), BROWSER_DRAIN_LIMIT_MS);
+    try {
+      await close();
+    } finally {
+      clearTimeout(cut);
+    }
+  };
   return `http://127.0.0.1:${(system.app.server.address() as AddressInfo).port}`;
 }
+
+const BROWSER_DRAIN_LIMIT_MS = 1_000;

@@ -20,15 +20,18 @@ export interface PortalRun {
 /** Starts the system and a headless Chromium for this file; the run's parts are filled in before the first test. */
 export function usePortal(): PortalRun {
   const run = { pageErrors: [] as string[] } as PortalRun;
+  // Jest runs afterAll hooks in the order they are declared: the browser closes before the system,
+  // so the API's close finds no connection of a page still loading (one left mid-request stays
+  // open, idle, for the server's keep-alive timeout: over a minute).
+  afterAll(async () => {
+    await run.browser?.close();
+  });
   useSystem((system, receiver) => Object.assign(run, { system, receiver }));
   beforeAll(async () => {
     run.origin = await listenForBrowser(run.system);
     run.browser = await launchChromium();
     run.page = await (await run.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     run.page.on('pageerror', (error) => run.pageErrors.push(error.message));
-  });
-  afterAll(async () => {
-    await run.browser?.close();
   });
   return run;
 }

@@ -310,7 +310,8 @@ async function teamNames(): Promise<Record<string, string>> {
 async function visit(page: Page, hash: string): Promise<void> {
   await page.goto(`${origin}/portal/#/${hash}`);
   await page.getByRole('heading', { level: 1 }).waitFor();
-  await page.waitForFunction("!document.querySelector('main')?.textContent?.includes('Loading…')");
+  // A locator, not waitForFunction: the portal's CSP forbids the eval its polling needs.
+  await page.locator('main').getByText('Loading…').first().waitFor({ state: 'hidden' });
 }
 
 it('names every source, destination and plan on every page, for an admin and a read-only token, never a bare id', async () => {
