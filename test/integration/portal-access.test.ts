@@ -320,6 +320,8 @@ it('names every source, destination and plan on every page, for an admin and a r
   const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const plan = (await system.app.inject({ method: 'POST', url: '/admin/tracking-plans', headers: auth, payload: { name: 'Named plan' } })).json<{ id: string }>();
   expect((await system.app.inject({ method: 'POST', url: `/admin/tracking-plans/${plan.id}/sources`, headers: auth, payload: { sourceId: source.id } })).statusCode).toBeLessThan(300);
+  // An audit row whose target is inside the source (a redelivery of one of its messages names `<sourceId>/<messageId>`).
+  await system.store.audit.append({ at: new Date().toISOString(), actor: { tokenId: null, name: 'admin' }, action: 'delivery.redeliver', target: `${source.id}/named-message`, outcome: 'success', requestId: 'names-check', ip: '127.0.0.1', changed: [] });
   const names = await teamNames();
   expect([names[source.id], names[destination.id], names[plan.id]]).toEqual(['Named shop', 'Named hook', 'Named plan']);
 

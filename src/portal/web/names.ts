@@ -36,7 +36,7 @@ export async function loadNames(sources?: Source[]): Promise<Names> {
 /** An id as people read it: its name (a link where it has a page), the id on hover; the id itself when unknown (deleted, or of a kind without a name). */
 export function named(names: Names, id: string, link = true): HTMLElement {
   const known = names.get(id);
-  if (!known) return pair(names, id, link) ?? h('code', { class: 'id' }, id);
+  if (!known) return pair(names, id, link) ?? inside(names, id, link) ?? h('code', { class: 'id' }, id);
   const label = link && known.href ? h('a', { href: known.href }, known.name) : known.name;
   return h('span', { class: 'named', title: id, 'data-id': id }, label);
 }
@@ -53,4 +53,15 @@ function pair(names: Names, id: string, link: boolean): HTMLElement | undefined 
   const parts = id.split(':');
   if (parts.length !== 2 || !parts.every((part) => names.has(part))) return undefined;
   return h('span', { class: 'named', title: id, 'data-id': id }, named(names, parts[0], link), ' → ', named(names, parts[1], link));
+}
+
+/**
+ * A target inside a known one (an audit row's `src_…/<messageId>` for a source's message,
+ * `src_…/function-requests`, `dst_…/webhooks/0`): the known one's name, then the rest; the whole
+ * on hover.
+ */
+function inside(names: Names, id: string, link: boolean): HTMLElement | undefined {
+  const slash = id.indexOf('/');
+  if (slash <= 0 || !names.has(id.slice(0, slash))) return undefined;
+  return h('span', { class: 'named', title: id, 'data-id': id }, named(names, id.slice(0, slash), link), ' / ', h('code', {}, id.slice(slash + 1)));
 }
