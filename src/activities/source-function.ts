@@ -74,6 +74,7 @@ export function makeSourceFunctionActivities(
         if ('sealed' in request.request) await store.dataKeys.destroy([request.request.sealed.subject]);
         return result;
       };
+      if (instance.unreadable) return fail(`${FUNCTION_REASONS.error}: settings unreadable`, { type: 'Error', message: instance.unreadable }, []);
       const code = await store.functions.version(fn.id, version);
       if (!code) return fail(`${FUNCTION_REASONS.error}: Error`, { type: 'Error', message: `function ${fn.id} has no version ${version}` }, []);
       if (!sandbox) throw new Error('this worker runs no functions');

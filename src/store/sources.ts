@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { CredentialSealError } from '../privacy/credential-seal';
 import type { Keyring } from '../privacy/keyring';
 import { openedSourceFunctionSettings, storedSourceFunctionSettings } from './source-function-settings';
 import { newId } from './ids';
@@ -24,8 +25,18 @@ function toSource(row: SourceRow, keyring: Keyring | undefined): Source {
   const source: Source = { id: row.id, name: row.name, writeKeyHint: row.write_key_hint, createdAt: row.created_at, labels: parseLabels(row.labels) };
   if (row.slug) source.slug = row.slug;
   if (row.segment_id) source.segmentId = row.segment_id;
-  if (row.function_id) source.function = { functionId: row.function_id, settings: openedSourceFunctionSettings(keyring, row.id, row.function_settings) };
+  if (row.function_id) source.function = functionOf(keyring, row.id, row.function_id, row.function_settings);
   return source;
+}
+
+/** A source's function; settings that do not open fail this source's function alone, never a read of the source. */
+function functionOf(keyring: Keyring | undefined, sourceId: string, functionId: string, stored: string | null | undefined): Source['function'] {
+  try {
+    return { functionId, settings: openedSourceFunctionSettings(keyring, sourceId, stored) };
+  } catch (err) {
+    if (!(err instanceof CredentialSealError)) throw err;
+    return { functionId, settings: {}, unreadable: err.message };
+  }
 }
 
 function parseLabels(text: string | undefined): SourceLabel[] {

@@ -40,6 +40,12 @@ export interface Source {
 export interface SourceFunction {
   functionId: string;
   settings: Record<string, unknown>;
+  /**
+   * Why its sealed settings do not open in this process (its payload key is not listed, or the row
+   * was altered); `settings` is then empty. Only this source's function fails for it: every other
+   * source, and this source's own calls, are read and ingested as usual.
+   */
+  unreadable?: string;
 }
 
 /** A source function's request whose run failed for good, with its error (in `detail`, sealed when payload keys are on). */

@@ -150,7 +150,16 @@ describe.each([
       // Moved onto another source, the sealed settings do not open; the error names the source, never the value.
       const { source: other } = await api.sources.create('other source function', { function: { functionId: fn.id, settings: {} } });
       await raw.updateTable('sources').set({ function_settings: stored.function_settings }).where('id', '=', other.id).execute();
-      await expect(worker.sources.get(other.id)).rejects.toThrow(`source ${other.id}: its sealed sourceFunctionSettings does not authenticate`);
+      // Only that source's function fails for it (its settings read as none, with why): the source still reads.
+      expect((await worker.sources.get(other.id))?.function).toEqual({ functionId: fn.id, settings: {}, unreadable: `source ${other.id}: its sealed sourceFunctionSettings does not authenticate (altered, or copied from another destination or field)` });
+      // A process without payload keys reads every source; the sealed function's settings only say why they do not open.
+      const unkeyed = await database.open();
+      try {
+        expect((await unkeyed.sources.get(source.id))?.function).toEqual({ functionId: fn.id, settings: {}, unreadable: expect.stringContaining('this process has no payload keys') });
+        expect((await unkeyed.sources.list()).map((s) => s.id)).toEqual(expect.arrayContaining([source.id, other.id]));
+      } finally {
+        await unkeyed.close();
+      }
       // Written as plain JSON (an older version, or PAYLOAD_ENCRYPTION=off): read as written.
       await raw.updateTable('sources').set({ function_settings: JSON.stringify({ apiKey: 'plain' }) }).where('id', '=', other.id).execute();
       expect((await worker.sources.get(other.id))?.function?.settings).toEqual({ apiKey: 'plain' });

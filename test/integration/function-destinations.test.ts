@@ -369,6 +369,10 @@ describe('a source function', () => {
     // The identify is not the plan's business and is delivered; the blocked track goes to the blocked-events source only.
     expect(await deliveryResult(system.client, source.id, identifyId)).toMatchObject({ ok: true });
     expect(await hasDeliveryWorkflow(system.client, source.id, trackId)).toBe(false);
+    // Forwarding is a durable job of its own: its delivery into the blocked-events source starts when the job ingests it.
+    await waitFor(() => {
+      if (!receiver.requests.some((r) => r.path.endsWith('/blocked') && r.body.includes(trackId))) throw new Error('the blocked track has not been forwarded yet');
+    }, 30_000);
     expect(await deliveryResult(system.client, blocked.source.id, trackId)).toMatchObject({ ok: true });
     const forwarded = receiver.requests.filter((r) => r.path.endsWith('/blocked'));
     expect(forwarded.map((r) => JSON.parse(r.body))).toEqual([expect.objectContaining({ messageId: trackId, event: 'Order Placed', userId: 'sf-planned' })]);
